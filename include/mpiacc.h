@@ -1,0 +1,110 @@
+/*
+ * mpiacc.h — accelerator-aware MPI through datatype attributes.
+ *
+ * mpiacc sits between an application and MPI through the MPI profiling
+ * interface.  The application describes where a buffer lives by attaching
+ * attributes to the MPI datatype it communicates with, and then calls the
+ * ordinary MPI point-to-point functions with a device pointer (CUDA) or a
+ * cl_mem handle (OpenCL) as the buffer:
+ *
+ *     MPI_Datatype t;
+ *     MPI_Type_contiguous(n, MPI_FLOAT, &t);
+ *     MPI_Type_commit(&t);
+ *     MPI_Type_set_attr(t, MPIACC_BUF_TYPE, MPIACC_BUF_CUDA);
+ *     MPI_Type_set_attr(t, MPIACC_STREAM, (void *)stream);   // cudaStream_t
+ *     MPI_Isend(dev_ptr, 1, t, peer, tag, comm, &req);      // no cudaMemcpy,
+ *     MPI_Wait(&req, MPI_STATUS_IGNORE);                     // no sync
+ *
+ * Semantics
+ *  - The keyvals below are valid between MPI_Init/MPI_Init_thread and
+ *    MPI_Finalize (they are created by mpiacc's MPI_Init and equal
+ *    MPI_KEYVAL_INVALID before it and after MPI_Finalize).
+ *  - A datatype with no MPIACC_BUF_TYPE attribute (or MPIACC_BUF_HOST) is a
+ *    host datatype: the call goes straight to the MPI library.
+ *  - Dependency: a send's data is read, and a receive's data is written, only
+ *    after the work that was enqueued on MPIACC_STREAM / MPIACC_CL_QUEUE
+ *    before the MPI call has finished (for an in-order OpenCL queue; an
+ *    out-of-order queue implies no dependency), and after MPIACC_EVENT.
+ *    Work enqueued after the MPI call is not waited for.
+ *  - Completion: the MPI_Request returned is a real MPI request that works
+ *    with every completion function (MPI_Wait*, MPI_Test*, MPI_Cancel for
+ *    receives, MPI_Request_free, MPI_Request_get_status).  Once a receive has
+ *    completed, its data is in the buffer and visible to any later work on
+ *    any stream or queue.  Operations complete in the order their GPU work
+ *    finishes, not in issue order; MPI's non-overtaking rule still holds for
+ *    messages between one pair of processes on one communicator.
+ *  - Buffers: for CUDA the buffer argument is a device pointer; for OpenCL it
+ *    is the cl_mem handle itself, and byte offsets inside it come from the
+ *    datatype (displacements, lower bound, subarray starts).
+ *  - MPI_Pack / MPI_Unpack with a device-tagged datatype: the packed buffer
+ *    lives in the same memory space as the data (a device pointer for CUDA, a
+ *    cl_mem for OpenCL); `position` counts bytes as usual.  MPI_Pack_size is
+ *    unchanged.  The packed format equals MPI_Pack's on the host, so packed
+ *    bytes can be sent as MPI_PACKED to any peer.
+ *  - Errors: invalid attribute values make the MPI call fail with an error of
+ *    class MPI_ERR_ARG; an unavailable backend or a CUDA/OpenCL failure with
+ *    an error of class MPI_ERR_OTHER.  Errors go through the communicator's
+ *    error handler; MPI_Error_string describes what was wrong.
+ *
+ * Environment
+ *  - MPIACC_DISABLE=1: every call is forwarded to MPI untouched.
+ *  - MPIACC_LOG=warn|info|debug: diagnostics on stderr (default: silent).
+ *
+ * This header needs neither CUDA nor OpenCL headers: handles are void *.
+ */
+#ifndef MPIACC_H_INCLUDED
+#define MPIACC_H_INCLUDED
+
+#include <stdint.h>
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define MPIACC_API __attribute__((visibility("default")))
+#else
+#define MPIACC_API
+#endif
+
+#define MPIACC_VERSION_MAJOR 0
+#define MPIACC_VERSION_MINOR 1
+
+/*
+ * Attribute keyvals for MPI_Type_set_attr / MPI_Type_get_attr.
+ *
+ * MPIACC_BUF_TYPE  where the buffer lives: one of the MPIACC_BUF_* values.
+ * MPIACC_STREAM    a cudaStream_t the data depends on (CUDA buffers).
+ * MPIACC_CL_QUEUE  a cl_command_queue the data depends on (OpenCL buffers);
+ *                  its context must be the cl_mem's context.
+ * MPIACC_EVENT     a cudaEvent_t (CUDA) or cl_event (OpenCL) the data also
+ *                  depends on.  It is queried, not retained: keep it alive
+ *                  until the operation completes.
+ * MPIACC_DEVICE    CUDA device ordinal, as (void *)(intptr_t)ordinal, used
+ *                  when no stream is given (default: the current device).
+ *
+ * All attributes are copied by MPI_Type_dup.  They are read when an MPI
+ * call is made: changing or freeing the datatype afterwards does not affect
+ * operations already started.
+ */
+extern MPIACC_API int MPIACC_BUF_TYPE;
+extern MPIACC_API int MPIACC_STREAM;
+extern MPIACC_API int MPIACC_CL_QUEUE;
+extern MPIACC_API int MPIACC_EVENT;
+extern MPIACC_API int MPIACC_DEVICE;
+
+/* Values of MPIACC_BUF_TYPE, usable directly as the attribute value. */
+#define MPIACC_BUF_HOST   ((void *)(intptr_t)1)
+#define MPIACC_BUF_CUDA   ((void *)(intptr_t)2)
+#define MPIACC_BUF_OPENCL ((void *)(intptr_t)3)
+
+/* The library's version (not MPI's).  Can be called at any time. */
+MPIACC_API int MPIACC_Get_version(int *major, int *minor);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPIACC_H_INCLUDED */

@@ -1,0 +1,68 @@
+/* attrs/attrs.c: the public keyvals and their capture at call time. */
+#include "attrs.h"
+
+int MPIACC_BUF_TYPE = MPI_KEYVAL_INVALID;
+int MPIACC_STREAM = MPI_KEYVAL_INVALID;
+int MPIACC_CL_QUEUE = MPI_KEYVAL_INVALID;
+int MPIACC_EVENT = MPI_KEYVAL_INVALID;
+int MPIACC_DEVICE = MPI_KEYVAL_INVALID;
+
+static int *const keyvals[] = {&MPIACC_BUF_TYPE, &MPIACC_STREAM, &MPIACC_CL_QUEUE, &MPIACC_EVENT,
+                               &MPIACC_DEVICE};
+#define NKEYVALS (int)(sizeof keyvals / sizeof keyvals[0])
+
+int mpiacc_attrs_init(void)
+{
+    int mpi_errno = MPI_SUCCESS;
+    for (int i = 0; i < NKEYVALS; i++) {
+        /* The values are plain handles: a dup shares them (MPI_TYPE_DUP_FN
+         * copies the pointer), deleting needs nothing. */
+        MPIACC_CHECK(PMPI_Type_create_keyval(MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN, keyvals[i], NULL));
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    mpiacc_attrs_finalize();
+    goto fn_exit;
+}
+
+void mpiacc_attrs_finalize(void)
+{
+    for (int i = 0; i < NKEYVALS; i++)
+        if (*keyvals[i] != MPI_KEYVAL_INVALID) PMPI_Type_free_keyval(keyvals[i]);
+}
+
+static int get(MPI_Datatype type, int keyval, void **v)
+{
+    int flag = 0;
+    *v = NULL;
+    if (PMPI_Type_get_attr(type, keyval, v, &flag) != MPI_SUCCESS) return 0;
+    return flag;
+}
+
+int mpiacc_attrs_get(MPI_Datatype type, mpiacc_attrs_t *a)
+{
+    int mpi_errno = MPI_SUCCESS;
+    void *v;
+
+    *a = (mpiacc_attrs_t){.kind = MPIACC_KIND_NONE};
+    if (MPIACC_BUF_TYPE == MPI_KEYVAL_INVALID || !get(type, MPIACC_BUF_TYPE, &v)) goto fn_exit;
+    a->kind = (int)(intptr_t)v;
+    if (a->kind <= MPIACC_KIND_NONE || a->kind >= MPIACC_KIND_MAX)
+        MPIACC_FAIL(MPIACC_ERRK_ARG,
+                    "invalid MPIACC_BUF_TYPE value %p (use MPIACC_BUF_HOST, MPIACC_BUF_CUDA or MPIACC_BUF_OPENCL)",
+                    v);
+    if (get(type, MPIACC_STREAM, &v)) { a->stream = v; a->has_stream = 1; }
+    if (get(type, MPIACC_CL_QUEUE, &v)) { a->queue = v; a->has_queue = 1; }
+    if (get(type, MPIACC_EVENT, &v)) { a->event = v; a->has_event = 1; }
+    if (get(type, MPIACC_DEVICE, &v)) {
+        a->device = (int)(intptr_t)v;
+        a->has_device = 1;
+        if (a->device < 0) MPIACC_FAIL(MPIACC_ERRK_ARG, "invalid MPIACC_DEVICE value %d", a->device);
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    a->kind = MPIACC_KIND_NONE;
+    goto fn_exit;
+}

@@ -1,0 +1,193 @@
+/*
+ * core: the library's shared internals — error codes, the logger, the
+ * backend table and library state.  Every other module includes this.
+ *
+ * Error convention: every internal function returns an MPI error code
+ * (MPI_SUCCESS or a code made by mpiacc_err()).  Functions have a single
+ * exit, written as
+ *
+ *     int mpi_errno = MPI_SUCCESS;
+ *     ...
+ *     if (bad) { mpi_errno = mpiacc_err(MPIACC_ERRK_ARG, "why %d", x); goto fn_fail; }
+ *     MPIACC_CHECK(mpiacc_something());
+ *   fn_exit:
+ *     return mpi_errno;
+ *   fn_fail:
+ *     (undo)
+ *     goto fn_exit;
+ */
+#ifndef MPIACC_CORE_H_INCLUDED
+#define MPIACC_CORE_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#include "mpiacc.h"
+
+/* Marks the MPI_* entry points mpiacc defines (the library is built with
+ * hidden visibility; MPICH's header does not mark them). */
+#define MPIACC_PUBLIC __attribute__((visibility("default")))
+
+/* ---- errors --------------------------------------------------------- */
+
+/* Kinds of error mpiacc reports; each maps to an MPI error class and owns
+ * an error code (created at MPI_Init) whose string is the latest message. */
+typedef enum mpiacc_errk {
+    MPIACC_ERRK_ARG,       /* bad attribute value or argument: MPI_ERR_ARG  */
+    MPIACC_ERRK_TYPE,      /* unusable datatype: MPI_ERR_TYPE               */
+    MPIACC_ERRK_BUFFER,    /* bad buffer (NULL/released cl_mem): MPI_ERR_BUFFER */
+    MPIACC_ERRK_COUNT,     /* size overflow / bad count: MPI_ERR_COUNT      */
+    MPIACC_ERRK_TRUNCATE,  /* message longer than the receive: MPI_ERR_TRUNCATE */
+    MPIACC_ERRK_NOMEM,     /* allocation failed: MPI_ERR_NO_MEM             */
+    MPIACC_ERRK_BACKEND,   /* backend not compiled in / no device: MPI_ERR_OTHER */
+    MPIACC_ERRK_CUDA,      /* a CUDA call failed: MPI_ERR_OTHER             */
+    MPIACC_ERRK_OPENCL,    /* an OpenCL call failed: MPI_ERR_OTHER          */
+    MPIACC_ERRK_PENDING,   /* operations pending at MPI_Finalize: MPI_ERR_OTHER */
+    MPIACC_ERRK_INTERN,    /* internal error: MPI_ERR_INTERN                */
+    MPIACC_ERRK_MAX
+} mpiacc_errk_t;
+
+/* Formats a message, logs it at debug level, makes it the string of the
+ * kind's error code and returns that code (the bare class before MPI_Init). */
+int mpiacc_err(mpiacc_errk_t kind, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Creates / forgets the error codes; called from MPI_Init / MPI_Finalize. */
+int mpiacc_err_init(void);
+void mpiacc_err_finalize(void);
+
+/* Returns err through comm's error handler (MPI_COMM_WORLD if comm is
+ * MPI_COMM_NULL) when it is an error; returns err. */
+int mpiacc_err_return_comm(MPI_Comm comm, int err);
+
+#define MPIACC_CHECK(call_)                        \
+    do {                                           \
+        mpi_errno = (call_);                       \
+        if (mpi_errno != MPI_SUCCESS) goto fn_fail; \
+    } while (0)
+
+#define MPIACC_FAIL(kind_, ...)                        \
+    do {                                               \
+        mpi_errno = mpiacc_err((kind_), __VA_ARGS__); \
+        goto fn_fail;                                  \
+    } while (0)
+
+/* ---- logging -------------------------------------------------------- */
+
+typedef enum { MPIACC_LOG_OFF = 0, MPIACC_LOG_WARN, MPIACC_LOG_INFO, MPIACC_LOG_DEBUG } mpiacc_loglevel_t;
+
+extern int mpiacc_log_level; /* from the MPIACC_LOG environment variable */
+void mpiacc_log_init(void);
+void mpiacc_log_write(int level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+#define MPIACC_LOG(level_, ...)                                   \
+    do {                                                          \
+        if ((level_) <= mpiacc_log_level) mpiacc_log_write((level_), __VA_ARGS__); \
+    } while (0)
+
+/* ---- library state -------------------------------------------------- */
+
+/* Non-zero when MPIACC_DISABLE=1 was set at MPI_Init: forward everything. */
+extern int mpiacc_disabled;
+/* Non-zero between mpiacc's MPI_Init and MPI_Finalize. */
+extern int mpiacc_initialized;
+/* Thread level MPI granted. */
+extern int mpiacc_thread_level;
+
+/* ---- backends ------------------------------------------------------- */
+
+/* Buffer kinds, the integer values of MPIACC_BUF_* (index of the backend). */
+enum { MPIACC_KIND_NONE = 0, MPIACC_KIND_HOST = 1, MPIACC_KIND_CUDA = 2, MPIACC_KIND_OPENCL = 3, MPIACC_KIND_MAX };
+
+/* The attributes of a datatype, captured when an MPI call is made. */
+typedef struct mpiacc_attrs {
+    int kind;          /* MPIACC_KIND_*                                  */
+    void *stream;      /* cudaStream_t, when has_stream                  */
+    void *queue;       /* cl_command_queue, when has_queue               */
+    void *event;       /* cudaEvent_t or cl_event, when has_event        */
+    int device;        /* CUDA ordinal, when has_device                  */
+    unsigned has_stream : 1, has_queue : 1, has_event : 1, has_device : 1;
+} mpiacc_attrs_t;
+
+struct mpiacc_pack_type; /* src/pack: analysed datatype */
+
+/* One pack or unpack between a device buffer and host memory. */
+typedef struct mpiacc_xfer_desc {
+    void *buf;                           /* device pointer or cl_mem         */
+    const struct mpiacc_pack_type *type; /* analysed datatype (one element)  */
+    MPI_Count count;                     /* number of elements               */
+    MPI_Count first, last;               /* packed byte range [first, last)  */
+    void *host;                          /* last-first bytes, from host_alloc */
+} mpiacc_xfer_desc_t;
+
+/*
+ * A backend: a table of function pointers.  A missing backend or one with no
+ * device is a NULL table (mpiacc_backend_get returns NULL).  Handles ("dep"
+ * and "xfer") are opaque to the core; a backend may return NULL for "nothing
+ * to wait for".  All functions return MPI error codes.
+ *
+ * Thread safety: the core serialises calls per operation but may call a
+ * backend from several threads at once (MPI_THREAD_MULTIPLE).
+ */
+typedef struct mpiacc_backend {
+    const char *name;
+    int kind;
+    /* Called once from MPI_Init (sets *present to 0 when no device exists:
+     * then the backend is treated as absent) and from MPI_Finalize. */
+    int (*init)(int *present);
+    int (*finalize)(void);
+    /* Checks the attributes and buffer of a call (NULL queue/stream where
+     * required, released cl_mem, context mismatch...). */
+    int (*validate)(const mpiacc_attrs_t *a, void *buf);
+    /* Records, at call time, what the data depends on (marker/event). */
+    int (*capture)(const mpiacc_attrs_t *a, void *buf, void **dep);
+    /* Starts packing desc->type x count from buf into desc->host, after dep
+     * (GPU-side when possible).  *xfer is tested with test(). */
+    int (*pack)(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer);
+    /* Starts unpacking desc->host into buf, after dep. */
+    int (*unpack)(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer);
+    /* Device-to-device pack / unpack (MPI_Pack, MPI_Unpack): packed side is a
+     * device pointer / cl_mem `packed` at byte offset `packed_off`.  Blocking. */
+    int (*pack_dev)(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void *packed,
+                    MPI_Aint packed_off);
+    int (*unpack_dev)(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void *packed,
+                      MPI_Aint packed_off);
+    /* Non-blocking completion test of a dep or xfer handle (NULL: done). */
+    int (*test)(void *h, int *done);
+    /* Releases a dep or xfer handle (NULL allowed). */
+    void (*release)(void *h);
+    /* Host staging memory (pinned where the backend benefits from it). */
+    int (*host_alloc)(size_t bytes, void **p);
+    void (*host_free)(void *p, size_t bytes);
+    /* Drops whatever the backend cached for a datatype (device copies of
+     * its representation); called when the datatype's analysis is freed. */
+    void (*type_forget)(struct mpiacc_pack_type *t);
+    /* Human-readable description of devices found, for mpiacc-info. */
+    int (*describe)(char *out, size_t len);
+} mpiacc_backend_t;
+
+/* The table for a kind, or NULL when not compiled in or no device. */
+const mpiacc_backend_t *mpiacc_backend_get(int kind);
+/* Why mpiacc_backend_get(kind) is NULL (a static string). */
+const char *mpiacc_backend_why_absent(int kind);
+/* Each backend module provides one of these (a stub returns NULL). */
+const mpiacc_backend_t *mpiacc_cpu_backend(void);
+const mpiacc_backend_t *mpiacc_cuda_backend(void);
+const mpiacc_backend_t *mpiacc_opencl_backend(void);
+/* Whether the backend was compiled in at all (the stub says no). */
+int mpiacc_cuda_compiled(void);
+int mpiacc_opencl_compiled(void);
+int mpiacc_backends_init(void);
+void mpiacc_backends_finalize(void);
+
+const char *mpiacc_kind_name(int kind);
+
+#endif /* MPIACC_CORE_H_INCLUDED */

@@ -1,0 +1,1 @@
+/* interposed point-to-point calls */

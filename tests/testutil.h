@@ -1,0 +1,32 @@
+/* Helpers shared by the test programs (not part of the library). */
+#ifndef MPIACC_TESTUTIL_H_INCLUDED
+#define MPIACC_TESTUTIL_H_INCLUDED
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <mpi.h>
+
+/* Exit status that CTest reports as "skipped" (SKIP_RETURN_CODE). */
+#define MPIACC_TEST_SKIP 77
+
+/* Prints "SKIPPED: <reason>" (rank 0) and ends the program with status 77
+ * on every rank, finalizing MPI if it was initialised. */
+void mpiacc_test_skip_all(const char *fmt, ...);
+
+/* A seeded generator for random tests: the seed comes from MPIACC_TEST_SEED
+ * (environment) or the clock, is printed by mpiacc_test_seed_report on
+ * failure, and is the same on every rank when MPI is initialised. */
+uint64_t mpiacc_test_seed(void);
+uint64_t mpiacc_test_rand(uint64_t *state);
+/* Runs cmocka groups; prints the seed if any test failed.  Returns the
+ * number of failures (summed over ranks when MPI is initialised). */
+int mpiacc_test_run(const char *name, const struct CMUnitTest *tests, size_t n,
+                    CMFixtureFunction setup, CMFixtureFunction teardown);
+#define MPIACC_TEST_RUN(name_, tests_, setup_, teardown_) \
+    mpiacc_test_run((name_), (tests_), sizeof(tests_) / sizeof((tests_)[0]), (setup_), (teardown_))
+
+#endif
