@@ -122,5 +122,10 @@ int mpiacc_ocl_attr_device(const mpiacc_attrs_t *a, cl_context ctx, cl_device_id
 /* Which strategy pack/unpack chose last (tests and benchmarks only):
  * 'c' contiguous copy, 'r' rect copy, 'k' kernel. */
 extern _Atomic int mpiacc_ocl_last_strategy;
+/* Rect policy, from MPIACC_OCL_RECT at init: 0 auto (CPU devices, or rows
+ * of at least MPIACC_OCL_RECT_MIN bytes, default 64), 1 never, 2 always
+ * when the shape allows.  Tests may set it directly. */
+extern int mpiacc_ocl_rect_policy;
+extern long long mpiacc_ocl_rect_min;
 
 #endif /* MPIACC_OCL_H_INCLUDED */

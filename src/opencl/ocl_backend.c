@@ -11,6 +11,8 @@
 
 pthread_mutex_t mpiacc_ocl_lock = PTHREAD_MUTEX_INITIALIZER;
 _Atomic int mpiacc_ocl_last_strategy;
+int mpiacc_ocl_rect_policy;
+long long mpiacc_ocl_rect_min = 64;
 
 /* ---- start / stop ------------------------------------------------------ */
 
@@ -20,6 +22,9 @@ static int ocl_init(int *present)
     cl_platform_id *plats = NULL;
     cl_int e = clGetPlatformIDs(0, NULL, &np);
 
+    const char *pol = getenv("MPIACC_OCL_RECT"), *min = getenv("MPIACC_OCL_RECT_MIN");
+    mpiacc_ocl_rect_policy = !pol ? 0 : !strcmp(pol, "never") ? 1 : !strcmp(pol, "always") ? 2 : 0;
+    if (min && *min) mpiacc_ocl_rect_min = atoll(min);
     *present = 0;
     if (e != CL_SUCCESS || np == 0) {
         /* No ICD at all (CL_PLATFORM_NOT_FOUND_KHR): the backend is absent. */

@@ -43,7 +43,6 @@ typedef struct rect {
     cl_long n[2], s[2];
 } rect_t;
 
-static cl_long rect_min = -1; /* from MPIACC_OCL_RECT_MIN */
 
 /* Folds the type's strided form (plus the element dimension) into rows;
  * returns 0 when it does not fit a rect copy. */
@@ -324,10 +323,6 @@ static int xf_enqueue(xf_t *x)
     const mpiacc_pack_type_t *t = x->t;
     rect_t r;
 
-    if (rect_min < 0) {
-        const char *e = getenv("MPIACC_OCL_RECT_MIN");
-        rect_min = e && *e ? atoll(e) : 64;
-    }
     MPIACC_CHECK(mpiacc_ocl_ctx_get(x->ctx, &x->cx));
     MPIACC_CHECK(mpiacc_ocl_queue_pick(x->cx, x->dev, &x->qs));
     if (t->contiguous) {
@@ -335,7 +330,8 @@ static int xf_enqueue(xf_t *x)
     } else if (rect_plan(t, x->count, &r) && r.nd == 0) {
         MPIACC_CHECK(do_contig(x, r.start));
     } else if (rect_plan(t, x->count, &r) && x->first % r.blk == 0 && x->last % r.blk == 0 &&
-               (x->cx->dev0_is_cpu || r.blk >= rect_min)) {
+               mpiacc_ocl_rect_policy != 1 &&
+               (mpiacc_ocl_rect_policy == 2 || x->cx->dev0_is_cpu || r.blk >= mpiacc_ocl_rect_min)) {
         MPIACC_CHECK(do_rect(x, &r));
     } else {
         MPIACC_CHECK(do_kernel(x));

@@ -40,7 +40,8 @@ static void fx_init(int *argc, char ***argv)
 {
     cl_int e;
     cl_uint n = 0;
-    MPI_Init(argc, argv);
+    int provided;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
     fx.be = mpiacc_backend_get(MPIACC_KIND_OPENCL);
     if (!fx.be) mpiacc_test_skip_all("no OpenCL device: %s", mpiacc_backend_why_absent(MPIACC_KIND_OPENCL));
     if (clGetPlatformIDs(1, &fx.plat, &n) != CL_SUCCESS || !n)
