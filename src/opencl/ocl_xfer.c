@@ -237,9 +237,6 @@ fn_fail:
 static int do_kernel(xf_t *x)
 {
     int mpi_errno = MPI_SUCCESS;
-#ifndef MPIACC_TV_GLOBAL /* TEMPORARY until the datatype engine is merged */
-    MPIACC_FAIL(MPIACC_ERRK_TYPE, "datatype engine missing");
-#else
     const MPIACC_TV_GLOBAL mpiacc_tv_i64 *hb = x->t->blob;
     cl_long n = x->last - x->first, m, ws;
     cl_mem blob;
@@ -272,7 +269,6 @@ static int do_kernel(xf_t *x)
         if (ev) enq_done(x, ev);
     }
     mpiacc_ocl_last_strategy = 'k';
-#endif
 fn_exit:
     return mpi_errno;
 fn_fail:
