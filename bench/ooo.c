@@ -19,7 +19,7 @@
 #include "ocl_common.h"
 
 enum { V_SIMPLE, V_ADVANCED, V_MPIACC, NV };
-static const char *vname[NV] = {"simple", "advanced", "mpiacc"};
+static int use_testany = 0; /* --testany: MPI_Testany as in the paper's Fig 4b */
 
 typedef struct ctl {
     int64_t stop, variant, iters0, iters1, s0, s1;
@@ -63,7 +63,12 @@ static double run_once(st_t *s, const ctl_t *c)
                 issued[i] = 1;
                 n++;
             }
-            MPI_Testany(2, req, &idx, &flag, MPI_STATUS_IGNORE);
+            if (use_testany) {
+                MPI_Testany(2, req, &idx, &flag, MPI_STATUS_IGNORE);
+            } else { /* the same progress, one request at a time */
+                for (int i = 0; i < 2; i++)
+                    if (req[i] != MPI_REQUEST_NULL) MPI_Test(&req[i], &flag, MPI_STATUS_IGNORE);
+            }
         }
         MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
     } else {
@@ -160,6 +165,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--size") && i + 1 < argc) s0 = (size_t)atoll(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csvpath = argv[++i];
+        else if (!strcmp(argv[i], "--testany")) use_testany = 1;
     }
     if (size != 3) {
         if (!rank) fprintf(stderr, "ooo: run with exactly 3 ranks\n");
