@@ -137,6 +137,11 @@ int mpiacc_cu_pack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_des
 int mpiacc_cu_unpack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void *packed,
                          MPI_Aint packed_off);
 
+/* Test hook: plans the transfer as for real (packed side at the host
+ * pointer `packed`) and runs the chosen kernel's host emulation; *ws and
+ * *kind ("copy", "strided", "generic") report the plan. */
+int mpiacc_cu_emulate_xfer(const mpiacc_xfer_desc_t *d, void *packed, int dir, int *ws, const char **kind);
+
 /* ---- knobs for tests and benchmarks ---- */
 /* Sets the pack mode (MPIACC_CU_MODE_*) and the generic-kernel forcing;
  * returns the previous mode. */

@@ -42,6 +42,12 @@ int mpiacc_cu_launch_strided(int ws, int dir, char *base, char *packed, const mp
  * Returns cudaErrorNotSupported when traverse.h is not the engine's yet. */
 int mpiacc_cu_launch_generic(int ws, int dir, const void *dblob, char *buf, char *packed,
                              long long first, long long nwords, int nsm, cudaStream_t st);
+/* Host emulations of the two kernels (same code, same grid, run thread by
+ * thread on the CPU; host pointers, host blob): tests check the index
+ * arithmetic against MPI_Pack without a GPU. */
+int mpiacc_cu_emulate_strided(int ws, int dir, char *base, char *packed, const mpiacc_cu_strided_t *s);
+int mpiacc_cu_emulate_generic(int ws, int dir, const void *hblob, char *buf, char *packed, long long first,
+                              long long nwords);
 /* Whether the generic kernel was compiled against a real traverse.h. */
 int mpiacc_cu_generic_available(void);
 

@@ -17,6 +17,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cuda_internal.h"
 
@@ -356,4 +357,31 @@ int mpiacc_cu_unpack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_d
                          MPI_Aint packed_off)
 {
     return xfer_dev(a, dep, d, packed, packed_off, MPIACC_CU_DIR_UNPACK);
+}
+
+/* Test hook: plans like a real transfer (packed side at host pointer
+ * `packed`) and runs the chosen kernel's host emulation on host memory. */
+int mpiacc_cu_emulate_xfer(const mpiacc_xfer_desc_t *d, void *packed, int dir, int *ws, const char **kind)
+{
+    int mpi_errno = MPI_SUCCESS;
+    cudaError_t e = cudaSuccess;
+    const size_t n = (size_t)(d->last - d->first);
+    plan_t P;
+    MPIACC_CHECK(make_plan(d, packed, &P));
+    *ws = P.kind == PLAN_COPY ? 0 : P.ws;
+    *kind = P.kind == PLAN_COPY ? "copy" : P.kind == PLAN_STRIDED ? "strided" : "generic";
+    if (P.kind == PLAN_COPY) {
+        if (dir == MPIACC_CU_DIR_PACK) memcpy(packed, P.base + d->first, n);
+        else memcpy(P.base + d->first, packed, n);
+    } else if (P.kind == PLAN_STRIDED) {
+        e = (cudaError_t)mpiacc_cu_emulate_strided(P.ws, dir, P.base, packed, &P.s);
+    } else {
+        e = (cudaError_t)mpiacc_cu_emulate_generic(P.ws, dir, d->type->blob, P.base, packed, d->first,
+                                                   (long long)n / P.ws);
+    }
+    if (e != cudaSuccess) MPIACC_FAIL(MPIACC_ERRK_INTERN, "emulation failed: %s", cudaGetErrorName(e));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
 }
