@@ -67,6 +67,7 @@ typedef struct mpiacc_cu_h {
     int sidx;                 /* stream held, -1 for none          */
     int nev;
     int done;
+    int is_xfer;              /* xfer handles are synced if released early */
     cudaEvent_t ev[2];
     mpiacc_cu_buf_t *tmp;     /* device temp buffer held           */
 } mpiacc_cu_h_t;

@@ -202,6 +202,7 @@ int mpiacc_cu_handle_get(int dev, mpiacc_cu_h_t **out)
     h->sidx = -1;
     h->nev = 0;
     h->done = 0;
+    h->is_xfer = 0;
     h->tmp = NULL;
     *out = h;
 fn_exit:
@@ -228,7 +229,9 @@ void mpiacc_cu_handle_finish(mpiacc_cu_h_t *h)
 void mpiacc_cu_handle_put(mpiacc_cu_h_t *h)
 {
     if (!h) return;
-    if (!h->done) /* released early: the GPU must be done with what it holds */
+    /* An xfer released early: the GPU must be done with the buffers it
+     * holds.  A dep needs no wait (its events can be re-recorded safely). */
+    if (!h->done && h->is_xfer)
         for (int i = 0; i < h->nev; i++) cudaEventSynchronize(h->ev[i]);
     mpiacc_cu_handle_finish(h);
     LOCK();

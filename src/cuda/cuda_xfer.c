@@ -281,6 +281,7 @@ static int xfer_host(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_
     MPIACC_CHECK(mpiacc_cu_dev_enter(dev, &old));
     entered = 1;
     MPIACC_CHECK(mpiacc_cu_handle_get(dev, &h));
+    h->is_xfer = 1;
     MPIACC_CHECK(mpiacc_cu_stream_get(dev, &h->sidx));
     st = mpiacc_cu_devs[dev].streams[h->sidx];
     MPIACC_CHECK(wait_dep(st, dep));
