@@ -140,6 +140,10 @@ typedef struct mpiacc_xfer_desc {
 typedef struct mpiacc_backend {
     const char *name;
     int kind;
+    /* 0 (the default): pack/unpack accept a dep and chain on the device.
+     * 1: the core waits for the dep on the host (test()) and then calls
+     * pack/unpack with dep = NULL (the CPU backend). */
+    int host_waits;
     /* Called once from MPI_Init (sets *present to 0 when no device exists:
      * then the backend is treated as absent) and from MPI_Finalize. */
     int (*init)(int *present);

@@ -1,0 +1,45 @@
+/* Helpers for the request-pool tests: host datatypes gated by an int flag
+ * (MPIACC_EVENT on an MPIACC_BUF_HOST type), which the CPU backend treats
+ * as the data dependency. */
+#ifndef POOL_UTIL_H
+#define POOL_UTIL_H
+#include <stdatomic.h>
+
+#include "testutil.h"
+#include "mpiacc.h"
+#include "streampool/sp_internal.h"
+
+/* count x MPI_INT, as a vector(count, 1, 2) when strided, tagged host with
+ * `gate` as its dependency (NULL: no dependency but still through the pool
+ * only when gate != NULL). */
+static inline MPI_Datatype pool_type(int count, int strided, atomic_int *gate)
+{
+    MPI_Datatype t;
+    if (strided) MPI_Type_vector(count, 1, 2, MPI_INT, &t);
+    else MPI_Type_contiguous(count, MPI_INT, &t);
+    MPI_Type_commit(&t);
+    MPI_Type_set_attr(t, MPIACC_BUF_TYPE, MPIACC_BUF_HOST);
+    if (gate) MPI_Type_set_attr(t, MPIACC_EVENT, (void *)gate);
+    return t;
+}
+
+static inline long transitions(int from, int to)
+{
+    return atomic_load(&mpiacc_sp_transitions[from][to]);
+}
+
+#define S_NEW MPIACC_SP_NEW
+#define S_DEP MPIACC_SP_DEP_PENDING
+#define S_PACK MPIACC_SP_PACKING
+#define S_READY MPIACC_SP_READY
+#define S_FLIGHT MPIACC_SP_IN_FLIGHT
+#define S_UNPACK MPIACC_SP_UNPACKING
+#define S_DONE MPIACC_SP_DONE
+#define S_ERROR MPIACC_SP_T_ERROR
+#define S_CANCEL MPIACC_SP_T_CANCEL
+
+static inline void fill_ints(int *b, int n, int seed)
+{
+    for (int i = 0; i < n; i++) b[i] = seed * 100003 + i;
+}
+#endif
