@@ -19,7 +19,8 @@
     {                                                                                              \
         const T wc = (T)g->wc, wk = (T)g->wk, wd = (T)g->wd;                                       \
         const size_t P = (size_t)g->P;                                                             \
-        _Pragma("omp parallel for schedule(static)")                                               \
+        const int big = (size_t)g->R * g->C >= ((size_t)1 << 20); /* threads only where they pay */ \
+        _Pragma("omp parallel for schedule(static) if (big)")                                      \
         for (int i = 1; i < g->R - 1; i++) {                                                       \
             const T *n = a + (i - 1) * P, *c = a + i * P, *s = a + (i + 1) * P;                    \
             T *o = b + i * P;                                                                      \

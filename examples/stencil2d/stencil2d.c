@@ -13,6 +13,9 @@
 #include <string.h>
 
 #include <mpiacc.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "stencil2d.h"
 
@@ -346,6 +349,22 @@ done:
     return rc;
 }
 
+/* The CPU reference's threads: the node's processors shared among the
+ * node's ranks, unless OMP_NUM_THREADS says otherwise. */
+static void set_threads(void)
+{
+#ifdef _OPENMP
+    MPI_Comm node;
+    int local = 1;
+    if (getenv("OMP_NUM_THREADS")) return;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_size(node, &local);
+        MPI_Comm_free(&node);
+    }
+    omp_set_num_threads(omp_get_num_procs() / local > 1 ? omp_get_num_procs() / local : 1);
+#endif
+}
+
 int main(int argc, char **argv)
 {
     opts_t o;
@@ -355,6 +374,7 @@ int main(int argc, char **argv)
     int rank, rc, found, first = 1;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    set_threads();
     rc = parse(argc, argv, &o, rank);
     if (rc == 1) rc = 0;
     if (rc || (rc = make_cart(&o, &cart)) != 0) goto done;
