@@ -72,6 +72,7 @@ int st_exchange_mpiacc(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, 
 }
 /* ST-LOC-END */
 
+/* ST-LOC-BEGIN mpiacc-setup */
 static int tag_type(const st_backend_t *be, st_dev_t *d, MPI_Datatype t)
 {
     int key = be->buf_type == MPIACC_BUF_CUDA ? MPIACC_STREAM : MPIACC_CL_QUEUE;
@@ -125,6 +126,8 @@ int st_mpx_setup(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, st_mpx
     }
     return 0;
 }
+
+/* ST-LOC-END */
 
 void st_mpx_free(st_mpx_t *x)
 {
