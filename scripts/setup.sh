@@ -11,7 +11,7 @@ cd "$root"
 
 need_pkgs=()
 want_pkgs=(cmake make gcc g++ pkg-config ocl-icd-opencl-dev opencl-c-headers
-           pocl-opencl-icd clinfo libcmocka-dev python3-venv)
+           pocl-opencl-icd clinfo libcmocka-dev python3-venv clang-14 libclang-rt-14-dev)
 if [ "${MPIACC_SKIP_APT:-0}" != 1 ] && command -v dpkg-query >/dev/null; then
   for p in "${want_pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need_pkgs+=("$p")

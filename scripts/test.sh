@@ -11,4 +11,14 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # shellcheck disable=SC2086
 cmake -S . -B "$build" -DMPI_HOME="${MPI_HOME:-$root/.venv}" ${MPIACC_CMAKE_ARGS:-}
 cmake --build "$build" -j "$jobs"
+# Fuzz smoke run of the datatype engine (libFuzzer needs clang; its build is
+# instrumented with ASan/UBSan, so it lives in its own directory).
+if command -v clang-14 >/dev/null; then
+  # shellcheck disable=SC2086
+  CC=clang-14 cmake -S . -B "$build-fuzz" -DMPI_HOME="${MPI_HOME:-$root/.venv}" -DMPIACC_BUILD_FUZZ=ON \
+      -DMPIACC_WITH_CUDA=OFF -DMPIACC_WITH_OPENCL=OFF >/dev/null
+  cmake --build "$build-fuzz" -j "$jobs" --target fuzz_datatype >/dev/null
+  ctest --test-dir "$build-fuzz" -R fuzz_datatype_smoke --output-on-failure
+fi
+# The whole suite (its summary is the last thing printed).
 ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600

@@ -27,15 +27,20 @@ typedef struct mpiacc_pack_type {
     MPI_Count true_lb;  /* lowest byte touched, relative to the buffer     */
     MPI_Count true_ub;  /* one past the highest byte touched               */
     int contiguous;     /* count elements starting at buf+true_lb form one
-                           dense block of count*size bytes (pack = memcpy) */
+                           dense block of count*size bytes (pack = memcpy):
+                           one run per element and size == extent (a type
+                           with size 0 counts as contiguous) */
 
     /* Canonical strided-block form (TEMPI), when `strided` is set:
-     * element e (0 <= e < count) consists of, for all index tuples,
-     * the `blk` contiguous bytes at
-     *   buf + start + e*extent + sum_d idx[d]*strides[d], idx[d] < counts[d],
-     * in packed order with idx[ndims-1] varying slowest.  counts[0] is
-     * the number of blk-byte blocks in the innermost dimension... see
-     * pack.c for the exact convention. */
+     * element e (0 <= e < count) consists of, for every index tuple
+     * (i0, ..., i{ndims-1}) with 0 <= id < counts[d], the `blk` contiguous
+     * bytes at
+     *   buf + start + e*extent + sum_d id*strides[d],
+     * packed in this order: i0 fastest, then i1, ...; elements in order.
+     * ndims may be 0 (one block of blk bytes at start per element).
+     * Unused dimensions have counts[d] = 1, strides[d] = 0.  Nested
+     * streams keep MPI's packing order (they are not sorted by stride:
+     * that would change MPI_Pack's byte order). */
     int strided;
     int ndims;
     MPI_Count start;
@@ -47,9 +52,13 @@ typedef struct mpiacc_pack_type {
      * read by the functions of traverse.h. */
     void *blob;
     size_t blob_bytes;
-    /* Largest unit (bytes) that divides every contiguous leaf chunk and its
-     * offsets: the traversal never splits a unit. */
+    /* Largest unit (bytes) dividing every contiguous leaf chunk, so every
+     * packed range [k*unit, (k+1)*unit) is contiguous in the input
+     * (== mpiacc_tv_chunk(blob); 1 for an empty type). */
     MPI_Count unit;
+    /* Largest power of two <= 16 dividing unit, the extent and every input
+     * offset at which a chunk starts (== mpiacc_tv_align(blob)). */
+    MPI_Count align;
 
     /* Backend caches (e.g. device copy of the blob), indexed by kind;
      * released through the backend's type_forget. */

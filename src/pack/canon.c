@@ -1,0 +1,345 @@
+/*
+ * pack/canon.c: canonicalisation of the internal tree (after TEMPI, Pearson
+ * et al., §3.2) and the facts derived from the canonical tree: strided-block
+ * form, largest contiguous chunk, alignment.
+ *
+ * Rewrites, applied to a node whose children are already canonical, until
+ * none applies:
+ *   - dense folding: a VEC whose stride equals the byte length of its LEAF
+ *     child is one larger LEAF;
+ *   - stream elision: a stream of one element (VEC/HIDX/IDX/STRUCT with one
+ *     entry) is its child, shifted;
+ *   - stream flattening: VEC(c1, s1) of VEC(c2, s2) with s1 == c2*s2 is
+ *     VEC(c1*c2, s2);
+ *   - index normalisation: empty blocks/members dropped, adjacent dense
+ *     blocks and adjacent leaf members merged, uniform IDX -> HIDX,
+ *     arithmetic HIDX -> VEC, STRUCT of equal leaves -> HIDX;
+ * so every composition of contiguous/vector/hvector/subarray (and indexed
+ * types that happen to be regular) ends as VEC^k of LEAF: the strided form.
+ *
+ * Deliberate difference from TEMPI: nested streams are NOT reordered by
+ * stride.  MPI_Pack's byte order is the type-map order, so swapping two
+ * streams would change the packed bytes (it is only valid when a count is
+ * 1, which elision already handles).  The strided form therefore lists the
+ * dimensions in packing order, fastest first; equivalent constructions of
+ * the same object (the paper's Figure 2) still reduce to the same form.
+ *
+ * Canonicalisation never fails: when memory runs out a rewrite is skipped
+ * and the node stays valid.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pack_internal.h"
+
+/* ---- arena ------------------------------------------------------------ */
+
+void mpiacc_pack_arena_init(pk_arena_t *a)
+{
+    a->head = NULL;
+    a->first_used = 0;
+}
+
+void *mpiacc_pack_arena_alloc(pk_arena_t *a, size_t bytes)
+{
+    void *p;
+    bytes = (bytes + 15) & ~(size_t)15;
+    if (!a->head && a->first_used + bytes <= sizeof a->first_mem) {
+        p = a->first_mem + a->first_used;
+        a->first_used += bytes;
+        return p;
+    }
+    if (!a->head || a->head->used + bytes > a->head->cap) {
+        size_t cap = bytes > 65536 ? bytes : 65536;
+        pk_arena_blk_t *b = malloc(sizeof *b + cap);
+        if (!b) return NULL;
+        b->next = a->head;
+        b->used = 0;
+        b->cap = cap;
+        a->head = b;
+    }
+    p = (unsigned char *)(a->head + 1) + a->head->used;
+    a->head->used += bytes;
+    return p;
+}
+
+void mpiacc_pack_arena_free(pk_arena_t *a)
+{
+    while (a->head) {
+        pk_arena_blk_t *n = a->head->next;
+        free(a->head);
+        a->head = n;
+    }
+    a->first_used = 0;
+}
+
+pk_node_t *mpiacc_pack_new_node(pk_arena_t *a, int kind)
+{
+    pk_node_t *n = mpiacc_pack_arena_alloc(a, sizeof *n);
+    if (n) {
+        memset(n, 0, sizeof *n);
+        n->kind = kind;
+    }
+    return n;
+}
+
+/* ---- rewrites ----------------------------------------------------------- */
+
+/* A copy of c moved by delta and given another extent (c itself may be
+ * shared and is never modified).  NULL when out of memory. */
+static pk_node_t *shifted(pk_arena_t *a, const pk_node_t *c, MPI_Count delta, MPI_Count extent)
+{
+    pk_node_t *n = mpiacc_pack_new_node(a, c->kind);
+    if (!n) return NULL;
+    *n = *c;
+    n->off += delta;
+    n->extent = extent;
+    return n;
+}
+
+static int canon_vec(pk_node_t *n, pk_node_t **out, pk_arena_t *a)
+{
+    pk_node_t *c = n->child;
+    MPI_Count span;
+    if (n->count == 1 && (*out = shifted(a, c, n->off, n->extent))) return 0;
+    if (c->kind == PK_LEAF && c->size == n->stride) { /* dense folding */
+        n->kind = PK_LEAF;
+        n->off += c->off;
+        n->child = NULL;
+        n->count = 0;
+        n->stride = 0;
+        *out = n;
+        return 0;
+    }
+    if (c->kind == PK_VEC && !pk_mul(c->count, c->stride, &span) && span == n->stride) { /* flattening */
+        n->count *= c->count;
+        n->stride = c->stride;
+        n->off += c->off;
+        n->child = c->child;
+        return 1; /* again */
+    }
+    *out = n;
+    return 0;
+}
+
+static int canon_hidx(pk_node_t *n, pk_node_t **out, pk_arena_t *a)
+{
+    pk_node_t *c = n->child;
+    MPI_Count i, s;
+    if (n->count == 1) {
+        if (!(*out = shifted(a, c, n->off + n->displs[0], n->extent))) *out = n;
+        return 0;
+    }
+    s = n->displs[1] - n->displs[0];
+    for (i = 2; i < n->count && n->displs[i] - n->displs[i - 1] == s; i++)
+        ;
+    if (i == n->count) { /* arithmetic displacements: a vector */
+        n->kind = PK_VEC;
+        n->off += n->displs[0];
+        n->stride = s;
+        n->displs = NULL;
+        return 1;
+    }
+    if (c->kind == PK_LEAF) { /* adjacent leaf blocks merge through IDX */
+        for (i = 1; i < n->count && n->displs[i - 1] + c->size != n->displs[i]; i++)
+            ;
+        if (i < n->count) {
+            MPI_Count *bl = mpiacc_pack_arena_alloc(a, sizeof(MPI_Count) * (size_t)n->count);
+            if (bl) {
+                for (i = 0; i < n->count; i++) bl[i] = 1;
+                n->kind = PK_IDX;
+                n->blens = bl;
+                n->stride = c->size;
+                return 1;
+            }
+        }
+    }
+    *out = n;
+    return 0;
+}
+
+static int canon_idx(pk_node_t *n, pk_node_t **out, pk_arena_t *a)
+{
+    pk_node_t *c = n->child, *v;
+    int dense = c->kind == PK_LEAF && c->size == n->stride;
+    MPI_Count i, j = 0;
+    for (i = 0; i < n->count; i++) {
+        if (n->blens[i] == 0) continue;
+        if (dense && j > 0 && n->displs[j - 1] + n->blens[j - 1] * n->stride == n->displs[i]) {
+            n->blens[j - 1] += n->blens[i];
+            continue;
+        }
+        n->blens[j] = n->blens[i];
+        n->displs[j] = n->displs[i];
+        j++;
+    }
+    n->count = j;
+    for (i = 1; i < n->count && n->blens[i] == n->blens[0]; i++)
+        ;
+    if (i == n->count) { /* uniform blocks: HIDX of a VEC block */
+        v = mpiacc_pack_new_node(a, PK_VEC);
+        if (v) {
+            v->count = n->blens[0];
+            v->stride = n->stride;
+            v->child = c;
+            v->size = n->blens[0] * c->size;
+            n->kind = PK_HIDX;
+            n->child = mpiacc_pack_canon(a, v);
+            n->blens = NULL;
+            n->stride = 0;
+            return 1;
+        }
+    }
+    *out = n;
+    return 0;
+}
+
+static int canon_struct(pk_node_t *n, pk_node_t **out, pk_arena_t *a)
+{
+    MPI_Count i, j = 0;
+    pk_node_t *l;
+    for (i = 0; i < n->count; i++) {
+        pk_node_t *k = n->kids[i];
+        if (k->size == 0) continue;
+        if (j > 0 && k->kind == PK_LEAF && n->kids[j - 1]->kind == PK_LEAF) {
+            pk_node_t *p = n->kids[j - 1];
+            MPI_Count pend = n->displs[j - 1] + p->off + p->size;
+            if (pend == n->displs[i] + k->off && (l = mpiacc_pack_new_node(a, PK_LEAF))) {
+                l->size = l->extent = p->size + k->size;
+                n->displs[j - 1] += p->off;
+                n->kids[j - 1] = l;
+                continue;
+            }
+        }
+        n->kids[j] = k;
+        n->displs[j] = n->displs[i];
+        j++;
+    }
+    n->count = j;
+    if (n->count == 1 && (*out = shifted(a, n->kids[0], n->off + n->displs[0], n->extent))) return 0;
+    for (i = 0; i < n->count && n->kids[i]->kind == PK_LEAF && n->kids[i]->size == n->kids[0]->size; i++)
+        ;
+    if (i == n->count && (l = mpiacc_pack_new_node(a, PK_LEAF))) { /* equal leaves: HIDX */
+        l->size = l->extent = n->kids[0]->size;
+        for (i = 0; i < n->count; i++) n->displs[i] += n->kids[i]->off;
+        n->kind = PK_HIDX;
+        n->child = l;
+        n->kids = NULL;
+        return 1;
+    }
+    *out = n;
+    return 0;
+}
+
+pk_node_t *mpiacc_pack_canon(pk_arena_t *a, pk_node_t *n)
+{
+    pk_node_t *out = n;
+    int again = 1;
+    while (again) {
+        if (n->size == 0) { /* nothing to move: an empty leaf */
+            n->kind = PK_LEAF;
+            n->off = n->count = n->stride = 0;
+            n->child = NULL;
+            n->kids = NULL;
+            return n;
+        }
+        switch (n->kind) {
+        case PK_VEC: again = canon_vec(n, &out, a); break;
+        case PK_HIDX: again = canon_hidx(n, &out, a); break;
+        case PK_IDX: again = canon_idx(n, &out, a); break;
+        case PK_STRUCT: again = canon_struct(n, &out, a); break;
+        default: out = n; again = 0; break;
+        }
+    }
+    return out;
+}
+
+/* ---- derived facts ------------------------------------------------------ */
+
+static MPI_Count gcd(MPI_Count a, MPI_Count b)
+{
+    if (a < 0) a = -a;
+    if (b < 0) b = -b;
+    while (b) {
+        MPI_Count t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* gcd of the lengths of the contiguous runs (0 for an empty node); *bits
+ * collects (by OR) every offset a run can start at, for the alignment. */
+static MPI_Count chunk_of(const pk_node_t *n, MPI_Count *bits)
+{
+    MPI_Count g = 0, i;
+    *bits |= n->off;
+    switch (n->kind) {
+    case PK_LEAF: return n->size;
+    case PK_VEC:
+        *bits |= n->stride;
+        return chunk_of(n->child, bits);
+    case PK_HIDX:
+        for (i = 0; i < n->count; i++) *bits |= n->displs[i];
+        return chunk_of(n->child, bits);
+    case PK_IDX:
+        *bits |= n->stride;
+        for (i = 0; i < n->count; i++) *bits |= n->displs[i];
+        if (n->child->kind == PK_LEAF && n->child->size == n->stride) {
+            *bits |= n->child->off;
+            for (i = 0; i < n->count; i++) g = gcd(g, n->blens[i] * n->stride);
+            return g;
+        }
+        return chunk_of(n->child, bits);
+    case PK_STRUCT:
+        for (i = 0; i < n->count; i++) {
+            *bits |= n->displs[i];
+            g = gcd(g, chunk_of(n->kids[i], bits));
+        }
+        return g;
+    }
+    return 1;
+}
+
+void mpiacc_pack_describe(const pk_node_t *root, mpiacc_pack_type_t *t, MPI_Count *align)
+{
+    MPI_Count bits = t->extent, chunk, start = 0;
+    MPI_Count counts[MPIACC_PACK_MAX_DIMS], strides[MPIACC_PACK_MAX_DIMS];
+    int nd = 0;
+    const pk_node_t *n = root;
+
+    chunk = chunk_of(root, &bits);
+    if (chunk <= 0) chunk = 1; /* empty type */
+    t->unit = chunk;
+    bits |= chunk | 16;
+    *align = bits & -bits;
+    t->align = *align;
+
+    t->strided = 0;
+    t->ndims = 0;
+    while (n->kind == PK_VEC && nd < MPIACC_PACK_MAX_DIMS + 1) {
+        if (nd < MPIACC_PACK_MAX_DIMS) {
+            counts[nd] = n->count;
+            strides[nd] = n->stride;
+        }
+        nd++;
+        start += n->off;
+        n = n->child;
+    }
+    if (n->kind == PK_LEAF && nd <= MPIACC_PACK_MAX_DIMS) {
+        t->strided = 1;
+        t->ndims = nd;
+        t->start = start + n->off;
+        t->blk = n->size;
+        /* the tree lists the slowest dimension first; the form fastest first */
+        for (int d = 0; d < nd; d++) {
+            t->counts[d] = counts[nd - 1 - d];
+            t->strides[d] = strides[nd - 1 - d];
+        }
+        for (int d = nd; d < MPIACC_PACK_MAX_DIMS; d++) {
+            t->counts[d] = 1;
+            t->strides[d] = 0;
+        }
+    }
+    t->contiguous = t->size == 0 || (root->kind == PK_LEAF && root->size == t->extent);
+}

@@ -1,0 +1,77 @@
+/*
+ * pack_internal.h: the datatype engine's internal tree, shared by
+ * decode.c (MPI datatype -> tree), canon.c (TEMPI canonicalisation, strided
+ * form, chunk/alignment), serialize.c (tree -> blob) and pack.c (cache, host
+ * pack/unpack).  Not part of the module's API.
+ */
+#ifndef MPIACC_PACK_INTERNAL_H_INCLUDED
+#define MPIACC_PACK_INTERNAL_H_INCLUDED
+
+#include "pack.h"
+
+/* Tree node kinds share the values of the serialised kinds (traverse.h). */
+enum {
+    PK_LEAF = MPIACC_TV_LEAF,
+    PK_VEC = MPIACC_TV_VEC,
+    PK_HIDX = MPIACC_TV_HIDX,
+    PK_IDX = MPIACC_TV_IDX,
+    PK_STRUCT = MPIACC_TV_STRUCT
+};
+
+/*
+ * A node describes `size` packed bytes placed at input offset `off` (plus
+ * whatever its kind adds).  `extent` is the MPI extent of the datatype the
+ * node stands for (used only when a parent replicates it by extent).
+ *   LEAF:   `size` contiguous bytes.
+ *   VEC:    count x child, element i at i*stride.
+ *   HIDX:   count x child, element i at displs[i].
+ *   IDX:    count blocks, block h = blens[h] child elements at
+ *           displs[h] + j*stride.
+ *   STRUCT: count members, member h = kids[h] at displs[h].
+ */
+typedef struct pk_node {
+    int kind;
+    MPI_Count count, off, size, extent, stride;
+    MPI_Count *displs; /* HIDX, IDX, STRUCT */
+    MPI_Count *blens;  /* IDX: child elements per block */
+    struct pk_node *child;
+    struct pk_node **kids; /* STRUCT */
+} pk_node_t;
+
+/* Bump allocator for one analysis (freed all at once). */
+typedef struct pk_arena_blk {
+    struct pk_arena_blk *next;
+    size_t used, cap;
+    _Alignas(16) unsigned char mem[];
+} pk_arena_blk_t;
+
+typedef struct pk_arena {
+    pk_arena_blk_t *head;
+    _Alignas(16) unsigned char first_mem[4096]; /* first block lives inline */
+    size_t first_used;
+} pk_arena_t;
+
+void mpiacc_pack_arena_init(pk_arena_t *a);
+void *mpiacc_pack_arena_alloc(pk_arena_t *a, size_t bytes);
+void mpiacc_pack_arena_free(pk_arena_t *a);
+
+/* Safe arithmetic: returns nonzero on overflow. */
+static inline int pk_mul(MPI_Count a, MPI_Count b, MPI_Count *r) { return __builtin_mul_overflow(a, b, r); }
+static inline int pk_add(MPI_Count a, MPI_Count b, MPI_Count *r) { return __builtin_add_overflow(a, b, r); }
+
+/* decode.c: the tree of one element of `type` (canonicalised bottom-up as it
+ * is built). */
+int mpiacc_pack_decode(MPI_Datatype type, pk_arena_t *a, pk_node_t **out);
+
+/* canon.c */
+pk_node_t *mpiacc_pack_new_node(pk_arena_t *a, int kind);
+/* Canonicalises n in place (its children are already canonical); returns
+ * the node that replaces it.  Never fails. */
+pk_node_t *mpiacc_pack_canon(pk_arena_t *a, pk_node_t *n);
+/* Fills t's strided form, contiguous flag, unit (chunk) and alignment. */
+void mpiacc_pack_describe(const pk_node_t *root, mpiacc_pack_type_t *t, MPI_Count *align);
+
+/* serialize.c: builds t->blob from the canonical tree. */
+int mpiacc_pack_serialize(const pk_node_t *root, mpiacc_pack_type_t *t, MPI_Count align);
+
+#endif

@@ -1,0 +1,198 @@
+/* typegen.c: random datatypes for the oracle test and the fuzz target. */
+#include "typegen.h"
+
+uint64_t tg_next(tg_src_t *s, uint64_t n)
+{
+    uint64_t z;
+    if (n <= 1) return 0;
+    if (s->data) {
+        z = 0;
+        for (int i = 0; i < 2; i++) z = (z << 8) | (s->pos < s->len ? s->data[s->pos++] : 0);
+        return z % n;
+    }
+    z = (s->state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return (z ^ (z >> 31)) % n;
+}
+
+int64_t tg_range(tg_src_t *s, int64_t lo, int64_t hi) { return lo + (int64_t)tg_next(s, (uint64_t)(hi - lo + 1)); }
+
+static int is_named(MPI_Datatype t)
+{
+    int ni, na, nd, comb;
+    MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+    return comb == MPI_COMBINER_NAMED;
+}
+
+void tg_free(MPI_Datatype *t)
+{
+    if (*t != MPI_DATATYPE_NULL && !is_named(*t)) MPI_Type_free(t);
+    *t = MPI_DATATYPE_NULL;
+}
+
+const char *tg_combiner_name(MPI_Datatype t)
+{
+    int ni, na, nd, comb;
+    static const char *names[] = {"?", "named", "dup", "contiguous", "vector", "hvector_integer", "hvector",
+                                  "indexed", "hindexed_integer", "hindexed", "indexed_block", "struct_integer",
+                                  "struct", "subarray", "darray", "f90_real", "f90_complex", "f90_integer",
+                                  "resized", "hindexed_block", "value_index"};
+    MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+    return comb >= 0 && comb < (int)(sizeof names / sizeof names[0]) ? names[comb] : "?";
+}
+
+/* MPI_LONG_DOUBLE is left out on purpose: MPICH copies it as an x87 value,
+ * so the 6 padding bytes of its 16 are not defined in MPI_Pack's output and
+ * a byte comparison would be meaningless. */
+static MPI_Datatype named(tg_src_t *s)
+{
+    MPI_Datatype list[] = {MPI_BYTE,      MPI_CHAR,     MPI_SHORT, MPI_INT,     MPI_FLOAT,
+                           MPI_DOUBLE,    MPI_INT64_T,  MPI_2INT,  MPI_SHORT_INT, MPI_DOUBLE_INT,
+                           MPI_FLOAT_INT, MPI_LONG_INT, MPI_C_DOUBLE_COMPLEX, MPI_UINT8_T};
+    return list[tg_next(s, sizeof list / sizeof list[0])];
+}
+
+/* small count: mostly 1..4, sometimes 0 */
+static int cnt(tg_src_t *s) { return tg_next(s, 16) == 0 ? 0 : (int)tg_range(s, 1, 4); }
+
+#define MAXN 4
+
+/* Keeps the test buffers small: a type too large is replaced.  So is a
+ * type of size 0 (zero-length blocks stay possible inside a type): MPICH
+ * 5.0.2's MPI_Pack raises SIGFPE on a struct holding a size-0 member with a
+ * non-zero extent. */
+static MPI_Datatype bounded(tg_src_t *s, MPI_Datatype t)
+{
+    MPI_Count size, tlb, text;
+    MPI_Type_size_c(t, &size);
+    MPI_Type_get_true_extent_c(t, &tlb, &text);
+    if (size > 0 && size <= (MPI_Count)s->max_size && text <= (MPI_Count)s->max_span && tlb > -(MPI_Count)s->max_span &&
+        tlb < (MPI_Count)s->max_span)
+        return t;
+    tg_free(&t);
+    return named(s);
+}
+
+MPI_Datatype tg_make(tg_src_t *s, int depth)
+{
+    MPI_Datatype t = MPI_DATATYPE_NULL, old, olds[MAXN] = {0};
+    MPI_Aint lb, ext;
+    int n, rc = MPI_SUCCESS, bl[MAXN], di[MAXN], large;
+    MPI_Aint da[MAXN];
+    MPI_Count cbl[MAXN], cda[MAXN];
+    int kind;
+
+    if (depth <= 0 || tg_next(s, 5) == 0) return named(s);
+    kind = (int)tg_next(s, 13);
+    large = s->large && tg_next(s, 3) == 0;
+    if (kind == 8) { /* struct: several children */
+        n = (int)tg_range(s, 1, MAXN);
+        for (int i = 0; i < n; i++) {
+            olds[i] = tg_make(s, depth - 1);
+            bl[i] = (int)tg_range(s, 0, 3);
+            da[i] = (MPI_Aint)tg_range(s, -32, 64);
+            cbl[i] = bl[i];
+            cda[i] = da[i];
+        }
+        rc = large ? MPI_Type_create_struct_c(n, cbl, cda, olds, &t)
+                   : MPI_Type_create_struct(n, bl, da, olds, &t);
+        for (int i = 0; i < n; i++) tg_free(&olds[i]);
+        return rc == MPI_SUCCESS ? bounded(s, t) : named(s);
+    }
+    old = tg_make(s, depth - 1);
+    MPI_Type_get_extent(old, &lb, &ext);
+    n = cnt(s);
+    for (int i = 0; i < MAXN; i++) {
+        bl[i] = (int)tg_range(s, 0, 3);
+        di[i] = (int)tg_range(s, -4, 8);
+        da[i] = (MPI_Aint)tg_range(s, -4, 8) * ext + (MPI_Aint)tg_range(s, -2, 2) * (tg_next(s, 3) == 0);
+        cbl[i] = bl[i];
+    }
+    switch (kind) {
+    case 0: rc = MPI_Type_dup(old, &t); break;
+    case 1: rc = large ? MPI_Type_contiguous_c(n, old, &t) : MPI_Type_contiguous(n, old, &t); break;
+    case 2: {
+        int b = (int)tg_range(s, 0, 3), st = (int)tg_range(s, -4, 4);
+        rc = large ? MPI_Type_vector_c(n, b, st, old, &t) : MPI_Type_vector(n, b, st, old, &t);
+        break;
+    }
+    case 3: {
+        int b = (int)tg_range(s, 0, 3);
+        MPI_Aint st = (MPI_Aint)tg_range(s, -4, 4) * ext + tg_range(s, -3, 3);
+        rc = large ? MPI_Type_create_hvector_c(n, b, st, old, &t) : MPI_Type_create_hvector(n, b, st, old, &t);
+        break;
+    }
+    case 4:
+        for (int i = 0; i < n; i++) cda[i] = di[i];
+        rc = large ? MPI_Type_indexed_c(n, cbl, cda, old, &t) : MPI_Type_indexed(n, bl, di, old, &t);
+        break;
+    case 5:
+        for (int i = 0; i < n; i++) cda[i] = da[i];
+        rc = large ? MPI_Type_create_hindexed_c(n, cbl, cda, old, &t)
+                   : MPI_Type_create_hindexed(n, bl, da, old, &t);
+        break;
+    case 6:
+        for (int i = 0; i < n; i++) cda[i] = di[i];
+        rc = large ? MPI_Type_create_indexed_block_c(n, bl[0], cda, old, &t)
+                   : MPI_Type_create_indexed_block(n, bl[0], di, old, &t);
+        break;
+    case 7:
+        for (int i = 0; i < n; i++) cda[i] = da[i];
+        rc = large ? MPI_Type_create_hindexed_block_c(n, bl[0], cda, old, &t)
+                   : MPI_Type_create_hindexed_block(n, bl[0], da, old, &t);
+        break;
+    case 9: { /* subarray, C or Fortran order */
+        int nd = (int)tg_range(s, 1, 3), sz[3], sub[3], st[3];
+        MPI_Count csz[3], csub[3], cst[3];
+        int order = tg_next(s, 2) ? MPI_ORDER_C : MPI_ORDER_FORTRAN;
+        for (int d = 0; d < nd; d++) {
+            sz[d] = (int)tg_range(s, 1, 4);
+            sub[d] = (int)tg_range(s, 1, sz[d]);
+            st[d] = (int)tg_range(s, 0, sz[d] - sub[d]);
+            csz[d] = sz[d];
+            csub[d] = sub[d];
+            cst[d] = st[d];
+        }
+        rc = large ? MPI_Type_create_subarray_c(nd, csz, csub, cst, order, old, &t)
+                   : MPI_Type_create_subarray(nd, sz, sub, st, order, old, &t);
+        break;
+    }
+    case 10: { /* darray */
+        int nd = (int)tg_range(s, 1, 3), gs[3], dist[3], darg[3], ps[3], size = 1, rank;
+        MPI_Count cgs[3];
+        int order = tg_next(s, 2) ? MPI_ORDER_C : MPI_ORDER_FORTRAN;
+        for (int d = 0; d < nd; d++) {
+            gs[d] = (int)tg_range(s, 1, 6);
+            cgs[d] = gs[d];
+            dist[d] = (int)tg_next(s, 3);
+            ps[d] = (int)tg_range(s, 1, 4 / size);
+            if (dist[d] == 2) ps[d] = 1;
+            size *= ps[d];
+            if (dist[d] == 0) {
+                dist[d] = MPI_DISTRIBUTE_BLOCK;
+                darg[d] = tg_next(s, 2) ? MPI_DISTRIBUTE_DFLT_DARG
+                                        : (gs[d] + ps[d] - 1) / ps[d] + (int)tg_next(s, 2);
+            } else if (dist[d] == 1) {
+                dist[d] = MPI_DISTRIBUTE_CYCLIC;
+                darg[d] = tg_next(s, 2) ? MPI_DISTRIBUTE_DFLT_DARG : (int)tg_range(s, 1, 3);
+            } else {
+                dist[d] = MPI_DISTRIBUTE_NONE;
+                darg[d] = MPI_DISTRIBUTE_DFLT_DARG;
+            }
+        }
+        rank = (int)tg_next(s, (uint64_t)size);
+        rc = large ? MPI_Type_create_darray_c(size, rank, nd, cgs, dist, darg, ps, order, old, &t)
+                   : MPI_Type_create_darray(size, rank, nd, gs, dist, darg, ps, order, old, &t);
+        break;
+    }
+    case 11: case 12: { /* resized: lower bound and extent moved */
+        MPI_Aint nlb = lb + tg_range(s, -16, 16), next = ext + tg_range(s, -8, 24);
+        if (next < 1) next = 1; /* MPICH 5.0.2 MPI_Pack divides by a zero extent (SIGFPE) */
+        rc = large ? MPI_Type_create_resized_c(old, nlb, next, &t) : MPI_Type_create_resized(old, nlb, next, &t);
+        break;
+    }
+    }
+    tg_free(&old);
+    return rc == MPI_SUCCESS ? bounded(s, t) : named(s);
+}
