@@ -287,7 +287,7 @@ static void print_table(const char *label, const result_t r[V_COUNT], double max
            "kernel ms/it", "copies/x", "syncs/x", "errors");
     for (int v = 0; v < V_COUNT; v++)
         if (r[v].ran)
-            printf("  %-8s %9.2f %9.2f %9.2f %12.4f %13.4f %9.1f %9.1f %7ld\n", vname[v], r[v].gflops_med,
+            printf("  %-8s %9.3f %9.3f %9.3f %12.4f %13.4f %9.1f %9.1f %7ld\n", vname[v], r[v].gflops_med,
                    r[v].gflops_min, r[v].gflops_max, r[v].exch_ms, r[v].kern_ms, r[v].copies_x,
                    r[v].syncs_x, r[v].errors);
     if (both)
