@@ -83,9 +83,26 @@ static int cancel_fn(void *extra, int complete)
     return MPI_SUCCESS;
 }
 
+/* MPICH's MPI_Waitall expects a generalized request that is not complete
+ * to be completed by its wait function (it asserts otherwise when the array
+ * also holds MPI_REQUEST_NULL), so the request is an extended one whose wait
+ * function drives MPI's progress once; MPICH calls it (outside its lock)
+ * until the request is complete, and the progress hook does the work. */
+static int wait_fn(int count, void **states, double timeout, MPI_Status *status)
+{
+    return MPIX_Stream_progress(MPIX_STREAM_NULL);
+}
+
+/* Called by MPI_Test* / Waitany / Waitsome (outside MPICH's lock), which
+ * then skip their own progress for this request: drive it here too. */
+static int poll_fn(void *extra, MPI_Status *status)
+{
+    return MPIX_Stream_progress(MPIX_STREAM_NULL);
+}
+
 int mpiacc_sp_grequest_start(mpiacc_sp_op_t *op)
 {
-    return PMPI_Grequest_start(query_fn, free_fn, cancel_fn, op, &op->greq);
+    return MPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, op, &op->greq);
 }
 
 /* ---- completion ---------------------------------------------------------- */

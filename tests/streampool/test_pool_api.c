@@ -11,16 +11,18 @@
 static int rank, provided;
 
 /* rank 0 sends NREQ gated messages, rank 1 receives them; each completion
- * call in turn must see them complete. */
+ * call in turn must see them complete.  The request arrays hold
+ * MPI_REQUEST_NULL at both ends, as applications' arrays do. */
 static void exchange(int which)
 {
     int bufs[NREQ][N], ref[N];
     atomic_int gate = 0;
-    MPI_Request r[NREQ];
-    MPI_Status st[NREQ];
+    MPI_Request all[NREQ + 2], *r = all + 1;
+    MPI_Status st[NREQ + 2];
     MPI_Datatype t = pool_type(N, 0, &gate);
-    int flag = 0, idx, outcount, indices[NREQ], done = 0;
+    int flag = 0, idx, outcount, indices[NREQ + 2], done = 0;
 
+    all[0] = all[NREQ + 1] = MPI_REQUEST_NULL;
     for (int i = 0; i < NREQ; i++) {
         if (rank == 0) {
             fill_ints(bufs[i], N, which * 100 + i);
@@ -32,15 +34,18 @@ static void exchange(int which)
     }
     atomic_store(&gate, 1);
     switch (which) {
-    case 0: assert_int_equal(MPI_Waitall(NREQ, r, st), MPI_SUCCESS); break;
+    case 0: assert_int_equal(MPI_Waitall(NREQ + 2, all, st), MPI_SUCCESS); break;
     case 1:
-        for (int k = 0; k < NREQ; k++) assert_int_equal(MPI_Waitany(NREQ, r, &idx, st), MPI_SUCCESS);
-        MPI_Waitany(NREQ, r, &idx, st);
+        for (int k = 0; k < NREQ; k++) {
+            assert_int_equal(MPI_Waitany(NREQ + 2, all, &idx, st), MPI_SUCCESS);
+            assert_true(idx >= 1 && idx <= NREQ);
+        }
+        MPI_Waitany(NREQ + 2, all, &idx, st);
         assert_int_equal(idx, MPI_UNDEFINED);
         break;
     case 2:
         while (done < NREQ) {
-            MPI_Waitsome(NREQ, r, &outcount, indices, st);
+            MPI_Waitsome(NREQ + 2, all, &outcount, indices, st);
             done += outcount;
         }
         break;
@@ -51,18 +56,18 @@ static void exchange(int which)
         }
         break;
     case 4:
-        do MPI_Testall(NREQ, r, &flag, st);
+        do MPI_Testall(NREQ + 2, all, &flag, st);
         while (!flag);
         break;
     case 5:
         while (done < NREQ) {
-            MPI_Testany(NREQ, r, &idx, &flag, st);
+            MPI_Testany(NREQ + 2, all, &idx, &flag, st);
             if (flag && idx != MPI_UNDEFINED) done++;
         }
         break;
     case 6:
         while (done < NREQ) {
-            MPI_Testsome(NREQ, r, &outcount, indices, st);
+            MPI_Testsome(NREQ + 2, all, &outcount, indices, st);
             done += outcount;
         }
         break;
@@ -82,7 +87,7 @@ static void exchange(int which)
             assert_memory_equal(bufs[i], ref, sizeof ref);
         }
     }
-    for (int i = 0; i < NREQ; i++) assert_int_equal(r[i], MPI_REQUEST_NULL);
+    for (int i = 0; i < NREQ + 2; i++) assert_int_equal(all[i], MPI_REQUEST_NULL);
     MPI_Type_free(&t);
 }
 

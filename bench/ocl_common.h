@@ -1,0 +1,131 @@
+/* Small helpers shared by the OpenCL benchmarks (not part of the library):
+ * device set-up, a busy kernel that also writes its output, timing. */
+#ifndef MPIACC_BENCH_OCL_COMMON_H_INCLUDED
+#define MPIACC_BENCH_OCL_COMMON_H_INCLUDED
+
+#define CL_TARGET_OPENCL_VERSION 120
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mpi.h>
+
+#include "mpiacc.h"
+
+#define OCL_OK(call_)                                                                     \
+    do {                                                                                  \
+        cl_int e_ = (call_);                                                              \
+        if (e_ != CL_SUCCESS) {                                                           \
+            fprintf(stderr, "%s:%d: %s failed: %d\n", __FILE__, __LINE__, #call_, (int)e_); \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                 \
+        }                                                                                 \
+    } while (0)
+
+typedef struct bocl {
+    cl_platform_id plat;
+    cl_device_id dev;
+    cl_context ctx;
+    cl_program prog;
+    cl_kernel work; /* work(out, iters, nfloats): spins `iters`, then writes out */
+    char name[256];
+} bocl_t;
+
+/* A kernel whose duration grows with iters (one small work-group, so two of
+ * them can run at once) and that writes its whole output buffer. */
+static const char *bocl_src =
+    "__kernel void work(__global float *out, int iters, int n) {\n"
+    "  size_t i = get_global_id(0); float x = (float)i;\n"
+    "  for (int k = 0; k < iters; k++) x = x * 0.9999f + 0.5f;\n"
+    "  for (size_t j = i; j < (size_t)n; j += get_global_size(0)) out[j] = x + (float)j;\n"
+    "}\n";
+
+static double bocl_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Returns 0 when no OpenCL device exists. */
+static int bocl_init(bocl_t *b)
+{
+    cl_uint n = 0;
+    cl_int e;
+    if (clGetPlatformIDs(1, &b->plat, &n) != CL_SUCCESS || !n) return 0;
+    if (clGetDeviceIDs(b->plat, CL_DEVICE_TYPE_ALL, 1, &b->dev, &n) != CL_SUCCESS || !n) return 0;
+    clGetDeviceInfo(b->dev, CL_DEVICE_NAME, sizeof b->name, b->name, NULL);
+    b->ctx = clCreateContext(NULL, 1, &b->dev, NULL, NULL, &e);
+    OCL_OK(e);
+    b->prog = clCreateProgramWithSource(b->ctx, 1, &bocl_src, NULL, &e);
+    OCL_OK(e);
+    OCL_OK(clBuildProgram(b->prog, 0, NULL, NULL, NULL, NULL));
+    b->work = clCreateKernel(b->prog, "work", &e);
+    OCL_OK(e);
+    return 1;
+}
+
+static void bocl_fini(bocl_t *b)
+{
+    clReleaseKernel(b->work);
+    clReleaseProgram(b->prog);
+    clReleaseContext(b->ctx);
+}
+
+static cl_command_queue bocl_queue(bocl_t *b, int out_of_order)
+{
+    cl_int e;
+    cl_command_queue q =
+        clCreateCommandQueue(b->ctx, b->dev, out_of_order ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0, &e);
+    OCL_OK(e);
+    return q;
+}
+
+static cl_mem bocl_buf(bocl_t *b, size_t bytes)
+{
+    cl_int e;
+    cl_mem m = clCreateBuffer(b->ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &e);
+    OCL_OK(e);
+    return m;
+}
+
+/* Enqueues work(out, iters) on q (64 work-items) and flushes. */
+static void bocl_work(bocl_t *b, cl_command_queue q, cl_mem out, size_t bytes, int iters, cl_event *ev)
+{
+    size_t g = 64, l = 64;
+    int n = (int)(bytes / sizeof(float));
+    OCL_OK(clSetKernelArg(b->work, 0, sizeof out, &out));
+    OCL_OK(clSetKernelArg(b->work, 1, sizeof iters, &iters));
+    OCL_OK(clSetKernelArg(b->work, 2, sizeof n, &n));
+    OCL_OK(clEnqueueNDRangeKernel(q, b->work, 1, NULL, &g, &l, 0, NULL, ev));
+    OCL_OK(clFlush(q));
+}
+
+/* A committed MPI_BYTE x n datatype tagged as an OpenCL buffer, with the
+ * queue attribute when q is not NULL. */
+static MPI_Datatype bocl_type(size_t n, cl_command_queue q)
+{
+    MPI_Datatype t;
+    MPI_Type_contiguous((int)n, MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    MPI_Type_set_attr(t, MPIACC_BUF_TYPE, MPIACC_BUF_OPENCL);
+    if (q) MPI_Type_set_attr(t, MPIACC_CL_QUEUE, (void *)q);
+    return t;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+#endif

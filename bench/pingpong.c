@@ -1,0 +1,123 @@
+/*
+ * bench/pingpong: device-to-device ping-pong of 2D vector objects through
+ * mpiacc's public API (TEMPI bench-mpi-pingpong-nd): the datatype is tagged
+ * MPIACC_BUF_TYPE=MPIACC_BUF_CUDA + MPIACC_STREAM and MPI_Send / MPI_Recv get
+ * device pointers.  Objects of 1 KiB, 1 MiB, 4 MiB packed bytes, blocks 1..512
+ * B, pitch 512 B.  Baseline in the same run: host contiguous ping-pong of the
+ * same packed size.  One-way time = median round trip / 2.
+ * Targets: 1 KiB <= 25 us one-way; 4 MiB <= 1.15x host contiguous.
+ *
+ *   mpiexec -n 2 bench/pingpong [--csv FILE] [--quick]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+#include <mpi.h>
+
+#include "mpiacc.h"
+
+#define CK(call_)                                                                                  \
+    do {                                                                                           \
+        cudaError_t e_ = (call_);                                                                  \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "bench/pingpong:%d: %s: %s\n", __LINE__, #call_, cudaGetErrorString(e_)); \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
+        }                                                                                          \
+    } while (0)
+
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median one-way time (us) of `iters` round trips of (buf, 1, t). */
+static double pingpong(int rank, void *buf, int count, MPI_Datatype t, int iters)
+{
+    double *v = malloc(sizeof(double) * (size_t)iters), r;
+    int peer = 1 - rank, rc = MPI_SUCCESS;
+    for (int i = -2; i < iters; i++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        if (rank == 0) {
+            rc |= MPI_Send(buf, count, t, peer, 7, MPI_COMM_WORLD);
+            rc |= MPI_Recv(buf, count, t, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            rc |= MPI_Recv(buf, count, t, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            rc |= MPI_Send(buf, count, t, peer, 7, MPI_COMM_WORLD);
+        }
+        if (i >= 0) v[i] = (MPI_Wtime() - t0) * 1e6 / 2;
+    }
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "bench/pingpong: an MPI call failed on rank %d\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    qsort(v, (size_t)iters, sizeof *v, cmpd);
+    r = v[iters / 2];
+    free(v);
+    return r;
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size, ndev = 0, quick = 0;
+    FILE *csv = NULL;
+    const long long totals[] = {1 << 10, 1 << 20, 4 << 20};
+    cudaStream_t st;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
+            ++i;
+            if (rank == 0) csv = fopen(argv[i], "w");
+        } else if (!strcmp(argv[i], "--quick")) quick = 1;
+    }
+    cudaError_t e = cudaGetDeviceCount(&ndev);
+    if (size != 2 || e != cudaSuccess || ndev == 0) {
+        if (rank == 0) printf("SKIPPED: needs 2 ranks and a CUDA device (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "ok");
+        MPI_Finalize();
+        return 0;
+    }
+    CK(cudaSetDevice(rank % ndev));
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    if (rank == 0) {
+        printf("device<->device ping-pong via mpiacc (2D vector, pitch 512 B) vs host contiguous, one-way us\n");
+        printf("%8s %5s %10s %10s %8s\n", "bytes", "blk", "mpiacc", "host", "ratio");
+        if (csv) fprintf(csv, "bytes,block,mpiacc_us,host_us,ratio\n");
+    }
+    for (int ti = 0; ti < 3; ti++)
+        for (int blk = 1; blk <= 512; blk *= 2) {
+            long long nb = totals[ti] / blk, span = (nb - 1) * 512 + blk;
+            int iters = ti == 0 ? 500 : ti == 1 ? 60 : 30;
+            MPI_Datatype t;
+            char *dbuf, *hbuf;
+            if (quick) iters /= 5;
+            MPI_Type_vector((int)nb, blk, 512, MPI_BYTE, &t);
+            MPI_Type_commit(&t);
+            MPI_Type_set_attr(t, MPIACC_BUF_TYPE, MPIACC_BUF_CUDA);
+            MPI_Type_set_attr(t, MPIACC_STREAM, (void *)st);
+            CK(cudaMalloc((void **)&dbuf, (size_t)span));
+            CK(cudaMemset(dbuf, rank, (size_t)span));
+            CK(cudaDeviceSynchronize());
+            hbuf = calloc(1, (size_t)totals[ti]);
+            double dev = pingpong(rank, dbuf, 1, t, iters);
+            double host = pingpong(rank, hbuf, (int)totals[ti], MPI_BYTE, iters);
+            if (rank == 0) {
+                printf("%8lld %5d %10.1f %10.1f %8.2f\n", totals[ti], blk, dev, host, dev / host);
+                if (csv) fprintf(csv, "%lld,%d,%.3f,%.3f,%.4f\n", totals[ti], blk, dev, host, dev / host);
+                fflush(stdout);
+            }
+            free(hbuf);
+            CK(cudaFree(dbuf));
+            MPI_Type_free(&t);
+        }
+    if (rank == 0) printf("targets: 1 KiB <= 25 us one-way; 4 MiB ratio <= 1.15\n");
+    if (csv) fclose(csv);
+    CK(cudaStreamDestroy(st));
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,207 @@
+/*
+ * cuda_backend.c: the CUDA backend table (MPIACC_KIND_CUDA) — init,
+ * validation, dependency capture, completion tests, staging, description.
+ *
+ * Dependencies: capture() records a pooled event on MPIACC_STREAM (the
+ * legacy default stream when the attribute value is NULL) at call time;
+ * when MPIACC_EVENT is set, an internal stream waits on it and records a
+ * second event, which snapshots "the event as recorded now".  Packs and
+ * unpacks wait for these on the GPU (cudaStreamWaitEvent), never on the host.
+ * Devices: the stream's device, else MPIACC_DEVICE, else the current one;
+ * the device is made current for the call and restored afterwards.
+ * The library links the static CUDA runtime: without a driver,
+ * cudaGetDeviceCount fails and the backend reports no device.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+
+static int cu_init(int *present)
+{
+    int n = 0;
+    const char *m, *g;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    *present = 0;
+    if (e != cudaSuccess || n <= 0) {
+        MPIACC_LOG(MPIACC_LOG_INFO, "CUDA: no device (%s)", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+        cudaGetLastError();
+        return MPI_SUCCESS;
+    }
+    if (n > MPIACC_CU_MAXDEV) {
+        MPIACC_LOG(MPIACC_LOG_WARN, "CUDA: %d devices, using the first %d", n, MPIACC_CU_MAXDEV);
+        n = MPIACC_CU_MAXDEV;
+    }
+    mpiacc_cu_pool_init();
+    mpiacc_cu_ndev = n;
+    mpiacc_cu_mode = MPIACC_CU_MODE_AUTO;
+    m = getenv("MPIACC_CUDA_PACK");
+    if (m && *m) {
+        if (!strcmp(m, "oneshot")) mpiacc_cu_mode = MPIACC_CU_MODE_ONESHOT;
+        else if (!strcmp(m, "device")) mpiacc_cu_mode = MPIACC_CU_MODE_DEVICE;
+        else if (!strcmp(m, "memcpy2d")) mpiacc_cu_mode = MPIACC_CU_MODE_MEMCPY2D;
+        else if (strcmp(m, "auto"))
+            MPIACC_LOG(MPIACC_LOG_WARN, "MPIACC_CUDA_PACK=%s not understood (auto|oneshot|device|memcpy2d)", m);
+    }
+    g = getenv("MPIACC_CUDA_GENERIC");
+    mpiacc_cu_force_generic = g && *g && strcmp(g, "0") != 0;
+    *present = 1;
+    return MPI_SUCCESS;
+}
+
+static int cu_finalize(void)
+{
+    if (mpiacc_cu_ndev > 0) mpiacc_cu_pool_finalize();
+    mpiacc_cu_model_reset();
+    mpiacc_cu_ndev = 0;
+    return MPI_SUCCESS;
+}
+
+static int cu_validate(const mpiacc_attrs_t *a, void *buf)
+{
+    int mpi_errno = MPI_SUCCESS, sdev = -1;
+    (void)buf;
+    if (a->has_device && (a->device < 0 || a->device >= mpiacc_cu_ndev))
+        MPIACC_FAIL(MPIACC_ERRK_ARG, "MPIACC_DEVICE %d is not a valid CUDA device ordinal (%d devices)", a->device,
+                    mpiacc_cu_ndev);
+    if (a->has_event && !a->event) MPIACC_FAIL(MPIACC_ERRK_ARG, "MPIACC_EVENT is NULL (not a cudaEvent_t)");
+    if (a->has_stream && a->stream) {
+        cudaError_t e = cudaStreamGetDevice((cudaStream_t)a->stream, &sdev);
+        if (e != cudaSuccess)
+            MPIACC_FAIL(MPIACC_ERRK_ARG, "MPIACC_STREAM is not a usable CUDA stream: cudaStreamGetDevice: %s (%s)",
+                        cudaGetErrorName(e), cudaGetErrorString(e));
+        if (a->has_device && sdev != a->device)
+            MPIACC_FAIL(MPIACC_ERRK_ARG, "MPIACC_DEVICE %d differs from the device %d of MPIACC_STREAM", a->device,
+                        sdev);
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static int cu_capture(const mpiacc_attrs_t *a, void *buf, void **dep)
+{
+    int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0;
+    mpiacc_cu_h_t *h = NULL;
+    cudaEvent_t ev;
+    (void)buf;
+    *dep = NULL;
+    if (!a->has_stream && !(a->has_event && a->event)) goto fn_exit;
+    MPIACC_CHECK(mpiacc_cu_resolve_device(a, &dev));
+    MPIACC_CHECK(mpiacc_cu_dev_enter(dev, &old));
+    entered = 1;
+    MPIACC_CHECK(mpiacc_cu_handle_get(dev, &h));
+    if (a->has_stream) {
+        MPIACC_CHECK(mpiacc_cu_event_get(dev, &ev));
+        h->ev[h->nev++] = ev;
+        MPIACC_CU_CHECK(cudaEventRecord(ev, (cudaStream_t)a->stream));
+    }
+    if (a->has_event && a->event) {
+        cudaStream_t st;
+        MPIACC_CHECK(mpiacc_cu_stream_get(dev, &h->sidx));
+        st = mpiacc_cu_devs[dev].streams[h->sidx];
+        MPIACC_CU_CHECK(cudaStreamWaitEvent(st, (cudaEvent_t)a->event, 0));
+        MPIACC_CHECK(mpiacc_cu_event_get(dev, &ev));
+        h->ev[h->nev++] = ev;
+        MPIACC_CU_CHECK(cudaEventRecord(ev, st));
+    }
+    *dep = h;
+fn_exit:
+    if (entered) mpiacc_cu_dev_leave(dev, old);
+    return mpi_errno;
+fn_fail:
+    if (h) {
+        /* an event that failed to record must not be synchronised on */
+        h->done = 1;
+        mpiacc_cu_handle_put(h);
+    }
+    goto fn_exit;
+}
+
+static int cu_test(void *hv, int *done)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_cu_h_t *h = hv;
+    *done = 1;
+    if (!h || h->done) goto fn_exit;
+    for (int i = 0; i < h->nev; i++) {
+        cudaError_t e = cudaEventQuery(h->ev[i]);
+        if (e == cudaErrorNotReady) {
+            *done = 0;
+            goto fn_exit;
+        }
+        if (e != cudaSuccess) {
+            *done = 0;
+            MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA: cudaEventQuery failed: %s (%s)", cudaGetErrorName(e),
+                        cudaGetErrorString(e));
+        }
+    }
+    mpiacc_cu_handle_finish(h);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static void cu_release(void *h) { mpiacc_cu_handle_put(h); }
+
+static int cu_host_alloc(size_t bytes, void **p) { return mpiacc_cu_host_alloc(bytes, p); }
+
+static void cu_host_free(void *p, size_t bytes) { mpiacc_cu_host_free(p, bytes); }
+
+static void cu_type_forget(struct mpiacc_pack_type *t) { mpiacc_cu_type_forget(t); }
+
+static int cu_describe(char *out, size_t len)
+{
+    int n = 0, rt = 0, drv = 0;
+    size_t off = 0;
+    if (!out || !len) return MPI_SUCCESS;
+    out[0] = 0;
+    cudaRuntimeGetVersion(&rt);
+    cudaDriverGetVersion(&drv);
+    off += (size_t)snprintf(out + off, len - off, "  CUDA runtime %d.%d (static), driver %d.%d\n", rt / 1000,
+                            rt % 1000 / 10, drv / 1000, drv % 1000 / 10);
+    if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
+    for (int i = 0; i < n && off < len; i++) {
+        struct cudaDeviceProp p;
+        char bus[32] = "?";
+        if (cudaGetDeviceProperties(&p, i) != cudaSuccess) continue;
+        cudaDeviceGetPCIBusId(bus, (int)sizeof bus, i);
+        off += (size_t)snprintf(out + off, len - off,
+                                "  device %d: %s, compute capability %d.%d, %.1f GiB, %d SMs, PCI %s\n", i, p.name,
+                                p.major, p.minor, (double)p.totalGlobalMem / (1 << 30), p.multiProcessorCount, bus);
+    }
+    if (off < len)
+        snprintf(out + off, len - off, "  pack mode: %s%s\n",
+                 mpiacc_cu_mode == MPIACC_CU_MODE_ONESHOT  ? "oneshot"
+                 : mpiacc_cu_mode == MPIACC_CU_MODE_DEVICE ? "device"
+                 : mpiacc_cu_mode == MPIACC_CU_MODE_MEMCPY2D ? "memcpy2d"
+                                                             : "auto (model measured at first use)",
+                 mpiacc_cu_generic_available() ? "" : "; generic kernel missing (no datatype engine)");
+    return MPI_SUCCESS;
+}
+
+static const mpiacc_backend_t cuda_backend = {
+    .name = "CUDA",
+    .kind = MPIACC_KIND_CUDA,
+    .init = cu_init,
+    .finalize = cu_finalize,
+    .validate = cu_validate,
+    .capture = cu_capture,
+    .pack = mpiacc_cu_pack,
+    .unpack = mpiacc_cu_unpack,
+    .pack_dev = mpiacc_cu_pack_dev,
+    .unpack_dev = mpiacc_cu_unpack_dev,
+    .test = cu_test,
+    .release = cu_release,
+    .host_alloc = cu_host_alloc,
+    .host_free = cu_host_free,
+    .type_forget = cu_type_forget,
+    .describe = cu_describe,
+};
+
+const mpiacc_backend_t *mpiacc_cuda_backend(void) { return &cuda_backend; }
+
+int mpiacc_cuda_compiled(void) { return 1; }

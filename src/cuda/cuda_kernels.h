@@ -1,0 +1,57 @@
+/*
+ * cuda_kernels.h: the interface between the CUDA backend's host code (C)
+ * and its kernels (cuda_kernels.cu).  No MPI here: plain C types only.
+ */
+#ifndef MPIACC_CUDA_KERNELS_H_INCLUDED
+#define MPIACC_CUDA_KERNELS_H_INCLUDED
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Dimensions of a strided transfer: the canonical form's dims, plus the
+ * element dimension (count, extent) when count > 1. */
+#define MPIACC_CU_MAXDIMS 6
+
+/* A strided transfer, word-based.  Word w (global index, ws bytes) is word
+ * (w % nwb) of block b = w / nwb; block b has index tuple (i0..i{nd-1})
+ * with i0 fastest, i_d < counts[d], at base + sum_d i_d*strides[d].  The
+ * kernel moves words [first_w, first_w + nwords) to / from packed[0..]. */
+typedef struct mpiacc_cu_strided {
+    long long first_w, nwords; /* word range                         */
+    long long nwb;             /* words per block (blk / ws)         */
+    long long row_words;       /* nwb * counts[0]                    */
+    int nd;                    /* dims in use, 1..MPIACC_CU_MAXDIMS  */
+    int pad_;
+    long long counts[MPIACC_CU_MAXDIMS];
+    long long strides[MPIACC_CU_MAXDIMS]; /* bytes, may be negative */
+} mpiacc_cu_strided_t;
+
+enum { MPIACC_CU_DIR_PACK = 0, MPIACC_CU_DIR_UNPACK = 1 };
+
+/* Strided kernel, word size ws in {1,2,4,8,16}: pack moves base -> packed,
+ * unpack packed -> base.  Every pointer handed in must be ws-aligned.
+ * Returns a cudaError_t (as int). */
+int mpiacc_cu_launch_strided(int ws, int dir, char *base, char *packed, const mpiacc_cu_strided_t *s,
+                             cudaStream_t st);
+
+/* Generic point-based kernel over the blob of traverse.h: word w covers
+ * packed bytes first + w*ws ... of the type at buf.  nsm sizes the grid.
+ * Returns cudaErrorNotSupported when traverse.h is not the engine's yet. */
+int mpiacc_cu_launch_generic(int ws, int dir, const void *dblob, char *buf, char *packed,
+                             long long first, long long nwords, int nsm, cudaStream_t st);
+/* Host emulations of the two kernels (same code, same grid, run thread by
+ * thread on the CPU; host pointers, host blob): tests check the index
+ * arithmetic against MPI_Pack without a GPU. */
+int mpiacc_cu_emulate_strided(int ws, int dir, char *base, char *packed, const mpiacc_cu_strided_t *s);
+int mpiacc_cu_emulate_generic(int ws, int dir, const void *hblob, char *buf, char *packed, long long first,
+                              long long nwords);
+/* Whether the generic kernel was compiled against a real traverse.h. */
+int mpiacc_cu_generic_available(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

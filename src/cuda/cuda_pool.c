@@ -1,0 +1,551 @@
+/*
+ * cuda_pool.c: CUDA backend resources — per-device setup, internal streams
+ * (non-blocking, handed out least-busy first so independent operations do
+ * not queue behind one another), events (cudaEventDisableTiming), handles,
+ * device temp buffers (power-of-two classes), device copies of datatype
+ * blobs and the registry of pinned mapped staging memory.  One mutex guards
+ * all of it; nothing here calls CUDA with the mutex held except setup,
+ * blob upload and stream/event creation, which are rare.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+
+pthread_mutex_t mpiacc_cu_lock = PTHREAD_MUTEX_INITIALIZER;
+int mpiacc_cu_ndev;
+int mpiacc_cu_mode;
+int mpiacc_cu_force_generic;
+mpiacc_cu_dev_t mpiacc_cu_devs[MPIACC_CU_MAXDEV];
+
+static cudaStream_t freestream[MPIACC_CU_MAXDEV]; /* ordered frees of blobs */
+static mpiacc_cu_h_t *hfree, *hall;
+
+typedef struct pinned { void *p; size_t bytes; } pinned_t;
+static pinned_t *pinned;
+static int npinned, cappinned;
+
+typedef struct blobcache {
+    mpiacc_pack_type_t *t;
+    void *d[MPIACC_CU_MAXDEV];
+    struct blobcache *prev, *next;
+} blobcache_t;
+static blobcache_t *blobs;
+
+#define LOCK() pthread_mutex_lock(&mpiacc_cu_lock)
+#define UNLOCK() pthread_mutex_unlock(&mpiacc_cu_lock)
+
+int mpiacc_cu_err(const char *call, cudaError_t e)
+{
+    return mpiacc_err(MPIACC_ERRK_CUDA, "CUDA: %s failed: %s (%s)", call, cudaGetErrorName(e),
+                      cudaGetErrorString(e));
+}
+
+/* ---- devices -------------------------------------------------------- */
+
+int mpiacc_cu_resolve_device(const mpiacc_attrs_t *a, int *dev)
+{
+    int mpi_errno = MPI_SUCCESS;
+    cudaError_t e;
+    if (a && a->has_stream && a->stream) {
+        e = cudaStreamGetDevice((cudaStream_t)a->stream, dev);
+        if (e != cudaSuccess)
+            MPIACC_FAIL(MPIACC_ERRK_ARG, "MPIACC_STREAM is not a usable CUDA stream: cudaStreamGetDevice: %s (%s)",
+                        cudaGetErrorName(e), cudaGetErrorString(e));
+    } else if (a && a->has_device) {
+        *dev = a->device;
+    } else {
+        MPIACC_CU_CHECK(cudaGetDevice(dev));
+    }
+    if (*dev < 0 || *dev >= mpiacc_cu_ndev || *dev >= MPIACC_CU_MAXDEV)
+        MPIACC_FAIL(MPIACC_ERRK_ARG, "CUDA device ordinal %d is invalid (%d devices)", *dev, mpiacc_cu_ndev);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* First use of a device (dev current, lock held). */
+static int dev_setup(int dev)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
+    int v = 0;
+    MPIACC_CU_CHECK(cudaDeviceGetAttribute(&D->nsm, cudaDevAttrMultiProcessorCount, dev));
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMemoryPoolsSupported, dev) != cudaSuccess) v = 0;
+    D->mempools = v;
+    MPIACC_CU_CHECK(cudaStreamCreateWithFlags(&D->service, cudaStreamNonBlocking));
+    MPIACC_CU_CHECK(cudaStreamCreateWithFlags(&freestream[dev], cudaStreamNonBlocking));
+    __atomic_store_n(&D->ready, 1, __ATOMIC_RELEASE);
+    MPIACC_LOG(MPIACC_LOG_DEBUG, "CUDA device %d ready (%d SMs, memory pools %d)", dev, D->nsm, D->mempools);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+int mpiacc_cu_dev_enter(int dev, int *old)
+{
+    int mpi_errno = MPI_SUCCESS;
+    *old = -1;
+    if (dev < 0 || dev >= mpiacc_cu_ndev || dev >= MPIACC_CU_MAXDEV)
+        MPIACC_FAIL(MPIACC_ERRK_ARG, "CUDA device ordinal %d is invalid (%d devices)", dev, mpiacc_cu_ndev);
+    MPIACC_CU_CHECK(cudaGetDevice(old));
+    if (*old != dev) MPIACC_CU_CHECK(cudaSetDevice(dev));
+    if (!__atomic_load_n(&mpiacc_cu_devs[dev].ready, __ATOMIC_ACQUIRE)) {
+        LOCK();
+        if (!mpiacc_cu_devs[dev].ready) mpi_errno = dev_setup(dev);
+        UNLOCK();
+        if (mpi_errno != MPI_SUCCESS) goto fn_fail;
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    mpiacc_cu_dev_leave(dev, *old);
+    goto fn_exit;
+}
+
+void mpiacc_cu_dev_leave(int dev, int old)
+{
+    if (old >= 0 && old != dev) cudaSetDevice(old);
+}
+
+/* ---- streams, events, handles (dev current) ------------------------- */
+
+int mpiacc_cu_stream_get(int dev, int *sidx)
+{
+    int mpi_errno = MPI_SUCCESS, best = -1;
+    mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
+    LOCK();
+    for (int i = 0; i < D->nstreams; i++)
+        if (best < 0 || D->inflight[i] < D->inflight[best]) best = i;
+    if ((best < 0 || D->inflight[best] > 0) && D->nstreams < MPIACC_CU_MAXSTREAMS) {
+        cudaError_t e = cudaStreamCreateWithFlags(&D->streams[D->nstreams], cudaStreamNonBlocking);
+        if (e != cudaSuccess) {
+            UNLOCK();
+            MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA: cudaStreamCreateWithFlags failed: %s (%s)",
+                        cudaGetErrorName(e), cudaGetErrorString(e));
+        }
+        best = D->nstreams++;
+        D->inflight[best] = 0;
+    }
+    D->inflight[best]++;
+    *sidx = best;
+    UNLOCK();
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static void stream_put_locked(int dev, int sidx)
+{
+    if (sidx >= 0 && mpiacc_cu_devs[dev].inflight[sidx] > 0) mpiacc_cu_devs[dev].inflight[sidx]--;
+}
+
+void mpiacc_cu_stream_put(int dev, int sidx)
+{
+    LOCK();
+    stream_put_locked(dev, sidx);
+    UNLOCK();
+}
+
+int mpiacc_cu_event_get(int dev, cudaEvent_t *ev)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
+    LOCK();
+    if (D->nevents > 0) {
+        *ev = D->events[--D->nevents];
+        UNLOCK();
+        goto fn_exit;
+    }
+    UNLOCK();
+    MPIACC_CU_CHECK(cudaEventCreateWithFlags(ev, cudaEventDisableTiming));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static void event_put_locked(int dev, cudaEvent_t ev)
+{
+    mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
+    if (D->nevents == D->capevents) {
+        int cap = D->capevents ? 2 * D->capevents : 64;
+        cudaEvent_t *n = realloc(D->events, (size_t)cap * sizeof *n);
+        if (!n) {
+            cudaEventDestroy(ev);
+            return;
+        }
+        D->events = n;
+        D->capevents = cap;
+    }
+    D->events[D->nevents++] = ev;
+}
+
+int mpiacc_cu_handle_get(int dev, mpiacc_cu_h_t **out)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_cu_h_t *h;
+    LOCK();
+    h = hfree;
+    if (h) hfree = h->next;
+    else if ((h = calloc(1, sizeof *h)) != NULL) {
+        h->all = hall;
+        hall = h;
+    }
+    UNLOCK();
+    if (!h) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a CUDA handle");
+    h->next = NULL;
+    h->dev = dev;
+    h->sidx = -1;
+    h->nev = 0;
+    h->done = 0;
+    h->is_xfer = 0;
+    h->tmp = NULL;
+    *out = h;
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static void buf_put_locked(int dev, mpiacc_cu_buf_t *b);
+
+void mpiacc_cu_handle_finish(mpiacc_cu_h_t *h)
+{
+    LOCK();
+    for (int i = 0; i < h->nev; i++) event_put_locked(h->dev, h->ev[i]);
+    h->nev = 0;
+    stream_put_locked(h->dev, h->sidx);
+    h->sidx = -1;
+    if (h->tmp) buf_put_locked(h->dev, h->tmp);
+    h->tmp = NULL;
+    h->done = 1;
+    UNLOCK();
+}
+
+void mpiacc_cu_handle_put(mpiacc_cu_h_t *h)
+{
+    if (!h) return;
+    /* An xfer released early: the GPU must be done with the buffers it
+     * holds.  A dep needs no wait (its events can be re-recorded safely). */
+    if (!h->done && h->is_xfer)
+        for (int i = 0; i < h->nev; i++) cudaEventSynchronize(h->ev[i]);
+    mpiacc_cu_handle_finish(h);
+    LOCK();
+    h->next = hfree;
+    hfree = h;
+    UNLOCK();
+}
+
+/* ---- device memory -------------------------------------------------- */
+
+int mpiacc_cu_dev_alloc(int dev, size_t bytes, void **p)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
+    cudaError_t e;
+    if (D->mempools) {
+        e = cudaMallocAsync(p, bytes, D->service);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(D->service);
+    } else {
+        e = cudaMalloc(p, bytes);
+    }
+    if (e != cudaSuccess)
+        MPIACC_FAIL(e == cudaErrorMemoryAllocation ? MPIACC_ERRK_NOMEM : MPIACC_ERRK_CUDA,
+                    "CUDA: allocating %zu bytes on device %d failed: %s (%s)", bytes, dev, cudaGetErrorName(e),
+                    cudaGetErrorString(e));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    *p = NULL;
+    goto fn_exit;
+}
+
+/* Frees after everything now enqueued on the work streams (dev current,
+ * lock held): no device-wide synchronisation on the way. */
+static void dev_free_ordered_locked(int dev, void *p)
+{
+    mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
+    if (!p) return;
+    if (!D->mempools) {
+        cudaFree(p);
+        return;
+    }
+    for (int i = 0; i < D->nstreams; i++) {
+        cudaEvent_t ev;
+        if (!D->inflight[i]) continue;
+        if (D->nevents > 0) ev = D->events[--D->nevents];
+        else if (cudaEventCreateWithFlags(&ev, cudaEventDisableTiming) != cudaSuccess) {
+            cudaStreamSynchronize(D->streams[i]);
+            continue;
+        }
+        cudaEventRecord(ev, D->streams[i]);
+        cudaStreamWaitEvent(freestream[dev], ev, 0);
+        event_put_locked(dev, ev);
+    }
+    cudaFreeAsync(p, freestream[dev]);
+}
+
+void mpiacc_cu_dev_free(int dev, void *p)
+{
+    if (!p) return;
+    if (mpiacc_cu_devs[dev].mempools) {
+        cudaFreeAsync(p, mpiacc_cu_devs[dev].service);
+        cudaStreamSynchronize(mpiacc_cu_devs[dev].service);
+    } else {
+        cudaFree(p);
+    }
+}
+
+static int size_class(size_t bytes)
+{
+    int c = 8; /* at least 256 bytes */
+    while (c < MPIACC_CU_NCLASS - 1 && ((size_t)1 << c) < bytes) c++;
+    return c;
+}
+
+int mpiacc_cu_buf_get(int dev, size_t bytes, mpiacc_cu_buf_t **out)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
+    int c = size_class(bytes);
+    mpiacc_cu_buf_t *b;
+    LOCK();
+    b = D->bufs[c];
+    if (b) D->bufs[c] = b->next;
+    UNLOCK();
+    if (!b) {
+        if (!(b = calloc(1, sizeof *b))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
+        b->cls = c;
+        mpi_errno = mpiacc_cu_dev_alloc(dev, (size_t)1 << c, &b->p);
+        if (mpi_errno != MPI_SUCCESS) {
+            free(b);
+            goto fn_fail;
+        }
+    }
+    *out = b;
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    *out = NULL;
+    goto fn_exit;
+}
+
+static void buf_put_locked(int dev, mpiacc_cu_buf_t *b)
+{
+    b->next = mpiacc_cu_devs[dev].bufs[b->cls];
+    mpiacc_cu_devs[dev].bufs[b->cls] = b;
+}
+
+void mpiacc_cu_buf_put(int dev, mpiacc_cu_buf_t *b)
+{
+    if (!b) return;
+    LOCK();
+    buf_put_locked(dev, b);
+    UNLOCK();
+}
+
+/* ---- pinned mapped staging -------------------------------------------- */
+
+int mpiacc_cu_host_alloc(size_t bytes, void **p)
+{
+    int mpi_errno = MPI_SUCCESS;
+    cudaError_t e = cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocMapped | cudaHostAllocPortable);
+    if (e != cudaSuccess)
+        MPIACC_FAIL(e == cudaErrorMemoryAllocation ? MPIACC_ERRK_NOMEM : MPIACC_ERRK_CUDA,
+                    "CUDA: cudaHostAlloc of %zu bytes failed: %s (%s)", bytes, cudaGetErrorName(e),
+                    cudaGetErrorString(e));
+    LOCK();
+    if (npinned == cappinned) {
+        int cap = cappinned ? 2 * cappinned : 32;
+        pinned_t *n = realloc(pinned, (size_t)cap * sizeof *n);
+        if (!n) {
+            UNLOCK();
+            cudaFreeHost(*p);
+            MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
+        }
+        pinned = n;
+        cappinned = cap;
+    }
+    pinned[npinned].p = *p;
+    pinned[npinned].bytes = bytes ? bytes : 1;
+    npinned++;
+    UNLOCK();
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    *p = NULL;
+    goto fn_exit;
+}
+
+void mpiacc_cu_host_free(void *p, size_t bytes)
+{
+    int found = 0;
+    if (!p) return;
+    LOCK();
+    for (int i = 0; i < npinned; i++)
+        if (pinned[i].p == p) {
+            pinned[i] = pinned[--npinned];
+            found = 1;
+            break;
+        }
+    UNLOCK();
+    if (!found) MPIACC_LOG(MPIACC_LOG_WARN, "CUDA host_free of %p (%zu bytes): not ours", p, bytes);
+    else cudaFreeHost(p);
+}
+
+int mpiacc_cu_host_is_pinned(const void *p, size_t bytes)
+{
+    int r = 0;
+    const char *c = p;
+    LOCK();
+    for (int i = 0; i < npinned && !r; i++) {
+        const char *s = pinned[i].p;
+        r = c >= s && c + bytes <= s + pinned[i].bytes;
+    }
+    UNLOCK();
+    return r;
+}
+
+/* ---- device copies of blobs ----------------------------------------- */
+
+int mpiacc_cu_blob_get(int dev, const mpiacc_pack_type_t *ct, const void **dblob)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_pack_type_t *t = (mpiacc_pack_type_t *)ct; /* the cache slot is ours */
+    blobcache_t *c;
+    void *d = NULL;
+    LOCK();
+    c = t->backend_cache[MPIACC_KIND_CUDA];
+    if (c && c->d[dev]) {
+        *dblob = c->d[dev];
+        UNLOCK();
+        goto fn_exit;
+    }
+    if (!t->blob || !t->blob_bytes) {
+        UNLOCK();
+        MPIACC_FAIL(MPIACC_ERRK_TYPE, "datatype has no point-based representation for the CUDA kernels");
+    }
+    if (!c) {
+        if (!(c = calloc(1, sizeof *c))) {
+            UNLOCK();
+            MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
+        }
+        c->t = t;
+        c->next = blobs;
+        if (blobs) blobs->prev = c;
+        blobs = c;
+        t->backend_cache[MPIACC_KIND_CUDA] = c;
+    }
+    mpi_errno = mpiacc_cu_dev_alloc(dev, t->blob_bytes, &d);
+    if (mpi_errno == MPI_SUCCESS) {
+        cudaError_t e = cudaMemcpyAsync(d, t->blob, t->blob_bytes, cudaMemcpyHostToDevice, mpiacc_cu_devs[dev].service);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(mpiacc_cu_devs[dev].service);
+        if (e != cudaSuccess) {
+            mpiacc_cu_dev_free(dev, d);
+            mpi_errno = mpiacc_cu_err("cudaMemcpyAsync (datatype blob upload)", e);
+        } else {
+            c->d[dev] = d;
+            *dblob = d;
+        }
+    }
+    UNLOCK();
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static void blob_unlink_locked(blobcache_t *c)
+{
+    if (c->prev) c->prev->next = c->next;
+    else blobs = c->next;
+    if (c->next) c->next->prev = c->prev;
+    c->t->backend_cache[MPIACC_KIND_CUDA] = NULL;
+    free(c);
+}
+
+void mpiacc_cu_type_forget(mpiacc_pack_type_t *t)
+{
+    blobcache_t *c;
+    int old = -1;
+    LOCK();
+    c = t->backend_cache[MPIACC_KIND_CUDA];
+    if (c) {
+        cudaGetDevice(&old);
+        for (int dev = 0; dev < mpiacc_cu_ndev && dev < MPIACC_CU_MAXDEV; dev++) {
+            if (!c->d[dev]) continue;
+            if (cudaSetDevice(dev) == cudaSuccess) dev_free_ordered_locked(dev, c->d[dev]);
+        }
+        if (old >= 0) cudaSetDevice(old);
+        blob_unlink_locked(c);
+    }
+    UNLOCK();
+}
+
+/* ---- init / finalize ------------------------------------------------ */
+
+int mpiacc_cu_pool_init(void)
+{
+    memset(mpiacc_cu_devs, 0, sizeof mpiacc_cu_devs);
+    memset(freestream, 0, sizeof freestream);
+    hfree = hall = NULL;
+    blobs = NULL;
+    return MPI_SUCCESS;
+}
+
+void mpiacc_cu_pool_finalize(void)
+{
+    int old = -1;
+    cudaGetDevice(&old);
+    LOCK();
+    for (int dev = 0; dev < MPIACC_CU_MAXDEV; dev++) {
+        mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
+        if (!D->ready) continue;
+        cudaSetDevice(dev);
+        for (int i = 0; i < D->nstreams; i++) {
+            if (D->inflight[i]) MPIACC_LOG(MPIACC_LOG_WARN, "CUDA finalize: stream %d of device %d still busy", i, dev);
+            cudaStreamSynchronize(D->streams[i]);
+        }
+        cudaStreamSynchronize(freestream[dev]);
+        for (mpiacc_cu_h_t *h = hall; h; h = h->all) { /* handles never released */
+            if (h->dev != dev || h->done) continue;
+            for (int i = 0; i < h->nev; i++) cudaEventDestroy(h->ev[i]);
+            h->nev = 0;
+            if (h->tmp) mpiacc_cu_dev_free(dev, h->tmp->p), free(h->tmp), h->tmp = NULL;
+        }
+        for (blobcache_t *c = blobs; c; c = c->next)
+            if (c->d[dev]) mpiacc_cu_dev_free(dev, c->d[dev]), c->d[dev] = NULL;
+        for (int k = 0; k < MPIACC_CU_NCLASS; k++)
+            while (D->bufs[k]) {
+                mpiacc_cu_buf_t *b = D->bufs[k];
+                D->bufs[k] = b->next;
+                mpiacc_cu_dev_free(dev, b->p);
+                free(b);
+            }
+        for (int i = 0; i < D->nevents; i++) cudaEventDestroy(D->events[i]);
+        free(D->events);
+        for (int i = 0; i < D->nstreams; i++) cudaStreamDestroy(D->streams[i]);
+        cudaStreamDestroy(D->service);
+        cudaStreamDestroy(freestream[dev]);
+        memset(D, 0, sizeof *D);
+        freestream[dev] = NULL;
+    }
+    while (blobs) blob_unlink_locked(blobs);
+    while (hall) {
+        mpiacc_cu_h_t *h = hall;
+        hall = h->all;
+        free(h);
+    }
+    hfree = NULL;
+    if (npinned) MPIACC_LOG(MPIACC_LOG_WARN, "CUDA finalize: %d staging buffers not returned; freeing", npinned);
+    for (int i = 0; i < npinned; i++) cudaFreeHost(pinned[i].p);
+    free(pinned);
+    pinned = NULL;
+    npinned = cappinned = 0;
+    UNLOCK();
+    if (old >= 0) cudaSetDevice(old);
+}

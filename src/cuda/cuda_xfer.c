@@ -1,0 +1,388 @@
+/*
+ * cuda_xfer.c: pack / unpack between a device buffer and host staging
+ * (asynchronous, chained on the GPU after the captured dependency) and
+ * device-to-device pack / unpack (blocking; MPI_Pack / MPI_Unpack).
+ *
+ * Method per transfer:
+ *  - contiguous type (or a strided form that collapses to one block):
+ *    one cudaMemcpyAsync;
+ *  - strided canonical form: the strided kernel, word size from alignment;
+ *    cudaMemcpy2DAsync for one-dimensional forms in memcpy2d mode, or in
+ *    auto mode when rows are long (>= 2 KiB: the copy engine is as fast and
+ *    leaves the SMs to the application);
+ *  - anything else: the generic point-based kernel over the blob.
+ * To / from host: "one-shot" (the kernel reads/writes the mapped staging
+ * directly) or "device" (kernel into a pooled device buffer + DMA), chosen
+ * by cuda_model.c unless MPIACC_CUDA_PACK says otherwise.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+
+#define MEMCPY2D_AUTO_MIN_ROW 2048
+
+static _Thread_local const char *last_method = "none";
+
+const char *mpiacc_cuda_last_method(void) { return last_method; }
+
+int mpiacc_cuda_set_mode(int mode, int force_generic)
+{
+    int old = mpiacc_cu_mode;
+    mpiacc_cu_mode = mode;
+    mpiacc_cu_force_generic = force_generic;
+    return old;
+}
+
+/* Largest power of two <= 16 dividing v (16 for 0). */
+static int p2div(unsigned long long v)
+{
+    int w = 16;
+    while (w > 1 && v % (unsigned)w) w >>= 1;
+    return w;
+}
+
+static int imin(int a, int b) { return a < b ? a : b; }
+
+typedef struct plan {
+    int kind;          /* PLAN_COPY, PLAN_STRIDED, PLAN_GENERIC */
+    int ws;            /* word size of the kernel               */
+    char *base;        /* COPY: byte `first` lives at base+first; STRIDED: buf+start; GENERIC: buf */
+    long long blk;     /* block bytes (STRIDED), chunk (GENERIC) */
+    mpiacc_cu_strided_t s;
+} plan_t;
+enum { PLAN_COPY, PLAN_STRIDED, PLAN_GENERIC };
+
+static int tv_align_of(const mpiacc_pack_type_t *T)
+{
+#if defined(MPIACC_TV_FN)
+    return T->blob ? (int)mpiacc_tv_align((const mpiacc_tv_i64 *)T->blob) : 1;
+#else
+    (void)T;
+    return 1;
+#endif
+}
+
+/* Plans the kernel side of a transfer of packed bytes [first, last) of
+ * d->count elements, with the packed side at `packed` (byte `first`). */
+static int make_plan(const mpiacc_xfer_desc_t *d, const char *packed, plan_t *P)
+{
+    int mpi_errno = MPI_SUCCESS;
+    const mpiacc_pack_type_t *T = d->type;
+    char *buf = d->buf;
+    const long long first = d->first, last = d->last;
+    if (T->contiguous) {
+        P->kind = PLAN_COPY;
+        P->base = buf + T->true_lb;
+        goto fn_exit;
+    }
+    if (T->strided && !mpiacc_cu_force_generic && T->blk > 0 && T->ndims >= 0 &&
+        T->ndims <= MPIACC_PACK_MAX_DIMS) {
+        long long blk = T->blk, cnt[MPIACC_CU_MAXDIMS], str[MPIACC_CU_MAXDIMS];
+        int nd = 0, ws;
+        for (int i = 0; i < T->ndims; i++)
+            if (T->counts[i] != 1) cnt[nd] = T->counts[i], str[nd] = T->strides[i], nd++;
+        if (d->count != 1) cnt[nd] = d->count, str[nd] = T->extent, nd++;
+        while (nd > 0 && str[0] == blk) { /* dense innermost dimension */
+            blk *= cnt[0];
+            for (int i = 1; i < nd; i++) cnt[i - 1] = cnt[i], str[i - 1] = str[i];
+            nd--;
+        }
+        for (int i = 0; i + 1 < nd;) { /* stream flattening */
+            if (str[i + 1] == cnt[i] * str[i]) {
+                cnt[i] *= cnt[i + 1];
+                for (int j = i + 2; j < nd; j++) cnt[j - 1] = cnt[j], str[j - 1] = str[j];
+                nd--;
+            } else {
+                i++;
+            }
+        }
+        if (nd == 0) {
+            P->kind = PLAN_COPY;
+            P->base = buf + T->start;
+            goto fn_exit;
+        }
+        ws = imin(p2div((unsigned long long)blk), p2div((uintptr_t)(buf + T->start)));
+        for (int i = 0; i < nd; i++) ws = imin(ws, p2div((unsigned long long)llabs(str[i])));
+        ws = imin(ws, imin(p2div((uintptr_t)packed), imin(p2div(first), p2div(last))));
+        P->kind = PLAN_STRIDED;
+        P->ws = ws;
+        P->base = buf + T->start;
+        P->blk = blk;
+        P->s.nd = nd;
+        for (int i = 0; i < MPIACC_CU_MAXDIMS; i++)
+            P->s.counts[i] = i < nd ? cnt[i] : 1, P->s.strides[i] = i < nd ? str[i] : 0;
+        P->s.nwb = blk / ws;
+        P->s.row_words = P->s.nwb * cnt[0];
+        P->s.first_w = first / ws;
+        P->s.nwords = (last - first) / ws;
+        goto fn_exit;
+    }
+    if (!mpiacc_cu_generic_available())
+        MPIACC_FAIL(MPIACC_ERRK_TYPE, "CUDA: this datatype needs the generic kernel, which was built without "
+                                      "the datatype engine's traverse.h");
+    if (!T->blob) MPIACC_FAIL(MPIACC_ERRK_TYPE, "CUDA: datatype has no point-based representation");
+    P->kind = PLAN_GENERIC;
+    P->base = buf;
+    P->blk = T->unit;
+    P->ws = imin(imin(p2div((unsigned long long)T->unit), tv_align_of(T)),
+                 imin(imin(p2div((uintptr_t)buf), p2div((uintptr_t)packed)), imin(p2div(first), p2div(last))));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* One-dimensional strided plan whose range is whole rows: memcpy2D-able. */
+static int can_2d(const plan_t *P, const mpiacc_xfer_desc_t *d)
+{
+    if (P->kind != PLAN_STRIDED || P->s.nd != 1 || P->s.strides[0] < P->blk) return 0;
+    return d->first % P->blk == 0 && d->last % P->blk == 0;
+}
+
+static int enqueue_2d(const plan_t *P, const mpiacc_xfer_desc_t *d, int dir, char *packed, cudaStream_t st)
+{
+    int mpi_errno = MPI_SUCCESS;
+    const size_t w = (size_t)P->blk, pitch = (size_t)P->s.strides[0];
+    const size_t rows = (size_t)((d->last - d->first) / P->blk);
+    char *src = P->base + (d->first / P->blk) * P->s.strides[0];
+    if (dir == MPIACC_CU_DIR_PACK)
+        MPIACC_CU_CHECK(cudaMemcpy2DAsync(packed, w, src, pitch, w, rows, cudaMemcpyDefault, st));
+    else
+        MPIACC_CU_CHECK(cudaMemcpy2DAsync(src, pitch, packed, w, w, rows, cudaMemcpyDefault, st));
+    last_method = "memcpy2d";
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* Copy for PLAN_COPY. */
+static int enqueue_copy(const plan_t *P, const mpiacc_xfer_desc_t *d, int dir, char *packed, cudaStream_t st)
+{
+    int mpi_errno = MPI_SUCCESS;
+    char *dev = P->base + d->first;
+    size_t n = (size_t)(d->last - d->first);
+    if (dir == MPIACC_CU_DIR_PACK)
+        MPIACC_CU_CHECK(cudaMemcpyAsync(packed, dev, n, cudaMemcpyDefault, st));
+    else
+        MPIACC_CU_CHECK(cudaMemcpyAsync(dev, packed, n, cudaMemcpyDefault, st));
+    last_method = "memcpy";
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* The kernel for a STRIDED or GENERIC plan. */
+static int enqueue_kernel(int dev, const plan_t *P, const mpiacc_xfer_desc_t *d, int dir, char *packed,
+                          cudaStream_t st)
+{
+    int mpi_errno = MPI_SUCCESS;
+    cudaError_t e;
+    if (P->kind == PLAN_STRIDED) {
+        e = (cudaError_t)mpiacc_cu_launch_strided(P->ws, dir, P->base, packed, &P->s, st);
+        if (e != cudaSuccess) MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA: strided %s kernel launch (word %d B) failed: %s (%s)",
+                                          dir == MPIACC_CU_DIR_PACK ? "pack" : "unpack", P->ws,
+                                          cudaGetErrorName(e), cudaGetErrorString(e));
+    } else {
+        const void *dblob = NULL;
+        MPIACC_CHECK(mpiacc_cu_blob_get(dev, d->type, &dblob));
+        e = (cudaError_t)mpiacc_cu_launch_generic(P->ws, dir, dblob, P->base, packed, d->first,
+                                                  (d->last - d->first) / P->ws, mpiacc_cu_devs[dev].nsm, st);
+        if (e != cudaSuccess) MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA: generic %s kernel launch (word %d B) failed: %s (%s)",
+                                          dir == MPIACC_CU_DIR_PACK ? "pack" : "unpack", P->ws,
+                                          cudaGetErrorName(e), cudaGetErrorString(e));
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static int wait_dep(cudaStream_t st, void *dep)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_cu_h_t *h = dep;
+    if (!h || h->done) goto fn_exit;
+    for (int i = 0; i < h->nev; i++) MPIACC_CU_CHECK(cudaStreamWaitEvent(st, h->ev[i], 0));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static int call_device(const mpiacc_attrs_t *a, void *dep, int *dev)
+{
+    if (dep) {
+        *dev = ((mpiacc_cu_h_t *)dep)->dev;
+        return MPI_SUCCESS;
+    }
+    return mpiacc_cu_resolve_device(a, dev);
+}
+
+/* Enqueues the whole transfer between d->buf and host staging d->host on st;
+ * h receives the device temp buffer if one is used. */
+static int enqueue_host(int dev, mpiacc_cu_h_t *h, const mpiacc_xfer_desc_t *d, int dir, cudaStream_t st)
+{
+    int mpi_errno = MPI_SUCCESS, oneshot;
+    const size_t n = (size_t)(d->last - d->first);
+    char *host = d->host;
+    plan_t P;
+    MPIACC_CHECK(make_plan(d, host, &P));
+    if (P.kind == PLAN_COPY) {
+        MPIACC_CHECK(enqueue_copy(&P, d, dir, host, st));
+        goto fn_exit;
+    }
+    if (can_2d(&P, d) && (mpiacc_cu_mode == MPIACC_CU_MODE_MEMCPY2D ||
+                          (mpiacc_cu_mode == MPIACC_CU_MODE_AUTO && P.blk >= MEMCPY2D_AUTO_MIN_ROW))) {
+        MPIACC_CHECK(enqueue_2d(&P, d, dir, host, st));
+        goto fn_exit;
+    }
+    if (!mpiacc_cu_host_is_pinned(host, n)) oneshot = 0; /* never let a kernel touch pageable memory */
+    else if (mpiacc_cu_mode == MPIACC_CU_MODE_ONESHOT) oneshot = 1;
+    else if (mpiacc_cu_mode == MPIACC_CU_MODE_DEVICE) oneshot = 0;
+    else {
+        MPIACC_CHECK(mpiacc_cu_model_ensure(dev));
+        oneshot = mpiacc_cu_model_oneshot(dev, dir, (double)n, (double)P.blk, P.ws);
+    }
+    if (oneshot) {
+        MPIACC_CHECK(enqueue_kernel(dev, &P, d, dir, host, st));
+        last_method = "oneshot";
+        goto fn_exit;
+    }
+    MPIACC_CHECK(mpiacc_cu_buf_get(dev, n, &h->tmp));
+    MPIACC_CHECK(make_plan(d, h->tmp->p, &P));
+    if (dir == MPIACC_CU_DIR_PACK) {
+        MPIACC_CHECK(enqueue_kernel(dev, &P, d, dir, h->tmp->p, st));
+        MPIACC_CU_CHECK(cudaMemcpyAsync(host, h->tmp->p, n, cudaMemcpyDefault, st));
+    } else {
+        MPIACC_CU_CHECK(cudaMemcpyAsync(h->tmp->p, host, n, cudaMemcpyDefault, st));
+        MPIACC_CHECK(enqueue_kernel(dev, &P, d, dir, h->tmp->p, st));
+    }
+    last_method = "device";
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static int xfer_host(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer, int dir)
+{
+    int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0;
+    mpiacc_cu_h_t *h = NULL;
+    cudaStream_t st = NULL;
+    cudaEvent_t ev;
+    *xfer = NULL;
+    if (d->last <= d->first) goto fn_exit;
+    if (!d->type || !d->host) MPIACC_FAIL(MPIACC_ERRK_INTERN, "CUDA: transfer without type or staging");
+    MPIACC_CHECK(call_device(a, dep, &dev));
+    MPIACC_CHECK(mpiacc_cu_dev_enter(dev, &old));
+    entered = 1;
+    MPIACC_CHECK(mpiacc_cu_handle_get(dev, &h));
+    h->is_xfer = 1;
+    MPIACC_CHECK(mpiacc_cu_stream_get(dev, &h->sidx));
+    st = mpiacc_cu_devs[dev].streams[h->sidx];
+    MPIACC_CHECK(wait_dep(st, dep));
+    MPIACC_CHECK(enqueue_host(dev, h, d, dir, st));
+    MPIACC_CHECK(mpiacc_cu_event_get(dev, &ev));
+    h->ev[h->nev++] = ev;
+    MPIACC_CU_CHECK(cudaEventRecord(ev, st));
+    *xfer = h;
+fn_exit:
+    if (entered) mpiacc_cu_dev_leave(dev, old);
+    return mpi_errno;
+fn_fail:
+    if (h) {
+        if (st) cudaStreamSynchronize(st); /* whatever was enqueued must end before reuse */
+        h->done = 1;
+        mpiacc_cu_handle_put(h);
+    }
+    goto fn_exit;
+}
+
+int mpiacc_cu_pack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer)
+{
+    return xfer_host(a, dep, d, xfer, MPIACC_CU_DIR_PACK);
+}
+
+int mpiacc_cu_unpack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer)
+{
+    return xfer_host(a, dep, d, xfer, MPIACC_CU_DIR_UNPACK);
+}
+
+/* Blocking device-to-device: byte p of the packed stream is at
+ * packed + packed_off + (p - first).  One kernel (or copy) + one sync. */
+static int xfer_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void *packed,
+                    MPI_Aint packed_off, int dir)
+{
+    int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0, sidx = -1;
+    cudaStream_t st = NULL;
+    char *pk = (char *)packed + packed_off;
+    plan_t P;
+    if (d->last <= d->first) goto fn_exit;
+    if (!d->type) MPIACC_FAIL(MPIACC_ERRK_INTERN, "CUDA: transfer without type");
+    MPIACC_CHECK(call_device(a, dep, &dev));
+    MPIACC_CHECK(mpiacc_cu_dev_enter(dev, &old));
+    entered = 1;
+    MPIACC_CHECK(mpiacc_cu_stream_get(dev, &sidx));
+    st = mpiacc_cu_devs[dev].streams[sidx];
+    MPIACC_CHECK(wait_dep(st, dep));
+    MPIACC_CHECK(make_plan(d, pk, &P));
+    if (P.kind == PLAN_COPY)
+        MPIACC_CHECK(enqueue_copy(&P, d, dir, pk, st));
+    else if (mpiacc_cu_mode == MPIACC_CU_MODE_MEMCPY2D && can_2d(&P, d))
+        MPIACC_CHECK(enqueue_2d(&P, d, dir, pk, st));
+    else {
+        MPIACC_CHECK(enqueue_kernel(dev, &P, d, dir, pk, st));
+        last_method = "kernel";
+    }
+    MPIACC_CU_CHECK(cudaStreamSynchronize(st));
+fn_exit:
+    if (sidx >= 0) mpiacc_cu_stream_put(dev, sidx);
+    if (entered) mpiacc_cu_dev_leave(dev, old);
+    return mpi_errno;
+fn_fail:
+    if (st) cudaStreamSynchronize(st);
+    goto fn_exit;
+}
+
+int mpiacc_cu_pack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void *packed,
+                       MPI_Aint packed_off)
+{
+    return xfer_dev(a, dep, d, packed, packed_off, MPIACC_CU_DIR_PACK);
+}
+
+int mpiacc_cu_unpack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void *packed,
+                         MPI_Aint packed_off)
+{
+    return xfer_dev(a, dep, d, packed, packed_off, MPIACC_CU_DIR_UNPACK);
+}
+
+/* Test hook: plans like a real transfer (packed side at host pointer
+ * `packed`) and runs the chosen kernel's host emulation on host memory. */
+int mpiacc_cu_emulate_xfer(const mpiacc_xfer_desc_t *d, void *packed, int dir, int *ws, const char **kind)
+{
+    int mpi_errno = MPI_SUCCESS;
+    cudaError_t e = cudaSuccess;
+    const size_t n = (size_t)(d->last - d->first);
+    plan_t P;
+    MPIACC_CHECK(make_plan(d, packed, &P));
+    *ws = P.kind == PLAN_COPY ? 0 : P.ws;
+    *kind = P.kind == PLAN_COPY ? "copy" : P.kind == PLAN_STRIDED ? "strided" : "generic";
+    if (P.kind == PLAN_COPY) {
+        if (dir == MPIACC_CU_DIR_PACK) memcpy(packed, P.base + d->first, n);
+        else memcpy(P.base + d->first, packed, n);
+    } else if (P.kind == PLAN_STRIDED) {
+        e = (cudaError_t)mpiacc_cu_emulate_strided(P.ws, dir, P.base, packed, &P.s);
+    } else {
+        e = (cudaError_t)mpiacc_cu_emulate_generic(P.ws, dir, d->type->blob, P.base, packed, d->first,
+                                                   (long long)n / P.ws);
+    }
+    if (e != cudaSuccess) MPIACC_FAIL(MPIACC_ERRK_INTERN, "emulation failed: %s", cudaGetErrorName(e));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}

@@ -1,0 +1,131 @@
+/*
+ * opencl: the OpenCL backend (MPIACC_KIND_OPENCL).  Buffers are cl_mem
+ * handles; byte offsets inside come from the datatype.  Internal header
+ * shared by the files of this module.
+ *
+ * Objects (all protected by mpiacc_ocl_lock unless said otherwise):
+ *  - mpiacc_ocl_ctx_t: one per cl_context seen (retained): the program and
+ *    kernels built for it (lazily, once), a few internal in-order queues per
+ *    device on which packs run, and a pool of device temporary buffers.
+ *  - mpiacc_ocl_handle_t: a dep or xfer handle (pooled): up to two events
+ *    to wait for, plus the temporary buffer the transfer uses.
+ *  - a datatype's blob is copied to a device buffer once per context and kept
+ *    in type->backend_cache[MPIACC_KIND_OPENCL] (a list, one per context).
+ */
+#ifndef MPIACC_OCL_H_INCLUDED
+#define MPIACC_OCL_H_INCLUDED
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
+#include <pthread.h>
+
+#include "core/core.h"
+#include "pack/pack.h"
+
+/* Word sizes the generic kernels are built for: 1, 2, 4, 8, 16 bytes. */
+#define MPIACC_OCL_NWS 5
+/* Internal in-order queues per device of a context (packs that do not wait
+ * for each other run on different queues, so they finish out of order). */
+#define MPIACC_OCL_MAXQ 8
+
+/* Calls an OpenCL API; on failure fails with MPIACC_ERRK_OPENCL naming the
+ * API and the error (needs mpi_errno and fn_fail in scope). */
+#define MPIACC_OCL_CALL(api_, call_)                                                         \
+    do {                                                                                     \
+        cl_int ocl_e_ = (call_);                                                             \
+        if (ocl_e_ != CL_SUCCESS)                                                            \
+            MPIACC_FAIL(MPIACC_ERRK_OPENCL, "%s failed: %s (%d)", (api_),                 \
+                        mpiacc_ocl_errname(ocl_e_), (int)ocl_e_);                                  \
+    } while (0)
+
+typedef struct mpiacc_ocl_tmp {
+    struct mpiacc_ocl_tmp *next;
+    cl_mem mem;
+    size_t bytes;
+} mpiacc_ocl_tmp_t;
+
+typedef struct mpiacc_ocl_queue {
+    cl_device_id dev;
+    cl_command_queue q;
+    cl_event last; /* last command enqueued by us (retained), or NULL */
+} mpiacc_ocl_queue_t;
+
+typedef struct mpiacc_ocl_ctx {
+    struct mpiacc_ocl_ctx *next;
+    cl_context ctx;         /* retained */
+    cl_device_id dev0;      /* first device of the context */
+    int dev0_is_cpu;
+    cl_program prog;        /* NULL until the first noncontiguous pack */
+    cl_kernel kpack[MPIACC_OCL_NWS], kunpack[MPIACC_OCL_NWS];
+    size_t wg;              /* work-group size used for the kernels */
+    mpiacc_ocl_queue_t queues[MPIACC_OCL_MAXQ];
+    int nqueues;
+    mpiacc_ocl_tmp_t *tmp_free; /* pooled device temporaries */
+} mpiacc_ocl_ctx_t;
+
+typedef struct mpiacc_ocl_handle {
+    struct mpiacc_ocl_handle *next; /* free list */
+    cl_event ev[2];                 /* retained; NULL slots unused */
+    mpiacc_ocl_ctx_t *cx;           /* owner of tmp */
+    mpiacc_ocl_tmp_t *tmp;          /* device temporary in use, or NULL */
+    int done;
+} mpiacc_ocl_handle_t;
+
+extern pthread_mutex_t mpiacc_ocl_lock;
+extern const char mpiacc_ocl_kernel_source[]; /* generated: traverse.h + kernels.cl */
+
+const char *mpiacc_ocl_errname(cl_int e);
+
+/* ---- ocl_ctx.c (callers hold mpiacc_ocl_lock unless said otherwise) ---- */
+/* The state of ctx, created on first use. */
+int mpiacc_ocl_ctx_get(cl_context ctx, mpiacc_ocl_ctx_t **out);
+/* Builds the program and kernels for cx if not yet done. */
+int mpiacc_ocl_ctx_program(mpiacc_ocl_ctx_t *cx);
+/* An internal queue of cx on device dev (NULL: first device), preferring an
+ * idle one. */
+int mpiacc_ocl_queue_pick(mpiacc_ocl_ctx_t *cx, cl_device_id dev, mpiacc_ocl_queue_t **out);
+/* Records ev (retained) as the last command of qs and flushes the queue. */
+int mpiacc_ocl_queue_enqueued(mpiacc_ocl_queue_t *qs, cl_event ev);
+/* A device temporary of at least bytes (pooled). */
+int mpiacc_ocl_tmp_get(mpiacc_ocl_ctx_t *cx, size_t bytes, mpiacc_ocl_tmp_t **out);
+void mpiacc_ocl_tmp_put(mpiacc_ocl_ctx_t *cx, mpiacc_ocl_tmp_t *t);
+/* The device copy of t's blob in cx (uploaded once, cached on the type). */
+int mpiacc_ocl_blob_get(mpiacc_ocl_ctx_t *cx, const mpiacc_pack_type_t *t, cl_mem *out);
+/* Releases everything held for every context (finalize). */
+void mpiacc_ocl_ctx_release_all(void);
+
+/* Handles: take one from the pool (zeroed); give back (releases events,
+ * returns tmp, waiting for the events first if not complete). */
+mpiacc_ocl_handle_t *mpiacc_ocl_handle_new(void);
+void mpiacc_ocl_handle_free(mpiacc_ocl_handle_t *h);
+void mpiacc_ocl_handle_pool_release(void);
+/* Type cache cleanup (backend's type_forget; lock taken inside). */
+void mpiacc_ocl_type_forget(mpiacc_pack_type_t *t);
+
+/* ---- ocl_xfer.c ---- */
+int mpiacc_ocl_pack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer);
+int mpiacc_ocl_unpack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer);
+int mpiacc_ocl_pack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void *packed,
+                        MPI_Aint packed_off);
+int mpiacc_ocl_unpack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d,
+                          void *packed, MPI_Aint packed_off);
+
+/* ---- ocl_backend.c ---- */
+/* Context of a cl_mem (MPIACC_ERRK_BUFFER when NULL/invalid). */
+int mpiacc_ocl_mem_context(cl_mem m, cl_context *ctx, size_t *size);
+/* Device of an attribute queue (must belong to ctx), or NULL without queue. */
+int mpiacc_ocl_attr_device(const mpiacc_attrs_t *a, cl_context ctx, cl_device_id *dev);
+
+/* Which strategy pack/unpack chose last (tests and benchmarks only):
+ * 'c' contiguous copy, 'r' rect copy, 'k' kernel. */
+extern _Atomic int mpiacc_ocl_last_strategy;
+/* Rect policy, from MPIACC_OCL_RECT at init: 0 auto (CPU devices, or rows
+ * of at least MPIACC_OCL_RECT_MIN bytes, default 64), 1 never, 2 always
+ * when the shape allows.  Tests may set it directly. */
+extern int mpiacc_ocl_rect_policy;
+extern long long mpiacc_ocl_rect_min;
+
+#endif /* MPIACC_OCL_H_INCLUDED */

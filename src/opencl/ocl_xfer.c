@@ -1,0 +1,446 @@
+/*
+ * opencl/ocl_xfer.c: pack / unpack between a cl_mem and host staging (or a
+ * packed cl_mem), chained on the device after the captured dependency.
+ *
+ * Strategies, chosen per call:
+ *  'c' the bytes are one dense block: clEnqueueRead/Write/CopyBuffer;
+ *  'r' the canonical strided form folds to at most 2 strided dimensions
+ *      of blk-byte rows and the range covers whole rows: up to three
+ *      clEnqueue*BufferRect commands (used where they win: CPU devices, or
+ *      rows of at least MPIACC_OCL_RECT_MIN bytes, default 64);
+ *  'k' the generic kernel walking the traversal blob, through a pooled
+ *      device temporary for host transfers (kernel + one contiguous copy).
+ * All commands of one transfer go to one internal in-order queue, the first
+ * one waiting for the captured events; the handle keeps the first and last.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocl.h"
+
+typedef struct xf {
+    int unpack;          /* 0: buf -> packed side; 1: packed side -> buf */
+    cl_mem buf;
+    const mpiacc_pack_type_t *t;
+    cl_long count, first, last;
+    void *host;          /* host packed side, or NULL */
+    cl_mem dpk;          /* device packed side (pack_dev / unpack_dev) */
+    cl_long dpk_off;
+    cl_device_id dev;
+    cl_context ctx;
+    mpiacc_ocl_ctx_t *cx;
+    mpiacc_ocl_queue_t *qs;
+    cl_event wait[2];
+    cl_uint nwait;
+    cl_event ev[2]; /* first and last command enqueued (ev[1] may be NULL) */
+    mpiacc_ocl_tmp_t *tmp;
+} xf_t;
+
+/* 2D/3D form: rows of blk bytes at start + i0*s[0] + i1*s[1]. */
+typedef struct rect {
+    cl_long blk, start;
+    int nd;
+    cl_long n[2], s[2];
+} rect_t;
+
+
+/* Folds the type's strided form (plus the element dimension) into rows;
+ * returns 0 when it does not fit a rect copy. */
+static int rect_plan(const mpiacc_pack_type_t *t, cl_long count, rect_t *r)
+{
+    cl_long n[MPIACC_PACK_MAX_DIMS + 1], s[MPIACC_PACK_MAX_DIMS + 1];
+    int nd = 0;
+    if (!t->strided || t->blk <= 0 || t->ndims > MPIACC_PACK_MAX_DIMS) return 0;
+    for (int d = 0; d < t->ndims; d++)
+        if (t->counts[d] != 1) {
+            n[nd] = t->counts[d];
+            s[nd++] = t->strides[d];
+        }
+    if (count > 1) {
+        n[nd] = count;
+        s[nd++] = t->extent;
+    }
+    r->blk = t->blk;
+    r->start = t->start;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        if (nd > 0 && s[0] == r->blk) { /* rows touch: longer rows */
+            r->blk *= n[0];
+            memmove(n, n + 1, (size_t)(nd - 1) * sizeof *n);
+            memmove(s, s + 1, (size_t)(nd - 1) * sizeof *s);
+            nd--;
+            changed = 1;
+        }
+        for (int d = 0; d + 1 < nd && !changed; d++)
+            if (s[d + 1] == n[d] * s[d]) {
+                n[d] *= n[d + 1];
+                memmove(n + d + 1, n + d + 2, (size_t)(nd - d - 2) * sizeof *n);
+                memmove(s + d + 1, s + d + 2, (size_t)(nd - d - 2) * sizeof *s);
+                nd--;
+                changed = 1;
+            }
+    }
+    if (nd > 2 || r->start < 0) return 0;
+    if (nd >= 1 && s[0] < r->blk) return 0;
+    if (nd == 2 && (s[1] < n[0] * s[0] || s[1] % s[0] != 0)) return 0;
+    r->nd = nd;
+    r->n[0] = nd >= 1 ? n[0] : 1;
+    r->s[0] = nd >= 1 ? s[0] : r->blk;
+    r->n[1] = nd == 2 ? n[1] : 1;
+    r->s[1] = nd == 2 ? s[1] : r->n[0] * r->s[0];
+    return 1;
+}
+
+/* offset -> {x, y, z} for pitches (row, slice). */
+static void origin_of(cl_long off, cl_long row, cl_long slice, size_t o[3])
+{
+    o[2] = (size_t)(off / slice);
+    off %= slice;
+    o[1] = (size_t)(off / row);
+    o[0] = (size_t)(off % row);
+}
+
+static int enq_done(xf_t *x, cl_event ev)
+{
+    if (!x->ev[0]) x->ev[0] = ev;
+    else {
+        if (x->ev[1]) clReleaseEvent(x->ev[1]);
+        x->ev[1] = ev;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Wait list for the next command: the captured events for the first one
+ * (the queue is in order afterwards). */
+#define WAITN(x_) ((x_)->ev[0] ? 0 : (x_)->nwait)
+#define WAITL(x_) ((x_)->ev[0] || !(x_)->nwait ? NULL : (x_)->wait)
+
+static int do_contig(xf_t *x, cl_long base)
+{
+    int mpi_errno = MPI_SUCCESS;
+    cl_command_queue q = x->qs->q;
+    size_t off = (size_t)(base + x->first), n = (size_t)(x->last - x->first);
+    cl_event ev = NULL;
+    if (x->host && !x->unpack)
+        MPIACC_OCL_CALL("clEnqueueReadBuffer",
+                        clEnqueueReadBuffer(q, x->buf, CL_FALSE, off, n, x->host, WAITN(x), WAITL(x), &ev));
+    else if (x->host)
+        MPIACC_OCL_CALL("clEnqueueWriteBuffer",
+                        clEnqueueWriteBuffer(q, x->buf, CL_FALSE, off, n, x->host, WAITN(x), WAITL(x), &ev));
+    else if (!x->unpack)
+        MPIACC_OCL_CALL("clEnqueueCopyBuffer", clEnqueueCopyBuffer(q, x->buf, x->dpk, off, (size_t)x->dpk_off,
+                                                                   n, WAITN(x), WAITL(x), &ev));
+    else
+        MPIACC_OCL_CALL("clEnqueueCopyBuffer", clEnqueueCopyBuffer(q, x->dpk, x->buf, (size_t)x->dpk_off, off,
+                                                                   n, WAITN(x), WAITL(x), &ev));
+    enq_done(x, ev);
+    mpiacc_ocl_last_strategy = 'c';
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* One rect command: `rows` rows (rows*slices when slices > 1) starting at
+ * row index r (packed byte r*blk). */
+static int rect_piece(xf_t *x, const rect_t *r, cl_long row, cl_long rows, cl_long slices)
+{
+    int mpi_errno = MPI_SUCCESS;
+    cl_command_queue q = x->qs->q;
+    cl_long i0 = row % r->n[0], i1 = row / r->n[0];
+    cl_long boff = r->start + i0 * r->s[0] + i1 * r->s[1];
+    cl_long poff = row * r->blk - x->first; /* in the packed side */
+    size_t region[3] = {(size_t)r->blk, (size_t)rows, (size_t)slices};
+    size_t bo[3], ho[3] = {0, 0, 0}, bpitch = (size_t)r->s[0], bslice = (size_t)r->s[1];
+    size_t hpitch = (size_t)r->blk, hslice = (size_t)(r->blk * rows);
+    cl_event ev = NULL;
+
+    if (slices == 1) bslice = (size_t)(rows * r->s[0]); /* any legal value: one slice */
+    origin_of(boff, (cl_long)bpitch, (cl_long)bslice, bo);
+    if (x->host) {
+        char *h = (char *)x->host + poff;
+        if (!x->unpack)
+            MPIACC_OCL_CALL("clEnqueueReadBufferRect",
+                            clEnqueueReadBufferRect(q, x->buf, CL_FALSE, bo, ho, region, bpitch, bslice,
+                                                    hpitch, hslice, h, WAITN(x), WAITL(x), &ev));
+        else
+            MPIACC_OCL_CALL("clEnqueueWriteBufferRect",
+                            clEnqueueWriteBufferRect(q, x->buf, CL_FALSE, bo, ho, region, bpitch, bslice,
+                                                     hpitch, hslice, h, WAITN(x), WAITL(x), &ev));
+    } else {
+        size_t po[3];
+        origin_of(x->dpk_off + poff, (cl_long)hpitch, (cl_long)hslice, po);
+        if (!x->unpack)
+            MPIACC_OCL_CALL("clEnqueueCopyBufferRect",
+                            clEnqueueCopyBufferRect(q, x->buf, x->dpk, bo, po, region, bpitch, bslice, hpitch,
+                                                    hslice, WAITN(x), WAITL(x), &ev));
+        else
+            MPIACC_OCL_CALL("clEnqueueCopyBufferRect",
+                            clEnqueueCopyBufferRect(q, x->dpk, x->buf, po, bo, region, hpitch, hslice, bpitch,
+                                                    bslice, WAITN(x), WAITL(x), &ev));
+    }
+    enq_done(x, ev);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* Rows [first/blk, last/blk): a partial first slice, whole slices, a
+ * partial last slice. */
+static int do_rect(xf_t *x, const rect_t *r)
+{
+    int mpi_errno = MPI_SUCCESS;
+    cl_long row = x->first / r->blk, end = x->last / r->blk, n0 = r->n[0];
+    while (row < end) {
+        cl_long i0 = row % n0;
+        if (i0 != 0 || end - row < n0) {
+            cl_long rows = n0 - i0 < end - row ? n0 - i0 : end - row;
+            MPIACC_CHECK(rect_piece(x, r, row, rows, 1));
+            row += rows;
+        } else {
+            cl_long slices = (end - row) / n0;
+            MPIACC_CHECK(rect_piece(x, r, row, n0, slices));
+            row += slices * n0;
+        }
+    }
+    mpiacc_ocl_last_strategy = 'r';
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static int launch(xf_t *x, cl_kernel k, cl_mem blob, cl_mem packed, cl_long poff, cl_long ws)
+{
+    int mpi_errno = MPI_SUCCESS;
+    cl_long nwords = (x->last - x->first) / ws;
+    size_t wg = x->cx->wg, groups = ((size_t)nwords + wg - 1) / wg, global;
+    cl_event ev = NULL;
+    if (groups > 4096) groups = 4096; /* grid-stride loop covers the rest */
+    global = groups * wg;
+    MPIACC_OCL_CALL("clSetKernelArg", clSetKernelArg(k, 0, sizeof blob, &blob));
+    MPIACC_OCL_CALL("clSetKernelArg", clSetKernelArg(k, 1, sizeof x->buf, &x->buf));
+    MPIACC_OCL_CALL("clSetKernelArg", clSetKernelArg(k, 2, sizeof packed, &packed));
+    MPIACC_OCL_CALL("clSetKernelArg", clSetKernelArg(k, 3, sizeof poff, &poff));
+    MPIACC_OCL_CALL("clSetKernelArg", clSetKernelArg(k, 4, sizeof x->first, &x->first));
+    MPIACC_OCL_CALL("clSetKernelArg", clSetKernelArg(k, 5, sizeof nwords, &nwords));
+    MPIACC_OCL_CALL("clEnqueueNDRangeKernel",
+                    clEnqueueNDRangeKernel(x->qs->q, k, 1, NULL, &global, &wg, WAITN(x), WAITL(x), &ev));
+    enq_done(x, ev);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static int do_kernel(xf_t *x)
+{
+    int mpi_errno = MPI_SUCCESS;
+    const MPIACC_TV_GLOBAL mpiacc_tv_i64 *hb = x->t->blob;
+    cl_long n = x->last - x->first, m, ws;
+    cl_mem blob;
+    int wi = 0;
+    cl_event ev = NULL;
+
+    MPIACC_CHECK(mpiacc_ocl_ctx_program(x->cx));
+    MPIACC_CHECK(mpiacc_ocl_blob_get(x->cx, x->t, &blob));
+    /* Widest word dividing the chunk, the alignment and both ends. */
+    m = (cl_long)mpiacc_tv_chunk(hb) | (cl_long)mpiacc_tv_align(hb) | x->first | x->last |
+        (x->host ? 0 : x->dpk_off) | 16;
+    ws = m & -m;
+    while ((1 << wi) < ws) wi++;
+    if (!x->host) {
+        MPIACC_CHECK(launch(x, x->unpack ? x->cx->kunpack[wi] : x->cx->kpack[wi], blob, x->dpk, x->dpk_off, ws));
+    } else {
+        MPIACC_CHECK(mpiacc_ocl_tmp_get(x->cx, (size_t)n, &x->tmp));
+        if (!x->unpack) {
+            MPIACC_CHECK(launch(x, x->cx->kpack[wi], blob, x->tmp->mem, 0, ws));
+            MPIACC_OCL_CALL("clEnqueueReadBuffer", clEnqueueReadBuffer(x->qs->q, x->tmp->mem, CL_FALSE, 0,
+                                                                       (size_t)n, x->host, 0, NULL, &ev));
+        } else {
+            MPIACC_OCL_CALL("clEnqueueWriteBuffer",
+                            clEnqueueWriteBuffer(x->qs->q, x->tmp->mem, CL_FALSE, 0, (size_t)n, x->host,
+                                                 WAITN(x), WAITL(x), &ev));
+            enq_done(x, ev);
+            ev = NULL;
+            MPIACC_CHECK(launch(x, x->cx->kunpack[wi], blob, x->tmp->mem, 0, ws));
+        }
+        if (ev) enq_done(x, ev);
+    }
+    mpiacc_ocl_last_strategy = 'k';
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* Checks the call, collects the wait list; no lock held. */
+static int xf_setup(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, xf_t *x)
+{
+    int mpi_errno = MPI_SUCCESS;
+    const mpiacc_pack_type_t *t = d->type;
+    size_t memsize = 0;
+    mpiacc_ocl_handle_t *dh = dep;
+
+    x->buf = (cl_mem)d->buf;
+    x->t = t;
+    x->count = (cl_long)d->count;
+    x->first = (cl_long)d->first;
+    x->last = (cl_long)d->last;
+    MPIACC_CHECK(mpiacc_ocl_mem_context(x->buf, &x->ctx, &memsize));
+    MPIACC_CHECK(mpiacc_ocl_attr_device(a, x->ctx, &x->dev));
+    if (!t) MPIACC_FAIL(MPIACC_ERRK_INTERN, "OpenCL pack: no datatype analysis");
+    if (x->count < 0 || x->first < 0 || x->last < x->first || x->last > x->count * (cl_long)t->size)
+        MPIACC_FAIL(MPIACC_ERRK_COUNT, "OpenCL pack: bad range [%lld, %lld) of %lld x %lld bytes",
+                    (long long)x->first, (long long)x->last, (long long)x->count, (long long)t->size);
+    if (x->count > 0 && t->size > 0) {
+        cl_long span = (x->count - 1) * (cl_long)t->extent;
+        cl_long lo = (cl_long)t->true_lb + (span < 0 ? span : 0);
+        cl_long hi = (cl_long)t->true_ub + (span > 0 ? span : 0);
+        if (lo < 0 || hi > (cl_long)memsize)
+            MPIACC_FAIL(MPIACC_ERRK_BUFFER, "OpenCL buffer of %zu bytes too small for the datatype: it "
+                        "touches bytes [%lld, %lld) of the cl_mem", memsize, (long long)lo, (long long)hi);
+    }
+    if (dh) {
+        for (int i = 0; i < 2; i++)
+            if (dh->ev[i] && !dh->done) x->wait[x->nwait++] = dh->ev[i];
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* Enqueues the transfer (lock held by the caller). */
+static int xf_enqueue(xf_t *x)
+{
+    int mpi_errno = MPI_SUCCESS;
+    const mpiacc_pack_type_t *t = x->t;
+    rect_t r;
+
+    MPIACC_CHECK(mpiacc_ocl_ctx_get(x->ctx, &x->cx));
+    MPIACC_CHECK(mpiacc_ocl_queue_pick(x->cx, x->dev, &x->qs));
+    if (t->contiguous) {
+        MPIACC_CHECK(do_contig(x, (cl_long)t->true_lb));
+    } else if (rect_plan(t, x->count, &r) && r.nd == 0) {
+        MPIACC_CHECK(do_contig(x, r.start));
+    } else if (rect_plan(t, x->count, &r) && x->first % r.blk == 0 && x->last % r.blk == 0 &&
+               mpiacc_ocl_rect_policy != 1 &&
+               (mpiacc_ocl_rect_policy == 2 || x->cx->dev0_is_cpu || r.blk >= mpiacc_ocl_rect_min)) {
+        MPIACC_CHECK(do_rect(x, &r));
+    } else {
+        MPIACC_CHECK(do_kernel(x));
+    }
+    MPIACC_CHECK(mpiacc_ocl_queue_enqueued(x->qs, x->ev[1] ? x->ev[1] : x->ev[0]));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    /* Some commands may be enqueued: let them finish before recycling. */
+    for (int i = 0; i < 2; i++)
+        if (x->ev[i]) {
+            clWaitForEvents(1, &x->ev[i]);
+            clReleaseEvent(x->ev[i]);
+            x->ev[i] = NULL;
+        }
+    if (x->tmp) mpiacc_ocl_tmp_put(x->cx, x->tmp);
+    x->tmp = NULL;
+    goto fn_exit;
+}
+
+static int xf_async(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, int unpack, void **xfer)
+{
+    int mpi_errno = MPI_SUCCESS;
+    xf_t x;
+    mpiacc_ocl_handle_t *h = NULL;
+
+    memset(&x, 0, sizeof x);
+    *xfer = NULL;
+    x.unpack = unpack;
+    x.host = d->host;
+    MPIACC_CHECK(xf_setup(a, dep, d, &x));
+    if (x.last == x.first) goto fn_exit;
+    if (!x.host) MPIACC_FAIL(MPIACC_ERRK_INTERN, "OpenCL pack: no host staging");
+    pthread_mutex_lock(&mpiacc_ocl_lock);
+    h = mpiacc_ocl_handle_new();
+    if (!h) mpi_errno = mpiacc_err(MPIACC_ERRK_NOMEM, "OpenCL: no memory for a transfer handle");
+    else mpi_errno = xf_enqueue(&x);
+    if (mpi_errno == MPI_SUCCESS) {
+        h->ev[0] = x.ev[0];
+        h->ev[1] = x.ev[1];
+        h->cx = x.cx;
+        h->tmp = x.tmp;
+        *xfer = h;
+    } else if (h) {
+        mpiacc_ocl_handle_free(h);
+    }
+    pthread_mutex_unlock(&mpiacc_ocl_lock);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+int mpiacc_ocl_pack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer)
+{
+    return xf_async(a, dep, d, 0, xfer);
+}
+
+int mpiacc_ocl_unpack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer)
+{
+    return xf_async(a, dep, d, 1, xfer);
+}
+
+static int xf_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, int unpack, cl_mem packed,
+                  MPI_Aint packed_off)
+{
+    int mpi_errno = MPI_SUCCESS;
+    xf_t x;
+    cl_context pctx;
+    size_t psize = 0;
+    cl_int st = CL_COMPLETE;
+
+    memset(&x, 0, sizeof x);
+    x.unpack = unpack;
+    x.dpk = packed;
+    x.dpk_off = (cl_long)packed_off;
+    MPIACC_CHECK(xf_setup(a, dep, d, &x));
+    if (x.last == x.first) goto fn_exit;
+    MPIACC_CHECK(mpiacc_ocl_mem_context(packed, &pctx, &psize));
+    if (pctx != x.ctx)
+        MPIACC_FAIL(MPIACC_ERRK_ARG, "packed cl_mem belongs to another OpenCL context than the data");
+    if (packed_off < 0 || (cl_long)packed_off + (x.last - x.first) > (cl_long)psize)
+        MPIACC_FAIL(MPIACC_ERRK_BUFFER, "packed cl_mem of %zu bytes too small for %lld bytes at offset %lld",
+                    psize, (long long)(x.last - x.first), (long long)packed_off);
+    pthread_mutex_lock(&mpiacc_ocl_lock);
+    mpi_errno = xf_enqueue(&x);
+    pthread_mutex_unlock(&mpiacc_ocl_lock);
+    if (mpi_errno != MPI_SUCCESS) goto fn_fail;
+    for (int i = 0; i < 2; i++) {
+        if (!x.ev[i]) continue;
+        clWaitForEvents(1, &x.ev[i]);
+        MPIACC_OCL_CALL("clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)",
+                        clGetEventInfo(x.ev[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+        if (st < 0)
+            MPIACC_FAIL(MPIACC_ERRK_OPENCL, "OpenCL %s command failed: %s (%d)", unpack ? "unpack" : "pack",
+                        mpiacc_ocl_errname(st), (int)st);
+    }
+fn_exit:
+    for (int i = 0; i < 2; i++)
+        if (x.ev[i]) clReleaseEvent(x.ev[i]);
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+int mpiacc_ocl_pack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void *packed,
+                        MPI_Aint packed_off)
+{
+    return xf_dev(a, dep, d, 0, (cl_mem)packed, packed_off);
+}
+
+int mpiacc_ocl_unpack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void *packed,
+                          MPI_Aint packed_off)
+{
+    return xf_dev(a, dep, d, 1, (cl_mem)packed, packed_off);
+}

@@ -1,0 +1,147 @@
+/* Shared set-up for the OpenCL backend tests: one context on the first
+ * OpenCL device, an in-order and an out-of-order queue, a "fill" kernel
+ * that can be gated on a user event, and helpers to drive handles. */
+#ifndef MPIACC_OCL_FIXTURE_H_INCLUDED
+#define MPIACC_OCL_FIXTURE_H_INCLUDED
+
+#define CL_TARGET_OPENCL_VERSION 120
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "testutil.h"
+#include "core/core.h"
+#include "pack/pack.h"
+
+typedef struct ocl_fx {
+    const mpiacc_backend_t *be;
+    cl_platform_id plat;
+    cl_device_id dev;
+    cl_context ctx;
+    cl_command_queue qin, qooo;
+    cl_program prog;
+    cl_kernel fill; /* fill(__global int *b, int v): b[i] = v (+ some spinning) */
+} ocl_fx_t;
+
+static ocl_fx_t fx;
+
+static const char *fx_src =
+    "__kernel void fill(__global int *b, int v, int spin) {\n"
+    "  size_t i = get_global_id(0); int x = v;\n"
+    "  for (int k = 0; k < spin; k++) x = (x * 7 + 3) % 1000003;\n"
+    "  b[i] = v + (x == -1);\n"
+    "}\n";
+
+/* MPI_Init, then the backend and an OpenCL context (skips without one). */
+static void fx_init(int *argc, char ***argv)
+{
+    cl_int e;
+    cl_uint n = 0;
+    int provided;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    fx.be = mpiacc_backend_get(MPIACC_KIND_OPENCL);
+    if (!fx.be) mpiacc_test_skip_all("no OpenCL device: %s", mpiacc_backend_why_absent(MPIACC_KIND_OPENCL));
+    if (clGetPlatformIDs(1, &fx.plat, &n) != CL_SUCCESS || !n)
+        mpiacc_test_skip_all("no OpenCL device: no platform");
+    if (clGetDeviceIDs(fx.plat, CL_DEVICE_TYPE_ALL, 1, &fx.dev, &n) != CL_SUCCESS || !n)
+        mpiacc_test_skip_all("no OpenCL device on the first platform");
+    fx.ctx = clCreateContext(NULL, 1, &fx.dev, NULL, NULL, &e);
+    if (e != CL_SUCCESS) mpiacc_test_skip_all("no OpenCL device: clCreateContext %d", e);
+    fx.qin = clCreateCommandQueue(fx.ctx, fx.dev, 0, &e);
+    fx.qooo = clCreateCommandQueue(fx.ctx, fx.dev, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &e);
+    if (e != CL_SUCCESS) fx.qooo = NULL; /* device without out-of-order queues */
+    fx.prog = clCreateProgramWithSource(fx.ctx, 1, &fx_src, NULL, &e);
+    if (clBuildProgram(fx.prog, 0, NULL, NULL, NULL, NULL) != CL_SUCCESS) {
+        fprintf(stderr, "fixture kernel does not build\n");
+        exit(1);
+    }
+    fx.fill = clCreateKernel(fx.prog, "fill", &e);
+}
+
+static void fx_fini(void)
+{
+    clReleaseKernel(fx.fill);
+    clReleaseProgram(fx.prog);
+    if (fx.qooo) clReleaseCommandQueue(fx.qooo);
+    clReleaseCommandQueue(fx.qin);
+    clReleaseContext(fx.ctx);
+    MPI_Finalize();
+}
+
+static cl_mem fx_buf(size_t bytes, const void *init)
+{
+    cl_int e;
+    cl_mem m = clCreateBuffer(fx.ctx, CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                              (void *)init, &e);
+    assert_int_equal(e, CL_SUCCESS);
+    return m;
+}
+
+static void fx_read(cl_mem m, size_t bytes, void *out)
+{
+    assert_int_equal(clEnqueueReadBuffer(fx.qin, m, CL_TRUE, 0, bytes, out, 0, NULL, NULL), CL_SUCCESS);
+}
+
+/* Enqueues fill(b, v) on q over n ints, after `gate` if not NULL. */
+static void fx_fill(cl_command_queue q, cl_mem b, size_t n, int v, int spin, cl_event gate, cl_event *done)
+{
+    clSetKernelArg(fx.fill, 0, sizeof b, &b);
+    clSetKernelArg(fx.fill, 1, sizeof v, &v);
+    clSetKernelArg(fx.fill, 2, sizeof spin, &spin);
+    assert_int_equal(clEnqueueNDRangeKernel(q, fx.fill, 1, NULL, &n, NULL, gate ? 1 : 0, gate ? &gate : NULL, done),
+                     CL_SUCCESS);
+    clFlush(q);
+}
+
+static double fx_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Polls h until done (fails after 20 s); releases it. */
+static void fx_wait(void *h)
+{
+    int done = 0;
+    double t0 = fx_now();
+    while (!done) {
+        assert_int_equal(fx.be->test(h, &done), MPI_SUCCESS);
+        if (fx_now() - t0 > 20) fail_msg("handle not complete after 20 s");
+    }
+    fx.be->release(h);
+}
+
+/* Polls h for `secs` and asserts it stays pending. */
+static void fx_stays_pending(void *h, double secs)
+{
+    int done = 0;
+    double t0 = fx_now();
+    assert_non_null(h);
+    while (fx_now() - t0 < secs) {
+        assert_int_equal(fx.be->test(h, &done), MPI_SUCCESS);
+        assert_false(done);
+    }
+}
+
+static mpiacc_attrs_t fx_attrs(cl_command_queue q)
+{
+    mpiacc_attrs_t a;
+    memset(&a, 0, sizeof a);
+    a.kind = MPIACC_KIND_OPENCL;
+    a.queue = q;
+    a.has_queue = q != NULL;
+    return a;
+}
+
+static int fx_class(int code)
+{
+    int cls = MPI_SUCCESS;
+    if (code != MPI_SUCCESS) MPI_Error_class(code, &cls);
+    return cls;
+}
+
+#endif

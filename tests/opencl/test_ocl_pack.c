@@ -1,0 +1,361 @@
+#define _POSIX_C_SOURCE 200809L
+/* OpenCL backend: pack / unpack of cl_mem buffers (host staging and
+ * device-to-device) against MPICH's MPI_Pack / MPI_Unpack on a host copy,
+ * whole and split ranges, every strategy (copy, rect, kernel), and several
+ * threads packing at once. */
+#include <pthread.h>
+
+#include "ocl_fixture.h"
+#include "opencl/ocl.h"
+#include "typegen.h"
+
+/* The engine's analysis of an MPI datatype. */
+static mpiacc_pack_type_t *analyze(MPI_Datatype dt)
+{
+    mpiacc_pack_type_t *t = NULL;
+    int err = mpiacc_pack_type_analyze(dt, &t);
+    if (err != MPI_SUCCESS) {
+        char msg[MPI_MAX_ERROR_STRING];
+        int len;
+        MPI_Error_string(err, msg, &len);
+        fail_msg("mpiacc_pack_type_analyze: %s", msg);
+    }
+    return t;
+}
+
+static void fill_pattern(unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++) p[i] = (unsigned char)(i * 131u + seed * 17u + (i >> 8));
+}
+
+/* Bytes of cl_mem needed by count x dt (from 0; true_lb >= 0 here). */
+static size_t span_of(MPI_Datatype dt, int count)
+{
+    MPI_Aint lb, ext, tlb, text;
+    MPI_Type_get_extent(dt, &lb, &ext);
+    MPI_Type_get_true_extent(dt, &tlb, &text);
+    MPI_Aint hi = tlb + text + (ext > 0 ? (count - 1) * ext : 0);
+    return hi > 0 ? (size_t)hi : 1;
+}
+
+static int skip_unpack_check; /* set for types whose packed bytes overlap */
+
+/* Thread-safe checks (cmocka's asserts are not): print and count. */
+#define CHK(cond_)                                                                     \
+    do {                                                                               \
+        if (!(cond_)) {                                                                \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond_); \
+            bad++;                                                                     \
+            goto out;                                                                  \
+        }                                                                              \
+    } while (0)
+
+static int wait_quiet(void *h)
+{
+    int done = 0;
+    double t0 = fx_now();
+    while (!done) {
+        if (fx.be->test(h, &done) != MPI_SUCCESS || fx_now() - t0 > 20) return 1;
+    }
+    fx.be->release(h);
+    return 0;
+}
+
+/* Packs count x dt from a cl_mem into host staging in `pieces` ranges and
+ * compares with MPI_Pack; then unpacks MPI_Pack's bytes into a zeroed cl_mem
+ * and compares with MPI_Unpack into zeroed host memory.  Returns the
+ * strategy used by the last pack; returns the number of failed checks. */
+static int roundtrip_q(MPI_Datatype dt, int count, int pieces, int *strategy)
+{
+    mpiacc_pack_type_t *t = NULL;
+    int bad = 0;
+    mpiacc_attrs_t a = fx_attrs(fx.qin);
+    size_t span = span_of(dt, count);
+    int psize = 0, pos = 0;
+    unsigned char *host = malloc(span), *want, *got, *back;
+    cl_mem buf = NULL;
+    void *staging = NULL, *x;
+
+    MPI_Pack_size(count, dt, MPI_COMM_WORLD, &psize);
+    want = calloc((size_t)psize + 1, 1);
+    back = calloc(span, 1);
+    CHK(mpiacc_pack_type_analyze(dt, &t) == MPI_SUCCESS);
+    fill_pattern(host, span, (unsigned)count);
+    buf = fx_buf(span, host);
+    MPI_Pack(host, count, dt, want, psize, &pos, MPI_COMM_WORLD);
+    CHK(fx.be->host_alloc((size_t)pos + 1, &staging) == MPI_SUCCESS);
+    got = staging;
+    /* pack in pieces (ends rounded to the type's unit) */
+    for (int k = 0; k < pieces; k++) {
+        MPI_Count unit = t->unit > 0 ? t->unit : 1;
+        MPI_Count first = (MPI_Count)pos * k / pieces / unit * unit;
+        MPI_Count last = k + 1 == pieces ? pos : (MPI_Count)pos * (k + 1) / pieces / unit * unit;
+        mpiacc_xfer_desc_t d = {.buf = buf, .type = t, .count = count, .first = first, .last = last,
+                                .host = got + first};
+        x = NULL;
+        CHK(fx.be->pack(&a, NULL, &d, &x) == MPI_SUCCESS);
+        if (last > first) *strategy = mpiacc_ocl_last_strategy;
+        CHK(wait_quiet(x) == 0);
+    }
+    CHK(memcmp(got, want, (size_t)pos) == 0);
+    /* unpack MPI_Pack's bytes into a zeroed cl_mem */
+    clReleaseMemObject(buf);
+    buf = fx_buf(span, back);
+    memcpy(got, want, (size_t)pos);
+    for (int k = 0; k < pieces; k++) {
+        MPI_Count unit = t->unit > 0 ? t->unit : 1;
+        MPI_Count first = (MPI_Count)pos * k / pieces / unit * unit;
+        MPI_Count last = k + 1 == pieces ? pos : (MPI_Count)pos * (k + 1) / pieces / unit * unit;
+        mpiacc_xfer_desc_t d = {.buf = buf, .type = t, .count = count, .first = first, .last = last,
+                                .host = got + first};
+        x = NULL;
+        CHK(fx.be->unpack(&a, NULL, &d, &x) == MPI_SUCCESS);
+        CHK(wait_quiet(x) == 0);
+    }
+    CHK(clEnqueueReadBuffer(fx.qin, buf, CL_TRUE, 0, span, host, 0, NULL, NULL) == CL_SUCCESS);
+    pos = 0;
+    MPI_Unpack(want, psize, &pos, back, count, dt, MPI_COMM_WORLD);
+    if (!skip_unpack_check) CHK(memcmp(host, back, span) == 0);
+out:
+    if (staging) fx.be->host_free(staging, (size_t)psize + 1);
+    if (buf) clReleaseMemObject(buf);
+    if (t) mpiacc_pack_type_release(t);
+    free(host);
+    free(want);
+    free(back);
+    return bad;
+}
+
+static void roundtrip(MPI_Datatype dt, int count, int pieces, int *strategy)
+{
+    assert_int_equal(roundtrip_q(dt, count, pieces, strategy), 0);
+}
+
+/* MPI_Pack / MPI_Unpack device-to-device into a packed cl_mem at an offset. */
+static void roundtrip_dev(MPI_Datatype dt, int count, int offset)
+{
+    mpiacc_pack_type_t *t = analyze(dt);
+    mpiacc_attrs_t a = fx_attrs(fx.qin);
+    size_t span = span_of(dt, count);
+    int psize = 0, pos = 0;
+    unsigned char *host = malloc(span), *want, *got, *back = calloc(span, 1);
+    cl_mem buf, packed;
+    mpiacc_xfer_desc_t d = {.type = t, .count = count, .first = 0, .host = NULL};
+
+    MPI_Pack_size(count, dt, MPI_COMM_WORLD, &psize);
+    want = calloc((size_t)psize + 1, 1);
+    got = calloc((size_t)psize + (size_t)offset + 1, 1);
+    fill_pattern(host, span, 3);
+    buf = fx_buf(span, host);
+    MPI_Pack(host, count, dt, want, psize, &pos, MPI_COMM_WORLD);
+    packed = fx_buf((size_t)pos + (size_t)offset + 1, got);
+    d.buf = buf;
+    d.last = pos;
+    assert_int_equal(fx.be->pack_dev(&a, NULL, &d, packed, offset), MPI_SUCCESS);
+    fx_read(packed, (size_t)pos + (size_t)offset, got);
+    assert_memory_equal(got + offset, want, (size_t)pos);
+    clReleaseMemObject(buf);
+    buf = fx_buf(span, back);
+    d.buf = buf;
+    assert_int_equal(fx.be->unpack_dev(&a, NULL, &d, packed, offset), MPI_SUCCESS);
+    fx_read(buf, span, host);
+    pos = 0;
+    MPI_Unpack(want, psize, &pos, back, count, dt, MPI_COMM_WORLD);
+    if (!skip_unpack_check) assert_memory_equal(host, back, span);
+    clReleaseMemObject(buf);
+    clReleaseMemObject(packed);
+    mpiacc_pack_type_release(t);
+    free(host);
+    free(want);
+    free(got);
+    free(back);
+}
+
+static MPI_Datatype commit(MPI_Datatype t)
+{
+    MPI_Type_commit(&t);
+    return t;
+}
+
+static MPI_Datatype vector_bytes(int nb, int blk, int stride)
+{
+    MPI_Datatype t;
+    MPI_Type_vector(nb, blk, stride, MPI_BYTE, &t);
+    return commit(t);
+}
+
+static MPI_Datatype resized(MPI_Datatype in, MPI_Aint extent)
+{
+    MPI_Datatype t;
+    MPI_Type_create_resized(in, 0, extent, &t);
+    MPI_Type_free(&in);
+    return commit(t);
+}
+
+static MPI_Datatype subarray3d(int z, int y, int x, int sz, int sy, int sx, int oz, int oy, int ox)
+{
+    MPI_Datatype t;
+    int sizes[3] = {z, y, x}, sub[3] = {sz, sy, sx}, st[3] = {oz, oy, ox};
+    MPI_Type_create_subarray(3, sizes, sub, st, MPI_ORDER_C, MPI_INT, &t);
+    return commit(t);
+}
+
+static void contiguous(void **state)
+{
+    MPI_Datatype t;
+    int s = 0;
+    MPI_Type_contiguous(1000, MPI_INT, &t);
+    MPI_Type_commit(&t);
+    for (int pieces = 1; pieces <= 3; pieces++) {
+        roundtrip(t, 1, pieces, &s);
+        assert_int_equal(s, 'c');
+        roundtrip(t, 3, pieces, &s);
+        assert_int_equal(s, 'c');
+    }
+    roundtrip_dev(t, 2, 0);
+    roundtrip_dev(t, 2, 12);
+    MPI_Type_free(&t);
+}
+
+static void vector_rect(void **state)
+{
+    MPI_Datatype t = vector_bytes(100, 96, 256);
+    MPI_Datatype r = resized(vector_bytes(50, 128, 512), 50 * 512);
+    int s = 0;
+    for (int pieces = 1; pieces <= 3; pieces++) {
+        roundtrip(t, 1, pieces, &s);
+        assert_int_equal(s, 'r');
+        roundtrip(r, 3, pieces, &s); /* elements continue the row pattern */
+        assert_int_equal(s, 'r');
+    }
+    roundtrip_dev(t, 1, 0);
+    roundtrip_dev(r, 2, 40);
+    MPI_Type_free(&t);
+    MPI_Type_free(&r);
+}
+
+static void subarray_rect(void **state)
+{
+    MPI_Datatype t = subarray3d(10, 12, 16, 4, 5, 8, 3, 2, 4);
+    int s = 0;
+    for (int pieces = 1; pieces <= 4; pieces++) {
+        roundtrip(t, 1, pieces, &s);
+        assert_int_equal(s, 'r');
+        roundtrip(t, 2, pieces, &s);
+    }
+    roundtrip_dev(t, 1, 8);
+    MPI_Type_free(&t);
+}
+
+/* Shapes the rect path cannot take (or ranges not on row boundaries) go
+ * through the generic kernel. */
+static void kernel_path(void **state)
+{
+    MPI_Datatype t = vector_bytes(100, 6, 20), v;
+    int s = 0;
+    MPI_Type_vector(7, 3, 5, MPI_INT, &v);
+    MPI_Type_commit(&v);
+    roundtrip(t, 3, 1, &s); /* 3 elements: extent not on the row grid */
+    assert_int_equal(s, 'k');
+    mpiacc_ocl_rect_policy = 1; /* never rect: the kernel for every shape */
+    MPI_Type_free(&t);
+    t = vector_bytes(10, 64, 128);
+    roundtrip(t, 1, 2, &s);
+    assert_int_equal(s, 'k');
+    roundtrip(t, 2, 3, &s);
+    roundtrip(v, 5, 2, &s);
+    roundtrip_dev(t, 3, 2);
+    roundtrip_dev(v, 2, 4);
+    mpiacc_ocl_rect_policy = 0;
+    MPI_Type_free(&t);
+    MPI_Type_free(&v);
+}
+
+/* Several threads packing and testing at once. */
+typedef struct {
+    MPI_Datatype dt;
+    int iters, bad;
+} thr_arg_t;
+
+static void *thr_main(void *p)
+{
+    thr_arg_t *ta = p;
+    int s;
+    for (int i = 0; i < ta->iters; i++) ta->bad += roundtrip_q(ta->dt, 1 + i % 3, 1 + i % 2, &s);
+    return NULL;
+}
+
+static void threads(void **state)
+{
+    MPI_Datatype t[4] = {vector_bytes(64, 64, 128), resized(vector_bytes(8, 256, 512), 4096), 0, 0};
+    pthread_t th[4];
+    thr_arg_t ta[4];
+    MPI_Type_contiguous(333, MPI_SHORT, &t[2]);
+    MPI_Type_commit(&t[2]);
+    t[3] = subarray3d(6, 7, 8, 3, 3, 4, 1, 2, 3);
+    for (int i = 0; i < 4; i++) {
+        ta[i] = (thr_arg_t){t[i], 20, 0};
+        assert_int_equal(pthread_create(&th[i], NULL, thr_main, &ta[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < 4; i++) assert_int_equal(ta[i].bad, 0);
+    for (int i = 0; i < 4; i++) MPI_Type_free(&t[i]);
+}
+
+/* Whether two packed bytes of count x t read the same input byte. */
+static int overlapping(const mpiacc_pack_type_t *t, MPI_Count count, size_t span)
+{
+    unsigned char *seen = calloc(span + 1, 1);
+    int ov = 0;
+    for (MPI_Count p = 0; p < count * t->size && !ov; p++) ov = seen[mpiacc_tv_offset(t->blob, p)]++;
+    free(seen);
+    return ov;
+}
+
+/* Random datatypes of the engine's generator (every constructor), shifted
+ * so that their lowest byte is at offset >= 0 of the cl_mem, through every
+ * rect policy (auto / kernel only / rect whenever possible). */
+static void random_types(void **state)
+{
+    uint64_t seed = mpiacc_test_seed(), st = seed;
+    const char *e = getenv("MPIACC_TEST_NTYPES");
+    long n = e ? atol(e) : 150;
+    tg_src_t src = {.state = seed, .max_size = 1 << 16, .max_span = 1 << 20};
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    for (long i = 0; i < n; i++) {
+        MPI_Datatype raw = tg_make(&src, 3), dt;
+        MPI_Aint lb, ext, tlb, text, shift;
+        int count = 1 + (int)(mpiacc_test_rand(&st) % 3), pieces = 1 + (int)(mpiacc_test_rand(&st) % 3), s;
+        mpiacc_pack_type_t *t = NULL;
+        MPI_Type_get_extent(raw, &lb, &ext);
+        MPI_Type_get_true_extent(raw, &tlb, &text);
+        shift = -(tlb + (ext < 0 ? (count - 1) * ext : 0));
+        if (shift < 0) shift = 0;
+        MPI_Type_create_hindexed(1, (int[]){1}, (MPI_Aint[]){shift}, raw, &dt);
+        MPI_Type_commit(&dt);
+        assert_int_equal(mpiacc_pack_type_analyze(dt, &t), MPI_SUCCESS);
+        skip_unpack_check = t->size > 0 && overlapping(t, count, span_of(dt, count));
+        mpiacc_ocl_rect_policy = (int)(i % 3);
+        if (roundtrip_q(dt, count, pieces, &s)) fail_msg("random type %ld (%s), count %d, pieces %d, policy %d", i,
+                                                         tg_combiner_name(raw), count, pieces, (int)(i % 3));
+        if (t->size > 0) roundtrip_dev(dt, count, (int)(mpiacc_test_rand(&st) % 3) * 4);
+        mpiacc_pack_type_release(t);
+        MPI_Type_free(&dt);
+        tg_free(&raw);
+    }
+    mpiacc_ocl_rect_policy = 0;
+    skip_unpack_check = 0;
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(contiguous), cmocka_unit_test(vector_rect), cmocka_unit_test(subarray_rect),
+        cmocka_unit_test(kernel_path), cmocka_unit_test(threads), cmocka_unit_test(random_types),
+    };
+    int failed;
+    fx_init(&argc, &argv);
+    failed = MPIACC_TEST_RUN("opencl_pack", tests, NULL, NULL);
+    fx_fini();
+    return failed ? 1 : 0;
+}
