@@ -275,9 +275,9 @@ static void bench_type(const char *group, const char *name, MPI_Datatype mt, lon
         else printf(" %7.1f%s", us[m], m == M_BLK && c.nblk > c.cap ? "~" : " ");
     }
     double bw1 = c.size / us[M_1SHOT] * 1e6, bwk = c.size / us[M_K1SHOT] * 1e6;
-    if (c.is2d) printf(" | %5.1fx %6.1fx", us[M_2D] / us[M_DEV], us[M_K2D] / us[M_KDEV]);
-    else printf(" | %6s %7s", "-", "-");
-    printf(" %4.0f%% %4.0f%% %5.2f\n", bw1 / pcie_bw * 100, bwk / pcie_bw * 100, us[M_D2H] / us[M_1SHOT]);
+    if (c.is2d) printf(" | %5.1fx %7.1fx", us[M_2D] / us[M_DEV], us[M_K2D] / us[M_KDEV]);
+    else printf(" | %6s %8s", "-", "-");
+    printf(" %9.0f%% %10.0f%% %9.2f\n", bw1 / pcie_bw * 100, bwk / pcie_bw * 100, us[M_D2H] / us[M_1SHOT]);
     fflush(stdout);
     ctx_close(&c);
 }
