@@ -2,24 +2,43 @@
  * bench/pack: pack throughput of the CUDA backend (TEMPI bench-mpi-pack grid
  * and Jenkins' types), with same-run baselines.
  *
- * Rows: 2D objects (vector, hvector, subarray) of 1 KiB, 1 MiB, 4 MiB packed
- * bytes, blocks 1..512 B, pitch 512 B; then Jenkins' types (4D subarray in a
- * 64^4 volume of bytes, indexed / indexed_block with vector layout, struct
- * {double;int;int;char}, 3D-array faces of 256^3 doubles).
- * Columns (median wall time of one blocking call, us):
- *   dev      pack_dev into device memory (= MPI_Pack to a device buffer)
+ * First, latency floors of this machine (median of 300 calls): the host
+ * time of a kernel launch, and an empty kernel plus each way of waiting for
+ * it; then MPI_Pack to device (pack_dev) of a few types under each
+ * completion method of cuda_sync.c (MPIACC_CUDA_SYNC), next to the
+ * kernel-only time.
+ * Then the table.  Rows: 2D objects (vector, hvector, subarray) of 1 KiB,
+ * 1 MiB, 4 MiB packed bytes, blocks 1..512 B, pitch 512 B; then Jenkins'
+ * types (4D subarray in a 64^4 volume of bytes, indexed / indexed_block with
+ * vector layout, struct {double;int;int;char}, 3D-array faces of n^3
+ * doubles).  Columns, median wall time of one blocking call in us, unless
+ * marked k (kernel-only):
+ *   dev      pack_dev into device memory (= MPI_Pack to a device buffer),
+ *            completion method as printed in the header
+ *   kdev     kernel-only GPU time of the same pack: 20 packs launched back to
+ *            back behind a gate kernel, CUDA events around them, / 20 (no
+ *            host synchronisation in between: launch and wait costs gone)
  *   udev     unpack_dev from device memory
  *   1shot    pack to mapped pinned host (one-shot kernel), incl. completion
+ *            (backend pack + test loop, i.e. cudaEventQuery)
+ *   k1shot   kernel-only time of the one-shot pack (as kdev)
  *   dma      pack to host through device temp + DMA ("device" mode)
+ *   d2h      the same number of bytes, contiguous, pinned cudaMemcpyAsync
+ *            device->host + cudaEventQuery loop (what one-shot competes with)
  *   2D       cudaMemcpy2DAsync device->device + sync (1-D strided forms)
  *   2Dh      cudaMemcpy2DAsync device->pinned host + sync
  *   blk      per-block cudaMemcpyAsync device->device (~: extrapolated
  *            from the first 20000 blocks)
  *   host     MPICH MPI_Pack on a host copy
- * and ratios: 2D/dev (kernel speed-up over cudaMemcpy2D), 1shot GB/s as a
- * fraction of pinned cudaMemcpy D2H bandwidth measured in the same run.
+ * Ratios: 2D/dev (blocking calls), k2D/kdev (kernel-only, the 2D copy timed
+ * like kdev), 1shot/PCIe (blocking one-shot bandwidth over pinned D2H
+ * bandwidth of 256 MiB), k1shot/PCIe (kernel-only one-shot bandwidth over
+ * the same), d2h/1shot (same bytes, both blocking).
+ * Timings are warm (the same buffers every call; sectors a pack reads can
+ * stay in L2 between calls); --cold evicts L2 (a 256 MiB memset) before
+ * every timed blocking call.
  *
- *   bench/pack [--csv FILE] [--iters N] [--quick]
+ *   bench/pack [--csv FILE] [--iters N] [--quick] [--cold]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,15 +47,19 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda/cuda_internal.h"
+#include "pack_kernels.h"
 
 static const mpiacc_backend_t *B;
-static int iters = 50;
+static int iters = 50, cold;
 static FILE *csv;
 static double pcie_bw; /* pinned D2H bytes/s */
+static volatile int *gate;   /* mapped pinned: opens bench_launch_gate */
+static void *flush_buf;      /* --cold: L2 eviction */
+static cudaEvent_t tev0, tev1; /* timing events */
 
 #define CK(call_)                                                                                        \
     do {                                                                                                 \
-        cudaError_t e_ = (call_);                                                                        \
+        cudaError_t e_ = (cudaError_t)(call_);                                                           \
         if (e_ != cudaSuccess) {                                                                         \
             fprintf(stderr, "bench/pack:%d: %s: %s\n", __LINE__, #call_, cudaGetErrorString(e_));        \
             MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
@@ -60,6 +83,14 @@ static int cmpd(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static double median(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, cmpd);
+    return t[n / 2];
+}
+
+static double now_us(void) { return MPI_Wtime() * 1e6; }
+
 typedef struct ctx {
     mpiacc_pack_type_t *T;
     MPI_Datatype mt;
@@ -67,13 +98,69 @@ typedef struct ctx {
     void *stg;
     long long span, size;
     cudaStream_t st;
+    cudaEvent_t ev;
     mpiacc_attrs_t a;
     long long nblk, cap; /* per-block copies: count, cap measured */
     long long *boff;     /* block offsets (unit chunks) */
+    int is2d;            /* 1-D strided form: memcpy2D applies */
 } ctx_t;
 
-enum { M_DEV, M_UDEV, M_1SHOT, M_DMA, M_2D, M_2DH, M_BLK, M_HOST, M_N };
-static const char *mname[M_N] = {"dev", "udev", "1shot", "dma", "2D", "2Dh", "blk", "host"};
+enum { M_DEV, M_KDEV, M_UDEV, M_1SHOT, M_K1SHOT, M_DMA, M_D2H, M_2D, M_2DH, M_BLK, M_HOST, M_N, M_K2D = M_N };
+static const char *mname[M_N + 1] = {"dev", "kdev", "udev", "1shot", "k1shot", "dma", "d2h",
+                                     "2D",  "2Dh",  "blk",  "host",  "k2D"};
+
+static void ctx_open(ctx_t *c, MPI_Datatype mt)
+{
+    MPI_Count lb, ext, tlb, text;
+    memset(c, 0, sizeof *c);
+    c->mt = mt;
+    MK(mpiacc_pack_type_analyze(mt, &c->T));
+    MPI_Type_get_true_extent_x(mt, &tlb, &text);
+    MPI_Type_get_extent_x(mt, &lb, &ext);
+    c->span = tlb + text;
+    c->size = c->T->size;
+    c->a.kind = MPIACC_KIND_CUDA;
+    c->cap = 20000;
+    c->is2d = c->T->strided && c->T->ndims == 1 && c->T->strides[0] >= c->T->blk;
+    CK(cudaStreamCreateWithFlags(&c->st, cudaStreamNonBlocking));
+    CK(cudaEventCreateWithFlags(&c->ev, cudaEventDisableTiming));
+    CK(cudaMalloc((void **)&c->dbuf, (size_t)c->span));
+    CK(cudaMalloc((void **)&c->dpk, (size_t)c->size));
+    CK(cudaMemset(c->dbuf, 1, (size_t)c->span));
+    MK(B->host_alloc((size_t)c->size, &c->stg));
+    c->hbuf = calloc(1, (size_t)c->span);
+    c->hpk = malloc((size_t)c->size);
+    c->nblk = c->T->unit > 0 ? c->size / c->T->unit : 0;
+    long long nb = c->nblk < c->cap ? c->nblk : c->cap;
+    c->boff = malloc(sizeof(long long) * (size_t)(nb ? nb : 1));
+    for (long long k = 0; k < nb; k++)
+        c->boff[k] = mpiacc_tv_offset((const mpiacc_tv_i64 *)c->T->blob, k * c->T->unit);
+}
+
+static void ctx_close(ctx_t *c)
+{
+    free(c->boff), free(c->hbuf), free(c->hpk);
+    B->host_free(c->stg, (size_t)c->size);
+    CK(cudaFree(c->dbuf));
+    CK(cudaFree(c->dpk));
+    CK(cudaEventDestroy(c->ev));
+    CK(cudaStreamDestroy(c->st));
+    mpiacc_pack_type_release(c->T);
+}
+
+static void spin_event(cudaEvent_t ev)
+{
+    cudaError_t e;
+    while ((e = cudaEventQuery(ev)) == cudaErrorNotReady) {
+    }
+    CK(e);
+}
+
+static void enqueue_2d(ctx_t *c, void *dst)
+{
+    CK(cudaMemcpy2DAsync(dst, (size_t)c->T->blk, c->dbuf + c->T->start, (size_t)c->T->strides[0],
+                         (size_t)c->T->blk, (size_t)c->T->counts[0], cudaMemcpyDefault, c->st));
+}
 
 static void run_once(ctx_t *c, int m)
 {
@@ -91,11 +178,14 @@ static void run_once(ctx_t *c, int m)
         B->release(x);
         mpiacc_cuda_set_mode(MPIACC_CU_MODE_AUTO, 0);
         break;
+    case M_D2H:
+        CK(cudaMemcpyAsync(c->stg, c->dpk, (size_t)c->size, cudaMemcpyDeviceToHost, c->st));
+        CK(cudaEventRecord(c->ev, c->st));
+        spin_event(c->ev);
+        break;
     case M_2D:
     case M_2DH:
-        CK(cudaMemcpy2DAsync(m == M_2D ? (void *)c->dpk : c->stg, (size_t)c->T->blk, c->dbuf + c->T->start,
-                             (size_t)c->T->strides[0], (size_t)c->T->blk, (size_t)c->T->counts[0],
-                             cudaMemcpyDefault, c->st));
+        enqueue_2d(c, m == M_2D ? (void *)c->dpk : c->stg);
         CK(cudaStreamSynchronize(c->st));
         break;
     case M_BLK: {
@@ -109,111 +199,223 @@ static void run_once(ctx_t *c, int m)
     }
 }
 
+static void evict_l2(void)
+{
+    CK(cudaMemsetAsync(flush_buf, 0x5a, 256u << 20, 0));
+    CK(cudaStreamSynchronize(0));
+}
+
+/* Median wall time of one blocking call. */
 static double time_us(ctx_t *c, int m)
 {
     int n = m == M_HOST || m == M_BLK ? (iters < 7 ? iters : 7) : iters;
     double *t = malloc(sizeof(double) * (size_t)n), r;
     run_once(c, m); /* warm-up (and model measurement, blob upload) */
     for (int i = 0; i < n; i++) {
-        double t0 = MPI_Wtime();
+        if (cold && m != M_HOST) evict_l2();
+        double t0 = now_us();
         run_once(c, m);
-        t[i] = (MPI_Wtime() - t0) * 1e6;
+        t[i] = now_us() - t0;
     }
-    qsort(t, (size_t)n, sizeof *t, cmpd);
-    r = t[n / 2];
+    r = median(t, n);
     free(t);
     if (m == M_BLK && c->nblk > c->cap) r *= (double)c->nblk / (double)c->cap;
     return r;
 }
 
-/* Benchmarks one committed type (count 1). */
+/* Kernel-only: NK operations queued behind a gate, events around them. */
+#define NK 20
+static double kern_us(ctx_t *c, int m)
+{
+    mpiacc_xfer_desc_t d = {.buf = c->dbuf, .type = c->T, .count = 1, .first = 0, .last = c->size};
+    float ms, best = 1e30f;
+    for (int rep = 0; rep < 3; rep++) {
+        *gate = 0;
+        CK(bench_launch_gate(gate, c->st));
+        CK(cudaEventRecord(tev0, c->st));
+        for (int i = 0; i < NK; i++) {
+            if (m == M_K2D) enqueue_2d(c, c->dpk);
+            else MK(mpiacc_cu_enqueue_xfer(&d, m == M_KDEV ? (void *)c->dpk : c->stg, MPIACC_CU_DIR_PACK, c->st));
+        }
+        CK(cudaEventRecord(tev1, c->st));
+        *gate = 1;
+        CK(cudaEventSynchronize(tev1));
+        CK(cudaEventElapsedTime(&ms, tev0, tev1));
+        if (ms < best) best = ms;
+    }
+    return best * 1e3 / NK;
+}
+
+static void csv_row(const char *group, const char *name, long long bytes, long long blk, const char *method,
+                    double us)
+{
+    if (csv) fprintf(csv, "%s,%s,%lld,%lld,%s,%.3f,%.4f\n", group, name, bytes, blk, method, us, bytes / us * 1e-3);
+}
+
+/* Benchmarks one committed type (count 1): a table row. */
 static void bench_type(const char *group, const char *name, MPI_Datatype mt, long long blk_label)
 {
     ctx_t c;
-    MPI_Count lb, ext, tlb, text;
-    double us[M_N];
-    int have[M_N];
-    memset(&c, 0, sizeof c);
-    c.mt = mt;
-    MK(mpiacc_pack_type_analyze(mt, &c.T));
-    MPI_Type_get_true_extent_x(mt, &tlb, &text);
-    MPI_Type_get_extent_x(mt, &lb, &ext);
-    c.span = tlb + text;
-    c.size = c.T->size;
-    c.a.kind = MPIACC_KIND_CUDA;
-    c.cap = 20000;
-    CK(cudaStreamCreateWithFlags(&c.st, cudaStreamNonBlocking));
-    CK(cudaMalloc((void **)&c.dbuf, (size_t)c.span));
-    CK(cudaMalloc((void **)&c.dpk, (size_t)c.size));
-    CK(cudaMemset(c.dbuf, 1, (size_t)c.span));
-    MK(B->host_alloc((size_t)c.size, &c.stg));
-    c.hbuf = calloc(1, (size_t)c.span);
-    c.hpk = malloc((size_t)c.size);
-    c.nblk = c.T->unit > 0 ? c.size / c.T->unit : 0;
-    long long nb = c.nblk < c.cap ? c.nblk : c.cap;
-    c.boff = malloc(sizeof(long long) * (size_t)(nb ? nb : 1));
-    for (long long k = 0; k < nb; k++)
-        c.boff[k] = mpiacc_tv_offset((const mpiacc_tv_i64 *)c.T->blob, k * c.T->unit);
-    for (int m = 0; m < M_N; m++) {
+    double us[M_N + 1];
+    int have[M_N + 1];
+    ctx_open(&c, mt);
+    for (int m = 0; m <= M_N; m++) {
         have[m] = 1;
-        if ((m == M_2D || m == M_2DH) && !(c.T->strided && c.T->ndims == 1 && c.T->strides[0] >= c.T->blk))
-            have[m] = 0;
+        if ((m == M_2D || m == M_2DH || m == M_K2D) && !c.is2d) have[m] = 0;
         if (m == M_BLK && !c.T->blob) have[m] = 0;
-        us[m] = have[m] ? time_us(&c, m) : 0;
+        if (!have[m]) us[m] = 0;
+        else if (m == M_KDEV || m == M_K1SHOT || m == M_K2D) us[m] = kern_us(&c, m);
+        else us[m] = time_us(&c, m);
+        if (have[m]) csv_row(group, name, c.size, blk_label, mname[m], us[m]);
     }
-    printf("%-9s %-22s %8lld %5lld", group, name, c.size, blk_label);
+    printf("%-9s %-21s %8lld %5lld", group, name, c.size, blk_label);
     for (int m = 0; m < M_N; m++) {
-        if (!have[m]) printf(" %9s", "-");
-        else printf(" %8.1f%s", us[m], m == M_BLK && c.nblk > c.cap ? "~" : " ");
-        if (csv && have[m])
-            fprintf(csv, "%s,%s,%lld,%lld,%s,%.3f,%.4f\n", group, name, c.size, blk_label, mname[m], us[m],
-                    c.size / us[m] * 1e-3);
+        if (!have[m]) printf(" %8s", "-");
+        else if (us[m] >= 1e5) printf(" %7.0f%s", us[m], m == M_BLK && c.nblk > c.cap ? "~" : " ");
+        else printf(" %7.1f%s", us[m], m == M_BLK && c.nblk > c.cap ? "~" : " ");
     }
-    double gbs = c.size / us[M_1SHOT] * 1e-3;
-    printf(" | %6.1fx %5.0f%%\n", have[M_2D] ? us[M_2D] / us[M_DEV] : 0.0, gbs * 1e9 / pcie_bw * 100);
-    free(c.boff), free(c.hbuf), free(c.hpk);
-    B->host_free(c.stg, (size_t)c.size);
-    CK(cudaFree(c.dbuf));
-    CK(cudaFree(c.dpk));
-    CK(cudaStreamDestroy(c.st));
-    mpiacc_pack_type_release(c.T);
+    double bw1 = c.size / us[M_1SHOT] * 1e6, bwk = c.size / us[M_K1SHOT] * 1e6;
+    if (c.is2d) printf(" | %5.1fx %7.1fx", us[M_2D] / us[M_DEV], us[M_K2D] / us[M_KDEV]);
+    else printf(" | %6s %8s", "-", "-");
+    printf(" %9.0f%% %10.0f%% %9.2f\n", bw1 / pcie_bw * 100, bwk / pcie_bw * 100, us[M_D2H] / us[M_1SHOT]);
+    fflush(stdout);
+    ctx_close(&c);
 }
 
 static double pinned_bw(void)
 {
     const size_t n = 256u << 20;
     void *d, *h;
-    cudaEvent_t e0, e1;
     float ms, best = 1e30f;
     CK(cudaMalloc(&d, n));
     CK(cudaHostAlloc(&h, n, cudaHostAllocDefault));
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     for (int i = 0; i < 4; i++) {
-        CK(cudaEventRecord(e0, 0));
+        CK(cudaEventRecord(tev0, 0));
         CK(cudaMemcpyAsync(h, d, n, cudaMemcpyDeviceToHost, 0));
-        CK(cudaEventRecord(e1, 0));
-        CK(cudaEventSynchronize(e1));
-        CK(cudaEventElapsedTime(&ms, e0, e1));
+        CK(cudaEventRecord(tev1, 0));
+        CK(cudaEventSynchronize(tev1));
+        CK(cudaEventElapsedTime(&ms, tev0, tev1));
         if (i && ms < best) best = ms;
     }
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
     CK(cudaFreeHost(h));
     CK(cudaFree(d));
     return n / (best * 1e-3);
+}
+
+/* ---- latency floors --------------------------------------------------- */
+
+enum { F_LAUNCH, F_SYNC, F_QUERY, F_EVENT, F_FLAG, F_N };
+static const char *fname[F_N] = {
+    "launch only (host time of cudaLaunchKernel, empty kernel)", "empty kernel + cudaStreamSynchronize",
+    "empty kernel + cudaStreamQuery loop", "empty kernel + cudaEventRecord + cudaEventQuery loop",
+    "1-thread kernel writing a mapped flag + host polling it"};
+static const char *fkey[F_N] = {"launch", "sync", "query", "event", "flag"};
+
+static void floors(void)
+{
+    const int n = 300;
+    double t[300], r[F_N];
+    cudaStream_t st;
+    cudaEvent_t ev;
+    volatile unsigned *flag;
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    CK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    CK(cudaHostAlloc((void **)&flag, 64, cudaHostAllocMapped));
+    *flag = 0;
+    for (int f = 0; f < F_N; f++) {
+        for (int i = -10; i < n; i++) { /* 10 warm-up calls */
+            double t0 = now_us(), t1 = t0;
+            cudaError_t e;
+            switch (f) {
+            case F_LAUNCH:
+                CK(bench_launch_empty(st));
+                t1 = now_us();
+                CK(cudaStreamSynchronize(st));
+                break;
+            case F_SYNC:
+                CK(bench_launch_empty(st));
+                CK(cudaStreamSynchronize(st));
+                break;
+            case F_QUERY:
+                CK(bench_launch_empty(st));
+                while ((e = cudaStreamQuery(st)) == cudaErrorNotReady) {
+                }
+                CK(e);
+                break;
+            case F_EVENT:
+                CK(bench_launch_empty(st));
+                CK(cudaEventRecord(ev, st));
+                spin_event(ev);
+                break;
+            default: {
+                const unsigned v = (unsigned)(i + 11) + 1000u * (unsigned)f;
+                CK(bench_launch_flag(flag, v, st));
+                while (*flag != v) {
+                }
+            }
+            }
+            if (f != F_LAUNCH) t1 = now_us();
+            if (i >= 0) t[i] = t1 - t0;
+        }
+        CK(cudaStreamSynchronize(st));
+        r[f] = median(t, n);
+        printf("  %-62s %6.2f us\n", fname[f], r[f]);
+        csv_row("floor", fkey[f], 0, 0, "us", r[f]);
+    }
+    CK(cudaFreeHost((void *)flag));
+    CK(cudaEventDestroy(ev));
+    CK(cudaStreamDestroy(st));
+}
+
+/* pack_dev of a few 2D vectors under each completion method. */
+static void sync_modes(void)
+{
+    const long long cases[][2] = {{1 << 10, 8}, {4 << 20, 1}, {4 << 20, 8}, {4 << 20, 16}, {4 << 20, 512}};
+    const int ncase = (int)(sizeof cases / sizeof cases[0]);
+    const int dflt = mpiacc_cuda_get_sync();
+    printf("MPI_Pack to device (pack_dev), 2D vector pitch 512, median us by completion method (default: %s):\n",
+           mpiacc_cuda_sync_name(dflt));
+    printf("  %8s %5s", "bytes", "blk");
+    for (int s = 0; s < MPIACC_CU_SYNC_N; s++) printf(" %8s", mpiacc_cuda_sync_name(s));
+    printf(" %8s\n", "kdev");
+    for (int k = 0; k < ncase; k++) {
+        MPI_Datatype t;
+        ctx_t c;
+        char nm[32];
+        MPI_Type_vector((int)(cases[k][0] / cases[k][1]), (int)cases[k][1], 512, MPI_BYTE, &t);
+        MPI_Type_commit(&t);
+        ctx_open(&c, t);
+        snprintf(nm, sizeof nm, "vector %lld B", cases[k][1]);
+        printf("  %8lld %5lld", cases[k][0], cases[k][1]);
+        for (int s = 0; s < MPIACC_CU_SYNC_N; s++) {
+            mpiacc_cuda_set_sync(s);
+            double us = time_us(&c, M_DEV);
+            printf(" %8.2f", us);
+            csv_row("sync", nm, c.size, cases[k][1], mpiacc_cuda_sync_name(s), us);
+        }
+        mpiacc_cuda_set_sync(dflt);
+        double kd = kern_us(&c, M_KDEV);
+        printf(" %8.2f\n", kd);
+        csv_row("sync", nm, c.size, cases[k][1], "kdev", kd);
+        ctx_close(&c);
+        MPI_Type_free(&t);
+    }
 }
 
 int main(int argc, char **argv)
 {
     int quick = 0, n = 0;
     const long long totals[] = {1 << 10, 1 << 20, 4 << 20};
+    double t_start;
     MPI_Init(&argc, &argv);
+    t_start = MPI_Wtime();
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = fopen(argv[++i], "w");
         else if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--cold")) cold = 1;
     }
+    if (iters < 1) iters = 1;
     B = mpiacc_backend_get(MPIACC_KIND_CUDA);
     if (!B) {
         cudaError_t e = cudaGetDeviceCount(&n);
@@ -222,15 +424,24 @@ int main(int argc, char **argv)
         return 0;
     }
     CK(cudaSetDevice(0));
+    CK(cudaEventCreate(&tev0));
+    CK(cudaEventCreate(&tev1));
+    CK(cudaHostAlloc((void **)&gate, 64, cudaHostAllocMapped));
+    if (cold) CK(cudaMalloc(&flush_buf, 256u << 20));
     if (csv) fprintf(csv, "group,type,bytes,block,method,us,GBps\n");
     pcie_bw = pinned_bw();
     char desc[2048];
     B->describe(desc, sizeof desc);
     printf("%s", desc);
-    printf("pinned cudaMemcpy D2H (256 MiB): %.1f GB/s; times: median us of one blocking call\n", pcie_bw * 1e-9);
-    printf("%-9s %-22s %8s %5s", "group", "type", "bytes", "blk");
-    for (int m = 0; m < M_N; m++) printf(" %9s", mname[m]);
-    printf(" | 2D/dev 1shot/PCIe\n");
+    printf("latency floors, median of 300 calls:\n");
+    floors();
+    sync_modes();
+    printf("pinned cudaMemcpy D2H (256 MiB): %.1f GB/s; times: median us of one blocking call (%s), "
+           "k*: kernel-only GPU us per pack (%d back-to-back, events)%s\n",
+           pcie_bw * 1e-9, mpiacc_cuda_sync_name(mpiacc_cuda_get_sync()), NK, cold ? "; L2 evicted before each call" : "");
+    printf("%-9s %-21s %8s %5s", "group", "type", "bytes", "blk");
+    for (int m = 0; m < M_N; m++) printf(" %8s", mname[m]);
+    printf(" | 2D/dev k2D/kdev 1shot/PCIe k1shot/PCIe d2h/1shot\n");
     /* TEMPI grid: 2D objects, pitch 512 */
     for (int ti = 0; ti < 3; ti++)
         for (int blk = 1; blk <= 512; blk *= 2)
@@ -313,7 +524,12 @@ int main(int argc, char **argv)
     }
     printf("targets: 4 MiB dev <= 12 us (8 B blocks), <= 8 us (>= 16 B); 2D/dev >= 20x (<= 2 B), >= 5x (8 B);\n"
            "         1shot/PCIe >= 90%% for blocks >= 2 B; 1 KiB dev <= 8 us\n");
+    printf("bench/pack: %.1f s\n", MPI_Wtime() - t_start);
     if (csv) fclose(csv);
+    if (flush_buf) CK(cudaFree(flush_buf));
+    CK(cudaFreeHost((void *)gate));
+    CK(cudaEventDestroy(tev0));
+    CK(cudaEventDestroy(tev1));
     MPI_Finalize();
     return 0;
 }

@@ -19,7 +19,7 @@ def main():
         sys.exit("plot_pack.py: matplotlib is not installed (pip install matplotlib)")
     rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["group"] == "2D" and r["type"] == "vector"]
     sizes = sorted({int(r["bytes"]) for r in rows})
-    methods = ["dev", "1shot", "dma", "2D", "2Dh", "blk", "host"]
+    methods = ["dev", "kdev", "1shot", "k1shot", "dma", "d2h", "2D", "2Dh", "blk", "host"]
     fig, axes = plt.subplots(1, len(sizes), figsize=(5 * len(sizes), 4), squeeze=False)
     for ax, size in zip(axes[0], sizes):
         for m in methods:

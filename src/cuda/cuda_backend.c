@@ -52,7 +52,10 @@ static int cu_init(int *present)
 
 static int cu_finalize(void)
 {
-    if (mpiacc_cu_ndev > 0) mpiacc_cu_pool_finalize();
+    if (mpiacc_cu_ndev > 0) {
+        mpiacc_cu_sync_finalize();
+        mpiacc_cu_pool_finalize();
+    }
     mpiacc_cu_model_reset();
     mpiacc_cu_ndev = 0;
     return MPI_SUCCESS;

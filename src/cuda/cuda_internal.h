@@ -130,6 +130,27 @@ int mpiacc_cu_model_oneshot(int dev, int dir, double n, double b, int ws);
 /* Forgets the measurements (finalize). */
 void mpiacc_cu_model_reset(void);
 
+/* ---- cuda_sync.c: how blocking calls wait for their kernel ---- */
+enum {
+    MPIACC_CU_SYNC_STREAM = 0, /* cudaStreamSynchronize                        */
+    MPIACC_CU_SYNC_QUERY,      /* busy loop on cudaStreamQuery                 */
+    MPIACC_CU_SYNC_EVENT,      /* cudaEventRecord + busy loop on cudaEventQuery */
+    MPIACC_CU_SYNC_FLAG,       /* kernel's last block writes a mapped flag     */
+    MPIACC_CU_SYNC_N
+};
+typedef struct mpiacc_cu_wait {
+    int dev, slot, mode;
+    mpiacc_cu_signal_t sig; /* for the kernel (count NULL: no signal) */
+} mpiacc_cu_wait_t;
+/* Before the launch (dev current): picks the method, takes a slot. */
+void mpiacc_cu_wait_prepare(int dev, mpiacc_cu_wait_t *w);
+/* After the enqueue on st: waits; kernel_signals says whether the work
+ * enqueued was a kernel launched with w->sig.  Releases the slot. */
+int mpiacc_cu_wait_finish(mpiacc_cu_wait_t *w, cudaStream_t st, int kernel_signals);
+/* Error path before finish: syncs st (when non-NULL), drops the slot. */
+void mpiacc_cu_wait_abandon(mpiacc_cu_wait_t *w, cudaStream_t st);
+void mpiacc_cu_sync_finalize(void);
+
 /* ---- cuda_xfer.c ---- */
 int mpiacc_cu_pack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer);
 int mpiacc_cu_unpack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer);
@@ -143,7 +164,17 @@ int mpiacc_cu_unpack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_d
  * *kind ("copy", "strided", "generic") report the plan. */
 int mpiacc_cu_emulate_xfer(const mpiacc_xfer_desc_t *d, void *packed, int dir, int *ws, const char **kind);
 
+/* Bench hook: plans as for real and enqueues the kernel (or copy) between
+ * d->buf and `packed` (device or mapped pinned) on st, current device; no
+ * wait, no memcpy2D.  For kernel-only timings of back-to-back packs. */
+int mpiacc_cu_enqueue_xfer(const mpiacc_xfer_desc_t *d, void *packed, int dir, cudaStream_t st);
+
 /* ---- knobs for tests and benchmarks ---- */
+/* Completion method of blocking calls (MPIACC_CU_SYNC_*; default flag, or
+ * MPIACC_CUDA_SYNC=stream|query|event|flag); set returns the previous one. */
+int mpiacc_cuda_set_sync(int mode);
+int mpiacc_cuda_get_sync(void);
+const char *mpiacc_cuda_sync_name(int mode);
 /* Sets the pack mode (MPIACC_CU_MODE_*) and the generic-kernel forcing;
  * returns the previous mode. */
 int mpiacc_cuda_set_mode(int mode, int force_generic);

@@ -24,28 +24,54 @@ typedef struct mpiacc_cu_strided {
     long long nwb;             /* words per block (blk / ws)         */
     long long row_words;       /* nwb * counts[0]                    */
     int nd;                    /* dims in use, 1..MPIACC_CU_MAXDIMS  */
-    int pad_;
+    int narrow;                /* set by the launcher: 32-bit index math suffices */
     long long counts[MPIACC_CU_MAXDIMS];
     long long strides[MPIACC_CU_MAXDIMS]; /* bytes, may be negative */
 } mpiacc_cu_strided_t;
 
+/* Completion signal of a kernel (optional; count == NULL: none).  Each
+ * block, once its stores are done, adds 1 to *count; the last one resets
+ * *count to 0 and writes seq to *flag (mapped pinned host memory) after a
+ * system-scope fence, so a host polling *flag sees the kernel's results
+ * published device-wide without waiting for the stream to retire it.
+ * One counter per kernel in flight: the caller owns count until it has
+ * seen the flag. */
+typedef struct mpiacc_cu_signal {
+    unsigned int *count;
+    volatile unsigned int *flag;
+    unsigned int seq;
+} mpiacc_cu_signal_t;
+
 enum { MPIACC_CU_DIR_PACK = 0, MPIACC_CU_DIR_UNPACK = 1 };
+
+/* Both kernels work on the packed side in aligned 16-byte vectors: each
+ * thread gathers (pack) or scatters (unpack) the 16/ws words of a vector
+ * and moves the vector with one 16-byte access, consecutive threads on
+ * consecutive vectors (coalesced: a warp covers 512 contiguous bytes, which
+ * is what makes one-shot writes into mapped host memory efficient).  The
+ * at most two vectors cut by the range's ends are done word by word.
+ * nsm (multiprocessors) bounds the grid, which strides over the range. */
 
 /* Strided kernel, word size ws in {1,2,4,8,16}: pack moves base -> packed,
  * unpack packed -> base.  Every pointer handed in must be ws-aligned.
- * Returns a cudaError_t (as int). */
-int mpiacc_cu_launch_strided(int ws, int dir, char *base, char *packed, const mpiacc_cu_strided_t *s,
-                             cudaStream_t st);
+ * sig may be NULL.  Returns a cudaError_t (as int). */
+int mpiacc_cu_launch_strided(int ws, int dir, char *base, char *packed, const mpiacc_cu_strided_t *s, int nsm,
+                             const mpiacc_cu_signal_t *sig, cudaStream_t st);
 
 /* Generic point-based kernel over the blob of traverse.h: word w covers
  * packed bytes first + w*ws ... of the type at buf.  nsm sizes the grid.
  * Returns cudaErrorNotSupported when traverse.h is not the engine's yet. */
-int mpiacc_cu_launch_generic(int ws, int dir, const void *dblob, char *buf, char *packed,
-                             long long first, long long nwords, int nsm, cudaStream_t st);
-/* Host emulations of the two kernels (same code, same grid, run thread by
- * thread on the CPU; host pointers, host blob): tests check the index
- * arithmetic against MPI_Pack without a GPU. */
-int mpiacc_cu_emulate_strided(int ws, int dir, char *base, char *packed, const mpiacc_cu_strided_t *s);
+int mpiacc_cu_launch_generic(int ws, int dir, const void *dblob, char *buf, char *packed, long long first,
+                             long long nwords, int nsm, const mpiacc_cu_signal_t *sig, cudaStream_t st);
+
+/* Host emulations of the two kernels (same code, run thread by thread on
+ * the CPU; host pointers, host blob): tests check the index arithmetic
+ * against MPI_Pack without a GPU.  The emulated grid is small (blocks of 32
+ * threads, a grid bound of 8 blocks) so that the grid-stride loop, edge and
+ * interior tiles are all exercised; variant 0 runs one vector per thread
+ * and tile, variant 1 the unrolled several-vectors-per-thread form the GPU
+ * uses for large transfers. */
+int mpiacc_cu_emulate_strided(int ws, int dir, char *base, char *packed, const mpiacc_cu_strided_t *s, int variant);
 int mpiacc_cu_emulate_generic(int ws, int dir, const void *hblob, char *buf, char *packed, long long first,
                               long long nwords);
 /* Whether the generic kernel was compiled against a real traverse.h. */

@@ -30,7 +30,7 @@ static void defaults(mpiacc_cu_model_t *M)
 }
 
 /* A contiguous copy through the strided kernel (n a multiple of ws). */
-static cudaError_t kcopy(int ws, int dir, void *dev, void *packed, size_t n, cudaStream_t st)
+static cudaError_t kcopy(int ws, int dir, void *dev, void *packed, size_t n, int nsm, cudaStream_t st)
 {
     mpiacc_cu_strided_t s = {0};
     s.nd = 1;
@@ -40,26 +40,26 @@ static cudaError_t kcopy(int ws, int dir, void *dev, void *packed, size_t n, cud
     s.row_words = s.counts[0];
     s.first_w = 0;
     s.nwords = s.counts[0];
-    return (cudaError_t)mpiacc_cu_launch_strided(ws, dir, dev, packed, &s, st);
+    return (cudaError_t)mpiacc_cu_launch_strided(ws, dir, dev, packed, &s, nsm, NULL, st);
 }
 
 enum { OP_D2H, OP_H2D, OP_KDEV, OP_ZCW16, OP_ZCW1, OP_ZCR16, OP_ZCR1, OP_N };
 
-static cudaError_t run_op(int op, size_t n, char *d, char *h, cudaStream_t st)
+static cudaError_t run_op(int op, size_t n, char *d, char *h, int nsm, cudaStream_t st)
 {
     size_t half = n; /* d holds 2n bytes */
     switch (op) {
     case OP_D2H: return cudaMemcpyAsync(h, d, n, cudaMemcpyDeviceToHost, st);
     case OP_H2D: return cudaMemcpyAsync(d, h, n, cudaMemcpyHostToDevice, st);
-    case OP_KDEV: return kcopy(16, MPIACC_CU_DIR_PACK, d, d + half, n, st);
-    case OP_ZCW16: return kcopy(16, MPIACC_CU_DIR_PACK, d, h, n, st);
-    case OP_ZCW1: return kcopy(1, MPIACC_CU_DIR_PACK, d, h, n, st);
-    case OP_ZCR16: return kcopy(16, MPIACC_CU_DIR_UNPACK, d, h, n, st);
-    default: return kcopy(1, MPIACC_CU_DIR_UNPACK, d, h, n, st);
+    case OP_KDEV: return kcopy(16, MPIACC_CU_DIR_PACK, d, d + half, n, nsm, st);
+    case OP_ZCW16: return kcopy(16, MPIACC_CU_DIR_PACK, d, h, n, nsm, st);
+    case OP_ZCW1: return kcopy(1, MPIACC_CU_DIR_PACK, d, h, n, nsm, st);
+    case OP_ZCR16: return kcopy(16, MPIACC_CU_DIR_UNPACK, d, h, n, nsm, st);
+    default: return kcopy(1, MPIACC_CU_DIR_UNPACK, d, h, n, nsm, st);
     }
 }
 
-static cudaError_t time_op(int op, size_t n, char *d, char *h, cudaStream_t st, cudaEvent_t e0,
+static cudaError_t time_op(int op, size_t n, char *d, char *h, int nsm, cudaStream_t st, cudaEvent_t e0,
                            cudaEvent_t e1, double *secs)
 {
     cudaError_t e = cudaSuccess;
@@ -67,7 +67,7 @@ static cudaError_t time_op(int op, size_t n, char *d, char *h, cudaStream_t st, 
     *secs = 1e30;
     for (int rep = 0; rep < 4 && e == cudaSuccess; rep++) {
         if ((e = cudaEventRecord(e0, st)) != cudaSuccess) break;
-        if ((e = run_op(op, n, d, h, st)) != cudaSuccess) break;
+        if ((e = run_op(op, n, d, h, nsm, st)) != cudaSuccess) break;
         if ((e = cudaEventRecord(e1, st)) != cudaSuccess) break;
         if ((e = cudaEventSynchronize(e1)) != cudaSuccess) break;
         if ((e = cudaEventElapsedTime(&ms, e0, e1)) != cudaSuccess) break;
@@ -102,8 +102,8 @@ static int measure(int dev, mpiacc_cu_model_t *M)
     MPIACC_CU_CHECK(cudaEventCreate(&e1));
     MPIACC_CU_CHECK(cudaMemsetAsync(d, 0, 2 * n2, st));
     for (int op = 0; op < OP_N; op++) {
-        MPIACC_CU_CHECK(time_op(op, n1, d, h, st, e0, e1, &t[op][0]));
-        MPIACC_CU_CHECK(time_op(op, n2, d, h, st, e0, e1, &t[op][1]));
+        MPIACC_CU_CHECK(time_op(op, n1, d, h, mpiacc_cu_devs[dev].nsm, st, e0, e1, &t[op][0]));
+        MPIACC_CU_CHECK(time_op(op, n2, d, h, mpiacc_cu_devs[dev].nsm, st, e0, e1, &t[op][1]));
         double l = 0, b = *bw[op];
         fit((double)n1, t[op][0], (double)n2, t[op][1], &l, &b);
         *bw[op] = b;

@@ -175,14 +175,15 @@ fn_fail:
     goto fn_exit;
 }
 
-/* The kernel for a STRIDED or GENERIC plan. */
+/* The kernel for a STRIDED or GENERIC plan (sig: completion signal or NULL). */
 static int enqueue_kernel(int dev, const plan_t *P, const mpiacc_xfer_desc_t *d, int dir, char *packed,
-                          cudaStream_t st)
+                          const mpiacc_cu_signal_t *sig, cudaStream_t st)
 {
     int mpi_errno = MPI_SUCCESS;
+    const int nsm = mpiacc_cu_devs[dev].nsm;
     cudaError_t e;
     if (P->kind == PLAN_STRIDED) {
-        e = (cudaError_t)mpiacc_cu_launch_strided(P->ws, dir, P->base, packed, &P->s, st);
+        e = (cudaError_t)mpiacc_cu_launch_strided(P->ws, dir, P->base, packed, &P->s, nsm, sig, st);
         if (e != cudaSuccess) MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA: strided %s kernel launch (word %d B) failed: %s (%s)",
                                           dir == MPIACC_CU_DIR_PACK ? "pack" : "unpack", P->ws,
                                           cudaGetErrorName(e), cudaGetErrorString(e));
@@ -190,7 +191,7 @@ static int enqueue_kernel(int dev, const plan_t *P, const mpiacc_xfer_desc_t *d,
         const void *dblob = NULL;
         MPIACC_CHECK(mpiacc_cu_blob_get(dev, d->type, &dblob));
         e = (cudaError_t)mpiacc_cu_launch_generic(P->ws, dir, dblob, P->base, packed, d->first,
-                                                  (d->last - d->first) / P->ws, mpiacc_cu_devs[dev].nsm, st);
+                                                  (d->last - d->first) / P->ws, nsm, sig, st);
         if (e != cudaSuccess) MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA: generic %s kernel launch (word %d B) failed: %s (%s)",
                                           dir == MPIACC_CU_DIR_PACK ? "pack" : "unpack", P->ws,
                                           cudaGetErrorName(e), cudaGetErrorString(e));
@@ -248,18 +249,18 @@ static int enqueue_host(int dev, mpiacc_cu_h_t *h, const mpiacc_xfer_desc_t *d, 
         oneshot = mpiacc_cu_model_oneshot(dev, dir, (double)n, (double)P.blk, P.ws);
     }
     if (oneshot) {
-        MPIACC_CHECK(enqueue_kernel(dev, &P, d, dir, host, st));
+        MPIACC_CHECK(enqueue_kernel(dev, &P, d, dir, host, NULL, st));
         last_method = "oneshot";
         goto fn_exit;
     }
     MPIACC_CHECK(mpiacc_cu_buf_get(dev, n, &h->tmp));
     MPIACC_CHECK(make_plan(d, h->tmp->p, &P));
     if (dir == MPIACC_CU_DIR_PACK) {
-        MPIACC_CHECK(enqueue_kernel(dev, &P, d, dir, h->tmp->p, st));
+        MPIACC_CHECK(enqueue_kernel(dev, &P, d, dir, h->tmp->p, NULL, st));
         MPIACC_CU_CHECK(cudaMemcpyAsync(host, h->tmp->p, n, cudaMemcpyDefault, st));
     } else {
         MPIACC_CU_CHECK(cudaMemcpyAsync(h->tmp->p, host, n, cudaMemcpyDefault, st));
-        MPIACC_CHECK(enqueue_kernel(dev, &P, d, dir, h->tmp->p, st));
+        MPIACC_CHECK(enqueue_kernel(dev, &P, d, dir, h->tmp->p, NULL, st));
     }
     last_method = "device";
 fn_exit:
@@ -312,39 +313,68 @@ int mpiacc_cu_unpack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_
     return xfer_host(a, dep, d, xfer, MPIACC_CU_DIR_UNPACK);
 }
 
+/* Device of a call, made current (*old: the previous one).  Fast path: no
+ * stream, event or device attribute and the current device already set
+ * up: one cudaGetDevice (a thread-local read in the runtime). */
+static int enter_call_device(const mpiacc_attrs_t *a, void *dep, int *dev, int *old)
+{
+    int mpi_errno = MPI_SUCCESS, cur = -1;
+    if (!dep && !(a && (a->has_stream || a->has_device))) {
+        MPIACC_CU_CHECK(cudaGetDevice(&cur));
+        if (cur >= 0 && cur < mpiacc_cu_ndev && cur < MPIACC_CU_MAXDEV &&
+            __atomic_load_n(&mpiacc_cu_devs[cur].ready, __ATOMIC_ACQUIRE)) {
+            *dev = *old = cur;
+            goto fn_exit;
+        }
+    }
+    MPIACC_CHECK(call_device(a, dep, dev));
+    MPIACC_CHECK(mpiacc_cu_dev_enter(*dev, old));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
 /* Blocking device-to-device: byte p of the packed stream is at
- * packed + packed_off + (p - first).  One kernel (or copy) + one sync. */
+ * packed + packed_off + (p - first).  One kernel (or copy) and one wait
+ * (cuda_sync.c): nothing else reaches the driver on the way once the
+ * device, its streams and completion slots are set up. */
 static int xfer_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void *packed,
                     MPI_Aint packed_off, int dir)
 {
-    int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0, sidx = -1;
+    int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0, sidx = -1, waiting = 0, signals = 0;
     cudaStream_t st = NULL;
     char *pk = (char *)packed + packed_off;
+    mpiacc_cu_wait_t w;
     plan_t P;
     if (d->last <= d->first) goto fn_exit;
     if (!d->type) MPIACC_FAIL(MPIACC_ERRK_INTERN, "CUDA: transfer without type");
-    MPIACC_CHECK(call_device(a, dep, &dev));
-    MPIACC_CHECK(mpiacc_cu_dev_enter(dev, &old));
+    MPIACC_CHECK(enter_call_device(a, dep, &dev, &old));
     entered = 1;
+    MPIACC_CHECK(make_plan(d, pk, &P));
     MPIACC_CHECK(mpiacc_cu_stream_get(dev, &sidx));
     st = mpiacc_cu_devs[dev].streams[sidx];
     MPIACC_CHECK(wait_dep(st, dep));
-    MPIACC_CHECK(make_plan(d, pk, &P));
-    if (P.kind == PLAN_COPY)
+    mpiacc_cu_wait_prepare(dev, &w);
+    waiting = 1;
+    if (P.kind == PLAN_COPY) {
         MPIACC_CHECK(enqueue_copy(&P, d, dir, pk, st));
-    else if (mpiacc_cu_mode == MPIACC_CU_MODE_MEMCPY2D && can_2d(&P, d))
+    } else if (mpiacc_cu_mode == MPIACC_CU_MODE_MEMCPY2D && can_2d(&P, d)) {
         MPIACC_CHECK(enqueue_2d(&P, d, dir, pk, st));
-    else {
-        MPIACC_CHECK(enqueue_kernel(dev, &P, d, dir, pk, st));
+    } else {
+        MPIACC_CHECK(enqueue_kernel(dev, &P, d, dir, pk, &w.sig, st));
+        signals = w.sig.count != NULL;
         last_method = "kernel";
     }
-    MPIACC_CU_CHECK(cudaStreamSynchronize(st));
+    waiting = 0;
+    MPIACC_CHECK(mpiacc_cu_wait_finish(&w, st, signals));
 fn_exit:
     if (sidx >= 0) mpiacc_cu_stream_put(dev, sidx);
     if (entered) mpiacc_cu_dev_leave(dev, old);
     return mpi_errno;
 fn_fail:
-    if (st) cudaStreamSynchronize(st);
+    if (waiting) mpiacc_cu_wait_abandon(&w, st);
+    else if (st) cudaStreamSynchronize(st);
     goto fn_exit;
 }
 
@@ -360,13 +390,46 @@ int mpiacc_cu_unpack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_d
     return xfer_dev(a, dep, d, packed, packed_off, MPIACC_CU_DIR_UNPACK);
 }
 
+int mpiacc_cu_enqueue_xfer(const mpiacc_xfer_desc_t *d, void *packed, int dir, cudaStream_t st)
+{
+    int mpi_errno = MPI_SUCCESS, dev = -1, old = -1;
+    plan_t P;
+    if (d->last <= d->first) goto fn_exit;
+    MPIACC_CHECK(enter_call_device(NULL, NULL, &dev, &old));
+    mpi_errno = make_plan(d, packed, &P);
+    if (mpi_errno == MPI_SUCCESS) {
+        if (P.kind == PLAN_COPY) mpi_errno = enqueue_copy(&P, d, dir, packed, st);
+        else mpi_errno = enqueue_kernel(dev, &P, d, dir, packed, NULL, st);
+    }
+    mpiacc_cu_dev_leave(dev, old);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
 /* Test hook: plans like a real transfer (packed side at host pointer
- * `packed`) and runs the chosen kernel's host emulation on host memory. */
+ * `packed`) and runs the chosen kernel's host emulation on host memory.
+ * Kernels run twice: as planned, and with the packed side moved to a
+ * copy that is misaligned by one word against 16 bytes (cut first and
+ * last vectors), strided ones also in the unrolled variant; the two
+ * results must agree (for unpack: over every byte the type can touch). */
+static int emulate_run(const plan_t *P, const mpiacc_xfer_desc_t *d, char *packed, int dir, int variant)
+{
+    const long long n = d->last - d->first;
+    if (P->kind == PLAN_STRIDED) return mpiacc_cu_emulate_strided(P->ws, dir, P->base, packed, &P->s, variant);
+    return mpiacc_cu_emulate_generic(P->ws, dir, d->type->blob, P->base, packed, d->first, n / P->ws);
+}
+
 int mpiacc_cu_emulate_xfer(const mpiacc_xfer_desc_t *d, void *packed, int dir, int *ws, const char **kind)
 {
     int mpi_errno = MPI_SUCCESS;
     cudaError_t e = cudaSuccess;
     const size_t n = (size_t)(d->last - d->first);
+    const mpiacc_pack_type_t *T = d->type;
+    const long long ce = (long long)(d->count - 1) * T->extent;
+    char *scratch = NULL, *snap = NULL, *res = NULL, *lo = NULL, *pk2;
+    size_t span = 0;
     plan_t P;
     MPIACC_CHECK(make_plan(d, packed, &P));
     *ws = P.kind == PLAN_COPY ? 0 : P.ws;
@@ -374,15 +437,27 @@ int mpiacc_cu_emulate_xfer(const mpiacc_xfer_desc_t *d, void *packed, int dir, i
     if (P.kind == PLAN_COPY) {
         if (dir == MPIACC_CU_DIR_PACK) memcpy(packed, P.base + d->first, n);
         else memcpy(P.base + d->first, packed, n);
-    } else if (P.kind == PLAN_STRIDED) {
-        e = (cudaError_t)mpiacc_cu_emulate_strided(P.ws, dir, P.base, packed, &P.s);
-    } else {
-        e = (cudaError_t)mpiacc_cu_emulate_generic(P.ws, dir, d->type->blob, P.base, packed, d->first,
-                                                   (long long)n / P.ws);
+        goto fn_exit;
     }
-    if (e != cudaSuccess) MPIACC_FAIL(MPIACC_ERRK_INTERN, "emulation failed: %s", cudaGetErrorName(e));
+    if (!(scratch = aligned_alloc(16, (n + 47) / 16 * 16))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
+    pk2 = scratch + (P.ws < 16 ? P.ws : 16);
+    if (dir == MPIACC_CU_DIR_UNPACK) {
+        lo = (char *)d->buf + T->true_lb + (ce < 0 ? ce : 0);
+        span = (size_t)(T->true_ub - T->true_lb + (ce < 0 ? -ce : ce));
+        if (!(snap = malloc(span + 1)) || !(res = malloc(span + 1))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
+        memcpy(snap, lo, span);
+        memcpy(pk2, packed, n);
+    }
+    if ((e = (cudaError_t)emulate_run(&P, d, packed, dir, 0)) != cudaSuccess) goto emu_fail;
+    if (dir == MPIACC_CU_DIR_UNPACK) memcpy(res, lo, span), memcpy(lo, snap, span);
+    if ((e = (cudaError_t)emulate_run(&P, d, pk2, dir, 1)) != cudaSuccess) goto emu_fail;
+    if (dir == MPIACC_CU_DIR_PACK ? memcmp(packed, pk2, n) != 0 : memcmp(res, lo, span) != 0)
+        MPIACC_FAIL(MPIACC_ERRK_INTERN, "emulation: %s kernel variants disagree (ws %d)", *kind, P.ws);
 fn_exit:
+    free(scratch), free(snap), free(res);
     return mpi_errno;
+emu_fail:
+    MPIACC_FAIL(MPIACC_ERRK_INTERN, "emulation failed: %s", cudaGetErrorName(e));
 fn_fail:
     goto fn_exit;
 }

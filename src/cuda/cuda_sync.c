@@ -1,0 +1,215 @@
+/*
+ * cuda_sync.c: how a blocking call (pack_dev / unpack_dev: MPI_Pack and
+ * MPI_Unpack on device buffers) waits for its one kernel or copy.
+ * MPIACC_CUDA_SYNC (or mpiacc_cuda_set_sync) picks the method:
+ *   stream  cudaStreamSynchronize
+ *   query   busy loop on cudaStreamQuery
+ *   event   cudaEventRecord (cudaEventDisableTiming) + busy loop on
+ *           cudaEventQuery
+ *   flag    (default) the kernel's last block writes a sequence number
+ *           into mapped pinned memory after a system-scope fence (see
+ *           mpiacc_cu_signal_t); the host polls it with volatile reads, and
+ *           every 256 polls asks cudaStreamQuery, so an asynchronous error
+ *           or a finished stream ends the loop too.  Copies (no kernel)
+ *           wait as in `query`.
+ * bench/pack measures all four.  Slots (device counter, host flag word,
+ * event) are per device, taken exclusively per call; when none is free the
+ * call waits as in `query`.  A slot whose wait failed is never reused.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+
+#define NSLOT 64
+#define SLOT_STRIDE 32 /* unsigned ints: one 128-byte line per slot */
+
+typedef struct sigdev {
+    int state;              /* 0 not set up, 1 ready, -1 unavailable */
+    unsigned *dcount;       /* device counters                       */
+    unsigned *hflag;        /* mapped pinned flags (host pointer)    */
+    unsigned *dflag;        /* the same, device pointer              */
+    cudaEvent_t ev[NSLOT];
+    unsigned seq[NSLOT];
+    int busy[NSLOT];        /* 0 free, 1 taken, 2 poisoned           */
+} sigdev_t;
+
+static sigdev_t sigs[MPIACC_CU_MAXDEV];
+static int sync_mode = -1; /* MPIACC_CU_SYNC_*, read from the environment at first use */
+
+static const char *const names[] = {"stream", "query", "event", "flag"};
+
+const char *mpiacc_cuda_sync_name(int mode)
+{
+    return mode >= 0 && mode < MPIACC_CU_SYNC_N ? names[mode] : "?";
+}
+
+static int mode_now(void)
+{
+    int m = __atomic_load_n(&sync_mode, __ATOMIC_RELAXED);
+    if (m < 0) {
+        const char *e = getenv("MPIACC_CUDA_SYNC");
+        m = MPIACC_CU_SYNC_FLAG;
+        if (e && *e) {
+            int found = 0;
+            for (int i = 0; i < MPIACC_CU_SYNC_N; i++)
+                if (!strcmp(e, names[i])) m = i, found = 1;
+            if (!found) MPIACC_LOG(MPIACC_LOG_WARN, "MPIACC_CUDA_SYNC=%s not understood (stream|query|event|flag)", e);
+        }
+        __atomic_store_n(&sync_mode, m, __ATOMIC_RELAXED);
+    }
+    return m;
+}
+
+int mpiacc_cuda_set_sync(int mode)
+{
+    int old = mode_now();
+    if (mode >= 0 && mode < MPIACC_CU_SYNC_N) __atomic_store_n(&sync_mode, mode, __ATOMIC_RELAXED);
+    return old;
+}
+
+int mpiacc_cuda_get_sync(void) { return mode_now(); }
+
+static void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* First use on dev (dev current, lock held).  Failure only disables slots. */
+static void setup_locked(int dev)
+{
+    sigdev_t *S = &sigs[dev];
+    void *h = NULL, *dp = NULL, *dc = NULL;
+    int nev = 0;
+    const size_t bytes = (size_t)NSLOT * SLOT_STRIDE * sizeof(unsigned);
+    if (cudaHostAlloc(&h, bytes, cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess) goto fail;
+    memset(h, 0, bytes);
+    if (cudaHostGetDevicePointer(&dp, h, 0) != cudaSuccess) goto fail;
+    if (cudaMalloc(&dc, bytes) != cudaSuccess || cudaMemset(dc, 0, bytes) != cudaSuccess) goto fail;
+    for (nev = 0; nev < NSLOT; nev++)
+        if (cudaEventCreateWithFlags(&S->ev[nev], cudaEventDisableTiming) != cudaSuccess) goto fail;
+    S->hflag = h, S->dflag = dp, S->dcount = dc;
+    memset(S->seq, 0, sizeof S->seq);
+    memset(S->busy, 0, sizeof S->busy);
+    __atomic_store_n(&S->state, 1, __ATOMIC_RELEASE);
+    return;
+fail:
+    cudaGetLastError();
+    MPIACC_LOG(MPIACC_LOG_WARN, "CUDA device %d: no completion slots; blocking calls poll the stream", dev);
+    while (nev > 0) cudaEventDestroy(S->ev[--nev]);
+    if (dc) cudaFree(dc);
+    if (h) cudaFreeHost(h);
+    __atomic_store_n(&S->state, -1, __ATOMIC_RELEASE);
+}
+
+void mpiacc_cu_wait_prepare(int dev, mpiacc_cu_wait_t *w)
+{
+    sigdev_t *S = &sigs[dev];
+    static _Thread_local unsigned hint;
+    memset(w, 0, sizeof *w);
+    w->dev = dev, w->slot = -1;
+    w->mode = mode_now();
+    if (w->mode != MPIACC_CU_SYNC_FLAG && w->mode != MPIACC_CU_SYNC_EVENT) return;
+    if (__atomic_load_n(&S->state, __ATOMIC_ACQUIRE) == 0) {
+        pthread_mutex_lock(&mpiacc_cu_lock);
+        if (S->state == 0) setup_locked(dev);
+        pthread_mutex_unlock(&mpiacc_cu_lock);
+    }
+    if (__atomic_load_n(&S->state, __ATOMIC_ACQUIRE) != 1) return;
+    for (unsigned i = 0; i < NSLOT; i++) {
+        unsigned k = (hint + i) % NSLOT;
+        int expect = 0;
+        if (__atomic_compare_exchange_n(&S->busy[k], &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            hint = k;
+            w->slot = (int)k;
+            break;
+        }
+    }
+    if (w->slot < 0 || w->mode != MPIACC_CU_SYNC_FLAG) return;
+    if (++S->seq[w->slot] == 0) S->seq[w->slot] = 1; /* the flag starts at 0 */
+    w->sig.count = S->dcount + (size_t)w->slot * SLOT_STRIDE;
+    w->sig.flag = S->dflag + (size_t)w->slot * SLOT_STRIDE;
+    w->sig.seq = S->seq[w->slot];
+}
+
+static void slot_put(mpiacc_cu_wait_t *w, int ok)
+{
+    if (w->slot < 0) return;
+    __atomic_store_n(&sigs[w->dev].busy[w->slot], ok ? 0 : 2, __ATOMIC_RELEASE);
+    w->slot = -1;
+}
+
+static cudaError_t spin_stream(cudaStream_t st)
+{
+    cudaError_t e;
+    while ((e = cudaStreamQuery(st)) == cudaErrorNotReady) cpu_relax();
+    return e;
+}
+
+static cudaError_t spin_flag(const volatile unsigned *f, unsigned seq, cudaStream_t st)
+{
+    for (unsigned n = 1;; n++) {
+        if (*f == seq) return cudaSuccess;
+        if ((n & 255) == 0) {
+            cudaError_t e = cudaStreamQuery(st);
+            if (e != cudaErrorNotReady) return e; /* done (flag written before the end) or failed */
+        }
+        cpu_relax();
+    }
+}
+
+int mpiacc_cu_wait_finish(mpiacc_cu_wait_t *w, cudaStream_t st, int kernel_signals)
+{
+    int mpi_errno = MPI_SUCCESS;
+    sigdev_t *S = &sigs[w->dev];
+    cudaError_t e;
+    const char *what;
+    if (w->mode == MPIACC_CU_SYNC_FLAG && w->slot >= 0 && kernel_signals) {
+        what = "completion flag (cudaStreamQuery)";
+        e = spin_flag(S->hflag + (size_t)w->slot * SLOT_STRIDE, w->sig.seq, st);
+    } else if (w->mode == MPIACC_CU_SYNC_EVENT && w->slot >= 0) {
+        what = "cudaEventRecord / cudaEventQuery";
+        e = cudaEventRecord(S->ev[w->slot], st);
+        if (e == cudaSuccess)
+            while ((e = cudaEventQuery(S->ev[w->slot])) == cudaErrorNotReady) cpu_relax();
+    } else if (w->mode == MPIACC_CU_SYNC_STREAM) {
+        what = "cudaStreamSynchronize";
+        e = cudaStreamSynchronize(st);
+    } else {
+        what = "cudaStreamQuery";
+        e = spin_stream(st);
+    }
+    if (e != cudaSuccess) {
+        mpi_errno = mpiacc_cu_err(what, e);
+        cudaStreamSynchronize(st);
+    }
+    slot_put(w, e == cudaSuccess);
+    return mpi_errno;
+}
+
+void mpiacc_cu_wait_abandon(mpiacc_cu_wait_t *w, cudaStream_t st)
+{
+    if (w->slot < 0) return;
+    if (st) cudaStreamSynchronize(st); /* nothing of ours may still run with the slot */
+    slot_put(w, 0);
+}
+
+void mpiacc_cu_sync_finalize(void)
+{
+    int old = -1;
+    cudaGetDevice(&old);
+    pthread_mutex_lock(&mpiacc_cu_lock);
+    for (int dev = 0; dev < MPIACC_CU_MAXDEV; dev++) {
+        sigdev_t *S = &sigs[dev];
+        if (S->state == 1 && cudaSetDevice(dev) == cudaSuccess) {
+            for (int i = 0; i < NSLOT; i++) cudaEventDestroy(S->ev[i]);
+            cudaFree(S->dcount);
+            cudaFreeHost(S->hflag);
+        }
+        memset(S, 0, sizeof *S);
+    }
+    pthread_mutex_unlock(&mpiacc_cu_lock);
+    if (old >= 0) cudaSetDevice(old);
+}
