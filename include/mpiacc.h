@@ -80,8 +80,10 @@ extern "C" {
  * MPIACC_CL_QUEUE  a cl_command_queue the data depends on (OpenCL buffers);
  *                  its context must be the cl_mem's context.
  * MPIACC_EVENT     a cudaEvent_t (CUDA) or cl_event (OpenCL) the data also
- *                  depends on.  It is queried, not retained: keep it alive
- *                  until the operation completes.
+ *                  depends on.  For MPIACC_BUF_HOST, a pointer to an `int`
+ *                  flag (read atomically) that another thread sets > 0 when
+ *                  the host data is ready, or < 0 to fail the operation: the
+ *                  call then goes through mpiacc's request pool.
  * MPIACC_DEVICE    CUDA device ordinal, as (void *)(intptr_t)ordinal, used
  *                  when no stream is given (default: the current device).
  *

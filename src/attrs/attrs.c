@@ -11,9 +11,41 @@ static int *const keyvals[] = {&MPIACC_BUF_TYPE, &MPIACC_STREAM, &MPIACC_CL_QUEU
                                &MPIACC_DEVICE};
 #define NKEYVALS (int)(sizeof keyvals / sizeof keyvals[0])
 
+atomic_int mpiacc_attrs_builtin_tagged;
+
+/* The predefined-datatype shortcut of mpiacc_attrs_kind is only used when
+ * MPI's handles classify as expected: predefined ones as builtin, a derived
+ * one not. */
+static int handles_classify(void)
+{
+    MPI_Datatype d;
+    int ok = mpiacc_attrs_is_builtin(MPI_BYTE) && mpiacc_attrs_is_builtin(MPI_INT) &&
+             mpiacc_attrs_is_builtin(MPI_DOUBLE) &&
+             mpiacc_attrs_is_builtin(MPI_PACKED);
+    if (PMPI_Type_contiguous(2, MPI_INT, &d) != MPI_SUCCESS) return 0;
+    ok = ok && !mpiacc_attrs_is_builtin(d);
+    PMPI_Type_free(&d);
+    return ok;
+}
+
+static int is_ours(int keyval)
+{
+    for (int i = 0; i < NKEYVALS; i++)
+        if (keyval == *keyvals[i] && keyval != MPI_KEYVAL_INVALID) return 1;
+    return 0;
+}
+
+/* Interposed to notice mpiacc attributes on predefined datatypes. */
+MPIACC_PUBLIC int MPI_Type_set_attr(MPI_Datatype type, int keyval, void *value)
+{
+    if (mpiacc_attrs_is_builtin(type) && is_ours(keyval)) atomic_store(&mpiacc_attrs_builtin_tagged, 1);
+    return PMPI_Type_set_attr(type, keyval, value);
+}
+
 int mpiacc_attrs_init(void)
 {
     int mpi_errno = MPI_SUCCESS;
+    atomic_store(&mpiacc_attrs_builtin_tagged, !handles_classify());
     for (int i = 0; i < NKEYVALS; i++) {
         /* The values are plain handles: a dup shares them (MPI_TYPE_DUP_FN
          * copies the pointer), deleting needs nothing. */

@@ -5,6 +5,8 @@
 #ifndef MPIACC_ATTRS_H_INCLUDED
 #define MPIACC_ATTRS_H_INCLUDED
 
+#include <stdatomic.h>
+
 #include "../core/core.h"
 
 /* Create / free the public keyvals (MPI_Init / MPI_Finalize). */
@@ -17,13 +19,30 @@ void mpiacc_attrs_finalize(void);
  * buffer type value gives an MPI_ERR_ARG-class error. */
 int mpiacc_attrs_get(MPI_Datatype type, mpiacc_attrs_t *a);
 
+/* Set (for good) once an mpiacc attribute is put on a predefined datatype,
+ * or when MPI's handles cannot be classified (see attrs.c): then predefined
+ * datatypes are looked up like derived ones. */
+extern atomic_int mpiacc_attrs_builtin_tagged;
+
+/* MPICH encodes the kind of object in a handle's top two bits; 1 is
+ * "builtin" (MPI_INT, MPI_BYTE, ...; the pair types such as MPI_DOUBLE_INT
+ * are not builtin and take the lookup).  Checked at MPI_Init. */
+static inline int mpiacc_attrs_is_builtin(MPI_Datatype type)
+{
+    return ((uint32_t)(uintptr_t)type >> 30) == 1u;
+}
+
 /* Fast check used on every interposed call: the buffer kind only
- * (MPIACC_KIND_NONE when untagged).  One attribute lookup, no lock. */
+ * (MPIACC_KIND_NONE when untagged).  For a predefined datatype, two loads;
+ * otherwise one attribute lookup.  No lock. */
 static inline int mpiacc_attrs_kind(MPI_Datatype type)
 {
     void *v = NULL;
     int flag = 0;
     if (MPIACC_BUF_TYPE == MPI_KEYVAL_INVALID) return MPIACC_KIND_NONE;
+    if (mpiacc_attrs_is_builtin(type) &&
+        !atomic_load_explicit(&mpiacc_attrs_builtin_tagged, memory_order_relaxed))
+        return MPIACC_KIND_NONE;
     if (PMPI_Type_get_attr(type, MPIACC_BUF_TYPE, &v, &flag) != MPI_SUCCESS || !flag)
         return MPIACC_KIND_NONE;
     return (int)(intptr_t)v;

@@ -3,7 +3,8 @@
  * reference the device backends are tested against, and it lets host data
  * produced asynchronously go through the request pool: with MPIACC_EVENT set
  * to a pointer to an `int` flag, a send's data (a receive's buffer) is used
- * only once another thread has set the flag non-zero.  Packing uses the
+ * only once another thread has set the flag positive; a negative value fails
+ * the operation.  Packing uses the
  * datatype engine's host traversal.
  */
 #include <stdatomic.h>
@@ -38,10 +39,17 @@ static int cpu_capture(const mpiacc_attrs_t *a, void *buf, void **dep)
     return MPI_SUCCESS;
 }
 
+/* Flag values: 0 pending, > 0 ready, < 0 the producer failed. */
 static int cpu_test(void *h, int *done)
 {
-    *done = !h || atomic_load((_Atomic int *)h) != 0;
-    return MPI_SUCCESS;
+    int mpi_errno = MPI_SUCCESS;
+    int v = h ? atomic_load((_Atomic int *)h) : 1;
+    *done = v != 0;
+    if (v < 0) MPIACC_FAIL(MPIACC_ERRK_ARG, "the host data's MPIACC_EVENT flag reports a failure (%d)", v);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
 }
 
 static void cpu_release(void *h) { (void)h; }

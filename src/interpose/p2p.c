@@ -120,33 +120,25 @@ DEFINE_ISEND(Irsend_c, MPI_Count, MPIACC_SEND_READY)
 
 /* ---- receives -------------------------------------------------------------- */
 
-MPIACC_PUBLIC int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-                           MPI_Status *status)
-{
-    if (RECV_FAST(dt)) return PMPI_Recv(buf, count, dt, src, tag, comm, status);
-    return recv_slow(buf, count, dt, src, tag, comm, status, NULL);
-}
+#define DEFINE_RECV(NAME, CNT)                                                                        \
+    MPIACC_PUBLIC int MPI_##NAME(void *buf, CNT count, MPI_Datatype dt, int src, int tag, MPI_Comm comm, \
+                                 MPI_Status *status)                                                 \
+    {                                                                                                \
+        if (RECV_FAST(dt)) return PMPI_##NAME(buf, count, dt, src, tag, comm, status);               \
+        return recv_slow(buf, count, dt, src, tag, comm, status, NULL);                              \
+    }
+#define DEFINE_IRECV(NAME, CNT)                                                                       \
+    MPIACC_PUBLIC int MPI_##NAME(void *buf, CNT count, MPI_Datatype dt, int src, int tag, MPI_Comm comm, \
+                                 MPI_Request *req)                                                   \
+    {                                                                                                \
+        if (RECV_FAST(dt)) return PMPI_##NAME(buf, count, dt, src, tag, comm, req);                  \
+        return recv_slow(buf, count, dt, src, tag, comm, NULL, req);                                 \
+    }
 
-MPIACC_PUBLIC int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-                             MPI_Status *status)
-{
-    if (RECV_FAST(dt)) return PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
-    return recv_slow(buf, count, dt, src, tag, comm, status, NULL);
-}
-
-MPIACC_PUBLIC int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-                            MPI_Request *req)
-{
-    if (RECV_FAST(dt)) return PMPI_Irecv(buf, count, dt, src, tag, comm, req);
-    return recv_slow(buf, count, dt, src, tag, comm, NULL, req);
-}
-
-MPIACC_PUBLIC int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-                              MPI_Request *req)
-{
-    if (RECV_FAST(dt)) return PMPI_Irecv_c(buf, count, dt, src, tag, comm, req);
-    return recv_slow(buf, count, dt, src, tag, comm, NULL, req);
-}
+DEFINE_RECV(Recv, int)
+DEFINE_RECV(Recv_c, MPI_Count)
+DEFINE_IRECV(Irecv, int)
+DEFINE_IRECV(Irecv_c, MPI_Count)
 
 /* ---- MPI_Sendrecv ------------------------------------------------------------ */
 

@@ -43,6 +43,7 @@
  * it back on the freelist).  A later protocol (chunked pipelining, CUDA IPC)
  * adds states between PACKING and IN_FLIGHT / IN_FLIGHT and UNPACKING.
  */
+#include <sched.h>
 #include <string.h>
 
 #include "sp_internal.h"
@@ -90,7 +91,12 @@ static int cancel_fn(void *extra, int complete)
  * until the request is complete, and the progress hook does the work. */
 static int wait_fn(int count, void **states, double timeout, MPI_Status *status)
 {
-    return MPIX_Stream_progress(MPIX_STREAM_NULL);
+    int mpi_errno = MPIX_Stream_progress(MPIX_STREAM_NULL);
+    /* The caller is blocked on device work anyway: let other threads run
+     * (a CPU OpenCL device's workers, other ranks of an oversubscribed
+     * node).  On an idle core this returns at once. */
+    sched_yield();
+    return mpi_errno;
 }
 
 /* Called by MPI_Test* / Waitany / Waitsome (outside MPICH's lock), which

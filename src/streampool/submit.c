@@ -69,47 +69,51 @@ static int submit_locked(mpiacc_sp_op_t *op, MPI_Request *req)
     return MPI_SUCCESS;
 }
 
-int mpiacc_sp_isend(const void *buf, MPI_Count count, MPI_Datatype type, const mpiacc_attrs_t *a, int dest,
-                    int tag, MPI_Comm comm, int mode, MPI_Request *req)
+/* A device send or receive: the operation is set up at call time
+ * (attributes, datatype analysis, dependency, staging) and handed to the
+ * pool.  Empty and MPI_PROC_NULL operations go to MPI directly (an empty send
+ * still keeps its place behind deferred sends to the same peer). */
+static int submit_device(int is_send, void *buf, MPI_Count count, MPI_Datatype type, const mpiacc_attrs_t *a,
+                         int peer, int tag, MPI_Comm comm, int mode, MPI_Request *req)
 {
-    int mpi_errno = MPI_SUCCESS, locked = 0, submitted = 0;
+    int mpi_errno = MPI_SUCCESS, locked = 0, submitted = 0, deferred = 0;
     const mpiacc_backend_t *be;
     mpiacc_sp_op_t *op = NULL;
     mpiacc_pack_type_t *t = NULL;
-    MPI_Count bytes;
+    MPI_Count bytes = 0;
 
-    MPIACC_CHECK(get_backend(a, (void *)buf, &be));
-    if (dest == MPI_PROC_NULL) {
-        MPIACC_CHECK(PMPI_Isend_c(NULL, 0, MPI_BYTE, dest, tag, comm, req));
-        goto fn_exit;
+    MPIACC_CHECK(get_backend(a, buf, &be));
+    if (peer != MPI_PROC_NULL) {
+        MPIACC_CHECK(mpiacc_pack_type_get(type, &t));
+        MPIACC_CHECK(packed_bytes(t, count, &bytes));
     }
-    MPIACC_CHECK(mpiacc_pack_type_get(type, &t));
-    MPIACC_CHECK(packed_bytes(t, count, &bytes));
     if (bytes == 0) {
-        /* An empty message still matches a receive and keeps its order. */
-        int deferred = 0;
-        mpiacc_pack_type_release(t);
-        t = NULL;
-        MPIACC_CHECK(mpiacc_sp_host_isend(NULL, 0, MPI_BYTE, dest, tag, comm, mode, req, &deferred));
-        if (!deferred) MPIACC_CHECK(PMPI_Isend_c(NULL, 0, MPI_BYTE, dest, tag, comm, req));
+        if (is_send && peer != MPI_PROC_NULL)
+            MPIACC_CHECK(mpiacc_sp_host_isend(NULL, 0, MPI_BYTE, peer, tag, comm, mode, req, &deferred));
+        if (!deferred)
+            MPIACC_CHECK(is_send ? PMPI_Isend_c(NULL, 0, MPI_BYTE, peer, tag, comm, req)
+                                 : PMPI_Irecv_c(NULL, 0, MPI_BYTE, peer, tag, comm, req));
+        if (t) mpiacc_pack_type_release(t);
         goto fn_exit;
     }
     if (!(op = mpiacc_sp_op_alloc())) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for an operation");
-    op->is_send = 1;
+    op->is_send = is_send;
     op->mode = mode;
     op->be = be;
     op->attrs = *a;
     op->type = t;
     t = NULL;
     op->count = count;
-    op->buf = (void *)buf;
+    op->buf = buf;
     op->bytes = bytes;
-    op->peer = dest;
+    op->peer = peer;
     op->tag = tag;
     op->comm = comm;
-    op->st_source = dest;
-    op->st_tag = tag;
-    if (be->capture) MPIACC_CHECK(be->capture(a, op->buf, &op->dep));
+    if (is_send) {
+        op->st_source = peer;
+        op->st_tag = tag;
+    }
+    if (be->capture) MPIACC_CHECK(be->capture(a, buf, &op->dep));
     MPIACC_CHECK(mpiacc_sp_staging_get(a->kind, be, bytes, &op->staging, &op->staging_class));
     pthread_mutex_lock(&mpiacc_sp_pool.lock);
     locked = 1;
@@ -124,52 +128,16 @@ fn_fail:
     goto fn_exit;
 }
 
+int mpiacc_sp_isend(const void *buf, MPI_Count count, MPI_Datatype type, const mpiacc_attrs_t *a, int dest,
+                    int tag, MPI_Comm comm, int mode, MPI_Request *req)
+{
+    return submit_device(1, (void *)buf, count, type, a, dest, tag, comm, mode, req);
+}
+
 int mpiacc_sp_irecv(void *buf, MPI_Count count, MPI_Datatype type, const mpiacc_attrs_t *a, int source,
                     int tag, MPI_Comm comm, MPI_Request *req)
 {
-    int mpi_errno = MPI_SUCCESS, locked = 0, submitted = 0;
-    const mpiacc_backend_t *be;
-    mpiacc_sp_op_t *op = NULL;
-    mpiacc_pack_type_t *t = NULL;
-    MPI_Count bytes;
-
-    MPIACC_CHECK(get_backend(a, buf, &be));
-    if (source == MPI_PROC_NULL) {
-        MPIACC_CHECK(PMPI_Irecv_c(NULL, 0, MPI_BYTE, source, tag, comm, req));
-        goto fn_exit;
-    }
-    MPIACC_CHECK(mpiacc_pack_type_get(type, &t));
-    MPIACC_CHECK(packed_bytes(t, count, &bytes));
-    if (bytes == 0) {
-        mpiacc_pack_type_release(t);
-        t = NULL;
-        MPIACC_CHECK(PMPI_Irecv_c(NULL, 0, MPI_BYTE, source, tag, comm, req));
-        goto fn_exit;
-    }
-    if (!(op = mpiacc_sp_op_alloc())) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for an operation");
-    op->be = be;
-    op->attrs = *a;
-    op->type = t;
-    t = NULL;
-    op->count = count;
-    op->buf = buf;
-    op->bytes = bytes;
-    op->peer = source;
-    op->tag = tag;
-    op->comm = comm;
-    if (be->capture) MPIACC_CHECK(be->capture(a, buf, &op->dep));
-    MPIACC_CHECK(mpiacc_sp_staging_get(a->kind, be, bytes, &op->staging, &op->staging_class));
-    pthread_mutex_lock(&mpiacc_sp_pool.lock);
-    locked = 1;
-    submitted = 1;
-    MPIACC_CHECK(submit_locked(op, req));
-fn_exit:
-    if (locked) pthread_mutex_unlock(&mpiacc_sp_pool.lock);
-    return mpi_errno;
-fn_fail:
-    if (t) mpiacc_pack_type_release(t);
-    if (!submitted) discard(op, 1);
-    goto fn_exit;
+    return submit_device(0, buf, count, type, a, source, tag, comm, MPIACC_SEND_STD, req);
 }
 
 int mpiacc_sp_host_isend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,

@@ -6,6 +6,7 @@
 #include "testutil.h"
 #include "mpiacc.h"
 #include "core/core.h"
+#include "attrs/attrs.h"
 
 static int error_class(int code)
 {
@@ -161,6 +162,21 @@ static void host_tagged_self(void **state)
     MPI_Type_free(&t);
 }
 
+/* Predefined datatypes take a shortcut until an mpiacc attribute is set on
+ * one; from then on they are looked up like any other. */
+static void predefined_types(void **state)
+{
+    char buf[8];
+    assert_int_equal(atomic_load(&mpiacc_attrs_builtin_tagged), 0);
+    assert_true(mpiacc_attrs_is_builtin(MPI_CHAR));
+    assert_int_equal(MPI_Type_set_attr(MPI_CHAR, MPIACC_BUF_TYPE, (void *)(intptr_t)77), MPI_SUCCESS);
+    assert_int_equal(atomic_load(&mpiacc_attrs_builtin_tagged), 1);
+    assert_error(MPI_Send(buf, 1, MPI_CHAR, 0, 0, MPI_COMM_WORLD), MPI_ERR_ARG, "MPIACC_BUF_TYPE");
+    assert_int_equal(MPI_Type_delete_attr(MPI_CHAR, MPIACC_BUF_TYPE), MPI_SUCCESS);
+    assert_int_equal(MPI_Sendrecv(buf, 1, MPI_CHAR, 0, 1, buf + 1, 1, MPI_CHAR, 0, 1, MPI_COMM_SELF,
+                                  MPI_STATUS_IGNORE), MPI_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
     int before = MPIACC_BUF_TYPE == MPI_KEYVAL_INVALID && MPIACC_STREAM == MPI_KEYVAL_INVALID &&
@@ -172,6 +188,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(version),                  cmocka_unit_test(invalid_buffer_type),
         cmocka_unit_test(invalid_device_ordinal),   cmocka_unit_test(null_host_event),
         cmocka_unit_test(unavailable_backend),      cmocka_unit_test(host_tagged_self),
+        cmocka_unit_test(predefined_types),
     };
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

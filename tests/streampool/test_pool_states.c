@@ -141,7 +141,11 @@ static void non_overtaking(void **s)
         atomic_store(&slow, 0);
         MPI_Isend(a, 1, ts, 1, 8, MPI_COMM_WORLD, &rq[0]);
         assert_int_not_equal(atomic_load(&mpiacc_sp_deferred_sends), 0);
-        MPI_Isend(b, N, MPI_INT, 1, 8, MPI_COMM_WORLD, &rq[1]);
+        {
+            long h0 = transitions(S_NEW, S_READY);
+            MPI_Isend(b, N, MPI_INT, 1, 8, MPI_COMM_WORLD, &rq[1]);
+            assert_int_equal(transitions(S_NEW, S_READY), h0 + 1); /* queued behind */
+        }
         atomic_store(&slow, 1);
         MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
         assert_int_equal(atomic_load(&mpiacc_sp_deferred_sends), 0);
@@ -231,6 +235,38 @@ static void cancel_receive(void **s)
     MPI_Type_free(&t);
 }
 
+/* ERROR from DEP_PENDING: the producer of a send's data, or of a receive
+ * buffer's previous contents, fails. */
+static void dependency_failure(void **s)
+{
+    int buf[N];
+    atomic_int gate = 0;
+    MPI_Datatype t = pool_type(N, 0, &gate);
+    int err, cls;
+    if (rank == 0) {
+        long e0 = transitions(S_DEP, S_ERROR);
+        MPI_Request r;
+        MPI_Isend(buf, 1, t, 1, 12, MPI_COMM_WORLD, &r);
+        atomic_store(&gate, -5);
+        err = MPI_Wait(&r, MPI_STATUS_IGNORE);
+        MPI_Error_class(err, &cls);
+        assert_int_equal(cls, MPI_ERR_ARG);
+        assert_int_equal(transitions(S_DEP, S_ERROR), e0 + 1);
+        /* the receiver still gets a message, from a host send */
+        MPI_Send(buf, N, MPI_INT, 1, 12, MPI_COMM_WORLD);
+    } else if (rank == 1) {
+        long e0 = transitions(S_DEP, S_ERROR), d0 = transitions(S_FLIGHT, S_DEP);
+        MPI_Request r;
+        MPI_Irecv(buf, 1, t, 0, 12, MPI_COMM_WORLD, &r);
+        while (transitions(S_FLIGHT, S_DEP) == d0) MPI_Test(&r, &err, MPI_STATUS_IGNORE);
+        atomic_store(&gate, -1);
+        err = MPI_Wait(&r, MPI_STATUS_IGNORE);
+        assert_int_not_equal(err, MPI_SUCCESS);
+        assert_int_equal(transitions(S_DEP, S_ERROR), e0 + 1);
+    }
+    MPI_Type_free(&t);
+}
+
 /* PROC_NULL peers and zero counts complete at once. */
 static void trivial_operations(void **s)
 {
@@ -266,6 +302,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(out_of_order_completion, setup),
         cmocka_unit_test_setup(truncation_error, setup),
         cmocka_unit_test_setup(cancel_receive, setup),
+        cmocka_unit_test_setup(dependency_failure, setup),
         cmocka_unit_test_setup(trivial_operations, setup),
     };
     MPI_Init(&argc, &argv);

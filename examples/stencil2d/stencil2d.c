@@ -1,0 +1,405 @@
+/*
+ * stencil2d driver: options, 2D decomposition, CPU reference, the two
+ * device variants (manual staging vs mpiacc), validation and the report.
+ *
+ *   mpiexec -n 4 stencil2d --backend auto --customSize 256,256 --num-iters 100
+ *
+ * Exit status: 0 on success, 1 on a validation error, a mismatch between
+ * the variants or any failure, 2 on bad options, 77 when the chosen backend
+ * finds no device (CTest's "skipped").
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpiacc.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "stencil2d.h"
+
+#ifndef ST_LOC_HOST
+#define ST_LOC_HOST 0
+#endif
+#ifndef ST_LOC_MPIACC
+#define ST_LOC_MPIACC 0
+#endif
+#ifndef ST_LOC_MPIACC_SETUP
+#define ST_LOC_MPIACC_SETUP 0
+#endif
+#ifndef ST_LOC_MANUAL_CUDA
+#define ST_LOC_MANUAL_CUDA 0
+#endif
+#ifndef ST_LOC_MANUAL_OPENCL
+#define ST_LOC_MANUAL_OPENCL 0
+#endif
+
+st_calls_t st_calls;
+
+enum { V_MANUAL, V_MPIACC, V_COUNT };
+static const char *vname[V_COUNT] = {"manual", "mpiacc"};
+
+typedef struct opts {
+    int rows, cols, iters, h, passes, pdims[2];
+    int prec_mask; /* bit 0 single, bit 1 double */
+    int var_mask;  /* bit V_MANUAL, bit V_MPIACC */
+    const char *backend;
+    double wc, wk, wd, thr;
+    int print_limit;
+} opts_t;
+
+typedef struct result {
+    int ran;
+    double gflops_med, gflops_min, gflops_max;
+    double exch_ms, kern_ms;       /* per exchange, per iteration (pass average) */
+    double copies_x, syncs_x;      /* calls per exchange (max over ranks)        */
+    long errors;
+} result_t;
+
+#if !ST_HAVE_CUDA
+const st_backend_t *st_cuda_backend(void) { return NULL; }
+#endif
+#if !ST_HAVE_OPENCL
+const st_backend_t *st_opencl_backend(void) { return NULL; }
+#endif
+
+static void usage(void)
+{
+    printf("usage: stencil2d [options]\n"
+           "  --size 1..4               per-rank size 512^2, 1024^2, 2048^2, 4096^2 (default 1)\n"
+           "  --customSize r,c          per-rank rows and columns (overrides --size)\n"
+           "  --num-iters n             stencil iterations per pass (default 1000)\n"
+           "  --iters-per-exchange h    halo width / iterations between exchanges (default 1)\n"
+           "  --msize pr,pc             process grid (default 2 x N/2)\n"
+           "  --passes n                timed passes after one warm-up pass (default 10)\n"
+           "  --precision sp|dp|both    (default both)\n"
+           "  --backend auto|cuda|opencl  auto: CUDA when a CUDA device is present, else OpenCL\n"
+           "  --variant manual|mpiacc|both  (default both)\n"
+           "  --weight-center w  --weight-cardinal w  --weight-diagonal w  (0.25 0.15 0.05)\n"
+           "  --val-threshold t         relative error threshold (default 0.01)\n"
+           "  --val-print-limit n       offending elements printed per rank (default 15)\n");
+}
+
+static int parse_pair(const char *s, int *a, int *b)
+{
+    return sscanf(s, "%d,%d", a, b) == 2 && *a > 0 && *b > 0;
+}
+
+/* Returns 0 on success, 1 after --help, 2 on a bad option (rank 0 prints). */
+static int parse(int argc, char **argv, opts_t *o, int rank)
+{
+    static const int sizes[] = {512, 1024, 2048, 4096};
+    *o = (opts_t){.rows = 512, .cols = 512, .iters = 1000, .h = 1, .passes = 10, .prec_mask = 3,
+                  .var_mask = 3, .backend = "auto", .wc = 0.25, .wk = 0.15, .wd = 0.05, .thr = 0.01,
+                  .print_limit = 15};
+    int custom = 0, size = 1;
+    const char *at = "";
+    for (int i = 1; i < argc; i++) {
+        char *a = argv[i], *v = strchr(a, '=');
+        at = a;
+        char name[64];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            if (rank == 0) usage();
+            return 1;
+        }
+        if (v) snprintf(name, sizeof name, "%.*s", (int)(v - a), a), v++;
+        else if (i + 1 < argc) snprintf(name, sizeof name, "%s", a), v = argv[++i];
+        else goto bad;
+        int ok = 1;
+        if (!strcmp(name, "--size")) ok = sscanf(v, "%d", &size) == 1 && size >= 1 && size <= 4;
+        else if (!strcmp(name, "--customSize")) ok = custom = parse_pair(v, &o->rows, &o->cols);
+        else if (!strcmp(name, "--num-iters")) ok = sscanf(v, "%d", &o->iters) == 1 && o->iters > 0;
+        else if (!strcmp(name, "--iters-per-exchange")) ok = sscanf(v, "%d", &o->h) == 1 && o->h > 0;
+        else if (!strcmp(name, "--msize")) ok = parse_pair(v, &o->pdims[0], &o->pdims[1]);
+        else if (!strcmp(name, "--passes")) ok = sscanf(v, "%d", &o->passes) == 1 && o->passes > 0;
+        else if (!strcmp(name, "--precision"))
+            ok = (o->prec_mask = !strcmp(v, "sp") ? 1 : !strcmp(v, "dp") ? 2 : !strcmp(v, "both") ? 3 : 0);
+        else if (!strcmp(name, "--variant"))
+            ok = (o->var_mask = !strcmp(v, "manual") ? 1 : !strcmp(v, "mpiacc") ? 2 : !strcmp(v, "both") ? 3 : 0);
+        else if (!strcmp(name, "--backend"))
+            ok = !strcmp(o->backend = v, "auto") || !strcmp(v, "cuda") || !strcmp(v, "opencl");
+        else if (!strcmp(name, "--weight-center")) ok = sscanf(v, "%lf", &o->wc) == 1;
+        else if (!strcmp(name, "--weight-cardinal")) ok = sscanf(v, "%lf", &o->wk) == 1;
+        else if (!strcmp(name, "--weight-diagonal")) ok = sscanf(v, "%lf", &o->wd) == 1;
+        else if (!strcmp(name, "--val-threshold")) ok = sscanf(v, "%lf", &o->thr) == 1 && o->thr >= 0;
+        else if (!strcmp(name, "--val-print-limit")) ok = sscanf(v, "%d", &o->print_limit) == 1;
+        else ok = 0;
+        if (!ok) goto bad;
+    }
+    if (!custom) o->rows = o->cols = sizes[size - 1];
+    return 0;
+bad:
+    if (rank == 0) {
+        fprintf(stderr, "stencil2d: bad option or value: '%s'\n", at);
+        usage();
+    }
+    return 2;
+}
+
+/* Non-periodic 2D Cartesian communicator (default 2 x N/2) and the
+ * neighbours, offsets and tags of the exchange. */
+static int make_cart(const opts_t *o, MPI_Comm *cart)
+{
+    int n, dims[2] = {o->pdims[0], o->pdims[1]}, periods[2] = {0, 0};
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    if (!dims[0]) {
+        if (n % 2 == 0) dims[0] = 2, dims[1] = n / 2;
+        else ST_MPI(MPI_Dims_create(n, 2, dims));
+    }
+    if (dims[0] * dims[1] != n) return st_error("--msize %d,%d does not match %d ranks", dims[0], dims[1], n);
+    ST_MPI(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, cart));
+    return 0;
+}
+
+static int make_grid(const opts_t *o, MPI_Comm cart, int dp, st_grid_t *g)
+{
+    int h = o->h;
+    memset(g, 0, sizeof *g);
+    g->rows = o->rows, g->cols = o->cols, g->h = h, g->dp = dp;
+    g->R = o->rows + 2 * h, g->C = o->cols + 2 * h, g->P = (g->C + 15) / 16 * 16;
+    g->es = dp ? sizeof(double) : sizeof(float);
+    g->base = dp ? MPI_DOUBLE : MPI_FLOAT;
+    g->wc = o->wc, g->wk = o->wk, g->wd = o->wd;
+    g->cart = cart;
+    MPI_Comm_rank(cart, &g->rank);
+    MPI_Comm_size(cart, &g->nranks);
+    if (o->rows < h || o->cols < h) return st_error("the local block must be at least h x h");
+    ST_MPI(MPI_Cart_shift(cart, 0, 1, &g->nbr[ST_ROWS][0], &g->nbr[ST_ROWS][1])); /* north, south */
+    ST_MPI(MPI_Cart_shift(cart, 1, 1, &g->nbr[ST_COLS][0], &g->nbr[ST_COLS][1])); /* west, east */
+    /* rows: send row h north (tag 7) into its rows R-h..; send rows R-2h south (tag 8) */
+    g->send_off[ST_ROWS][0] = (long)h * g->P, g->recv_off[ST_ROWS][0] = 0;
+    g->send_off[ST_ROWS][1] = (long)(g->R - 2 * h) * g->P, g->recv_off[ST_ROWS][1] = (long)(g->R - h) * g->P;
+    g->send_tag[ST_ROWS][0] = 7, g->recv_tag[ST_ROWS][0] = 8;
+    g->send_tag[ST_ROWS][1] = 8, g->recv_tag[ST_ROWS][1] = 7;
+    /* columns over all R rows: west (tag 10) and east (tag 9) */
+    g->send_off[ST_COLS][0] = h, g->recv_off[ST_COLS][0] = 0;
+    g->send_off[ST_COLS][1] = g->C - 2 * h, g->recv_off[ST_COLS][1] = g->C - h;
+    g->send_tag[ST_COLS][0] = 10, g->recv_tag[ST_COLS][0] = 9;
+    g->send_tag[ST_COLS][1] = 9, g->recv_tag[ST_COLS][1] = 10;
+    ST_MPI(MPI_Type_contiguous(h * g->P, g->base, &g->host_type[ST_ROWS]));
+    ST_MPI(MPI_Type_vector(g->R, h, g->P, g->base, &g->host_type[ST_COLS]));
+    ST_MPI(MPI_Type_commit(&g->host_type[ST_ROWS]));
+    ST_MPI(MPI_Type_commit(&g->host_type[ST_COLS]));
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One variant: warm-up pass + o->passes timed passes of the iteration loop
+ * (the timed region: barrier, all iterations and exchanges, device finish,
+ * barrier); the final matrix is downloaded into out. */
+static int run_variant(const opts_t *o, const st_grid_t *g, const st_backend_t *be, int v,
+                       const void *init, void *out, result_t *res)
+{
+    st_dev_t *d = NULL;
+    st_mpx_t mx = {.nowned = 0};
+    double *gf = calloc(o->passes, sizeof *gf), exch_s = 0, kern_s = 0, junk = 0;
+    double flops = 11.0 * (g->R - 2) * (g->C - 2) * g->nranks * o->iters;
+    long nexch = (o->iters - 1) / g->h, copies = 0, syncs = 0;
+    int rc = 1, cur = 0;
+    if (!gf) return st_error("out of memory");
+    if ((rc = be->create(g, &d)) != 0) goto done;
+    if (v == V_MPIACC && (rc = st_mpx_setup(g, be, d, &mx)) != 0) goto done;
+    for (int p = 0; p <= o->passes; p++) {
+        double kern = 0, t0, t[2];
+        st_calls_t c0 = st_calls;
+        if ((rc = be->upload(d, 0, init) || be->upload(d, 1, init) || be->finish(d, &junk)) != 0) goto done;
+        MPI_Barrier(g->cart);
+        t0 = MPI_Wtime();
+        cur = 0;
+        for (int it = 0; it < o->iters; it++) {
+            if (it > 0 && it % g->h == 0) {
+                rc = v == V_MANUAL ? be->exchange_manual(d, cur) : st_exchange_mpiacc(g, be, d, &mx, cur);
+                if (rc) goto done;
+            }
+            if ((rc = be->step(d, cur)) != 0) goto done;
+            cur = !cur;
+        }
+        if ((rc = be->finish(d, &kern)) != 0) goto done;
+        MPI_Barrier(g->cart);
+        t[0] = MPI_Wtime() - t0, t[1] = kern;
+        MPI_Allreduce(MPI_IN_PLACE, t, 2, MPI_DOUBLE, MPI_MAX, g->cart);
+        if (p == 0) continue; /* warm-up */
+        gf[p - 1] = flops / t[0] / 1e9;
+        exch_s += t[0] - t[1], kern_s += t[1];
+        copies += st_calls.copies - c0.copies, syncs += st_calls.syncs - c0.syncs;
+    }
+    if ((rc = be->download(d, cur, out)) != 0) goto done;
+    qsort(gf, o->passes, sizeof *gf, cmp_double);
+    res->ran = 1;
+    res->gflops_min = gf[0], res->gflops_max = gf[o->passes - 1];
+    res->gflops_med = o->passes % 2 ? gf[o->passes / 2] : 0.5 * (gf[o->passes / 2 - 1] + gf[o->passes / 2]);
+    res->exch_ms = nexch ? 1e3 * exch_s / o->passes / nexch : 0;
+    res->kern_ms = 1e3 * kern_s / o->passes / o->iters;
+    {
+        double c[2] = {nexch ? (double)copies / o->passes / nexch : 0, nexch ? (double)syncs / o->passes / nexch : 0};
+        MPI_Allreduce(MPI_IN_PLACE, c, 2, MPI_DOUBLE, MPI_MAX, g->cart);
+        res->copies_x = c[0], res->syncs_x = c[1];
+    }
+done:
+    if (v == V_MPIACC) st_mpx_free(&mx);
+    if (d) be->destroy(d);
+    free(gf);
+    return rc;
+}
+
+static const st_backend_t *choose_backend(const char *want, int rank, char *desc, size_t len, int *found)
+{
+    const st_backend_t *cu = st_cuda_backend(), *cl = st_opencl_backend(), *be = NULL;
+    *found = 0;
+    if (!strcmp(want, "cuda") || !strcmp(want, "auto")) {
+        be = cu;
+        if (cu && cu->probe(rank, desc, len)) *found = 1;
+    }
+    if (!*found && (!strcmp(want, "opencl") || !strcmp(want, "auto"))) {
+        be = cl;
+        if (cl && cl->probe(rank, desc, len)) *found = 1;
+    }
+    if (!be) snprintf(desc, len, "backend '%s' not compiled in", want);
+    else if (!*found) snprintf(desc, len, "no %s device found", be->name);
+    return be;
+}
+
+static void print_header(const opts_t *o, const st_grid_t *g, const st_backend_t *be, const char *desc)
+{
+    int dims[2], per[2], coords[2];
+    int loc_manual = ST_LOC_HOST + (!strcmp(be->name, "cuda") ? ST_LOC_MANUAL_CUDA : ST_LOC_MANUAL_OPENCL);
+    MPI_Cart_get(g->cart, 2, dims, per, coords);
+    printf("stencil2d (SHOC Stencil2D on mpiacc %d.%d)\n", MPIACC_VERSION_MAJOR, MPIACC_VERSION_MINOR);
+    printf("  %d ranks as %d x %d, %d x %d per rank (with halo %d x %d, row pitch %d), h = %d\n", g->nranks,
+           dims[0], dims[1], g->rows, g->cols, g->R, g->C, g->P, g->h);
+    printf("  %d iterations, %d timed passes + 1 warm-up, weights %g %g %g, backend %s (%s)\n", o->iters,
+           o->passes, g->wc, g->wk, g->wd, be->name, desc);
+    printf("  exchange routine lines (non-blank, non-comment): manual %d (host MPI %d + device staging %d),"
+           " mpiacc %d (%+.0f %%; plus %d lines of datatype set-up, once per precision)\n",
+           loc_manual, ST_LOC_HOST, loc_manual - ST_LOC_HOST, ST_LOC_MPIACC,
+           loc_manual ? 100.0 * (ST_LOC_MPIACC - loc_manual) / loc_manual : 0.0, ST_LOC_MPIACC_SETUP);
+}
+
+static void print_table(const char *label, const result_t r[V_COUNT], double maxdiff, int both, int ok,
+                        double thr)
+{
+    printf("\n%-10s %9s %9s %9s %12s %13s %9s %9s %7s\n", label, "GFLOPS", "min", "max", "exch ms/x",
+           "kernel ms/it", "copies/x", "syncs/x", "errors");
+    for (int v = 0; v < V_COUNT; v++)
+        if (r[v].ran)
+            printf("  %-8s %9.3f %9.3f %9.3f %12.4f %13.4f %9.1f %9.1f %7ld\n", vname[v], r[v].gflops_med,
+                   r[v].gflops_min, r[v].gflops_max, r[v].exch_ms, r[v].kern_ms, r[v].copies_x,
+                   r[v].syncs_x, r[v].errors);
+    if (both)
+        printf("  speedup mpiacc / manual: %.3fx (median GFLOPS)   max |manual - mpiacc| = %g\n",
+               r[V_MPIACC].gflops_med / r[V_MANUAL].gflops_med, maxdiff);
+    printf("  validation: %s (errors: elements off the CPU reference by more than %g relative%s)\n",
+           ok ? "PASSED" : "FAILED", thr, both ? "; the two variants must agree exactly" : "");
+}
+
+/* One precision: CPU reference, the variants, validation, report. */
+static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const st_backend_t *be, const char *desc,
+                         int first)
+{
+    st_grid_t g;
+    result_t res[V_COUNT];
+    void *ref = NULL, *init = NULL, *outm[V_COUNT] = {NULL, NULL};
+    double maxdiff = 0, tref;
+    size_t bytes;
+    int rc, failed = 0, both = (o->var_mask & 3) == 3;
+    memset(res, 0, sizeof res);
+    if ((rc = make_grid(o, cart, dp, &g)) != 0) return rc;
+    if (first && g.rank == 0) print_header(o, &g, be, desc);
+    bytes = (size_t)g.R * g.P * g.es;
+    ref = malloc(bytes), init = malloc(bytes), outm[0] = malloc(bytes), outm[1] = malloc(bytes);
+    if (!ref || !init || !outm[0] || !outm[1]) {
+        rc = st_error("out of host memory");
+        goto done;
+    }
+    tref = MPI_Wtime();
+    if ((rc = st_cpu_reference(&g, o->iters, ref)) != 0) goto done;
+    tref = MPI_Wtime() - tref;
+    /* The initial exchange, before the upload, on the host. */
+    st_init_matrix(&g, init);
+    if ((rc = st_host_exchange(&g, init)) != 0) goto done;
+    for (int v = 0; v < V_COUNT; v++) {
+        if (!(o->var_mask & (1 << v))) continue;
+        if ((rc = run_variant(o, &g, be, v, init, outm[v], &res[v])) != 0) {
+            st_error("%s variant failed", vname[v]);
+            goto done;
+        }
+        res[v].errors = st_compare(&g, outm[v], ref, o->thr, o->print_limit, vname[v]);
+        MPI_Allreduce(MPI_IN_PLACE, &res[v].errors, 1, MPI_LONG, MPI_SUM, cart);
+        if (res[v].errors) failed = 1;
+    }
+    if (both) {
+        maxdiff = st_max_absdiff(&g, outm[V_MANUAL], outm[V_MPIACC]);
+        MPI_Allreduce(MPI_IN_PLACE, &maxdiff, 1, MPI_DOUBLE, MPI_MAX, cart);
+        if (maxdiff != 0) failed = 1;
+    }
+    if (g.rank == 0) {
+        print_table(dp ? "DP_Sten2D" : "SP_Sten2D", res, maxdiff, both, !failed, o->thr);
+        printf("  (CPU reference: %.2f s; exch = loop time minus device kernel time, per exchange)\n", tref);
+        for (int v = 0; v < V_COUNT; v++)
+            if (res[v].errors) printf("  %ld validation errors (%s)\n", res[v].errors, vname[v]);
+        if (both && maxdiff != 0) printf("  the two device variants differ (max %g)\n", maxdiff);
+        fflush(stdout);
+    }
+    rc = failed;
+done:
+    free(ref), free(init), free(outm[0]), free(outm[1]);
+    MPI_Type_free(&g.host_type[ST_ROWS]);
+    MPI_Type_free(&g.host_type[ST_COLS]);
+    return rc;
+}
+
+/* The CPU reference's threads: the node's processors shared among the
+ * node's ranks, unless OMP_NUM_THREADS says otherwise. */
+static void set_threads(void)
+{
+#ifdef _OPENMP
+    MPI_Comm node;
+    int local = 1;
+    if (getenv("OMP_NUM_THREADS")) return;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_size(node, &local);
+        MPI_Comm_free(&node);
+    }
+    omp_set_num_threads(omp_get_num_procs() / local > 1 ? omp_get_num_procs() / local : 1);
+#endif
+}
+
+int main(int argc, char **argv)
+{
+    opts_t o;
+    MPI_Comm cart = MPI_COMM_NULL;
+    const st_backend_t *be;
+    char desc[256] = "";
+    int rank, rc, found, first = 1;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    set_threads();
+    rc = parse(argc, argv, &o, rank);
+    if (rc == 1) rc = 0;
+    if (rc || (rc = make_cart(&o, &cart)) != 0) goto done;
+    be = choose_backend(o.backend, rank, desc, sizeof desc, &found);
+    MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!found) {
+        if (rank == 0) printf("SKIPPED: %s\n", desc);
+        rc = 77;
+        goto done;
+    }
+    for (int dp = 0; dp < 2; dp++) {
+        int r;
+        if (!(o.prec_mask & (1 << dp))) continue;
+        r = run_precision(&o, cart, dp, be, desc, first);
+        first = 0;
+        MPI_Allreduce(MPI_IN_PLACE, &r, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (r) rc = 1;
+    }
+done:
+    if (cart != MPI_COMM_NULL) MPI_Comm_free(&cart);
+    MPI_Finalize();
+    return rc;
+}

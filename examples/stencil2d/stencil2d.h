@@ -1,0 +1,142 @@
+/*
+ * stencil2d: SHOC's Stencil2D (9-point Jacobi stencil on a 2D Cartesian
+ * decomposition) ported to mpiacc.  The driver (options, decomposition, CPU
+ * reference, validation, timing, report) is backend-neutral C; a device
+ * backend (CUDA or OpenCL) implements the small table st_backend_t.
+ *
+ * Matrix layout (every rank, both host and device): R = rows + 2h rows of
+ * P elements (row-major), P = (cols + 2h) rounded up to a multiple of 16;
+ * h = iterations per exchange = halo width.  The stencil updates every
+ * point but the outermost 1-wide ring of the R x C block (C = cols + 2h);
+ * columns C..P-1 are padding.
+ */
+#ifndef STENCIL2D_H_INCLUDED
+#define STENCIL2D_H_INCLUDED
+
+#include <stddef.h>
+
+#include <mpi.h>
+
+/* Phases and sides of the halo exchange: phase 0 exchanges rows with the
+ * north (side 0) and south (side 1) neighbours, phase 1 exchanges columns
+ * (spanning all R rows, so corners travel in two hops) with west (side 0)
+ * and east (side 1). */
+enum { ST_ROWS = 0, ST_COLS = 1 };
+
+typedef struct st_grid {
+    int rows, cols;            /* local interior size                          */
+    int h;                     /* halo width = iterations per exchange         */
+    int R, C, P;               /* rows+2h, cols+2h, padded row length          */
+    int dp;                    /* 0: float, 1: double                          */
+    size_t es;                 /* element size in bytes                        */
+    MPI_Datatype base;         /* MPI_FLOAT or MPI_DOUBLE                      */
+    double wc, wk, wd;         /* centre, cardinal and diagonal weights        */
+    MPI_Comm cart;             /* 2D non-periodic Cartesian communicator       */
+    int rank, nranks;          /* in cart                                      */
+    int nbr[2][2];             /* [phase][side] neighbour or MPI_PROC_NULL     */
+    long send_off[2][2];       /* element offset of the block sent to nbr      */
+    long recv_off[2][2];       /* element offset of the halo received from nbr */
+    int send_tag[2][2], recv_tag[2][2];
+    MPI_Datatype host_type[2]; /* untagged: rows contiguous(h*P), cols vector(R,h,P) */
+} st_grid_t;
+
+/* Copy and synchronisation calls made by exchange routines (counted by the
+ * backends' wrappers), to report calls per exchange. */
+typedef struct st_calls {
+    long copies, syncs;
+} st_calls_t;
+extern st_calls_t st_calls;
+
+/* ---- device backends ---------------------------------------------------- */
+
+typedef struct st_dev st_dev_t;
+
+typedef struct st_backend {
+    const char *name;
+    /* Non-zero when a device buffer handle cannot be offset (cl_mem): the
+     * mpiacc datatypes then carry the byte offsets. */
+    int offsets_in_type;
+    /* 1 when a device is present (describes it in desc), 0 otherwise. */
+    int (*probe)(int rank, char *desc, size_t len);
+    /* Two device matrices (0 and 1) of g's size and precision, a stream or
+     * in-order queue, a host staging matrix, compiled kernels. */
+    int (*create)(const st_grid_t *g, st_dev_t **d);
+    void (*destroy)(st_dev_t *d);
+    /* Blocking whole-matrix transfers. */
+    int (*upload)(st_dev_t *d, int buf, const void *src);
+    int (*download)(st_dev_t *d, int buf, void *dst);
+    /* Enqueues one stencil iteration buf -> !buf (kernel time is recorded). */
+    int (*step)(st_dev_t *d, int buf);
+    /* Enqueues the refresh of the 1-wide ring of !buf from buf. */
+    int (*ring)(st_dev_t *d, int buf);
+    /* Waits for all enqueued work; adds the device time of the kernels
+     * launched by step() since the last call to *kernel_s. */
+    int (*finish)(st_dev_t *d, double *kernel_s);
+    /* The manual variant's exchange of matrix buf (staging through the
+     * host, blocking), followed by ring(buf). */
+    int (*exchange_manual)(st_dev_t *d, int buf);
+    /* For the mpiacc variant: the buffer argument of MPI calls for matrix
+     * buf (device pointer or cl_mem), the stream (MPIACC_STREAM) or
+     * in-order queue (MPIACC_CL_QUEUE) the work runs on, and the
+     * MPIACC_BUF_* value (MPIACC_BUF_CUDA or MPIACC_BUF_OPENCL). */
+    void *(*mpi_buf)(st_dev_t *d, int buf);
+    void *(*queue)(st_dev_t *d);
+    void *buf_type;
+} st_backend_t;
+
+const st_backend_t *st_cuda_backend(void);   /* NULL when not compiled */
+const st_backend_t *st_opencl_backend(void); /* NULL when not compiled */
+
+/* ---- host side (st_host.c) ----------------------------------------------- */
+
+/* Initial matrix: i*j at interior (i, j) (0-based local interior indices),
+ * 0 in the halo and padding. */
+void st_init_matrix(const st_grid_t *g, void *m);
+/* One CPU stencil iteration src -> dst (ring and padding untouched). */
+void st_cpu_step(const st_grid_t *g, const void *src, void *dst);
+/* Copies the 1-wide ring of src into dst. */
+void st_cpu_ring(const st_grid_t *g, const void *src, void *dst);
+/* The CPU reference run: initial matrix, host exchange, iters iterations
+ * with SHOC's exchange schedule; result in out (R x P). */
+int st_cpu_reference(const st_grid_t *g, int iters, void *out);
+/* Counts elements of the R x C block with |a-e|/|e| > thr (0 when e == 0)
+ * and prints up to max_print of them; st_max_absdiff: max |a-b| over it. */
+long st_compare(const st_grid_t *g, const void *a, const void *e, double thr, int max_print,
+                const char *what);
+double st_max_absdiff(const st_grid_t *g, const void *a, const void *b);
+
+/* ---- exchanges (st_exchange.c) ----------------------------------------- */
+
+/* Host exchange of matrix m with untagged datatypes: the MPI part of the
+ * manual variant and of the CPU reference. */
+int st_host_exchange(const st_grid_t *g, void *m);
+
+/* The mpiacc variant's datatypes and buffer arguments, set up once per
+ * precision: [matrix][phase][side] buffers, [phase][side] datatypes. */
+typedef struct st_mpx {
+    void *sbuf[2][2][2], *rbuf[2][2][2];
+    MPI_Datatype stype[2][2], rtype[2][2];
+    MPI_Datatype owned[10];
+    int nowned;
+} st_mpx_t;
+int st_mpx_setup(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, st_mpx_t *x);
+void st_mpx_free(st_mpx_t *x);
+/* The mpiacc variant's exchange of matrix buf, followed by ring(buf). */
+int st_exchange_mpiacc(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, const st_mpx_t *x,
+                       int buf);
+
+/* Prints "stencil2d: <msg>" on stderr with the rank; returns 1. */
+int st_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+#define ST_MPI(call_)                                                        \
+    do {                                                                     \
+        int st_rc_ = (call_);                                                \
+        if (st_rc_ != MPI_SUCCESS) return st_mpi_error(#call_, st_rc_);      \
+    } while (0)
+int st_mpi_error(const char *what, int rc);
+
+#endif

@@ -1,0 +1,298 @@
+/* stencil2d OpenCL backend: one in-order, profiling queue per rank (GPU
+ * devices preferred, else the first device, e.g. PoCL on the CPU). */
+#define CL_TARGET_OPENCL_VERSION 120
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CL/cl.h>
+#include <mpiacc.h>
+
+#include "stencil2d.h"
+
+static const char *kernel_src =
+    "#ifdef ST_DP\n"
+    "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+    "typedef double T;\n"
+    "#else\n"
+    "typedef float T;\n"
+    "#endif\n"
+    "__kernel void st_step(__global const T *a, __global T *b, int R, int C, int P,\n"
+    "                      T wc, T wk, T wd)\n"
+    "{\n"
+    "    int j = (int)get_global_id(0) + 1, i = (int)get_global_id(1) + 1;\n"
+    "    if (i >= R - 1 || j >= C - 1) return;\n"
+    "    __global const T *n = a + (size_t)(i - 1) * P, *c = n + P, *s = c + P;\n"
+    "    b[(size_t)i * P + j] = wc * c[j] + wk * (n[j] + s[j] + c[j - 1] + c[j + 1]) +\n"
+    "                           wd * (n[j - 1] + n[j + 1] + s[j - 1] + s[j + 1]);\n"
+    "}\n"
+    "__kernel void st_ring(__global const T *a, __global T *b, int R, int C, int P)\n"
+    "{\n"
+    "    int k = (int)get_global_id(0);\n"
+    "    size_t x;\n"
+    "    if (k < C) x = (size_t)k;\n"
+    "    else if (k < 2 * C) x = (size_t)(R - 1) * P + (k - C);\n"
+    "    else if (k < 2 * C + R) x = (size_t)(k - 2 * C) * P;\n"
+    "    else if (k < 2 * C + 2 * R) x = (size_t)(k - 2 * C - R) * P + C - 1;\n"
+    "    else return;\n"
+    "    b[x] = a[x];\n"
+    "}\n";
+
+struct st_dev {
+    const st_grid_t *g;
+    cl_context ctx;
+    cl_command_queue q;
+    cl_program prog;
+    cl_kernel kstep, kring;
+    cl_mem m[2];
+    char *host;
+    int gpu;
+    cl_event *ev; /* kernel events since the last finish() */
+    int nev, cap;
+};
+
+#define CL_TRY(call_)                                                                      \
+    do {                                                                                   \
+        cl_int e_ = (call_);                                                               \
+        if (e_ != CL_SUCCESS) return st_error("%s failed: OpenCL error %d", #call_, (int)e_); \
+    } while (0)
+
+/* A GPU device if any platform has one (the rank-th, cyclically), else the
+ * first device of the first platform that has one. */
+static int pick(int rank, cl_device_id *dev, int *gpu)
+{
+    cl_platform_id plats[16];
+    cl_uint np = 0;
+    if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS || np == 0) return 0;
+    for (int want_gpu = 1; want_gpu >= 0; want_gpu--) {
+        cl_device_id devs[64];
+        cl_uint total = 0;
+        for (cl_uint p = 0; p < np && total < 64; p++) {
+            cl_uint n = 0;
+            cl_device_type ty = want_gpu ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_ALL;
+            if (clGetDeviceIDs(plats[p], ty, 64 - total, devs + total, &n) == CL_SUCCESS) total += n;
+        }
+        if (total > 0) {
+            *dev = want_gpu ? devs[rank % total] : devs[0];
+            *gpu = want_gpu;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int cl_probe(int rank, char *desc, size_t len)
+{
+    cl_device_id dev;
+    cl_platform_id plat;
+    char pname[128] = "?", dname[128] = "?";
+    int gpu;
+    if (!pick(rank, &dev, &gpu)) return 0;
+    clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
+    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
+    snprintf(desc, len, "OpenCL %s: %s", pname, dname);
+    return 1;
+}
+
+static void cl_destroy(st_dev_t *d)
+{
+    if (!d) return;
+    for (int i = 0; i < d->nev; i++) clReleaseEvent(d->ev[i]);
+    for (int b = 0; b < 2; b++)
+        if (d->m[b]) clReleaseMemObject(d->m[b]);
+    if (d->kstep) clReleaseKernel(d->kstep);
+    if (d->kring) clReleaseKernel(d->kring);
+    if (d->prog) clReleaseProgram(d->prog);
+    if (d->q) clReleaseCommandQueue(d->q);
+    if (d->ctx) clReleaseContext(d->ctx);
+    free(d->ev);
+    free(d->host);
+    free(d);
+}
+
+static int build(st_dev_t *d, cl_device_id dev)
+{
+    const st_grid_t *g = d->g;
+    cl_int e;
+    int R = g->R, C = g->C, P = g->P;
+    double w[3] = {g->wc, g->wk, g->wd};
+    float wf[3] = {(float)g->wc, (float)g->wk, (float)g->wd};
+    d->prog = clCreateProgramWithSource(d->ctx, 1, &kernel_src, NULL, &e);
+    CL_TRY(e);
+    if (clBuildProgram(d->prog, 1, &dev, g->dp ? "-DST_DP" : "", NULL, NULL) != CL_SUCCESS) {
+        char log[4096] = "";
+        clGetProgramBuildInfo(d->prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+        return st_error("OpenCL kernel build failed:\n%s", log);
+    }
+    d->kstep = clCreateKernel(d->prog, "st_step", &e);
+    CL_TRY(e);
+    d->kring = clCreateKernel(d->prog, "st_ring", &e);
+    CL_TRY(e);
+    for (int k = 0; k < 2; k++) {
+        cl_kernel kn = k ? d->kring : d->kstep;
+        CL_TRY(clSetKernelArg(kn, 2, sizeof R, &R));
+        CL_TRY(clSetKernelArg(kn, 3, sizeof C, &C));
+        CL_TRY(clSetKernelArg(kn, 4, sizeof P, &P));
+    }
+    for (int k = 0; k < 3; k++)
+        CL_TRY(clSetKernelArg(d->kstep, 5 + k, g->es, g->dp ? (void *)&w[k] : (void *)&wf[k]));
+    return 0;
+}
+
+static int cl_create(const st_grid_t *g, st_dev_t **out)
+{
+    cl_device_id dev;
+    cl_int e;
+    size_t bytes = (size_t)g->R * g->P * g->es;
+    st_dev_t *d = calloc(1, sizeof *d);
+    *out = d;
+    if (!d) return st_error("out of memory");
+    d->g = g;
+    if (!pick(g->rank, &dev, &d->gpu)) return st_error("no OpenCL device");
+    d->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
+    CL_TRY(e);
+    d->q = clCreateCommandQueue(d->ctx, dev, CL_QUEUE_PROFILING_ENABLE, &e);
+    CL_TRY(e);
+    for (int b = 0; b < 2; b++) {
+        d->m[b] = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
+        CL_TRY(e);
+    }
+    d->host = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!d->host) return st_error("out of host memory");
+    memset(d->host, 0, bytes);
+    return build(d, dev);
+}
+
+static int cl_upload(st_dev_t *d, int buf, const void *src)
+{
+    CL_TRY(clEnqueueWriteBuffer(d->q, d->m[buf], CL_TRUE, 0, (size_t)d->g->R * d->g->P * d->g->es, src,
+                                0, NULL, NULL));
+    return 0;
+}
+
+static int cl_download(st_dev_t *d, int buf, void *dst)
+{
+    CL_TRY(clEnqueueReadBuffer(d->q, d->m[buf], CL_TRUE, 0, (size_t)d->g->R * d->g->P * d->g->es, dst,
+                               0, NULL, NULL));
+    return 0;
+}
+
+static int cl_step(st_dev_t *d, int buf)
+{
+    const st_grid_t *g = d->g;
+    size_t lws[2] = {32, 8}, gws[2] = {(size_t)g->C - 2, (size_t)g->R - 2};
+    if (d->nev == d->cap) {
+        int cap = d->cap ? 2 * d->cap : 256;
+        cl_event *ev = realloc(d->ev, cap * sizeof *ev);
+        if (!ev) return st_error("out of memory");
+        d->ev = ev;
+        d->cap = cap;
+    }
+    if (d->gpu)
+        for (int k = 0; k < 2; k++) gws[k] = (gws[k] + lws[k] - 1) / lws[k] * lws[k];
+    CL_TRY(clSetKernelArg(d->kstep, 0, sizeof(cl_mem), &d->m[buf]));
+    CL_TRY(clSetKernelArg(d->kstep, 1, sizeof(cl_mem), &d->m[!buf]));
+    CL_TRY(clEnqueueNDRangeKernel(d->q, d->kstep, 2, NULL, gws, d->gpu ? lws : NULL, 0, NULL,
+                                  &d->ev[d->nev]));
+    d->nev++;
+    return 0;
+}
+
+static int cl_ring(st_dev_t *d, int buf)
+{
+    size_t gws = 2 * (size_t)d->g->C + 2 * (size_t)d->g->R;
+    CL_TRY(clSetKernelArg(d->kring, 0, sizeof(cl_mem), &d->m[buf]));
+    CL_TRY(clSetKernelArg(d->kring, 1, sizeof(cl_mem), &d->m[!buf]));
+    CL_TRY(clEnqueueNDRangeKernel(d->q, d->kring, 1, NULL, &gws, NULL, 0, NULL, NULL));
+    return 0;
+}
+
+static int cl_finish(st_dev_t *d, double *kernel_s)
+{
+    CL_TRY(clFinish(d->q));
+    for (int i = 0; i < d->nev; i++) {
+        cl_ulong t0 = 0, t1 = 0;
+        CL_TRY(clGetEventProfilingInfo(d->ev[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL));
+        CL_TRY(clGetEventProfilingInfo(d->ev[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL));
+        *kernel_s += (double)(t1 - t0) * 1e-9;
+        clReleaseEvent(d->ev[i]);
+    }
+    d->nev = 0;
+    return 0;
+}
+
+/* ST-LOC-BEGIN manual */
+/* h full rows at element offset off, device <-> host staging matrix. */
+static int copy_rows(st_dev_t *d, int buf, long off, int to_device)
+{
+    size_t o = (size_t)off * d->g->es, n = (size_t)d->g->h * d->g->P * d->g->es;
+    st_calls.copies++;
+    if (to_device)
+        CL_TRY(clEnqueueWriteBuffer(d->q, d->m[buf], CL_FALSE, o, n, d->host + o, 0, NULL, NULL));
+    else
+        CL_TRY(clEnqueueReadBuffer(d->q, d->m[buf], CL_FALSE, o, n, d->host + o, 0, NULL, NULL));
+    return 0;
+}
+
+/* h columns at element offset off over all R rows. */
+static int copy_cols(st_dev_t *d, int buf, long off, int to_device)
+{
+    size_t org[3] = {(size_t)off * d->g->es, 0, 0}, reg[3] = {d->g->h * d->g->es, d->g->R, 1};
+    size_t pitch = (size_t)d->g->P * d->g->es;
+    st_calls.copies++;
+    if (to_device)
+        CL_TRY(clEnqueueWriteBufferRect(d->q, d->m[buf], CL_FALSE, org, org, reg, pitch, 0, pitch, 0,
+                                        d->host, 0, NULL, NULL));
+    else
+        CL_TRY(clEnqueueReadBufferRect(d->q, d->m[buf], CL_FALSE, org, org, reg, pitch, 0, pitch, 0,
+                                       d->host, 0, NULL, NULL));
+    return 0;
+}
+
+static int sync_queue(st_dev_t *d)
+{
+    st_calls.syncs++;
+    CL_TRY(clFinish(d->q));
+    return 0;
+}
+
+static int cl_exchange_manual(st_dev_t *d, int buf)
+{
+    const st_grid_t *g = d->g;
+    for (int s = 0; s < 2; s++) { /* device -> host: the blocks to send */
+        if (g->nbr[ST_ROWS][s] != MPI_PROC_NULL && copy_rows(d, buf, g->send_off[ST_ROWS][s], 0)) return 1;
+        if (g->nbr[ST_COLS][s] != MPI_PROC_NULL && copy_cols(d, buf, g->send_off[ST_COLS][s], 0)) return 1;
+    }
+    if (sync_queue(d) || st_host_exchange(g, d->host)) return 1;
+    for (int s = 0; s < 2; s++) { /* host -> device: the halos received */
+        if (g->nbr[ST_ROWS][s] != MPI_PROC_NULL && copy_rows(d, buf, g->recv_off[ST_ROWS][s], 1)) return 1;
+        if (g->nbr[ST_COLS][s] != MPI_PROC_NULL && copy_cols(d, buf, g->recv_off[ST_COLS][s], 1)) return 1;
+    }
+    if (sync_queue(d)) return 1;
+    return cl_ring(d, buf);
+}
+/* ST-LOC-END */
+
+static void *cl_mpi_buf(st_dev_t *d, int buf) { return (void *)d->m[buf]; }
+static void *cl_queue(st_dev_t *d) { return (void *)d->q; }
+
+static const st_backend_t backend = {
+    .name = "opencl",
+    .offsets_in_type = 1,
+    .probe = cl_probe,
+    .create = cl_create,
+    .destroy = cl_destroy,
+    .upload = cl_upload,
+    .download = cl_download,
+    .step = cl_step,
+    .ring = cl_ring,
+    .finish = cl_finish,
+    .exchange_manual = cl_exchange_manual,
+    .mpi_buf = cl_mpi_buf,
+    .queue = cl_queue,
+    .buf_type = MPIACC_BUF_OPENCL,
+};
+
+const st_backend_t *st_opencl_backend(void) { return &backend; }
