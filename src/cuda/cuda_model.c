@@ -18,6 +18,7 @@
 #include "cuda_internal.h"
 
 static int state[MPIACC_CU_MAXDEV]; /* 0 not measured, 1 measuring, 2 done */
+static char *model_host[MPIACC_CU_MAXDEV]; /* measurement buffer, freed at finalize */
 
 static void defaults(mpiacc_cu_model_t *M)
 {
@@ -117,7 +118,9 @@ static int measure(int dev, mpiacc_cu_model_t *M)
 fn_exit:
     if (e0) cudaEventDestroy(e0);
     if (e1) cudaEventDestroy(e1);
-    if (h) cudaFreeHost(h);
+    /* cudaFreeHost waits for the whole device (the application's kernels
+     * too): keep the buffer until MPI_Finalize. */
+    if (h) model_host[dev] = h;
     if (d) mpiacc_cu_dev_free(dev, d);
     return mpi_errno;
 fn_fail:
@@ -149,7 +152,11 @@ int mpiacc_cu_model_ensure(int dev)
 
 void mpiacc_cu_model_reset(void)
 {
-    for (int i = 0; i < MPIACC_CU_MAXDEV; i++) __atomic_store_n(&state[i], 0, __ATOMIC_RELEASE);
+    for (int i = 0; i < MPIACC_CU_MAXDEV; i++) {
+        __atomic_store_n(&state[i], 0, __ATOMIC_RELEASE);
+        if (model_host[i]) cudaFreeHost(model_host[i]);
+        model_host[i] = NULL;
+    }
 }
 
 int mpiacc_cu_model_oneshot(int dev, int dir, double n, double b, int ws)

@@ -87,7 +87,12 @@ static void setup_locked(int dev)
     if (cudaHostAlloc(&h, bytes, cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess) goto fail;
     memset(h, 0, bytes);
     if (cudaHostGetDevicePointer(&dp, h, 0) != cudaSuccess) goto fail;
-    if (cudaMalloc(&dc, bytes) != cudaSuccess || cudaMemset(dc, 0, bytes) != cudaSuccess) goto fail;
+    /* on the non-blocking service stream: the legacy stream would wait for
+     * the application's work on blocking streams */
+    if (cudaMalloc(&dc, bytes) != cudaSuccess ||
+        cudaMemsetAsync(dc, 0, bytes, mpiacc_cu_devs[dev].service) != cudaSuccess ||
+        cudaStreamSynchronize(mpiacc_cu_devs[dev].service) != cudaSuccess)
+        goto fail;
     for (nev = 0; nev < NSLOT; nev++)
         if (cudaEventCreateWithFlags(&S->ev[nev], cudaEventDisableTiming) != cudaSuccess) goto fail;
     S->hflag = h, S->dflag = dp, S->dcount = dc;
