@@ -96,6 +96,7 @@ static int run_type(const char *name, MPI_Datatype mt, const mpiacc_pack_type_t 
     CK(cudaMalloc((void **)&dpk, (size_t)total + 64));
     CK(cudaMemcpy(dbuf, in, (size_t)alloc, cudaMemcpyHostToDevice));
     CK(cudaMemset(dout, 0, (size_t)alloc));
+    CK(cudaDeviceSynchronize()); /* the legacy stream is not ordered with ustream */
     mpiacc_cuda_set_mode(mode, 0);
     d.type = T, d.count = count;
     for (int k = 0; k < 3; k++) {
@@ -145,6 +146,7 @@ static int run_type(const char *name, MPI_Datatype mt, const mpiacc_pack_type_t 
     /* device to device */
     d.first = 0, d.last = total, d.host = NULL, d.buf = dbuf;
     CK(cudaMemset(dpk, 0xEE, (size_t)total + 64));
+    CK(cudaDeviceSynchronize()); /* the legacy stream is not ordered with ustream */
     MK(B->pack_dev(&a, NULL, &d, dpk, 16));
     CK(cudaMemcpy(back, dpk, (size_t)total + 64, cudaMemcpyDeviceToHost));
     if ((at = cu_diff(back + 16, exp, total)) >= 0) {
@@ -157,6 +159,7 @@ static int run_type(const char *name, MPI_Datatype mt, const mpiacc_pack_type_t 
         bad++;
     }
     CK(cudaMemset(dout, 0, (size_t)alloc));
+    CK(cudaDeviceSynchronize()); /* the legacy stream is not ordered with ustream */
     d.buf = dout;
     MK(B->unpack_dev(&a, NULL, &d, dpk, 16));
     CK(cudaMemcpy(back, dout, (size_t)alloc, cudaMemcpyDeviceToHost));
@@ -216,6 +219,7 @@ static void test_dependency(void **state)
         unsigned seed = seed32 + 17u * (unsigned)variant;
         mpiacc_attrs_t a = stream_attrs(ustream);
         CK(cudaMemset(dbuf, 0, (size_t)span));
+        CK(cudaDeviceSynchronize()); /* the legacy stream is not ordered with ustream */
         CK(cudaDeviceSynchronize());
         cu_fill(h, span, seed);
         pos = 0;

@@ -321,8 +321,15 @@ static void truncation(void **state)
         err = MPI_Waitall(2, rq, st);
         if (cu_class(err) != MPI_ERR_IN_STATUS) CU_BAD(bad, "MPI_Waitall: class %d, expected MPI_ERR_IN_STATUS", cu_class(err));
         else {
-            expect_truncate(st[0].MPI_ERROR, "MPI_Waitall status 0", &bad);
-            if (st[1].MPI_ERROR != MPI_SUCCESS) CU_BAD(bad, "MPI_Waitall status 1: error %d", st[1].MPI_ERROR);
+            /* MPICH's Waitall reports a generalized request's error as an
+             * MPI_ERR_OTHER-class code wrapping ours ("**userquery"), stops
+             * at the first error and leaves the rest MPI_ERR_PENDING (still
+             * active: wait for them again). */
+            int c0 = cu_class(st[0].MPI_ERROR);
+            if (c0 != MPI_ERR_TRUNCATE && c0 != MPI_ERR_OTHER)
+                CU_BAD(bad, "MPI_Waitall status 0: error class %d, expected MPI_ERR_TRUNCATE or OTHER", c0);
+            if (st[1].MPI_ERROR == MPI_ERR_PENDING) MPI_CK(MPI_Wait(&rq[1], MPI_STATUS_IGNORE));
+            else if (st[1].MPI_ERROR != MPI_SUCCESS) CU_BAD(bad, "MPI_Waitall status 1: error %d", st[1].MPI_ERROR);
         }
         /* still working */
         fill_sync(dB, 1);
