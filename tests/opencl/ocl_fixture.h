@@ -1,6 +1,7 @@
-/* Shared set-up for the OpenCL backend tests: one context on the first
- * OpenCL device, an in-order and an out-of-order queue, a "fill" kernel
- * that can be gated on a user event, and helpers to drive handles. */
+/* Shared set-up for the OpenCL tests: one context on the device chosen by
+ * ocl_select.h (MPIACC_TEST_OPENCL_PLATFORM), an in-order and an
+ * out-of-order queue, a "fill" kernel that can be gated on a user event,
+ * and helpers to drive handles. */
 #ifndef MPIACC_OCL_FIXTURE_H_INCLUDED
 #define MPIACC_OCL_FIXTURE_H_INCLUDED
 
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ocl_select.h"
 #include "testutil.h"
 #include "core/core.h"
 #include "pack/pack.h"
@@ -24,6 +26,7 @@ typedef struct ocl_fx {
     cl_command_queue qin, qooo;
     cl_program prog;
     cl_kernel fill; /* fill(__global int *b, int v): b[i] = v (+ some spinning) */
+    char name[512];  /* "platform / device" */
 } ocl_fx_t;
 
 static ocl_fx_t fx;
@@ -39,15 +42,13 @@ static const char *fx_src =
 static void fx_init(int *argc, char ***argv)
 {
     cl_int e;
-    cl_uint n = 0;
     int provided;
+    char why[256];
     MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
     fx.be = mpiacc_backend_get(MPIACC_KIND_OPENCL);
     if (!fx.be) mpiacc_test_skip_all("no OpenCL device: %s", mpiacc_backend_why_absent(MPIACC_KIND_OPENCL));
-    if (clGetPlatformIDs(1, &fx.plat, &n) != CL_SUCCESS || !n)
-        mpiacc_test_skip_all("no OpenCL device: no platform");
-    if (clGetDeviceIDs(fx.plat, CL_DEVICE_TYPE_ALL, 1, &fx.dev, &n) != CL_SUCCESS || !n)
-        mpiacc_test_skip_all("no OpenCL device on the first platform");
+    if (!ocl_select_device(&fx.plat, &fx.dev, why, sizeof why, fx.name, sizeof fx.name))
+        mpiacc_test_skip_all("no OpenCL device: %s", why);
     fx.ctx = clCreateContext(NULL, 1, &fx.dev, NULL, NULL, &e);
     if (e != CL_SUCCESS) mpiacc_test_skip_all("no OpenCL device: clCreateContext %d", e);
     fx.qin = clCreateCommandQueue(fx.ctx, fx.dev, 0, &e);
