@@ -114,8 +114,11 @@ int mpiacc_ocl_unpack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_
                           void *packed, MPI_Aint packed_off);
 
 /* ---- ocl_backend.c ---- */
-/* Context of a cl_mem (MPIACC_ERRK_BUFFER when NULL/invalid). */
-int mpiacc_ocl_mem_context(cl_mem m, cl_context *ctx, size_t *size);
+/* Context (and size, when size != NULL) of a cl_mem; MPIACC_ERRK_BUFFER
+ * when NULL, released or invalid.  `a` (may be NULL): the call's attributes,
+ * whose queue/event serve as live references for the released-handle
+ * heuristic documented in ocl_backend.c. */
+int mpiacc_ocl_mem_context(cl_mem m, const mpiacc_attrs_t *a, cl_context *ctx, size_t *size);
 /* Device of an attribute queue (must belong to ctx), or NULL without queue. */
 int mpiacc_ocl_attr_device(const mpiacc_attrs_t *a, cl_context ctx, cl_device_id *dev);
 

@@ -3,6 +3,7 @@
  * argument validation, dependency capture and completion tests.
  */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,16 +113,90 @@ static int ocl_describe(char *out, size_t len)
 
 /* ---- validation ---------------------------------------------------------- */
 
-int mpiacc_ocl_mem_context(cl_mem m, cl_context *ctx, size_t *size)
+/*
+ * Released (or never valid) cl_mem handles.
+ *
+ * An OpenCL runtime can only say CL_INVALID_MEM_OBJECT if the call reaches
+ * it, and with an ICD loader it does not: the loader (ocl-icd, Khronos)
+ * requires every cl object to begin with a pointer to its vendor's dispatch
+ * table and jumps through that pointer.  For a released object that word is
+ * whatever the allocator left there (glibc puts its free-list link in the
+ * first word of a freed block), so clGetMemObjectInfo on a released cl_mem
+ * crashes inside the loader (use after free) before the runtime is asked.
+ *
+ * Heuristic, applied before any cl* call on a cl_mem the application gave
+ * us: its first word must equal the dispatch pointer of an object known to
+ * be alive — a cl_mem this backend validated earlier through the runtime
+ * (remembered below, one word per vendor table), or the command queue /
+ * event of the same call.  A mismatch is reported as MPIACC_ERRK_BUFFER.
+ * When nothing is known yet (first call, no queue, no event) the check is
+ * skipped and the runtime's own validation is all there is.  Limits, by
+ * nature: it reads the first word of a freed block (valgrind reports that
+ * read for a released handle); a freed block already reused for another
+ * OpenCL object passes (then the runtime's validation applies); a queue of
+ * another vendor than the buffer turns a context mismatch (MPI_ERR_ARG)
+ * into MPI_ERR_BUFFER unless the buffer's vendor is already known.  Every
+ * vendor we know of (PoCL, NVIDIA, Intel, AMD) uses one dispatch table for
+ * all its objects, which is what the comparison with a queue relies on.
+ */
+#define DISPATCH_SLOTS 8
+static _Atomic(uintptr_t) dispatch_seen[DISPATCH_SLOTS];
+
+static uintptr_t first_word(const void *obj)
+{
+    uintptr_t w;
+    memcpy(&w, obj, sizeof w);
+    return w;
+}
+
+static void dispatch_remember(uintptr_t w)
+{
+    for (int i = 0; i < DISPATCH_SLOTS; i++) {
+        uintptr_t cur = atomic_load_explicit(&dispatch_seen[i], memory_order_acquire), zero = 0;
+        if (cur == w) return;
+        if (cur == 0 && atomic_compare_exchange_strong(&dispatch_seen[i], &zero, w)) return;
+        if (atomic_load(&dispatch_seen[i]) == w) return; /* another thread stored it */
+    }
+}
+
+/* 1: the handle's first word matches a known dispatch table or nothing is
+ * known; 0: it matches none of them. */
+static int dispatch_plausible(const void *obj, const mpiacc_attrs_t *a)
+{
+    uintptr_t w = first_word(obj);
+    int known = 0;
+    for (int i = 0; i < DISPATCH_SLOTS; i++) {
+        uintptr_t d = atomic_load_explicit(&dispatch_seen[i], memory_order_acquire);
+        if (!d) break;
+        if (d == w) return 1;
+        known = 1;
+    }
+    if (a && a->has_queue && a->queue) {
+        if (first_word(a->queue) == w) return 1;
+        known = 1;
+    }
+    if (a && a->has_event && a->event) {
+        if (first_word(a->event) == w) return 1;
+        known = 1;
+    }
+    return !known;
+}
+
+int mpiacc_ocl_mem_context(cl_mem m, const mpiacc_attrs_t *a, cl_context *ctx, size_t *size)
 {
     int mpi_errno = MPI_SUCCESS;
     cl_int e;
     if (!m) MPIACC_FAIL(MPIACC_ERRK_BUFFER, "OpenCL buffer is a NULL cl_mem");
+    if (!dispatch_plausible(m, a))
+        MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object (released?): it does not "
+                                        "begin with the dispatch table of any live OpenCL object",
+                    (void *)m);
     e = clGetMemObjectInfo(m, CL_MEM_CONTEXT, sizeof *ctx, ctx, NULL);
     if (e == CL_INVALID_MEM_OBJECT)
-        MPIACC_FAIL(MPIACC_ERRK_BUFFER, "OpenCL buffer %p is not a valid cl_mem (released?): "
+        MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object (released?): "
                                         "clGetMemObjectInfo: CL_INVALID_MEM_OBJECT", (void *)m);
     MPIACC_OCL_CALL("clGetMemObjectInfo(CL_MEM_CONTEXT)", e);
+    dispatch_remember(first_word(m)); /* the runtime vouched for it */
     if (size) MPIACC_OCL_CALL("clGetMemObjectInfo(CL_MEM_SIZE)",
                               clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof *size, size, NULL));
 fn_exit:
@@ -162,7 +237,7 @@ static int ocl_validate(const mpiacc_attrs_t *a, void *buf)
     cl_context ctx, ectx = NULL;
     cl_device_id dev;
     cl_int e;
-    MPIACC_CHECK(mpiacc_ocl_mem_context((cl_mem)buf, &ctx, NULL));
+    MPIACC_CHECK(mpiacc_ocl_mem_context((cl_mem)buf, a, &ctx, NULL));
     MPIACC_CHECK(mpiacc_ocl_attr_device(a, ctx, &dev));
     if (a->has_event && a->event) {
         e = clGetEventInfo((cl_event)a->event, CL_EVENT_CONTEXT, sizeof ectx, &ectx, NULL);

@@ -288,7 +288,7 @@ static int xf_setup(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t
     x->count = (cl_long)d->count;
     x->first = (cl_long)d->first;
     x->last = (cl_long)d->last;
-    MPIACC_CHECK(mpiacc_ocl_mem_context(x->buf, &x->ctx, &memsize));
+    MPIACC_CHECK(mpiacc_ocl_mem_context(x->buf, a, &x->ctx, &memsize));
     MPIACC_CHECK(mpiacc_ocl_attr_device(a, x->ctx, &x->dev));
     if (!t) MPIACC_FAIL(MPIACC_ERRK_INTERN, "OpenCL pack: no datatype analysis");
     if (x->count < 0 || x->first < 0 || x->last < x->first || x->last > x->count * (cl_long)t->size)
@@ -406,7 +406,7 @@ static int xf_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *
     x.dpk_off = (cl_long)packed_off;
     MPIACC_CHECK(xf_setup(a, dep, d, &x));
     if (x.last == x.first) goto fn_exit;
-    MPIACC_CHECK(mpiacc_ocl_mem_context(packed, &pctx, &psize));
+    MPIACC_CHECK(mpiacc_ocl_mem_context(packed, a, &pctx, &psize));
     if (pctx != x.ctx)
         MPIACC_FAIL(MPIACC_ERRK_ARG, "packed cl_mem belongs to another OpenCL context than the data");
     if (packed_off < 0 || (cl_long)packed_off + (x.last - x.first) > (cl_long)psize)
