@@ -26,6 +26,7 @@ typedef struct ocl_fx {
     cl_command_queue qin, qooo;
     cl_program prog;
     cl_kernel fill; /* fill(__global int *b, int v): b[i] = v (+ some spinning) */
+    cl_kernel copy; /* copy(__global int *src, __global int *dst, spin): spins, then dst[i] = src[i] */
     char name[512];  /* "platform / device" */
 } ocl_fx_t;
 
@@ -36,6 +37,11 @@ static const char *fx_src =
     "  size_t i = get_global_id(0); int x = v;\n"
     "  for (int k = 0; k < spin; k++) x = (x * 7 + 3) % 1000003;\n"
     "  b[i] = v + (x == -1);\n"
+    "}\n"
+    "__kernel void copy(__global const int *src, __global int *dst, int spin) {\n"
+    "  size_t i = get_global_id(0); int x = (int)i;\n"
+    "  for (int k = 0; k < spin; k++) x = (x * 7 + 3) % 1000003;\n"
+    "  dst[i] = src[i] + (x == -1);\n"
     "}\n";
 
 /* MPI_Init, then the backend and an OpenCL context (skips without one). */
@@ -60,11 +66,13 @@ static void fx_init(int *argc, char ***argv)
         exit(1);
     }
     fx.fill = clCreateKernel(fx.prog, "fill", &e);
+    fx.copy = clCreateKernel(fx.prog, "copy", &e);
 }
 
 static void fx_fini(void)
 {
     clReleaseKernel(fx.fill);
+    clReleaseKernel(fx.copy);
     clReleaseProgram(fx.prog);
     if (fx.qooo) clReleaseCommandQueue(fx.qooo);
     clReleaseCommandQueue(fx.qin);
@@ -93,6 +101,17 @@ static void fx_fill(cl_command_queue q, cl_mem b, size_t n, int v, int spin, cl_
     clSetKernelArg(fx.fill, 1, sizeof v, &v);
     clSetKernelArg(fx.fill, 2, sizeof spin, &spin);
     assert_int_equal(clEnqueueNDRangeKernel(q, fx.fill, 1, NULL, &n, NULL, gate ? 1 : 0, gate ? &gate : NULL, done),
+                     CL_SUCCESS);
+    clFlush(q);
+}
+
+/* Enqueues copy(src -> dst) on q over n ints, after `gate` if not NULL. */
+static void fx_copy(cl_command_queue q, cl_mem src, cl_mem dst, size_t n, int spin, cl_event gate, cl_event *done)
+{
+    clSetKernelArg(fx.copy, 0, sizeof src, &src);
+    clSetKernelArg(fx.copy, 1, sizeof dst, &dst);
+    clSetKernelArg(fx.copy, 2, sizeof spin, &spin);
+    assert_int_equal(clEnqueueNDRangeKernel(q, fx.copy, 1, NULL, &n, NULL, gate ? 1 : 0, gate ? &gate : NULL, done),
                      CL_SUCCESS);
     clFlush(q);
 }
