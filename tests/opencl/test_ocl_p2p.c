@@ -11,6 +11,7 @@
  */
 #include "ocl_fixture.h"
 #include "ocl_types.h"
+#include "streampool/streampool.h"
 
 static int rank, peer;
 enum { TAG_DATA = 7, TAG_READY = 8 };
@@ -206,6 +207,193 @@ static int pack_unpack(long i, MPI_Datatype dt, int count)
     return bad;
 }
 
+/* ---- status ---------------------------------------------------------------- */
+
+static int err_class(int err)
+{
+    int cls = MPI_SUCCESS;
+    if (err != MPI_SUCCESS) MPI_Error_class(err, &cls);
+    return cls;
+}
+
+/* Source, tag, MPI_Get_count and MPI_Get_elements on the user's datatype,
+ * for whole and partial messages (noncontiguous receive type). */
+static void status_counts(void **state)
+{
+    int ints[24], n, e, base[24];
+    MPI_Datatype v, tv, t3, c3;
+    MPI_Status st;
+    cl_mem m;
+
+    MPI_Type_vector(3, 1, 2, MPI_INT, &v); /* 3 ints of 5: extent 5 ints */
+    MPI_Type_commit(&v);
+    tv = cl_type(v, fx.qin, NULL);
+    MPI_Type_contiguous(3, MPI_INT, &c3);
+    MPI_Type_commit(&c3);
+    t3 = cl_type(c3, NULL, NULL);
+    for (int i = 0; i < 24; i++) ints[i] = 1000 + i, base[i] = -1 - i;
+    if (rank == 0) {
+        assert_int_equal(MPI_Send(ints, 9, MPI_INT, 1, 11, MPI_COMM_WORLD), MPI_SUCCESS);
+        assert_int_equal(MPI_Send(ints, 7, MPI_INT, 1, 12, MPI_COMM_WORLD), MPI_SUCCESS);
+    } else {
+        m = fx_buf(sizeof base, base);
+        /* 9 ints into 4 x vector: 3 whole elements, 9 basic elements */
+        assert_int_equal(MPI_Recv(m, 4, tv, 0, 11, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+        assert_int_equal(st.MPI_SOURCE, 0);
+        assert_int_equal(st.MPI_TAG, 11);
+        MPI_Get_count(&st, tv, &n);
+        MPI_Get_elements(&st, tv, &e);
+        assert_int_equal(n, 3);
+        assert_int_equal(e, 9);
+        MPI_Get_count(&st, MPI_INT, &n);
+        assert_int_equal(n, 9);
+        fx_read(m, sizeof ints, ints);
+        for (int i = 0; i < 24; i++) /* vector elements at ints 0,2,4, 5,7,9, 10,12,14 */
+            assert_int_equal(ints[i], i < 15 && i % 5 % 2 == 0 ? 1000 + i / 5 * 3 + i % 5 / 2 : -1 - i);
+        clReleaseMemObject(m);
+        /* 7 ints into 4 x contiguous(3): not a whole number of elements */
+        m = fx_buf(sizeof base, base);
+        assert_int_equal(MPI_Recv(m, 4, t3, 0, 12, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+        MPI_Get_count(&st, t3, &n);
+        MPI_Get_elements(&st, t3, &e);
+        assert_int_equal(n, MPI_UNDEFINED);
+        assert_int_equal(e, 7);
+        fx_read(m, sizeof ints, ints);
+        for (int i = 0; i < 24; i++) assert_int_equal(ints[i], i < 7 ? 1000 + i : -1 - i);
+        clReleaseMemObject(m);
+    }
+    MPI_Type_free(&tv);
+    MPI_Type_free(&t3);
+    MPI_Type_free(&v);
+    MPI_Type_free(&c3);
+}
+
+/* MPI_ANY_SOURCE / MPI_ANY_TAG into a cl_mem; the status names the sender. */
+static void wildcards(void **state)
+{
+    int v[64], got[64];
+    MPI_Datatype t = cl_ints(64, fx.qin, NULL);
+    MPI_Request r;
+    MPI_Status st;
+    fill_pattern((unsigned char *)v, sizeof v, 5);
+    if (rank == 0) {
+        cl_mem m = fx_buf(sizeof v, v);
+        assert_int_equal(MPI_Send(m, 1, t, 1, 42, MPI_COMM_WORLD), MPI_SUCCESS);
+        clReleaseMemObject(m);
+    } else {
+        cl_mem m = fx_buf(sizeof v, NULL);
+        assert_int_equal(MPI_Irecv(m, 1, t, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+        assert_int_equal(MPI_Wait(&r, &st), MPI_SUCCESS);
+        assert_int_equal(st.MPI_SOURCE, 0);
+        assert_int_equal(st.MPI_TAG, 42);
+        fx_read(m, sizeof got, got);
+        assert_memory_equal(got, v, sizeof v);
+        clReleaseMemObject(m);
+    }
+    MPI_Type_free(&t);
+}
+
+/* A message longer than the cl_mem receive: MPI_ERR_TRUNCATE from
+ * MPI_Recv and from MPI_Wait after MPI_Irecv. */
+static void truncation(void **state)
+{
+    int v[32] = {0};
+    MPI_Datatype t = cl_ints(16, fx.qin, NULL);
+    MPI_Request r;
+    MPI_Status st;
+    if (rank == 0) {
+        assert_int_equal(MPI_Send(v, 32, MPI_INT, 1, 13, MPI_COMM_WORLD), MPI_SUCCESS);
+        assert_int_equal(MPI_Send(v, 32, MPI_INT, 1, 14, MPI_COMM_WORLD), MPI_SUCCESS);
+    } else {
+        cl_mem m = fx_buf(sizeof v, NULL);
+        assert_int_equal(err_class(MPI_Recv(m, 1, t, 0, 13, MPI_COMM_WORLD, &st)), MPI_ERR_TRUNCATE);
+        assert_int_equal(MPI_Irecv(m, 1, t, 0, 14, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+        assert_int_equal(err_class(MPI_Wait(&r, &st)), MPI_ERR_TRUNCATE);
+        assert_int_equal(r, MPI_REQUEST_NULL);
+        clReleaseMemObject(m);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Type_free(&t);
+}
+
+/* Zero count and MPI_PROC_NULL: no device work, nothing in the pool, the
+ * status of an empty message. */
+static void empty_and_proc_null(void **state)
+{
+    MPI_Datatype t = cl_ints(8, fx.qin, NULL);
+    cl_mem m = fx_buf(64, NULL);
+    MPI_Request r;
+    MPI_Status st;
+    int flag = 0, n = -1;
+
+    assert_int_equal(MPI_Isend(m, 1, t, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+    assert_int_equal(mpiacc_streampool_pending(), 0);
+    assert_int_equal(MPI_Test(&r, &flag, &st), MPI_SUCCESS);
+    assert_true(flag);
+    assert_int_equal(MPI_Irecv(m, 1, t, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+    assert_int_equal(mpiacc_streampool_pending(), 0);
+    assert_int_equal(MPI_Test(&r, &flag, &st), MPI_SUCCESS);
+    assert_true(flag);
+    assert_int_equal(st.MPI_SOURCE, MPI_PROC_NULL);
+    assert_int_equal(st.MPI_TAG, MPI_ANY_TAG);
+    MPI_Get_count(&st, t, &n);
+    assert_int_equal(n, 0);
+    assert_int_equal(MPI_Recv(m, 1, t, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+    assert_int_equal(MPI_Send(m, 1, t, MPI_PROC_NULL, 1, MPI_COMM_WORLD), MPI_SUCCESS);
+    /* zero count: an empty message still matches */
+    if (rank == 0) {
+        assert_int_equal(MPI_Isend(m, 0, t, 1, 15, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+        assert_int_equal(mpiacc_streampool_pending(), 0);
+        assert_int_equal(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    } else {
+        assert_int_equal(MPI_Irecv(m, 0, t, 0, 15, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+        assert_int_equal(mpiacc_streampool_pending(), 0);
+        assert_int_equal(MPI_Wait(&r, &st), MPI_SUCCESS);
+        MPI_Get_count(&st, t, &n);
+        assert_int_equal(n, 0);
+        assert_int_equal(st.MPI_SOURCE, 0);
+        assert_int_equal(st.MPI_TAG, 15);
+    }
+    clReleaseMemObject(m);
+    MPI_Type_free(&t);
+}
+
+/* MPI_Cancel of a posted cl_mem receive: completes cancelled, the buffer
+ * is untouched, and a later message with that tag goes to a later receive. */
+static void cancel_receive(void **state)
+{
+    int init[16], v[16], got[16], flag = 0;
+    MPI_Datatype t = cl_ints(16, fx.qin, NULL);
+    MPI_Request r;
+    MPI_Status st;
+    for (int i = 0; i < 16; i++) init[i] = -i, v[i] = 77 + i;
+    if (rank == 1) {
+        cl_mem m = fx_buf(sizeof init, init), m2 = fx_buf(sizeof init, init);
+        assert_int_equal(MPI_Irecv(m, 1, t, 0, 16, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+        assert_int_equal(MPI_Cancel(&r), MPI_SUCCESS);
+        assert_int_equal(MPI_Wait(&r, &st), MPI_SUCCESS);
+        MPI_Test_cancelled(&st, &flag);
+        assert_true(flag);
+        assert_int_equal(mpiacc_streampool_pending(), 0);
+        MPI_Barrier(MPI_COMM_WORLD);
+        assert_int_equal(MPI_Recv(m2, 1, t, 0, 16, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+        MPI_Test_cancelled(&st, &flag);
+        assert_false(flag);
+        fx_read(m, sizeof got, got);
+        assert_memory_equal(got, init, sizeof init);
+        fx_read(m2, sizeof got, got);
+        assert_memory_equal(got, v, sizeof v);
+        clReleaseMemObject(m);
+        clReleaseMemObject(m2);
+    } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+        assert_int_equal(MPI_Send(v, 16, MPI_INT, 1, 16, MPI_COMM_WORLD), MPI_SUCCESS);
+    }
+    MPI_Type_free(&t);
+}
+
+/* ---- the corpus ---------------------------------------------------------- */
+
 static void random_corpus(void **state)
 {
     uint64_t seed = mpiacc_test_seed(), st = seed ^ 0x5eed;
@@ -237,7 +425,8 @@ static void random_corpus(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(random_corpus),
+        cmocka_unit_test(status_counts),  cmocka_unit_test(wildcards),      cmocka_unit_test(truncation),
+        cmocka_unit_test(empty_and_proc_null), cmocka_unit_test(cancel_receive), cmocka_unit_test(random_corpus),
     };
     int failed;
     fx_init(&argc, &argv);
