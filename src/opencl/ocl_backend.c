@@ -15,6 +15,8 @@ _Atomic int mpiacc_ocl_last_strategy;
 int mpiacc_ocl_rect_policy;
 long long mpiacc_ocl_rect_min = 64;
 
+static void dispatch_learn_platform(cl_platform_id p);
+
 /* ---- start / stop ------------------------------------------------------ */
 
 static int ocl_init(int *present)
@@ -42,6 +44,7 @@ static int ocl_init(int *present)
             clGetPlatformInfo(plats[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
             if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS) nd = 0;
             MPIACC_LOG(MPIACC_LOG_INFO, "OpenCL: platform %u \"%s\": %u device(s)", i, name, nd);
+            if (nd) dispatch_learn_platform(plats[i]);
             total += nd;
         }
     }
@@ -126,18 +129,20 @@ static int ocl_describe(char *out, size_t len)
  *
  * Heuristic, applied before any cl* call on a cl_mem the application gave
  * us: its first word must equal the dispatch pointer of an object known to
- * be alive — a cl_mem this backend validated earlier through the runtime
- * (remembered below, one word per vendor table), or the command queue /
- * event of the same call.  A mismatch is reported as MPIACC_ERRK_BUFFER.
- * When nothing is known yet (first call, no queue, no event) the check is
- * skipped and the runtime's own validation is all there is.  Limits, by
- * nature: it reads the first word of a freed block (valgrind reports that
- * read for a released handle); a freed block already reused for another
- * OpenCL object passes (then the runtime's validation applies); a queue of
- * another vendor than the buffer turns a context mismatch (MPI_ERR_ARG)
- * into MPI_ERR_BUFFER unless the buffer's vendor is already known.  Every
- * vendor we know of (PoCL, NVIDIA, Intel, AMD) uses one dispatch table for
- * all its objects, which is what the comparison with a queue relies on.
+ * be alive — the platforms found at init (for a platform whose platform and
+ * device objects begin with the same word, i.e. whose vendor evidently uses
+ * one table for all its objects), any cl_mem this backend validated earlier
+ * through the runtime (remembered below, one word per vendor table), or the
+ * command queue / event of the same call.  A mismatch is reported as
+ * MPIACC_ERRK_BUFFER.  When nothing is known (no qualifying platform, first
+ * call, no queue, no event) the check is skipped and the runtime's own
+ * validation is all there is.  Limits, by nature: it reads the first word
+ * of a freed block (valgrind reports that read for a released handle); a
+ * freed block already reused for another OpenCL object passes (then the
+ * runtime's validation applies); memory returned to the operating system
+ * would fault (cl objects are small heap blocks, which glibc keeps).  Every
+ * vendor we know of (PoCL, NVIDIA, Intel, AMD, Mesa) uses one dispatch table
+ * for all its objects, which is what the comparisons rely on.
  */
 #define DISPATCH_SLOTS 8
 static _Atomic(uintptr_t) dispatch_seen[DISPATCH_SLOTS];
@@ -157,6 +162,15 @@ static void dispatch_remember(uintptr_t w)
         if (cur == 0 && atomic_compare_exchange_strong(&dispatch_seen[i], &zero, w)) return;
         if (atomic_load(&dispatch_seen[i]) == w) return; /* another thread stored it */
     }
+}
+
+/* At init: a platform with a device whose platform and first device begin
+ * with the same dispatch pointer contributes it. */
+static void dispatch_learn_platform(cl_platform_id p)
+{
+    cl_device_id d = NULL;
+    if (!p || clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL) != CL_SUCCESS || !d) return;
+    if (first_word(p) == first_word(d)) dispatch_remember(first_word(p));
 }
 
 /* 1: the handle's first word matches a known dispatch table or nothing is
@@ -312,8 +326,21 @@ static int ocl_test(void *hv, int *done)
                         mpiacc_ocl_errname(st), (int)st);
         if (st != CL_COMPLETE) {
             *done = 0;
-            goto fn_exit;
+            break;
         }
+    }
+    if (!*done) {
+        /* Pending: a failed dependency may leave it pending forever. */
+        for (int i = 0; i < 2; i++) {
+            cl_int st = CL_COMPLETE;
+            if (!h->dep[i]) continue;
+            MPIACC_OCL_CALL("clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)",
+                            clGetEventInfo(h->dep[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+            if (st < 0)
+                MPIACC_FAIL(MPIACC_ERRK_OPENCL, "OpenCL: the data dependency failed: execution status %s (%d)",
+                            mpiacc_ocl_errname(st), (int)st);
+        }
+        goto fn_exit;
     }
     h->done = 1;
 fn_exit:
@@ -359,6 +386,7 @@ static const mpiacc_backend_t ocl_table = {
     .host_free = ocl_host_free,
     .type_forget = mpiacc_ocl_type_forget,
     .describe = ocl_describe,
+    .validate_span = mpiacc_ocl_validate_span,
 };
 
 const mpiacc_backend_t *mpiacc_opencl_backend(void) { return &ocl_table; }
