@@ -211,7 +211,13 @@ static void error_table(void **state)
 static void released_buffer(void **state)
 {
     mpiacc_attrs_t a = fx_attrs(fx.qin), none = fx_attrs(NULL);
-    cl_mem live = fx_buf(256, NULL), buf = fx_buf(256, NULL);
+    cl_mem live, buf;
+    if (fx_under_valgrind()) {
+        printf("released cl_mem: not checked under valgrind (freed blocks keep their bytes there)\n");
+        skip();
+    }
+    live = fx_buf(256, NULL);
+    buf = fx_buf(256, NULL);
     assert_int_equal(fx.be->validate(&none, live), MPI_SUCCESS);
     assert_int_equal(fx.be->validate(&a, buf), MPI_SUCCESS);
     clReleaseMemObject(buf);
