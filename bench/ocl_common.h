@@ -15,6 +15,7 @@
 #include <mpi.h>
 
 #include "mpiacc.h"
+#include "ocl_select.h" /* tests/opencl: MPIACC_TEST_OPENCL_PLATFORM */
 
 #define OCL_OK(call_)                                                                     \
     do {                                                                                  \
@@ -50,13 +51,16 @@ static double bocl_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Returns 0 when no OpenCL device exists. */
+/* Returns 0 when no OpenCL device exists (on the platform chosen by
+ * MPIACC_TEST_OPENCL_PLATFORM, see tests/opencl/ocl_select.h). */
 static int bocl_init(bocl_t *b)
 {
-    cl_uint n = 0;
     cl_int e;
-    if (clGetPlatformIDs(1, &b->plat, &n) != CL_SUCCESS || !n) return 0;
-    if (clGetDeviceIDs(b->plat, CL_DEVICE_TYPE_ALL, 1, &b->dev, &n) != CL_SUCCESS || !n) return 0;
+    char why[256];
+    if (!ocl_select_device(&b->plat, &b->dev, why, sizeof why, NULL, 0)) {
+        fprintf(stderr, "%s\n", why);
+        return 0;
+    }
     clGetDeviceInfo(b->dev, CL_DEVICE_NAME, sizeof b->name, b->name, NULL);
     b->ctx = clCreateContext(NULL, 1, &b->dev, NULL, NULL, &e);
     OCL_OK(e);

@@ -176,6 +176,12 @@ typedef struct mpiacc_backend {
     void (*type_forget)(struct mpiacc_pack_type *t);
     /* Human-readable description of devices found, for mpiacc-info. */
     int (*describe)(char *out, size_t len);
+    /* Optional (NULL: no check).  Called at MPI call time, after validate,
+     * with the datatype analysis: checks that d->buf holds every byte that
+     * d->count x d->type touches (d->first, d->last, d->host unused), so
+     * that a receive into a too small buffer fails in the call instead of
+     * when its message arrives.  MPIACC_ERRK_BUFFER when it does not. */
+    int (*validate_span)(const mpiacc_attrs_t *a, const mpiacc_xfer_desc_t *d);
 } mpiacc_backend_t;
 
 /* The table for a kind, or NULL when not compiled in or no device. */

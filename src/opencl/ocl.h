@@ -69,6 +69,7 @@ typedef struct mpiacc_ocl_ctx {
 typedef struct mpiacc_ocl_handle {
     struct mpiacc_ocl_handle *next; /* free list */
     cl_event ev[2];                 /* retained; NULL slots unused */
+    cl_event dep[2];                /* xfer: the events it waits for (retained), watched for failure */
     mpiacc_ocl_ctx_t *cx;           /* owner of tmp */
     mpiacc_ocl_tmp_t *tmp;          /* device temporary in use, or NULL */
     int done;
@@ -106,6 +107,8 @@ void mpiacc_ocl_handle_pool_release(void);
 void mpiacc_ocl_type_forget(mpiacc_pack_type_t *t);
 
 /* ---- ocl_xfer.c ---- */
+/* The backend's validate_span: the cl_mem holds count x type. */
+int mpiacc_ocl_validate_span(const mpiacc_attrs_t *a, const mpiacc_xfer_desc_t *d);
 int mpiacc_ocl_pack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer);
 int mpiacc_ocl_unpack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer);
 int mpiacc_ocl_pack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void *packed,
@@ -114,8 +117,11 @@ int mpiacc_ocl_unpack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_
                           void *packed, MPI_Aint packed_off);
 
 /* ---- ocl_backend.c ---- */
-/* Context of a cl_mem (MPIACC_ERRK_BUFFER when NULL/invalid). */
-int mpiacc_ocl_mem_context(cl_mem m, cl_context *ctx, size_t *size);
+/* Context (and size, when size != NULL) of a cl_mem; MPIACC_ERRK_BUFFER
+ * when NULL, released or invalid.  `a` (may be NULL): the call's attributes,
+ * whose queue/event serve as live references for the released-handle
+ * heuristic documented in ocl_backend.c. */
+int mpiacc_ocl_mem_context(cl_mem m, const mpiacc_attrs_t *a, cl_context *ctx, size_t *size);
 /* Device of an attribute queue (must belong to ctx), or NULL without queue. */
 int mpiacc_ocl_attr_device(const mpiacc_attrs_t *a, cl_context ctx, cl_device_id *dev);
 

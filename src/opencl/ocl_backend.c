@@ -3,6 +3,7 @@
  * argument validation, dependency capture and completion tests.
  */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,8 @@ pthread_mutex_t mpiacc_ocl_lock = PTHREAD_MUTEX_INITIALIZER;
 _Atomic int mpiacc_ocl_last_strategy;
 int mpiacc_ocl_rect_policy;
 long long mpiacc_ocl_rect_min = 64;
+
+static void dispatch_learn_platform(cl_platform_id p);
 
 /* ---- start / stop ------------------------------------------------------ */
 
@@ -41,6 +44,7 @@ static int ocl_init(int *present)
             clGetPlatformInfo(plats[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
             if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS) nd = 0;
             MPIACC_LOG(MPIACC_LOG_INFO, "OpenCL: platform %u \"%s\": %u device(s)", i, name, nd);
+            if (nd) dispatch_learn_platform(plats[i]);
             total += nd;
         }
     }
@@ -112,16 +116,101 @@ static int ocl_describe(char *out, size_t len)
 
 /* ---- validation ---------------------------------------------------------- */
 
-int mpiacc_ocl_mem_context(cl_mem m, cl_context *ctx, size_t *size)
+/*
+ * Released (or never valid) cl_mem handles.
+ *
+ * An OpenCL runtime can only say CL_INVALID_MEM_OBJECT if the call reaches
+ * it, and with an ICD loader it does not: the loader (ocl-icd, Khronos)
+ * requires every cl object to begin with a pointer to its vendor's dispatch
+ * table and jumps through that pointer.  For a released object that word is
+ * whatever the allocator left there (glibc puts its free-list link in the
+ * first word of a freed block), so clGetMemObjectInfo on a released cl_mem
+ * crashes inside the loader (use after free) before the runtime is asked.
+ *
+ * Heuristic, applied before any cl* call on a cl_mem the application gave
+ * us: its first word must equal the dispatch pointer of an object known to
+ * be alive — the platforms found at init (for a platform whose platform and
+ * device objects begin with the same word, i.e. whose vendor evidently uses
+ * one table for all its objects), any cl_mem this backend validated earlier
+ * through the runtime (remembered below, one word per vendor table), or the
+ * command queue / event of the same call.  A mismatch is reported as
+ * MPIACC_ERRK_BUFFER.  When nothing is known (no qualifying platform, first
+ * call, no queue, no event) the check is skipped and the runtime's own
+ * validation is all there is.  Limits, by nature: it reads the first word
+ * of a freed block (valgrind reports that read for a released handle); a
+ * freed block already reused for another OpenCL object passes (then the
+ * runtime's validation applies); memory returned to the operating system
+ * would fault (cl objects are small heap blocks, which glibc keeps).  Every
+ * vendor we know of (PoCL, NVIDIA, Intel, AMD, Mesa) uses one dispatch table
+ * for all its objects, which is what the comparisons rely on.
+ */
+#define DISPATCH_SLOTS 8
+static _Atomic(uintptr_t) dispatch_seen[DISPATCH_SLOTS];
+
+static uintptr_t first_word(const void *obj)
+{
+    uintptr_t w;
+    memcpy(&w, obj, sizeof w);
+    return w;
+}
+
+static void dispatch_remember(uintptr_t w)
+{
+    for (int i = 0; i < DISPATCH_SLOTS; i++) {
+        uintptr_t cur = atomic_load_explicit(&dispatch_seen[i], memory_order_acquire), zero = 0;
+        if (cur == w) return;
+        if (cur == 0 && atomic_compare_exchange_strong(&dispatch_seen[i], &zero, w)) return;
+        if (atomic_load(&dispatch_seen[i]) == w) return; /* another thread stored it */
+    }
+}
+
+/* At init: a platform with a device whose platform and first device begin
+ * with the same dispatch pointer contributes it. */
+static void dispatch_learn_platform(cl_platform_id p)
+{
+    cl_device_id d = NULL;
+    if (!p || clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL) != CL_SUCCESS || !d) return;
+    if (first_word(p) == first_word(d)) dispatch_remember(first_word(p));
+}
+
+/* 1: the handle's first word matches a known dispatch table or nothing is
+ * known; 0: it matches none of them. */
+static int dispatch_plausible(const void *obj, const mpiacc_attrs_t *a)
+{
+    uintptr_t w = first_word(obj);
+    int known = 0;
+    for (int i = 0; i < DISPATCH_SLOTS; i++) {
+        uintptr_t d = atomic_load_explicit(&dispatch_seen[i], memory_order_acquire);
+        if (!d) break;
+        if (d == w) return 1;
+        known = 1;
+    }
+    if (a && a->has_queue && a->queue) {
+        if (first_word(a->queue) == w) return 1;
+        known = 1;
+    }
+    if (a && a->has_event && a->event) {
+        if (first_word(a->event) == w) return 1;
+        known = 1;
+    }
+    return !known;
+}
+
+int mpiacc_ocl_mem_context(cl_mem m, const mpiacc_attrs_t *a, cl_context *ctx, size_t *size)
 {
     int mpi_errno = MPI_SUCCESS;
     cl_int e;
     if (!m) MPIACC_FAIL(MPIACC_ERRK_BUFFER, "OpenCL buffer is a NULL cl_mem");
+    if (!dispatch_plausible(m, a))
+        MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object (released?): it does not "
+                                        "begin with the dispatch table of any live OpenCL object",
+                    (void *)m);
     e = clGetMemObjectInfo(m, CL_MEM_CONTEXT, sizeof *ctx, ctx, NULL);
     if (e == CL_INVALID_MEM_OBJECT)
-        MPIACC_FAIL(MPIACC_ERRK_BUFFER, "OpenCL buffer %p is not a valid cl_mem (released?): "
+        MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object (released?): "
                                         "clGetMemObjectInfo: CL_INVALID_MEM_OBJECT", (void *)m);
     MPIACC_OCL_CALL("clGetMemObjectInfo(CL_MEM_CONTEXT)", e);
+    dispatch_remember(first_word(m)); /* the runtime vouched for it */
     if (size) MPIACC_OCL_CALL("clGetMemObjectInfo(CL_MEM_SIZE)",
                               clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof *size, size, NULL));
 fn_exit:
@@ -162,7 +251,7 @@ static int ocl_validate(const mpiacc_attrs_t *a, void *buf)
     cl_context ctx, ectx = NULL;
     cl_device_id dev;
     cl_int e;
-    MPIACC_CHECK(mpiacc_ocl_mem_context((cl_mem)buf, &ctx, NULL));
+    MPIACC_CHECK(mpiacc_ocl_mem_context((cl_mem)buf, a, &ctx, NULL));
     MPIACC_CHECK(mpiacc_ocl_attr_device(a, ctx, &dev));
     if (a->has_event && a->event) {
         e = clGetEventInfo((cl_event)a->event, CL_EVENT_CONTEXT, sizeof ectx, &ectx, NULL);
@@ -237,8 +326,21 @@ static int ocl_test(void *hv, int *done)
                         mpiacc_ocl_errname(st), (int)st);
         if (st != CL_COMPLETE) {
             *done = 0;
-            goto fn_exit;
+            break;
         }
+    }
+    if (!*done) {
+        /* Pending: a failed dependency may leave it pending forever. */
+        for (int i = 0; i < 2; i++) {
+            cl_int st = CL_COMPLETE;
+            if (!h->dep[i]) continue;
+            MPIACC_OCL_CALL("clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)",
+                            clGetEventInfo(h->dep[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+            if (st < 0)
+                MPIACC_FAIL(MPIACC_ERRK_OPENCL, "OpenCL: the data dependency failed: execution status %s (%d)",
+                            mpiacc_ocl_errname(st), (int)st);
+        }
+        goto fn_exit;
     }
     h->done = 1;
 fn_exit:
@@ -284,6 +386,7 @@ static const mpiacc_backend_t ocl_table = {
     .host_free = ocl_host_free,
     .type_forget = mpiacc_ocl_type_forget,
     .describe = ocl_describe,
+    .validate_span = mpiacc_ocl_validate_span,
 };
 
 const mpiacc_backend_t *mpiacc_opencl_backend(void) { return &ocl_table; }

@@ -250,16 +250,41 @@ mpiacc_ocl_handle_t *mpiacc_ocl_handle_new(void)
     return calloc(1, sizeof *h);
 }
 
+/* Whether one of the events failed (negative execution status). */
+static int any_failed(const cl_event *ev, int n)
+{
+    for (int i = 0; i < n; i++) {
+        cl_int st = CL_COMPLETE;
+        if (ev[i] && clGetEventInfo(ev[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) == CL_SUCCESS &&
+            st < 0)
+            return 1;
+    }
+    return 0;
+}
+
 void mpiacc_ocl_handle_free(mpiacc_ocl_handle_t *h)
 {
     if (h->tmp && !h->done) {
-        /* Released before completion (cancel, error path): the temporary
-         * cannot be reused while the device may still touch it. */
-        for (int i = 0; i < 2; i++)
-            if (h->ev[i]) clWaitForEvents(1, &h->ev[i]);
+        if (any_failed(h->dep, 2) || any_failed(h->ev, 2)) {
+            /* A dependency failed: the commands may never run (a runtime
+             * may keep them queued forever), so do not wait for them; the
+             * temporary is not reused but released (OpenCL deletes it once
+             * no enqueued command uses it). */
+            clReleaseMemObject(h->tmp->mem);
+            free(h->tmp);
+            h->tmp = NULL;
+        } else {
+            /* Released before completion (cancel, error path): the
+             * temporary cannot be reused while the device may still touch
+             * it. */
+            for (int i = 0; i < 2; i++)
+                if (h->ev[i]) clWaitForEvents(1, &h->ev[i]);
+        }
     }
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
         if (h->ev[i]) clReleaseEvent(h->ev[i]);
+        if (h->dep[i]) clReleaseEvent(h->dep[i]);
+    }
     if (h->tmp) mpiacc_ocl_tmp_put(h->cx, h->tmp);
     memset(h, 0, sizeof *h);
     h->next = handle_free_list;

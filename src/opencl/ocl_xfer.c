@@ -275,6 +275,38 @@ fn_fail:
     goto fn_exit;
 }
 
+/* MPIACC_ERRK_BUFFER when count x t touches bytes outside [0, memsize). */
+static int check_span(const mpiacc_pack_type_t *t, cl_long count, size_t memsize)
+{
+    int mpi_errno = MPI_SUCCESS;
+    if (count > 0 && t->size > 0) {
+        cl_long span = (count - 1) * (cl_long)t->extent;
+        cl_long lo = (cl_long)t->true_lb + (span < 0 ? span : 0);
+        cl_long hi = (cl_long)t->true_ub + (span > 0 ? span : 0);
+        if (lo < 0 || hi > (cl_long)memsize)
+            MPIACC_FAIL(MPIACC_ERRK_BUFFER, "OpenCL buffer of %zu bytes too small for the datatype: it "
+                        "touches bytes [%lld, %lld) of the cl_mem", memsize, (long long)lo, (long long)hi);
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+int mpiacc_ocl_validate_span(const mpiacc_attrs_t *a, const mpiacc_xfer_desc_t *d)
+{
+    int mpi_errno = MPI_SUCCESS;
+    cl_context ctx;
+    size_t memsize = 0;
+    if (!d->type) MPIACC_FAIL(MPIACC_ERRK_INTERN, "OpenCL: no datatype analysis");
+    MPIACC_CHECK(mpiacc_ocl_mem_context((cl_mem)d->buf, a, &ctx, &memsize));
+    MPIACC_CHECK(check_span(d->type, (cl_long)d->count, memsize));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
 /* Checks the call, collects the wait list; no lock held. */
 static int xf_setup(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, xf_t *x)
 {
@@ -288,23 +320,26 @@ static int xf_setup(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t
     x->count = (cl_long)d->count;
     x->first = (cl_long)d->first;
     x->last = (cl_long)d->last;
-    MPIACC_CHECK(mpiacc_ocl_mem_context(x->buf, &x->ctx, &memsize));
+    MPIACC_CHECK(mpiacc_ocl_mem_context(x->buf, a, &x->ctx, &memsize));
     MPIACC_CHECK(mpiacc_ocl_attr_device(a, x->ctx, &x->dev));
     if (!t) MPIACC_FAIL(MPIACC_ERRK_INTERN, "OpenCL pack: no datatype analysis");
     if (x->count < 0 || x->first < 0 || x->last < x->first || x->last > x->count * (cl_long)t->size)
         MPIACC_FAIL(MPIACC_ERRK_COUNT, "OpenCL pack: bad range [%lld, %lld) of %lld x %lld bytes",
                     (long long)x->first, (long long)x->last, (long long)x->count, (long long)t->size);
-    if (x->count > 0 && t->size > 0) {
-        cl_long span = (x->count - 1) * (cl_long)t->extent;
-        cl_long lo = (cl_long)t->true_lb + (span < 0 ? span : 0);
-        cl_long hi = (cl_long)t->true_ub + (span > 0 ? span : 0);
-        if (lo < 0 || hi > (cl_long)memsize)
-            MPIACC_FAIL(MPIACC_ERRK_BUFFER, "OpenCL buffer of %zu bytes too small for the datatype: it "
-                        "touches bytes [%lld, %lld) of the cl_mem", memsize, (long long)lo, (long long)hi);
-    }
-    if (dh) {
-        for (int i = 0; i < 2; i++)
-            if (dh->ev[i] && !dh->done) x->wait[x->nwait++] = dh->ev[i];
+    MPIACC_CHECK(check_span(t, x->count, memsize));
+    /* The captured events: a complete one is left out; a failed one fails
+     * the transfer now — OpenCL leaves a command behind an event that has
+     * already failed to the implementation (PoCL keeps it queued forever,
+     * which would also block our internal queue). */
+    for (int i = 0; dh && !dh->done && i < 2; i++) {
+        cl_int st = CL_COMPLETE;
+        if (!dh->ev[i]) continue;
+        MPIACC_OCL_CALL("clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)",
+                        clGetEventInfo(dh->ev[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+        if (st < 0)
+            MPIACC_FAIL(MPIACC_ERRK_OPENCL, "OpenCL: the data dependency failed: execution status %s (%d)",
+                        mpiacc_ocl_errname(st), (int)st);
+        if (st != CL_COMPLETE) x->wait[x->nwait++] = dh->ev[i];
     }
 fn_exit:
     return mpi_errno;
@@ -370,6 +405,8 @@ static int xf_async(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t
         h->ev[1] = x.ev[1];
         h->cx = x.cx;
         h->tmp = x.tmp;
+        for (cl_uint i = 0; i < x.nwait; i++) /* watched by test() */
+            if (clRetainEvent(x.wait[i]) == CL_SUCCESS) h->dep[i] = x.wait[i];
         *xfer = h;
     } else if (h) {
         mpiacc_ocl_handle_free(h);
@@ -406,7 +443,7 @@ static int xf_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *
     x.dpk_off = (cl_long)packed_off;
     MPIACC_CHECK(xf_setup(a, dep, d, &x));
     if (x.last == x.first) goto fn_exit;
-    MPIACC_CHECK(mpiacc_ocl_mem_context(packed, &pctx, &psize));
+    MPIACC_CHECK(mpiacc_ocl_mem_context(packed, a, &pctx, &psize));
     if (pctx != x.ctx)
         MPIACC_FAIL(MPIACC_ERRK_ARG, "packed cl_mem belongs to another OpenCL context than the data");
     if (packed_off < 0 || (cl_long)packed_off + (x.last - x.first) > (cl_long)psize)

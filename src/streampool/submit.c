@@ -33,6 +33,14 @@ fn_fail:
     goto fn_exit;
 }
 
+/* The backend's call-time check that buf holds count x t (optional). */
+static int check_span(const mpiacc_backend_t *be, const mpiacc_attrs_t *a, void *buf, mpiacc_pack_type_t *t,
+                      MPI_Count count, MPI_Count bytes)
+{
+    mpiacc_xfer_desc_t d = {.buf = buf, .type = t, .count = count, .first = 0, .last = bytes, .host = NULL};
+    return be->validate_span ? be->validate_span(a, &d) : MPI_SUCCESS;
+}
+
 static void discard(mpiacc_sp_op_t *op, int free_op)
 {
     if (!op) return;
@@ -96,6 +104,7 @@ static int submit_device(int is_send, void *buf, MPI_Count count, MPI_Datatype t
         if (t) mpiacc_pack_type_release(t);
         goto fn_exit;
     }
+    MPIACC_CHECK(check_span(be, a, (void *)buf, t, count, bytes));
     if (!(op = mpiacc_sp_op_alloc())) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for an operation");
     op->is_send = is_send;
     op->mode = mode;

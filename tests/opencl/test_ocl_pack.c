@@ -7,7 +7,7 @@
 
 #include "ocl_fixture.h"
 #include "opencl/ocl.h"
-#include "typegen.h"
+#include "ocl_types.h"
 
 /* The engine's analysis of an MPI datatype. */
 static mpiacc_pack_type_t *analyze(MPI_Datatype dt)
@@ -21,21 +21,6 @@ static mpiacc_pack_type_t *analyze(MPI_Datatype dt)
         fail_msg("mpiacc_pack_type_analyze: %s", msg);
     }
     return t;
-}
-
-static void fill_pattern(unsigned char *p, size_t n, unsigned seed)
-{
-    for (size_t i = 0; i < n; i++) p[i] = (unsigned char)(i * 131u + seed * 17u + (i >> 8));
-}
-
-/* Bytes of cl_mem needed by count x dt (from 0; true_lb >= 0 here). */
-static size_t span_of(MPI_Datatype dt, int count)
-{
-    MPI_Aint lb, ext, tlb, text;
-    MPI_Type_get_extent(dt, &lb, &ext);
-    MPI_Type_get_true_extent(dt, &tlb, &text);
-    MPI_Aint hi = tlb + text + (ext > 0 ? (count - 1) * ext : 0);
-    return hi > 0 ? (size_t)hi : 1;
 }
 
 static int skip_unpack_check; /* set for types whose packed bytes overlap */
@@ -302,16 +287,6 @@ static void threads(void **state)
     for (int i = 0; i < 4; i++) MPI_Type_free(&t[i]);
 }
 
-/* Whether two packed bytes of count x t read the same input byte. */
-static int overlapping(const mpiacc_pack_type_t *t, MPI_Count count, size_t span)
-{
-    unsigned char *seen = calloc(span + 1, 1);
-    int ov = 0;
-    for (MPI_Count p = 0; p < count * t->size && !ov; p++) ov = seen[mpiacc_tv_offset(t->blob, p)]++;
-    free(seen);
-    return ov;
-}
-
 /* Random datatypes of the engine's generator (every constructor), shifted
  * so that their lowest byte is at offset >= 0 of the cl_mem, through every
  * rect policy (auto / kernel only / rect whenever possible). */
@@ -323,16 +298,9 @@ static void random_types(void **state)
     tg_src_t src = {.state = seed, .max_size = 1 << 16, .max_span = 1 << 20};
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     for (long i = 0; i < n; i++) {
-        MPI_Datatype raw = tg_make(&src, 3), dt;
-        MPI_Aint lb, ext, tlb, text, shift;
         int count = 1 + (int)(mpiacc_test_rand(&st) % 3), pieces = 1 + (int)(mpiacc_test_rand(&st) % 3), s;
+        MPI_Datatype raw, dt = random_placed(&src, count, &raw);
         mpiacc_pack_type_t *t = NULL;
-        MPI_Type_get_extent(raw, &lb, &ext);
-        MPI_Type_get_true_extent(raw, &tlb, &text);
-        shift = -(tlb + (ext < 0 ? (count - 1) * ext : 0));
-        if (shift < 0) shift = 0;
-        MPI_Type_create_hindexed(1, (int[]){1}, (MPI_Aint[]){shift}, raw, &dt);
-        MPI_Type_commit(&dt);
         assert_int_equal(mpiacc_pack_type_analyze(dt, &t), MPI_SUCCESS);
         skip_unpack_check = t->size > 0 && overlapping(t, count, span_of(dt, count));
         mpiacc_ocl_rect_policy = (int)(i % 3);

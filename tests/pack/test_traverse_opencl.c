@@ -1,5 +1,6 @@
 /*
- * traverse.h compiled as OpenCL C 1.2 (PoCL or any platform found) and run:
+ * traverse.h compiled as OpenCL C 1.2 (the platform chosen by
+ * MPIACC_TEST_OPENCL_PLATFORM, see tests/opencl/ocl_select.h) and run:
  * a kernel computing mpiacc_tv_offset for every packed byte must agree with
  * the host compilation of the same header.  Skipped when no OpenCL device
  * exists.
@@ -11,6 +12,7 @@
 
 #include <CL/cl.h>
 
+#include "ocl_select.h"
 #include "testutil.h"
 #include "pack/pack.h"
 
@@ -44,16 +46,11 @@ static const char *kernel_src =
 
 static int setup(void **state)
 {
-    cl_platform_id plats[8];
-    cl_uint np = 0;
+    cl_platform_id plat;
     cl_int err;
-    char *hdr, *src;
+    char *hdr, *src, why[256];
     cl_program prog;
-    if (clGetPlatformIDs(8, plats, &np) != CL_SUCCESS || np == 0) mpiacc_test_skip_all("no OpenCL platform");
-    for (cl_uint i = 0; i < np; i++)
-        if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 1, &dev, NULL) == CL_SUCCESS) goto found;
-    mpiacc_test_skip_all("no OpenCL device");
-found:
+    if (!ocl_select_device(&plat, &dev, why, sizeof why, NULL, 0)) mpiacc_test_skip_all("%s", why);
     ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
     assert_int_equal(err, CL_SUCCESS);
     q = clCreateCommandQueue(ctx, dev, 0, &err);

@@ -1,0 +1,67 @@
+#define _POSIX_C_SOURCE 200809L
+/*
+ * MPI_Finalize with cl_mem operations pending (2 ranks): rank 0's MPI_Isend
+ * waits for a kernel held back by a user event, rank 1's MPI_Irecv waits
+ * for that message.  MPI_Finalize returns an MPI_ERR_OTHER-class error
+ * naming the pending operations on both ranks and leaves MPI usable; once
+ * the kernel runs and the operations complete, MPI_Finalize succeeds.
+ */
+#include "ocl_fixture.h"
+#include "ocl_types.h"
+
+#define N 1024
+
+int main(int argc, char **argv)
+{
+    int rank, err, cls, len, bad = 0, *v = calloc(N, sizeof *v);
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    cl_int e;
+    cl_event gate;
+    cl_mem m;
+    MPI_Datatype t;
+    MPI_Request r;
+
+    fx_init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    gate = clCreateUserEvent(fx.ctx, &e);
+    m = fx_buf(N * sizeof *v, v);
+    t = cl_ints(N, fx.qin, NULL);
+    if (rank == 0) {
+        fx_fill(fx.qin, m, N, 5, 0, gate, NULL);
+        MPI_Isend(m, 1, t, 1, 0, MPI_COMM_WORLD, &r);
+    } else {
+        MPI_Irecv(m, 1, t, 0, 0, MPI_COMM_WORLD, &r);
+    }
+    err = MPI_Finalize();
+    cls = MPI_SUCCESS;
+    if (err != MPI_SUCCESS) {
+        MPI_Error_class(err, &cls);
+        MPI_Error_string(err, msg, &len);
+    }
+    if (cls != MPI_ERR_OTHER || !strstr(msg, "pending")) {
+        fprintf(stderr, "rank %d: MPI_Finalize with a pending operation returned class %d: %s\n", rank, cls, msg);
+        bad = 1;
+    }
+    if (rank == 0) clSetUserEventStatus(gate, CL_COMPLETE);
+    if (MPI_Wait(&r, MPI_STATUS_IGNORE) != MPI_SUCCESS) bad = 1;
+    if (rank == 1) {
+        fx_read(m, N * sizeof *v, v);
+        for (int i = 0; i < N; i++) bad |= v[i] != 5;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Type_free(&t);
+    clFinish(fx.qin);
+    clReleaseMemObject(m);
+    clReleaseEvent(gate);
+    free(v);
+    clReleaseKernel(fx.fill);
+    clReleaseKernel(fx.copy);
+    clReleaseProgram(fx.prog);
+    if (fx.qooo) clReleaseCommandQueue(fx.qooo);
+    clReleaseCommandQueue(fx.qin);
+    clReleaseContext(fx.ctx);
+    if (MPI_Finalize() != MPI_SUCCESS) bad = 1;
+    if (rank == 0) printf("ocl_finalize_pending: %s\n", bad ? "FAILED" : "ok");
+    return bad;
+}

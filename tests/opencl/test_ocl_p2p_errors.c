@@ -1,0 +1,233 @@
+#define _POSIX_C_SOURCE 200809L
+/*
+ * Bad input through the public MPI API on cl_mem buffers (2 ranks, with
+ * MPI_ERRORS_RETURN): every case returns an error of the right MPI class
+ * through the communicator's error handler, leaves nothing pending, and MPI
+ * stays usable.  Cases: NULL cl_mem, released cl_mem, a queue or event of
+ * another context, a cl_mem too small for the datatype (data and packed
+ * side), a NULL queue attribute, an invalid MPIACC_BUF_TYPE, a failed
+ * dependency (completes with an error).  MPI_Finalize with operations
+ * pending is test_ocl_finalize_pending.
+ */
+#include "ocl_fixture.h"
+#include "ocl_types.h"
+#include "streampool/streampool.h"
+
+#define N 256
+static int rank, peer, handler_calls, handler_class;
+
+static void count_errors(MPI_Comm *comm, int *code, ...)
+{
+    handler_calls++;
+    MPI_Error_class(*code, &handler_class);
+}
+
+/* Asserts err has class cls and a message containing `words` (if not NULL). */
+#define EXPECT(call_, cls_, words_) expect((call_), (cls_), (words_), #call_, __LINE__)
+static void expect(int err, int cls, const char *words, const char *what, int line)
+{
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len, got = MPI_SUCCESS;
+    if (err != MPI_SUCCESS) {
+        MPI_Error_class(err, &got);
+        MPI_Error_string(err, msg, &len);
+    }
+    if (got != cls) fail_msg("line %d: %s: error class %d (%s), expected %d", line, what, got, msg, cls);
+    if (words && !strstr(msg, words)) fail_msg("line %d: %s: message \"%s\" lacks \"%s\"", line, what, msg, words);
+    if (mpiacc_streampool_pending() != 0) fail_msg("line %d: %s left an operation pending", line, what);
+}
+
+/* Every entry point with `buf` as the cl_mem (data side), datatype t. */
+static void all_calls(void *buf, MPI_Datatype t, int cls, const char *words)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    char packed[4 * N];
+    int pos = 0;
+    cl_mem pk = fx_buf(4 * N, NULL);
+    EXPECT(MPI_Isend(buf, 1, t, peer, 1, MPI_COMM_WORLD, &r), cls, words);
+    EXPECT(MPI_Issend(buf, 1, t, peer, 1, MPI_COMM_WORLD, &r), cls, words);
+    EXPECT(MPI_Irsend(buf, 1, t, peer, 1, MPI_COMM_WORLD, &r), cls, words);
+    EXPECT(MPI_Send(buf, 1, t, peer, 1, MPI_COMM_WORLD), cls, words);
+    EXPECT(MPI_Ssend(buf, 1, t, peer, 1, MPI_COMM_WORLD), cls, words);
+    EXPECT(MPI_Rsend(buf, 1, t, peer, 1, MPI_COMM_WORLD), cls, words);
+    EXPECT(MPI_Irecv(buf, 1, t, peer, 1, MPI_COMM_WORLD, &r), cls, words);
+    EXPECT(MPI_Recv(buf, 1, t, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE), cls, words);
+    EXPECT(MPI_Sendrecv(buf, 1, t, peer, 1, packed, 4 * N, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE), cls,
+           words);
+    EXPECT(MPI_Pack(buf, 1, t, pk, 4 * N, &pos, MPI_COMM_WORLD), cls, words);
+    assert_int_equal(pos, 0);
+    EXPECT(MPI_Unpack(pk, 4 * N, &pos, buf, 1, t, MPI_COMM_WORLD), cls, words);
+    assert_int_equal(r, MPI_REQUEST_NULL);
+    clReleaseMemObject(pk);
+}
+
+static void null_clmem(void **state)
+{
+    MPI_Datatype t = cl_ints(N, fx.qin, NULL);
+    all_calls(NULL, t, MPI_ERR_BUFFER, "NULL cl_mem");
+    MPI_Type_free(&t);
+}
+
+/* A released cl_mem: an error, not a crash in the ICD loader (with and
+ * without a queue attribute). */
+static void released_clmem(void **state)
+{
+    MPI_Datatype t, tn;
+    cl_mem m, pk;
+    int pos = 0;
+    if (fx_under_valgrind()) {
+        printf("released cl_mem: not checked under valgrind (freed blocks keep their bytes there)\n");
+        skip();
+    }
+    t = cl_ints(N, fx.qin, NULL);
+    tn = cl_ints(N, NULL, NULL);
+    m = fx_buf(N * sizeof(int), NULL);
+    pk = fx_buf(4 * N, NULL);
+    clReleaseMemObject(m);
+    all_calls(m, t, MPI_ERR_BUFFER, "released");
+    all_calls(m, tn, MPI_ERR_BUFFER, "released");
+    /* the packed side released */
+    m = fx_buf(N * sizeof(int), NULL);
+    clReleaseMemObject(pk);
+    EXPECT(MPI_Pack(m, 1, t, pk, 4 * N, &pos, MPI_COMM_WORLD), MPI_ERR_BUFFER, "released");
+    EXPECT(MPI_Unpack(pk, 4 * N, &pos, m, 1, t, MPI_COMM_WORLD), MPI_ERR_BUFFER, "released");
+    clReleaseMemObject(m);
+    MPI_Type_free(&t);
+    MPI_Type_free(&tn);
+}
+
+/* MPIACC_CL_QUEUE or MPIACC_EVENT of another context than the cl_mem. */
+static void other_context(void **state)
+{
+    cl_int e;
+    cl_context other = clCreateContext(NULL, 1, &fx.dev, NULL, NULL, &e);
+    cl_command_queue oq = clCreateCommandQueue(other, fx.dev, 0, &e);
+    cl_event oev = clCreateUserEvent(other, &e);
+    MPI_Datatype tq = cl_ints(N, oq, NULL), te = cl_ints(N, fx.qin, oev);
+    cl_mem m = fx_buf(N * sizeof(int), NULL), om = clCreateBuffer(other, CL_MEM_READ_WRITE, 4 * N, NULL, &e);
+    int pos = 0;
+    all_calls(m, tq, MPI_ERR_ARG, "another OpenCL context");
+    all_calls(m, te, MPI_ERR_ARG, "another OpenCL context");
+    /* packed cl_mem of another context */
+    MPI_Type_free(&tq);
+    tq = cl_ints(N, NULL, NULL);
+    EXPECT(MPI_Pack(m, 1, tq, om, 4 * N, &pos, MPI_COMM_WORLD), MPI_ERR_ARG, "another OpenCL context");
+    clSetUserEventStatus(oev, CL_COMPLETE);
+    clReleaseEvent(oev);
+    clReleaseMemObject(m);
+    clReleaseMemObject(om);
+    clReleaseCommandQueue(oq);
+    clReleaseContext(other);
+    MPI_Type_free(&tq);
+    MPI_Type_free(&te);
+}
+
+/* A cl_mem smaller than what the datatype touches; a packed cl_mem smaller
+ * than the packed size claimed; outsize too small (truncation). */
+static void too_small(void **state)
+{
+    MPI_Datatype t = cl_ints(N, fx.qin, NULL);
+    cl_mem m = fx_buf(N * sizeof(int) - 4, NULL), ok = fx_buf(N * sizeof(int), NULL), pk = fx_buf(64, NULL);
+    int pos = 0;
+    all_calls(m, t, MPI_ERR_BUFFER, "too small");
+    EXPECT(MPI_Pack(ok, 1, t, pk, 4 * N, &pos, MPI_COMM_WORLD), MPI_ERR_BUFFER, "too small");
+    EXPECT(MPI_Pack(ok, 1, t, pk, 64, &pos, MPI_COMM_WORLD), MPI_ERR_TRUNCATE, NULL);
+    assert_int_equal(pos, 0);
+    clReleaseMemObject(m);
+    clReleaseMemObject(ok);
+    clReleaseMemObject(pk);
+    MPI_Type_free(&t);
+}
+
+/* Attribute values: a NULL queue, an invalid buffer type. */
+static void bad_attributes(void **state)
+{
+    MPI_Datatype t = cl_ints(N, NULL, NULL), u = cl_ints(N, NULL, NULL);
+    cl_mem m = fx_buf(N * sizeof(int), NULL);
+    MPI_Type_set_attr(t, MPIACC_CL_QUEUE, NULL);
+    all_calls(m, t, MPI_ERR_ARG, "NULL cl_command_queue");
+    MPI_Type_set_attr(u, MPIACC_BUF_TYPE, (void *)(intptr_t)42);
+    all_calls(m, u, MPI_ERR_ARG, "MPIACC_BUF_TYPE");
+    clReleaseMemObject(m);
+    MPI_Type_free(&t);
+    MPI_Type_free(&u);
+}
+
+/* Errors go through the communicator's error handler. */
+static void error_handler_called(void **state)
+{
+    MPI_Errhandler eh;
+    MPI_Request r;
+    MPI_Datatype t = cl_ints(N, fx.qin, NULL);
+    MPI_Comm_create_errhandler(count_errors, &eh);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+    handler_calls = 0;
+    assert_int_not_equal(MPI_Isend(NULL, 1, t, peer, 1, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+    assert_int_equal(handler_calls, 1);
+    assert_int_equal(handler_class, MPI_ERR_BUFFER);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Errhandler_free(&eh);
+    MPI_Type_free(&t);
+}
+
+/* A dependency that fails (a user event set to an error status): the
+ * operation completes with an MPI_ERR_OTHER-class error, for a send (to
+ * self, never issued; the pack was enqueued before the failure) and for a
+ * receive (the message is consumed; the unpack would be enqueued after the
+ * failure, behind which PoCL would keep it queued forever). */
+static void failed_dependency(void **state)
+{
+    cl_int e;
+    cl_event bad = clCreateUserEvent(fx.ctx, &e);
+    MPI_Datatype t = cl_ints(N, NULL, bad);
+    cl_mem m = fx_buf(N * sizeof(int), NULL);
+    int v[N] = {0}, flag;
+    MPI_Request r[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    MPI_Status st[3];
+
+    assert_int_equal(MPI_Isend(m, 1, t, rank, 2, MPI_COMM_WORLD, &r[1]), MPI_SUCCESS);
+    assert_int_equal(MPI_Irecv(m, 1, t, peer, 3, MPI_COMM_WORLD, &r[2]), MPI_SUCCESS);
+    assert_int_equal(MPI_Send(v, N, MPI_INT, peer, 3, MPI_COMM_WORLD), MPI_SUCCESS);
+    clSetUserEventStatus(bad, -1);
+    MPI_Error_class(MPI_Wait(&r[1], &st[1]), &flag);
+    assert_int_equal(flag, MPI_ERR_OTHER);
+    /* Waitall reports it in the status (with the array's NULL ends) */
+    assert_int_equal(MPI_Waitall(3, r, st), MPI_ERR_IN_STATUS);
+    MPI_Error_class(st[2].MPI_ERROR, &flag);
+    assert_int_equal(flag, MPI_ERR_OTHER);
+    assert_int_equal(mpiacc_streampool_pending(), 0);
+    clReleaseEvent(bad);
+    clReleaseMemObject(m);
+    MPI_Type_free(&t);
+}
+
+/* After all that, a normal exchange works. */
+static void still_usable(void **state)
+{
+    MPI_Datatype t = cl_ints(N, fx.qin, NULL);
+    int v[N], w[N];
+    cl_mem m;
+    for (int i = 0; i < N; i++) v[i] = rank * 1000 + i;
+    m = fx_buf(sizeof v, v);
+    assert_int_equal(MPI_Sendrecv(m, 1, t, peer, 4, w, N, MPI_INT, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE), 0);
+    for (int i = 0; i < N; i++) assert_int_equal(w[i], peer * 1000 + i);
+    clReleaseMemObject(m);
+    MPI_Type_free(&t);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(null_clmem),     cmocka_unit_test(released_clmem),       cmocka_unit_test(other_context),
+        cmocka_unit_test(too_small),      cmocka_unit_test(bad_attributes),       cmocka_unit_test(error_handler_called),
+        cmocka_unit_test(failed_dependency), cmocka_unit_test(still_usable),
+    };
+    int failed;
+    fx_init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    peer = 1 - rank;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    failed = MPIACC_TEST_RUN("opencl_p2p_errors", tests, NULL, NULL);
+    fx_fini();
+    return failed ? 1 : 0;
+}
