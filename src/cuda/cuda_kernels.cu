@@ -118,7 +118,10 @@ static __device__ __forceinline__ void signal_done(const mpiacc_cu_signal_t &sig
 {
     if (sig.count == NULL) return; /* uniform */
     __syncthreads();               /* the block's stores happen before ... */
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == 0 && gridDim.x == 1) { /* one block: no counter round trip */
+        __threadfence_system();
+        *sig.flag = sig.seq;
+    } else if (threadIdx.x == 0) {
         __threadfence(); /* ... they are published device-wide (cumulative) */
         const unsigned t = atomicAdd(sig.count, 1u);
         if (t == gridDim.x - 1) { /* last block: every block's stores are visible */
@@ -298,6 +301,79 @@ __global__ void __launch_bounds__(THREADS) k_strided(const __grid_constant__ skp
     signal_done(sig);
 }
 
+/* ---- constant-stride form: nd == 1, nwb == 1 ------------------------ */
+/* Word w of the range is at base + w*strides[0] (blocks of one word: the
+ * small-block vectors).  No decomposition, no per-word branches: a vector's
+ * V addresses are p + m*stride, so a thread holds one pointer and its
+ * loaded words, and the kernel fits in 32 registers (launch bound: a full
+ * 2048 threads per multiprocessor, every load of a grid-sized range in
+ * flight at once).  U vectors per thread, all loads before any store. */
+template <typename W, int U, int DIR>
+static HD void const_body(const skp &k, unsigned bid, unsigned tid, unsigned nb, unsigned bd)
+{
+    const int V = shape<W>::V;
+    const long long st = k.s.strides[0], tile = (long long)U * bd;
+    for (long long t0 = (long long)bid * tile; t0 < k.g.nv; t0 += (long long)nb * tile) {
+        if (t0 * V - k.g.leadw < 0 || (t0 + tile) * V - k.g.leadw > k.g.nwords) {
+            for (int u = 0; u < U; u++) { /* edge tile: vector by vector, cut ones by words */
+                const long long j = t0 + (long long)u * bd + tid, k0 = j * V - k.g.leadw;
+                if (j >= k.g.nv) continue;
+                char *pv = k.g.vb + 16 * j;
+                for (int m = 0; m < V; m++) {
+                    const long long kk = k0 + m;
+                    if (kk < 0 || kk >= k.g.nwords) continue;
+                    W *io = (W *)(k.base + (k.s.first_w + kk) * st), *pk = (W *)(pv + m * (int)sizeof(W));
+                    if (DIR == MPIACC_CU_DIR_PACK) *pk = ld_ro(io);
+                    else *io = *pk;
+                }
+            }
+            continue;
+        }
+        if (DIR == MPIACC_CU_DIR_PACK) {
+            W val[U][V];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const char *p = k.base + (k.s.first_w + (t0 + (long long)u * bd + tid) * V - k.g.leadw) * st;
+#pragma unroll
+                for (int m = 0; m < V; m++) val[u][m] = ld_ro((const W *)(p + m * st));
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                vec16 v = {{0, 0, 0, 0}};
+#pragma unroll
+                for (int m = 0; m < V; m++) vput(v, m, val[u][m]);
+                st16(k.g.vb + 16 * (t0 + (long long)u * bd + tid), v);
+            }
+        } else {
+            vec16 in[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) in[u] = ld16(k.g.vb + 16 * (t0 + (long long)u * bd + tid));
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                char *p = k.base + (k.s.first_w + (t0 + (long long)u * bd + tid) * V - k.g.leadw) * st;
+#pragma unroll
+                for (int m = 0; m < V; m++) vget(in[u], m, *(W *)(p + m * st));
+            }
+        }
+    }
+}
+
+template <typename W, int U, int DIR>
+__global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) k_const(const __grid_constant__ skp k,
+                                                                  const mpiacc_cu_signal_t sig)
+{
+    const_body<W, U, DIR>(k, blockIdx.x, threadIdx.x, gridDim.x, blockDim.x);
+    signal_done(sig);
+}
+
+/* Vectors per thread of the constant-stride kernel for ranges beyond one
+ * full wave: two for 8- and 16-byte words (more spills at 32 registers). */
+template <typename W> struct cshape {
+    static const int U = shape<W>::V >= 4 ? 1 : 2;
+};
+
+static bool const_form(const mpiacc_cu_strided_t *s) { return s->nd == 1 && s->nwb == 1; }
+
 static skp make_skp(char *base, char *packed, const mpiacc_cu_strided_t *s, int ws)
 {
     skp k;
@@ -316,6 +392,12 @@ template <typename W, int U> static const void *strided_fn(int dir)
                                      : (const void *)k_strided<W, U, MPIACC_CU_DIR_UNPACK>;
 }
 
+template <typename W, int U> static const void *const_fn(int dir)
+{
+    return dir == MPIACC_CU_DIR_PACK ? (const void *)k_const<W, U, MPIACC_CU_DIR_PACK>
+                                     : (const void *)k_const<W, U, MPIACC_CU_DIR_UNPACK>;
+}
+
 template <typename W>
 static cudaError_t launch_strided_w(int dir, char *base, char *packed, const mpiacc_cu_strided_t *s, int nsm,
                                     const mpiacc_cu_signal_t *sig, cudaStream_t st)
@@ -325,9 +407,16 @@ static cudaError_t launch_strided_w(int dir, char *base, char *packed, const mpi
     mpiacc_cu_signal_t sg = {NULL, NULL, 0};
     if (sig) sg = *sig;
     /* unrolled form only when the grid bound leaves work for it */
-    const bool big = UM > 1 && k.g.nv >= (long long)(nsm > 0 ? nsm : 1) * BLOCKS_PER_SM * THREADS * UM;
-    const unsigned grid = grid_for(k.g.nv, big ? UM : 1, THREADS, nsm);
+    const long long wave = (long long)(nsm > 0 ? nsm : 1) * BLOCKS_PER_SM * THREADS;
     void *args[] = {(void *)&k, (void *)&sg};
+    if (const_form(s)) {
+        const int UC = cshape<W>::U;
+        const bool cbig = UC > 1 && k.g.nv >= wave * UC;
+        const void *fn = cbig ? const_fn<W, cshape<W>::U>(dir) : const_fn<W, 1>(dir);
+        return cudaLaunchKernel(fn, dim3(grid_for(k.g.nv, cbig ? UC : 1, THREADS, nsm)), dim3(THREADS), args, 0, st);
+    }
+    const bool big = UM > 1 && k.g.nv >= wave * UM;
+    const unsigned grid = grid_for(k.g.nv, big ? UM : 1, THREADS, nsm);
     const void *fn = big ? strided_fn<W, shape<W>::UMAX>(dir) : strided_fn<W, 1>(dir);
     return cudaLaunchKernel(fn, dim3(grid), dim3(THREADS), args, 0, st);
 }
@@ -343,12 +432,28 @@ template <typename W, int U> static void emulate_strided_wu(int dir, const skp &
         }
 }
 
+template <typename W, int U> static void emulate_const_wu(int dir, const skp &k)
+{
+    const unsigned grid = grid_for(k.g.nv, U, EMU_THREADS, EMU_NSM);
+    for (unsigned b = 0; b < grid; b++)
+        for (unsigned t = 0; t < EMU_THREADS; t++) {
+            if (dir == MPIACC_CU_DIR_PACK) const_body<W, U, MPIACC_CU_DIR_PACK>(k, b, t, grid, EMU_THREADS);
+            else const_body<W, U, MPIACC_CU_DIR_UNPACK>(k, b, t, grid, EMU_THREADS);
+        }
+}
+
 template <typename W>
 static cudaError_t emulate_strided_w(int dir, char *base, char *packed, const mpiacc_cu_strided_t *s, int variant)
 {
     const skp k = make_skp(base, packed, s, (int)sizeof(W));
-    if (variant) emulate_strided_wu<W, shape<W>::UMAX>(dir, k);
-    else emulate_strided_wu<W, 1>(dir, k);
+    if (const_form(s) && !(variant & 2)) { /* the kernel the launcher picks */
+        if (variant & 1) emulate_const_wu<W, cshape<W>::U>(dir, k);
+        else emulate_const_wu<W, 1>(dir, k);
+    } else if (variant & 1) {
+        emulate_strided_wu<W, shape<W>::UMAX>(dir, k);
+    } else {
+        emulate_strided_wu<W, 1>(dir, k);
+    }
     return cudaSuccess;
 }
 

@@ -68,9 +68,11 @@ int mpiacc_cu_launch_generic(int ws, int dir, const void *dblob, char *buf, char
  * the CPU; host pointers, host blob): tests check the index arithmetic
  * against MPI_Pack without a GPU.  The emulated grid is small (blocks of 32
  * threads, a grid bound of 8 blocks) so that the grid-stride loop, edge and
- * interior tiles are all exercised; variant 0 runs one vector per thread
- * and tile, variant 1 the unrolled several-vectors-per-thread form the GPU
- * uses for large transfers. */
+ * interior tiles are all exercised.  Variant bit 0: the unrolled
+ * several-vectors-per-thread form the GPU uses for large transfers (else
+ * one vector per thread and tile); bit 1 (strided only): the general
+ * strided kernel even where the launcher picks the constant-stride one
+ * (nd == 1, one word per block). */
 int mpiacc_cu_emulate_strided(int ws, int dir, char *base, char *packed, const mpiacc_cu_strided_t *s, int variant);
 int mpiacc_cu_emulate_generic(int ws, int dir, const void *hblob, char *buf, char *packed, long long first,
                               long long nwords);

@@ -453,6 +453,12 @@ int mpiacc_cu_emulate_xfer(const mpiacc_xfer_desc_t *d, void *packed, int dir, i
     if ((e = (cudaError_t)emulate_run(&P, d, pk2, dir, 1)) != cudaSuccess) goto emu_fail;
     if (dir == MPIACC_CU_DIR_PACK ? memcmp(packed, pk2, n) != 0 : memcmp(res, lo, span) != 0)
         MPIACC_FAIL(MPIACC_ERRK_INTERN, "emulation: %s kernel variants disagree (ws %d)", *kind, P.ws);
+    if (P.kind == PLAN_STRIDED) { /* the general strided kernel must agree too */
+        if (dir == MPIACC_CU_DIR_UNPACK) memcpy(lo, snap, span);
+        if ((e = (cudaError_t)emulate_run(&P, d, pk2, dir, 2)) != cudaSuccess) goto emu_fail;
+        if (dir == MPIACC_CU_DIR_PACK ? memcmp(packed, pk2, n) != 0 : memcmp(res, lo, span) != 0)
+            MPIACC_FAIL(MPIACC_ERRK_INTERN, "emulation: general and launched strided kernels disagree (ws %d)", P.ws);
+    }
 fn_exit:
     free(scratch), free(snap), free(res);
     return mpi_errno;

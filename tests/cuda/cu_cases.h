@@ -34,6 +34,12 @@ static const cu_case_t cu_cases[] = {
     {"2D blk 12 pitch 20 (3 words of 4)", 12, 0, 1, {10}, {20}, 0, 4},
     {"2D blk 1 pitch 512", 1, 0, 1, {300}, {512}, 0, 1},
     {"2D blk 8 pitch 512", 8, 0, 1, {200}, {512}, 0, 8},
+    /* long enough for interior (unrolled) tiles of the constant-stride kernel */
+    {"2D blk 1 pitch 3 long", 1, 0, 1, {1500}, {3}, 0, 1},
+    {"2D blk 2 pitch 6 long", 2, 0, 1, {900}, {6}, 0, 2},
+    {"2D blk 4 pitch 8 long", 4, 4, 1, {700}, {8}, 0, 4},
+    {"2D blk 8 pitch 24 long", 8, 8, 1, {600}, {24}, 0, 8},
+    {"2D blk 16 pitch 48 long", 16, 16, 1, {400}, {48}, 0, 16},
     {"3D blk 8", 8, 8, 2, {5, 4}, {40, 256}, 0, 8},
     {"3D blk 3", 3, 1, 2, {4, 3}, {7, 50}, 0, 1},
     {"4D blk 16", 16, 0, 3, {3, 2, 2}, {32, 128, 512}, 0, 16},
