@@ -15,6 +15,8 @@
 
 #include <mpi.h>
 
+#include "mpiacc.h"
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -57,7 +59,11 @@ int main(int argc, char **argv)
     /* bytes, and whether to send them as one element of a derived (untagged)
      * datatype, which takes the attribute lookup instead of the shortcut
      * predefined datatypes get */
-    const struct { int bytes, derived; } cases[] = {{0, 0}, {8, 0}, {1024, 0}, {8, 1}, {1024, 1}};
+    /* the last two rows run after an unrelated datatype was tagged, so that
+     * derived datatypes take the attribute lookup */
+    const struct { int bytes, derived, tagged; } cases[] = {{0, 0, 0}, {8, 0, 0}, {1024, 0, 0}, {8, 1, 0},
+                                                            {1024, 1, 0}, {8, 1, 1}, {1024, 1, 1}};
+    MPI_Datatype dummy;
     char buf[1024] = {0};
     FILE *f = NULL;
 
@@ -86,6 +92,11 @@ int main(int argc, char **argv)
         double *ratio = malloc(sizeof(double) * rounds);
         MPI_Datatype t = MPI_BYTE;
         int count = cases[c].bytes;
+        if (cases[c].tagged && (c == 0 || !cases[c - 1].tagged)) {
+            MPI_Type_contiguous(4, MPI_INT, &dummy);
+            MPI_Type_commit(&dummy);
+            MPI_Type_set_attr(dummy, MPIACC_BUF_TYPE, MPIACC_BUF_HOST);
+        }
         if (cases[c].derived) {
             MPI_Type_contiguous(cases[c].bytes, MPI_BYTE, &t);
             MPI_Type_commit(&t);
@@ -107,7 +118,7 @@ int main(int argc, char **argv)
         qsort(tm, rounds, sizeof(double), cmp_double);
         qsort(ratio, rounds, sizeof(double), cmp_double);
         if (rank == 0) {
-            const char *dt = cases[c].derived ? "derived" : "MPI_BYTE";
+            const char *dt = cases[c].tagged ? "derived*" : cases[c].derived ? "derived" : "MPI_BYTE";
             printf("%8d %-9s %14.3f %14.3f %+11.2f%%\n", cases[c].bytes, dt, tp[rounds / 2], tm[rounds / 2],
                    (ratio[rounds / 2] - 1) * 100);
             if (f) fprintf(f, "%d,%s,%.4f,%.4f,%.4f\n", cases[c].bytes, dt, tp[rounds / 2], tm[rounds / 2],
@@ -118,7 +129,9 @@ int main(int argc, char **argv)
         free(tm);
         free(ratio);
     }
+    if (rank == 0) printf("derived*: after another datatype was tagged with MPIACC_BUF_TYPE (attribute lookup)\n");
     if (f) fclose(f);
+    MPI_Type_free(&dummy);
     MPI_Finalize();
     return 0;
 }

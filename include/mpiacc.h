@@ -46,6 +46,18 @@
  *    an error of class MPI_ERR_OTHER.  Errors go through the communicator's
  *    error handler; MPI_Error_string describes what was wrong.
  *
+ * Known limits
+ *  - CUDA: the first mpiacc operation on a device loads mpiacc's kernels.
+ *    With CUDA's default lazy module loading that load waits for kernels
+ *    already running on the device; set CUDA_MODULE_LOADING=EAGER, or make
+ *    one mpiacc call on the device before launching long-running kernels.
+ *  - Several ranks sharing one GPU: without MPS, the GPU switches between
+ *    the processes' contexts for every pack/unpack (~70 us each on an H200);
+ *    run the CUDA MPS daemon, as usual for shared GPUs.
+ *  - MPICH's MPI_Waitall/Testall/Waitsome report the error of a failed
+ *    mpiacc request as an MPI_ERR_OTHER-class code wrapping mpiacc's (MPI_Wait,
+ *    MPI_Test and the blocking calls return mpiacc's code itself).
+ *
  * Environment
  *  - MPIACC_DISABLE=1: every call is forwarded to MPI untouched.
  *  - MPIACC_LOG=warn|info|debug: diagnostics on stderr (default: silent).

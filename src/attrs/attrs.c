@@ -12,6 +12,7 @@ static int *const keyvals[] = {&MPIACC_BUF_TYPE, &MPIACC_STREAM, &MPIACC_CL_QUEU
 #define NKEYVALS (int)(sizeof keyvals / sizeof keyvals[0])
 
 atomic_int mpiacc_attrs_builtin_tagged;
+atomic_int mpiacc_attrs_any_tagged;
 
 /* The predefined-datatype shortcut of mpiacc_attrs_kind is only used when
  * MPI's handles classify as expected: predefined ones as builtin, a derived
@@ -38,6 +39,7 @@ static int is_ours(int keyval)
 /* Interposed to notice mpiacc attributes on predefined datatypes. */
 MPIACC_PUBLIC int MPI_Type_set_attr(MPI_Datatype type, int keyval, void *value)
 {
+    if (keyval == MPIACC_BUF_TYPE && keyval != MPI_KEYVAL_INVALID) atomic_store(&mpiacc_attrs_any_tagged, 1);
     if (mpiacc_attrs_is_builtin(type) && is_ours(keyval)) atomic_store(&mpiacc_attrs_builtin_tagged, 1);
     return PMPI_Type_set_attr(type, keyval, value);
 }
@@ -46,6 +48,7 @@ int mpiacc_attrs_init(void)
 {
     int mpi_errno = MPI_SUCCESS;
     atomic_store(&mpiacc_attrs_builtin_tagged, !handles_classify());
+    atomic_store(&mpiacc_attrs_any_tagged, 0);
     for (int i = 0; i < NKEYVALS; i++) {
         /* The values are plain handles: a dup shares them (MPI_TYPE_DUP_FN
          * copies the pointer), deleting needs nothing. */

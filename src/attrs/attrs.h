@@ -23,6 +23,10 @@ int mpiacc_attrs_get(MPI_Datatype type, mpiacc_attrs_t *a);
  * or when MPI's handles cannot be classified (see attrs.c): then predefined
  * datatypes are looked up like derived ones. */
 extern atomic_int mpiacc_attrs_builtin_tagged;
+/* Set (for good) once MPIACC_BUF_TYPE is set on any datatype through
+ * MPI_Type_set_attr: until then no datatype can carry it and every lookup is
+ * skipped (an application calling PMPI_Type_set_attr itself bypasses this). */
+extern atomic_int mpiacc_attrs_any_tagged;
 
 /* MPICH encodes the kind of object in a handle's top two bits; 1 is
  * "builtin" (MPI_INT, MPI_BYTE, ...; the pair types such as MPI_DOUBLE_INT
@@ -33,13 +37,16 @@ static inline int mpiacc_attrs_is_builtin(MPI_Datatype type)
 }
 
 /* Fast check used on every interposed call: the buffer kind only
- * (MPIACC_KIND_NONE when untagged).  For a predefined datatype, two loads;
- * otherwise one attribute lookup.  No lock. */
+ * (MPIACC_KIND_NONE when untagged).  Before any datatype was tagged, or for
+ * a predefined datatype, one or two loads; otherwise one attribute lookup.
+ * No lock. */
 static inline int mpiacc_attrs_kind(MPI_Datatype type)
 {
     void *v = NULL;
     int flag = 0;
-    if (MPIACC_BUF_TYPE == MPI_KEYVAL_INVALID) return MPIACC_KIND_NONE;
+    if (MPIACC_BUF_TYPE == MPI_KEYVAL_INVALID ||
+        !atomic_load_explicit(&mpiacc_attrs_any_tagged, memory_order_relaxed))
+        return MPIACC_KIND_NONE;
     if (mpiacc_attrs_is_builtin(type) &&
         !atomic_load_explicit(&mpiacc_attrs_builtin_tagged, memory_order_relaxed))
         return MPIACC_KIND_NONE;
