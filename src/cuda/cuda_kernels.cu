@@ -102,6 +102,21 @@ static vgeom make_vgeom(char *packed, long long nwords, int ws)
     return g;
 }
 
+/* One 16-byte packed piece <-> V words at the addresses ad[0..V-1]. */
+template <typename W, int V, int DIR> static HD void move_piece(char *pv, char *const *ad)
+{
+    if (DIR == MPIACC_CU_DIR_PACK) {
+        vec16 v = {{0, 0, 0, 0}};
+#pragma unroll
+        for (int m = 0; m < V; m++) vput(v, m, ld_ro((const W *)ad[m]));
+        st16(pv, v);
+    } else {
+        const vec16 v = ld16(pv);
+#pragma unroll
+        for (int m = 0; m < V; m++) vget(v, m, *(W *)ad[m]);
+    }
+}
+
 /* Grid: tiles of u*bd vectors, at most nsm*BLOCKS_PER_SM blocks (the
  * kernels stride over the rest). */
 static unsigned grid_for(long long nv, int u, int bd, int nsm)
@@ -225,16 +240,7 @@ template <typename W, int DIR> static HD void s_vec_one(const skp &k, long long 
     if (k0 >= 0 && k0 + V <= k.g.nwords) {
         char *ad[V];
         s_addrs<W>(k.base, k.s, k.s.first_w + k0, ad);
-        if (DIR == MPIACC_CU_DIR_PACK) {
-            vec16 v = {{0, 0, 0, 0}};
-#pragma unroll
-            for (int m = 0; m < V; m++) vput(v, m, ld_ro((const W *)ad[m]));
-            st16(pv, v);
-        } else {
-            const vec16 v = ld16(pv);
-#pragma unroll
-            for (int m = 0; m < V; m++) vget(v, m, *(W *)ad[m]);
-        }
+        move_piece<W, V, DIR>(pv, ad);
         return;
     }
     for (int m = 0; m < V; m++) {
@@ -537,16 +543,7 @@ template <typename W, int DIR> static HD void g_vec_one(const gkp &k, long long 
             }
             ad[m] = k.buf + off;
         }
-        if (DIR == MPIACC_CU_DIR_PACK) {
-            vec16 v = {{0, 0, 0, 0}};
-#pragma unroll
-            for (int m = 0; m < V; m++) vput(v, m, ld_ro((const W *)ad[m]));
-            st16(pv, v);
-        } else {
-            const vec16 v = ld16(pv);
-#pragma unroll
-            for (int m = 0; m < V; m++) vget(v, m, *(W *)ad[m]);
-        }
+        move_piece<W, V, DIR>(pv, ad);
         return;
     }
     for (int m = 0; m < V; m++) {
