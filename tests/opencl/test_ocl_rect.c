@@ -16,6 +16,7 @@
 #include "testutil.h"
 #include "opencl/ocl.h"
 #include "ocl_types.h"
+#include "ocl_watchdog.h"
 
 static int rank;
 
@@ -189,6 +190,7 @@ int main(int argc, char **argv)
     int failed;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    wd_arm(argv[0], rank);
     failed = MPIACC_TEST_RUN("opencl_rect", tests, NULL, NULL);
     MPI_Finalize();
     return failed ? 1 : 0;
