@@ -73,6 +73,7 @@ typedef struct mpiacc_ocl_handle {
     mpiacc_ocl_ctx_t *cx;           /* owner of tmp */
     mpiacc_ocl_tmp_t *tmp;          /* device temporary in use, or NULL */
     int done;
+    double flushed;                 /* when test() last flushed the queues (CLOCK_MONOTONIC s) */
 } mpiacc_ocl_handle_t;
 
 extern pthread_mutex_t mpiacc_ocl_lock;

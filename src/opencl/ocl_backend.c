@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ocl.h"
 
@@ -310,35 +311,65 @@ fn_fail:
     goto fn_exit;
 }
 
+/* Flushes the queue holding ev (none for a user event).  clFlush only
+ * submits what is already enqueued; it never waits.  Needed because a
+ * command held back by a user event (or by a command of another queue) is
+ * submitted by some implementations only at a flush after that event has
+ * completed: the OpenCL specification guarantees that a command reaches
+ * the device only after a flush of its queue, and a flush issued while its
+ * dependency was still pending may not count (NVIDIA's runtime has been
+ * seen to need one afterwards).  Cheap when there is nothing new. */
+static void flush_queue_of(cl_event ev)
+{
+    cl_command_queue q = NULL;
+    if (ev && clGetEventInfo(ev, CL_EVENT_COMMAND_QUEUE, sizeof q, &q, NULL) == CL_SUCCESS && q) clFlush(q);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static int ocl_test(void *hv, int *done)
 {
     int mpi_errno = MPI_SUCCESS;
     mpiacc_ocl_handle_t *h = hv;
+    cl_int evst[2] = {CL_COMPLETE, CL_COMPLETE}, depst[2] = {CL_COMPLETE, CL_COMPLETE};
     *done = 1;
     if (!h || h->done) goto fn_exit;
     for (int i = 0; i < 2; i++) {
-        cl_int st = CL_COMPLETE;
         if (!h->ev[i]) continue;
         MPIACC_OCL_CALL("clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)",
-                        clGetEventInfo(h->ev[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
-        if (st < 0)
+                        clGetEventInfo(h->ev[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof evst[i], &evst[i], NULL));
+        if (evst[i] < 0)
             MPIACC_FAIL(MPIACC_ERRK_OPENCL, "OpenCL command failed: execution status %s (%d)",
-                        mpiacc_ocl_errname(st), (int)st);
-        if (st != CL_COMPLETE) {
-            *done = 0;
-            break;
-        }
+                        mpiacc_ocl_errname(evst[i]), (int)evst[i]);
+        if (evst[i] != CL_COMPLETE) *done = 0;
     }
     if (!*done) {
         /* Pending: a failed dependency may leave it pending forever. */
         for (int i = 0; i < 2; i++) {
-            cl_int st = CL_COMPLETE;
             if (!h->dep[i]) continue;
             MPIACC_OCL_CALL("clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)",
-                            clGetEventInfo(h->dep[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
-            if (st < 0)
+                            clGetEventInfo(h->dep[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof depst[i],
+                                           &depst[i], NULL));
+            if (depst[i] < 0)
                 MPIACC_FAIL(MPIACC_ERRK_OPENCL, "OpenCL: the data dependency failed: execution status %s (%d)",
-                            mpiacc_ocl_errname(st), (int)st);
+                            mpiacc_ocl_errname(depst[i]), (int)depst[i]);
+        }
+        /* Keep the work moving (at most every 200 us per handle): flush the
+         * queues of the commands still pending — the user's queue behind a
+         * captured marker, our internal queue.  Only pending commands: their
+         * queues are alive (a released queue lives until its commands have
+         * finished), a completed command's queue may be gone. */
+        if (now_s() - h->flushed > 200e-6) {
+            for (int i = 0; i < 2; i++) {
+                if (h->dep[i] && depst[i] != CL_COMPLETE) flush_queue_of(h->dep[i]);
+                if (h->ev[i] && evst[i] != CL_COMPLETE) flush_queue_of(h->ev[i]);
+            }
+            h->flushed = now_s();
         }
         goto fn_exit;
     }

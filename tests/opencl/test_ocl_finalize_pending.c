@@ -18,7 +18,9 @@ int main(int argc, char **argv)
     int rank, err, cls, len, bad = 0, *v = calloc(N, sizeof *v);
     char msg[MPI_MAX_ERROR_STRING] = "";
     cl_int e;
-    cl_event gate;
+    cl_event gate, filled = NULL;
+    double t0;
+    int flag = 0, said = 0;
     cl_mem m;
     MPI_Datatype t;
     MPI_Request r;
@@ -32,7 +34,7 @@ int main(int argc, char **argv)
     t = cl_ints(N, fx.qin, NULL);
     if (rank == 0) {
         wd_step("rank 0: fill kernel gated on the user event", 1);
-        fx_fill(fx.qin, m, N, 5, 0, gate, NULL);
+        fx_fill(fx.qin, m, N, 5, 0, gate, &filled);
         wd_step("rank 0: MPI_Isend", 1);
         MPI_Isend(m, 1, t, 1, 0, MPI_COMM_WORLD, &r);
     } else {
@@ -52,8 +54,23 @@ int main(int argc, char **argv)
     }
     wd_step("MPI_Finalize refused; opening the gate (rank 0)", 1);
     if (rank == 0) clSetUserEventStatus(gate, CL_COMPLETE);
-    wd_step("MPI_Wait", 1);
-    if (MPI_Wait(&r, MPI_STATUS_IGNORE) != MPI_SUCCESS) bad = 1;
+    wd_step("MPI_Test until complete", 1);
+    /* Polled, so that a stall is described (the state of the gate and of
+     * the gated kernel) before the watchdog fires. */
+    for (t0 = fx_now(); !flag;) {
+        if (MPI_Test(&r, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            bad = 1;
+            break;
+        }
+        if (!flag && !said && fx_now() - t0 > 5) {
+            cl_int sg = 99, sf = 99;
+            clGetEventInfo(gate, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof sg, &sg, NULL);
+            if (filled) clGetEventInfo(filled, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof sf, &sf, NULL);
+            fprintf(stderr, "[rank %d] still pending after 5 s: gate status %d, gated kernel status %d "
+                            "(0 complete, 1 running, 2 submitted, 3 queued)\n", rank, (int)sg, (int)sf);
+            said = 1;
+        }
+    }
     wd_step("MPI_Wait done; checking the data", 1);
     if (rank == 1) {
         fx_read(m, N * sizeof *v, v);
@@ -66,6 +83,7 @@ int main(int argc, char **argv)
     clFinish(fx.qin);
     clReleaseMemObject(m);
     clReleaseEvent(gate);
+    if (filled) clReleaseEvent(filled);
     free(v);
     clReleaseKernel(fx.fill);
     clReleaseKernel(fx.copy);
