@@ -144,6 +144,17 @@ static int ocl_describe(char *out, size_t len)
  * would fault (cl objects are small heap blocks, which glibc keeps).  Every
  * vendor we know of (PoCL, NVIDIA, Intel, AMD, Mesa) uses one dispatch table
  * for all its objects, which is what the comparisons rely on.
+ *
+ * When the runtime does answer for the handle, a reference count of 0 or a
+ * context that is not alive also marks it released (a runtime may keep a
+ * released object's record for a while).  What nobody can detect: a handle
+ * whose object was freed and whose address was handed out again for a new
+ * object (a runtime may recycle handles at once) — it then names that live
+ * object, and if that is a big enough cl_mem the operation proceeds on it;
+ * the runtime itself cannot tell either.  test_ocl_p2p_errors allocates
+ * nothing between the release and the calls, probes whether the platform
+ * still accepts the released handle, and only then reports that case
+ * skipped, naming the platform.
  */
 #define DISPATCH_SLOTS 8
 static _Atomic(uintptr_t) dispatch_seen[DISPATCH_SLOTS];
@@ -200,6 +211,7 @@ static int dispatch_plausible(const void *obj, const mpiacc_attrs_t *a)
 int mpiacc_ocl_mem_context(cl_mem m, const mpiacc_attrs_t *a, cl_context *ctx, size_t *size)
 {
     int mpi_errno = MPI_SUCCESS;
+    cl_uint refs = 0;
     cl_int e;
     if (!m) MPIACC_FAIL(MPIACC_ERRK_BUFFER, "OpenCL buffer is a NULL cl_mem");
     if (!dispatch_plausible(m, a))
@@ -211,6 +223,21 @@ int mpiacc_ocl_mem_context(cl_mem m, const mpiacc_attrs_t *a, cl_context *ctx, s
         MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object (released?): "
                                         "clGetMemObjectInfo: CL_INVALID_MEM_OBJECT", (void *)m);
     MPIACC_OCL_CALL("clGetMemObjectInfo(CL_MEM_CONTEXT)", e);
+    /* A runtime that keeps a released object's record for a while may
+     * still answer: a reference count of 0, or a context that is no longer
+     * valid, gives it away. */
+    e = clGetMemObjectInfo(m, CL_MEM_REFERENCE_COUNT, sizeof refs, &refs, NULL);
+    if (e == CL_INVALID_MEM_OBJECT || (e == CL_SUCCESS && refs == 0))
+        MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object (released?): %s",
+                    (void *)m, e == CL_SUCCESS ? "its reference count is 0" : "CL_INVALID_MEM_OBJECT");
+    /* (the context is asked only when it begins with the same dispatch
+     * word as the cl_mem the runtime just answered for: a live context of
+     * the same vendor does) */
+    if (!*ctx || (first_word(*ctx) == first_word(m) &&
+                  (clGetContextInfo(*ctx, CL_CONTEXT_REFERENCE_COUNT, sizeof refs, &refs, NULL) != CL_SUCCESS ||
+                   refs == 0)))
+        MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object (released?): its "
+                                        "context %p is not a live OpenCL context", (void *)m, (void *)*ctx);
     dispatch_remember(first_word(m)); /* the runtime vouched for it */
     if (size) MPIACC_OCL_CALL("clGetMemObjectInfo(CL_MEM_SIZE)",
                               clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof *size, size, NULL));
