@@ -73,6 +73,7 @@ typedef struct mpiacc_ocl_handle {
     mpiacc_ocl_ctx_t *cx;           /* owner of tmp */
     mpiacc_ocl_tmp_t *tmp;          /* device temporary in use, or NULL */
     int done;
+    double flushed;                 /* when test() last flushed the queues (CLOCK_MONOTONIC s) */
 } mpiacc_ocl_handle_t;
 
 extern pthread_mutex_t mpiacc_ocl_lock;
@@ -115,6 +116,38 @@ int mpiacc_ocl_pack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_de
                         MPI_Aint packed_off);
 int mpiacc_ocl_unpack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d,
                           void *packed, MPI_Aint packed_off);
+
+/* ---- ocl_rect.c (pure functions; the rules are in ocl_rect.c) ---- */
+/* A strided form folded into rows of blk bytes at
+ * start + i0*s[0] + i1*s[1], i0 < n[0], i1 < n[1]. */
+typedef struct mpiacc_ocl_rect {
+    cl_long blk, start;
+    int nd;
+    cl_long n[2], s[2];
+} mpiacc_ocl_rect_t;
+/* One command of a rect transfer.  linear: a plain copy of `bytes` from
+ * buffer byte bo[0] (packed cl_mem byte po[0]); otherwise a *BufferRect
+ * with the buffer side (bo, brow, bslice) and the packed side (po, prow,
+ * pslice; host side: origin 0 at host + poff).  poff: the command's first
+ * packed byte, relative to the range's first. */
+typedef struct mpiacc_ocl_rcmd {
+    int linear;
+    size_t bo[3], po[3], region[3];
+    size_t brow, bslice, prow, pslice, bytes;
+    cl_long poff;
+} mpiacc_ocl_rcmd_t;
+#define MPIACC_OCL_RECT_MAXCMD 8
+/* Folds t's strided form (with count elements); 0 when not a rect shape. */
+int mpiacc_ocl_rect_plan(const mpiacc_pack_type_t *t, cl_long count, mpiacc_ocl_rect_t *r);
+/* The commands moving packed bytes [first, last) (multiples of blk) for a
+ * data cl_mem of bufsize bytes; packed side: host (pksize < 0) or a cl_mem
+ * of pksize bytes holding the range at byte pkoff.  Returns how many (at
+ * most max), or 0 when the range cannot be moved by rules-abiding rect
+ * commands (then the kernel does it). */
+int mpiacc_ocl_rect_cmds(const mpiacc_ocl_rect_t *r, cl_long first, cl_long last, cl_long bufsize,
+                         cl_long pkoff, cl_long pksize, mpiacc_ocl_rcmd_t *out, int max);
+/* 1 when c obeys the rules (sizes as for mpiacc_ocl_rect_cmds). */
+int mpiacc_ocl_rcmd_ok(const mpiacc_ocl_rcmd_t *c, cl_long bufsize, cl_long pksize);
 
 /* ---- ocl_backend.c ---- */
 /* Context (and size, when size != NULL) of a cl_mem; MPIACC_ERRK_BUFFER

@@ -5,9 +5,11 @@
  * Strategies, chosen per call:
  *  'c' the bytes are one dense block: clEnqueueRead/Write/CopyBuffer;
  *  'r' the canonical strided form folds to at most 2 strided dimensions
- *      of blk-byte rows and the range covers whole rows: up to three
- *      clEnqueue*BufferRect commands (used where they win: CPU devices, or
- *      rows of at least MPIACC_OCL_RECT_MIN bytes, default 64);
+ *      of blk-byte rows and the range covers whole rows: a few
+ *      clEnqueue*BufferRect commands (and plain copies of single rows)
+ *      planned by ocl_rect.c under rules every implementation accepts, or
+ *      the kernel when the plan cannot (used where they win: CPU devices,
+ *      or rows of at least MPIACC_OCL_RECT_MIN bytes, default 64);
  *  'k' the generic kernel walking the traversal blob, through a pooled
  *      device temporary for host transfers (kernel + one contiguous copy).
  * All commands of one transfer go to one internal in-order queue, the first
@@ -26,6 +28,7 @@ typedef struct xf {
     void *host;          /* host packed side, or NULL */
     cl_mem dpk;          /* device packed side (pack_dev / unpack_dev) */
     cl_long dpk_off;
+    cl_long memsize, dpk_size; /* sizes of buf and dpk */
     cl_device_id dev;
     cl_context ctx;
     mpiacc_ocl_ctx_t *cx;
@@ -35,70 +38,6 @@ typedef struct xf {
     cl_event ev[2]; /* first and last command enqueued (ev[1] may be NULL) */
     mpiacc_ocl_tmp_t *tmp;
 } xf_t;
-
-/* 2D/3D form: rows of blk bytes at start + i0*s[0] + i1*s[1]. */
-typedef struct rect {
-    cl_long blk, start;
-    int nd;
-    cl_long n[2], s[2];
-} rect_t;
-
-
-/* Folds the type's strided form (plus the element dimension) into rows;
- * returns 0 when it does not fit a rect copy. */
-static int rect_plan(const mpiacc_pack_type_t *t, cl_long count, rect_t *r)
-{
-    cl_long n[MPIACC_PACK_MAX_DIMS + 1], s[MPIACC_PACK_MAX_DIMS + 1];
-    int nd = 0;
-    if (!t->strided || t->blk <= 0 || t->ndims > MPIACC_PACK_MAX_DIMS) return 0;
-    for (int d = 0; d < t->ndims; d++)
-        if (t->counts[d] != 1) {
-            n[nd] = t->counts[d];
-            s[nd++] = t->strides[d];
-        }
-    if (count > 1) {
-        n[nd] = count;
-        s[nd++] = t->extent;
-    }
-    r->blk = t->blk;
-    r->start = t->start;
-    for (int changed = 1; changed;) {
-        changed = 0;
-        if (nd > 0 && s[0] == r->blk) { /* rows touch: longer rows */
-            r->blk *= n[0];
-            memmove(n, n + 1, (size_t)(nd - 1) * sizeof *n);
-            memmove(s, s + 1, (size_t)(nd - 1) * sizeof *s);
-            nd--;
-            changed = 1;
-        }
-        for (int d = 0; d + 1 < nd && !changed; d++)
-            if (s[d + 1] == n[d] * s[d]) {
-                n[d] *= n[d + 1];
-                memmove(n + d + 1, n + d + 2, (size_t)(nd - d - 2) * sizeof *n);
-                memmove(s + d + 1, s + d + 2, (size_t)(nd - d - 2) * sizeof *s);
-                nd--;
-                changed = 1;
-            }
-    }
-    if (nd > 2 || r->start < 0) return 0;
-    if (nd >= 1 && s[0] < r->blk) return 0;
-    if (nd == 2 && (s[1] < n[0] * s[0] || s[1] % s[0] != 0)) return 0;
-    r->nd = nd;
-    r->n[0] = nd >= 1 ? n[0] : 1;
-    r->s[0] = nd >= 1 ? s[0] : r->blk;
-    r->n[1] = nd == 2 ? n[1] : 1;
-    r->s[1] = nd == 2 ? s[1] : r->n[0] * r->s[0];
-    return 1;
-}
-
-/* offset -> {x, y, z} for pitches (row, slice). */
-static void origin_of(cl_long off, cl_long row, cl_long slice, size_t o[3])
-{
-    o[2] = (size_t)(off / slice);
-    off %= slice;
-    o[1] = (size_t)(off / row);
-    o[0] = (size_t)(off % row);
-}
 
 static int enq_done(xf_t *x, cl_event ev)
 {
@@ -141,68 +80,46 @@ fn_fail:
     goto fn_exit;
 }
 
-/* One rect command: `rows` rows (rows*slices when slices > 1) starting at
- * row index r (packed byte r*blk). */
-static int rect_piece(xf_t *x, const rect_t *r, cl_long row, cl_long rows, cl_long slices)
+/* The planned rect commands (mpiacc_ocl_rect_cmds: every one already
+ * checked against the rules there). */
+static int do_rect(xf_t *x, const mpiacc_ocl_rcmd_t *cmds, int n)
 {
     int mpi_errno = MPI_SUCCESS;
     cl_command_queue q = x->qs->q;
-    cl_long i0 = row % r->n[0], i1 = row / r->n[0];
-    cl_long boff = r->start + i0 * r->s[0] + i1 * r->s[1];
-    cl_long poff = row * r->blk - x->first; /* in the packed side */
-    size_t region[3] = {(size_t)r->blk, (size_t)rows, (size_t)slices};
-    size_t bo[3], ho[3] = {0, 0, 0}, bpitch = (size_t)r->s[0], bslice = (size_t)r->s[1];
-    size_t hpitch = (size_t)r->blk, hslice = (size_t)(r->blk * rows);
-    cl_event ev = NULL;
-
-    if (slices == 1) bslice = (size_t)(rows * r->s[0]); /* any legal value: one slice */
-    origin_of(boff, (cl_long)bpitch, (cl_long)bslice, bo);
-    if (x->host) {
-        char *h = (char *)x->host + poff;
-        if (!x->unpack)
+    static const size_t ho[3] = {0, 0, 0};
+    for (int i = 0; i < n; i++) {
+        const mpiacc_ocl_rcmd_t *c = &cmds[i];
+        char *h = x->host ? (char *)x->host + c->poff : NULL;
+        cl_event ev = NULL;
+        if (c->linear && h && !x->unpack)
+            MPIACC_OCL_CALL("clEnqueueReadBuffer", clEnqueueReadBuffer(q, x->buf, CL_FALSE, c->bo[0], c->bytes, h,
+                                                                       WAITN(x), WAITL(x), &ev));
+        else if (c->linear && h)
+            MPIACC_OCL_CALL("clEnqueueWriteBuffer", clEnqueueWriteBuffer(q, x->buf, CL_FALSE, c->bo[0], c->bytes,
+                                                                         h, WAITN(x), WAITL(x), &ev));
+        else if (c->linear && !x->unpack)
+            MPIACC_OCL_CALL("clEnqueueCopyBuffer", clEnqueueCopyBuffer(q, x->buf, x->dpk, c->bo[0], c->po[0],
+                                                                       c->bytes, WAITN(x), WAITL(x), &ev));
+        else if (c->linear)
+            MPIACC_OCL_CALL("clEnqueueCopyBuffer", clEnqueueCopyBuffer(q, x->dpk, x->buf, c->po[0], c->bo[0],
+                                                                       c->bytes, WAITN(x), WAITL(x), &ev));
+        else if (h && !x->unpack)
             MPIACC_OCL_CALL("clEnqueueReadBufferRect",
-                            clEnqueueReadBufferRect(q, x->buf, CL_FALSE, bo, ho, region, bpitch, bslice,
-                                                    hpitch, hslice, h, WAITN(x), WAITL(x), &ev));
-        else
+                            clEnqueueReadBufferRect(q, x->buf, CL_FALSE, c->bo, ho, c->region, c->brow, c->bslice,
+                                                    c->prow, c->pslice, h, WAITN(x), WAITL(x), &ev));
+        else if (h)
             MPIACC_OCL_CALL("clEnqueueWriteBufferRect",
-                            clEnqueueWriteBufferRect(q, x->buf, CL_FALSE, bo, ho, region, bpitch, bslice,
-                                                     hpitch, hslice, h, WAITN(x), WAITL(x), &ev));
-    } else {
-        size_t po[3];
-        origin_of(x->dpk_off + poff, (cl_long)hpitch, (cl_long)hslice, po);
-        if (!x->unpack)
+                            clEnqueueWriteBufferRect(q, x->buf, CL_FALSE, c->bo, ho, c->region, c->brow, c->bslice,
+                                                     c->prow, c->pslice, h, WAITN(x), WAITL(x), &ev));
+        else if (!x->unpack)
             MPIACC_OCL_CALL("clEnqueueCopyBufferRect",
-                            clEnqueueCopyBufferRect(q, x->buf, x->dpk, bo, po, region, bpitch, bslice, hpitch,
-                                                    hslice, WAITN(x), WAITL(x), &ev));
+                            clEnqueueCopyBufferRect(q, x->buf, x->dpk, c->bo, c->po, c->region, c->brow, c->bslice,
+                                                    c->prow, c->pslice, WAITN(x), WAITL(x), &ev));
         else
             MPIACC_OCL_CALL("clEnqueueCopyBufferRect",
-                            clEnqueueCopyBufferRect(q, x->dpk, x->buf, po, bo, region, hpitch, hslice, bpitch,
-                                                    bslice, WAITN(x), WAITL(x), &ev));
-    }
-    enq_done(x, ev);
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
-}
-
-/* Rows [first/blk, last/blk): a partial first slice, whole slices, a
- * partial last slice. */
-static int do_rect(xf_t *x, const rect_t *r)
-{
-    int mpi_errno = MPI_SUCCESS;
-    cl_long row = x->first / r->blk, end = x->last / r->blk, n0 = r->n[0];
-    while (row < end) {
-        cl_long i0 = row % n0;
-        if (i0 != 0 || end - row < n0) {
-            cl_long rows = n0 - i0 < end - row ? n0 - i0 : end - row;
-            MPIACC_CHECK(rect_piece(x, r, row, rows, 1));
-            row += rows;
-        } else {
-            cl_long slices = (end - row) / n0;
-            MPIACC_CHECK(rect_piece(x, r, row, n0, slices));
-            row += slices * n0;
-        }
+                            clEnqueueCopyBufferRect(q, x->dpk, x->buf, c->po, c->bo, c->region, c->prow, c->pslice,
+                                                    c->brow, c->bslice, WAITN(x), WAITL(x), &ev));
+        enq_done(x, ev);
     }
     mpiacc_ocl_last_strategy = 'r';
 fn_exit:
@@ -327,6 +244,7 @@ static int xf_setup(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t
         MPIACC_FAIL(MPIACC_ERRK_COUNT, "OpenCL pack: bad range [%lld, %lld) of %lld x %lld bytes",
                     (long long)x->first, (long long)x->last, (long long)x->count, (long long)t->size);
     MPIACC_CHECK(check_span(t, x->count, memsize));
+    x->memsize = (cl_long)memsize;
     /* The captured events: a complete one is left out; a failed one fails
      * the transfer now — OpenCL leaves a command behind an event that has
      * already failed to the implementation (PoCL keeps it queued forever,
@@ -352,18 +270,25 @@ static int xf_enqueue(xf_t *x)
 {
     int mpi_errno = MPI_SUCCESS;
     const mpiacc_pack_type_t *t = x->t;
-    rect_t r;
+    mpiacc_ocl_rect_t r;
+    mpiacc_ocl_rcmd_t cmds[MPIACC_OCL_RECT_MAXCMD];
+    int isrect = !t->contiguous && mpiacc_ocl_rect_plan(t, x->count, &r), ncmd = 0;
 
     MPIACC_CHECK(mpiacc_ocl_ctx_get(x->ctx, &x->cx));
     MPIACC_CHECK(mpiacc_ocl_queue_pick(x->cx, x->dev, &x->qs));
+    /* Rect commands are planned (and checked) before anything is
+     * enqueued; a copy within one cl_mem is left to the kernel (a rect copy
+     * there needs equal pitches on both sides). */
+    if (isrect && r.nd > 0 && mpiacc_ocl_rect_policy != 1 && x->dpk != x->buf &&
+        (mpiacc_ocl_rect_policy == 2 || x->cx->dev0_is_cpu || r.blk >= mpiacc_ocl_rect_min))
+        ncmd = mpiacc_ocl_rect_cmds(&r, x->first, x->last, x->memsize, x->host ? 0 : x->dpk_off,
+                                    x->host ? -1 : x->dpk_size, cmds, MPIACC_OCL_RECT_MAXCMD);
     if (t->contiguous) {
         MPIACC_CHECK(do_contig(x, (cl_long)t->true_lb));
-    } else if (rect_plan(t, x->count, &r) && r.nd == 0) {
+    } else if (isrect && r.nd == 0) {
         MPIACC_CHECK(do_contig(x, r.start));
-    } else if (rect_plan(t, x->count, &r) && x->first % r.blk == 0 && x->last % r.blk == 0 &&
-               mpiacc_ocl_rect_policy != 1 &&
-               (mpiacc_ocl_rect_policy == 2 || x->cx->dev0_is_cpu || r.blk >= mpiacc_ocl_rect_min)) {
-        MPIACC_CHECK(do_rect(x, &r));
+    } else if (ncmd > 0) {
+        MPIACC_CHECK(do_rect(x, cmds, ncmd));
     } else {
         MPIACC_CHECK(do_kernel(x));
     }
@@ -449,6 +374,7 @@ static int xf_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *
     if (packed_off < 0 || (cl_long)packed_off + (x.last - x.first) > (cl_long)psize)
         MPIACC_FAIL(MPIACC_ERRK_BUFFER, "packed cl_mem of %zu bytes too small for %lld bytes at offset %lld",
                     psize, (long long)(x.last - x.first), (long long)packed_off);
+    x.dpk_size = (cl_long)psize;
     pthread_mutex_lock(&mpiacc_ocl_lock);
     mpi_errno = xf_enqueue(&x);
     pthread_mutex_unlock(&mpiacc_ocl_lock);

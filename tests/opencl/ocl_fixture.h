@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "ocl_select.h"
+#include "ocl_watchdog.h"
 #include "testutil.h"
 #include "core/core.h"
 #include "pack/pack.h"
@@ -50,7 +51,10 @@ static void fx_init(int *argc, char ***argv)
     cl_int e;
     int provided;
     char why[256];
+    int rank = 0;
     MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    wd_arm(*argc > 0 ? (*argv)[0] : "test", rank);
     fx.be = mpiacc_backend_get(MPIACC_KIND_OPENCL);
     if (!fx.be) mpiacc_test_skip_all("no OpenCL device: %s", mpiacc_backend_why_absent(MPIACC_KIND_OPENCL));
     if (!ocl_select_device(&fx.plat, &fx.dev, why, sizeof why, fx.name, sizeof fx.name))

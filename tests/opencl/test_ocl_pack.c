@@ -202,11 +202,14 @@ static void contiguous(void **state)
     MPI_Type_free(&t);
 }
 
+/* The rect tests force the rect strategy (the automatic choice takes the
+ * kernel for short rows on GPUs). */
 static void vector_rect(void **state)
 {
     MPI_Datatype t = vector_bytes(100, 96, 256);
     MPI_Datatype r = resized(vector_bytes(50, 128, 512), 50 * 512);
     int s = 0;
+    mpiacc_ocl_rect_policy = 2;
     for (int pieces = 1; pieces <= 3; pieces++) {
         roundtrip(t, 1, pieces, &s);
         assert_int_equal(s, 'r');
@@ -214,7 +217,11 @@ static void vector_rect(void **state)
         assert_int_equal(s, 'r');
     }
     roundtrip_dev(t, 1, 0);
+    roundtrip_dev(t, 1, 96 * 3);
+    roundtrip_dev(t, 1, 13); /* MPI_Pack at an odd position: the kernel */
     roundtrip_dev(r, 2, 40);
+    roundtrip_dev(r, 3, 128);
+    mpiacc_ocl_rect_policy = 0;
     MPI_Type_free(&t);
     MPI_Type_free(&r);
 }
@@ -222,14 +229,25 @@ static void vector_rect(void **state)
 static void subarray_rect(void **state)
 {
     MPI_Datatype t = subarray3d(10, 12, 16, 4, 5, 8, 3, 2, 4);
+    MPI_Datatype u = subarray3d(6, 7, 8, 3, 3, 4, 3, 4, 4); /* touches the last plane and row */
     int s = 0;
+    mpiacc_ocl_rect_policy = 2;
     for (int pieces = 1; pieces <= 4; pieces++) {
         roundtrip(t, 1, pieces, &s);
         assert_int_equal(s, 'r');
         roundtrip(t, 2, pieces, &s);
     }
+    for (int pieces = 1; pieces <= 3; pieces++) {
+        roundtrip(u, 1, pieces, &s);
+        assert_int_equal(s, 'r');
+    }
     roundtrip_dev(t, 1, 8);
+    roundtrip_dev(t, 1, 32 * 5);
+    roundtrip_dev(u, 1, 0);
+    roundtrip_dev(u, 1, 7);
+    mpiacc_ocl_rect_policy = 0;
     MPI_Type_free(&t);
+    MPI_Type_free(&u);
 }
 
 /* Shapes the rect path cannot take (or ranges not on row boundaries) go
