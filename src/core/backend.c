@@ -54,7 +54,10 @@ int mpiacc_backends_init(void)
 void mpiacc_backends_finalize(void)
 {
     for (int k = MPIACC_KIND_MAX - 1; k >= MPIACC_KIND_HOST; k--) {
-        if (tables[k]) tables[k]->finalize();
+        if (tables[k]) {
+            MPIACC_LOG(MPIACC_LOG_DEBUG, "finalize: %s backend", tables[k]->name);
+            tables[k]->finalize();
+        }
         tables[k] = NULL;
     }
 }

@@ -64,11 +64,13 @@ MPIACC_PUBLIC int MPI_Finalize(void)
     /* Refuses (and leaves MPI running) while operations are pending: the
      * application can complete them and call MPI_Finalize again. */
     MPIACC_CHECK(mpiacc_streampool_finalize());
+    MPIACC_LOG(MPIACC_LOG_DEBUG, "finalize: request pool released");
     mpiacc_backends_finalize();
     mpiacc_pack_finalize();
     mpiacc_attrs_finalize();
     mpiacc_err_finalize();
     mpiacc_initialized = 0;
+    MPIACC_LOG(MPIACC_LOG_DEBUG, "finalize: mpiacc released, calling PMPI_Finalize");
     mpi_errno = PMPI_Finalize();
 fn_exit:
     return mpi_errno;
