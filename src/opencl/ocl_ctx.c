@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #include "ocl.h"
@@ -306,8 +307,24 @@ void mpiacc_ocl_ctx_release_all(void)
         mpiacc_ocl_ctx_t *cx = ctx_list;
         ctx_list = cx->next;
         for (int i = 0; i < cx->nqueues; i++) {
-            clFinish(cx->queues[i].q);
-            if (cx->queues[i].last) clReleaseEvent(cx->queues[i].last);
+            /* No operation is pending at finalize, so the last command is
+             * normally complete.  Wait for it a bounded time only: a
+             * clFinish here was seen to block forever on NVIDIA's OpenCL
+             * after the application released its own context. */
+            if (cx->queues[i].last) {
+                struct timespec t0, t;
+                cl_int st = CL_QUEUED;
+                clock_gettime(CLOCK_MONOTONIC, &t0);
+                do {
+                    if (clGetEventInfo(cx->queues[i].last, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
+                                       NULL) != CL_SUCCESS)
+                        break;
+                    clock_gettime(CLOCK_MONOTONIC, &t);
+                } while (st > CL_COMPLETE && (t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 1000000000L);
+                if (st > CL_COMPLETE)
+                    MPIACC_LOG(MPIACC_LOG_WARN, "OpenCL: an internal queue still has work at MPI_Finalize");
+                clReleaseEvent(cx->queues[i].last);
+            }
             clReleaseCommandQueue(cx->queues[i].q);
         }
         for (int i = 0; i < MPIACC_OCL_NWS; i++) {
