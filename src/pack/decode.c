@@ -254,7 +254,13 @@ static int decode_combiner(const contents_t *c, MPI_Count extent, pk_arena_t *a,
     pk_node_t **kids = NULL, *n = NULL;
     MPI_Count count, blen, stride, cext, nkids = c->comb == MPI_COMBINER_STRUCT ? c->nd : 1;
 
-    if (c->nd < 1) MPIACC_FAIL(MPIACC_ERRK_TYPE, "datatype combiner %d without a base type", c->comb);
+    if (c->nd < 1 && c->comb != MPI_COMBINER_STRUCT)
+        MPIACC_FAIL(MPIACC_ERRK_TYPE, "datatype combiner %d without a base type", c->comb);
+    if (c->nd < 1) { /* an empty struct */
+        if (!(n = mpiacc_pack_new_node(a, PK_LEAF))) NOMEM();
+        *out = n;
+        goto fn_exit;
+    }
     kids = mpiacc_pack_arena_alloc(a, sizeof(pk_node_t *) * (size_t)nkids);
     if (!kids) NOMEM();
     for (MPI_Count i = 0; i < nkids; i++) MPIACC_CHECK(mpiacc_pack_decode(c->types[i], a, &kids[i]));
@@ -376,8 +382,11 @@ int mpiacc_pack_decode(MPI_Datatype type, pk_arena_t *a, pk_node_t **out)
     c.addrs = mpiacc_pack_arena_alloc(a, sizeof(MPI_Aint) * (size_t)(c.na + 1));
     c.counts = mpiacc_pack_arena_alloc(a, sizeof(MPI_Count) * (size_t)(c.nc + 1));
     c.types = mpiacc_pack_arena_alloc(a, sizeof(MPI_Datatype) * (size_t)(c.nd + 1));
-    if (!c.ints || !c.addrs || !c.counts || !c.types)
+    if (!c.ints || !c.addrs || !c.counts || !c.types) {
+        c.types = NULL;
         MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory analysing a datatype");
+    }
+    for (MPI_Count i = 0; i < c.nd; i++) c.types[i] = MPI_DATATYPE_NULL;
     if (PMPI_Type_get_contents_c(type, c.ni, c.na, c.nc, c.nd, c.ints, c.addrs, c.counts, c.types) != MPI_SUCCESS)
         MPIACC_FAIL(MPIACC_ERRK_TYPE, "MPI_Type_get_contents_c failed");
     MPIACC_CHECK(get_extent(type, &lb, &extent));

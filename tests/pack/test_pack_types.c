@@ -458,6 +458,12 @@ static void test_empty_type(void **state)
     assert_int_equal(mpiacc_pack_cpu_pack(t, NULL, 5, 0, 0, NULL), MPI_SUCCESS);
     mpiacc_pack_type_release(t);
     MPI_Type_free(&z);
+    MPI_Type_create_struct(0, NULL, NULL, NULL, &z); /* an empty struct */
+    MPI_Type_commit(&z);
+    assert_int_equal(mpiacc_pack_type_get(z, &t), MPI_SUCCESS);
+    assert_int_equal(t->size, 0);
+    mpiacc_pack_type_release(t);
+    MPI_Type_free(&z);
 }
 
 int main(int argc, char **argv)
