@@ -70,19 +70,11 @@ static int host_send_ordered(const void *buf, MPI_Count count, MPI_Datatype type
     *deferred = 0;
     pthread_mutex_lock(&mpiacc_rp_pool.lock);
     if (!mpiacc_rp_sendq_has_peer(comm, dest, NULL)) goto fn_exit;
-    if (!(op = mpiacc_rp_op_alloc())) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for an operation");
+    if (!(op = mpiacc_rp_op_alloc(1, mode, (void *)buf, count, dest, tag, comm)))
+        MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for an operation");
     op->proto = &mpiacc_proto_ordered;
     /* Keep the datatype alive: the application may free it after the call. */
     MPIACC_CHECK(PMPI_Type_dup(type, &op->host_type));
-    op->is_send = 1;
-    op->mode = mode;
-    op->buf = (void *)buf;
-    op->count = count;
-    op->peer = dest;
-    op->tag = tag;
-    op->comm = comm;
-    op->st_source = dest;
-    op->st_tag = tag;
     mpi_errno = mpiacc_rp_submit(op, req, 1);
     op = NULL; /* disposed of by submit on failure */
     if (mpi_errno != MPI_SUCCESS) goto fn_fail;
@@ -122,23 +114,13 @@ static int device_op(int is_send, void *buf, MPI_Count count, MPI_Datatype type,
         goto fn_exit;
     }
     MPIACC_CHECK(check_span(be, a, buf, t, count, bytes));
-    if (!(op = mpiacc_rp_op_alloc())) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for an operation");
-    op->is_send = is_send;
-    op->mode = mode;
+    if (!(op = mpiacc_rp_op_alloc(is_send, mode, buf, count, peer, tag, comm)))
+        MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for an operation");
     op->be = be;
     op->attrs = *a;
     op->type = t;
     t = NULL;
-    op->count = count;
-    op->buf = buf;
     op->bytes = bytes;
-    op->peer = peer;
-    op->tag = tag;
-    op->comm = comm;
-    if (is_send) {
-        op->st_source = peer;
-        op->st_tag = tag;
-    }
     op->proto = choose_protocol(op);
     if (be->capture) MPIACC_CHECK(be->capture(a, buf, &op->dep));
     mpi_errno = mpiacc_rp_submit(op, req, 0);

@@ -27,7 +27,8 @@ static void op_mem_init(void)
     mpiacc_util_pool_init(&op_mem, "operations", l, 1, 0, mpiacc_util_pool_malloc, mpiacc_util_pool_free, NULL);
 }
 
-mpiacc_rp_op_t *mpiacc_rp_op_alloc(void)
+mpiacc_rp_op_t *mpiacc_rp_op_alloc(int is_send, int mode, void *buf, MPI_Count count, int peer, int tag,
+                                   MPI_Comm comm)
 {
     mpiacc_rp_op_t *op;
     void *p;
@@ -40,8 +41,16 @@ mpiacc_rp_op_t *mpiacc_rp_op_alloc(void)
     op->inner = MPI_REQUEST_NULL;
     op->greq = MPI_REQUEST_NULL;
     op->host_type = MPI_DATATYPE_NULL;
-    op->st_source = MPI_ANY_SOURCE;
-    op->st_tag = MPI_ANY_TAG;
+    op->is_send = is_send;
+    op->mode = mode;
+    op->buf = buf;
+    op->count = count;
+    op->peer = peer;
+    op->tag = tag;
+    op->comm = comm;
+    /* A send's status names its destination; a receive's is set on arrival. */
+    op->st_source = is_send ? peer : MPI_ANY_SOURCE;
+    op->st_tag = is_send ? tag : MPI_ANY_TAG;
     return op;
 }
 

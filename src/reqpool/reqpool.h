@@ -117,8 +117,10 @@ extern mpiacc_rp_pool_t mpiacc_rp_pool;
  * ordering check at all. */
 extern atomic_int mpiacc_rp_deferred_sends;
 
-/* A zeroed op (state NEW, handles null), or NULL when out of memory. */
-mpiacc_rp_op_t *mpiacc_rp_op_alloc(void);
+/* A new op (state NEW, handles null) for this envelope (mode:
+ * MPIACC_RP_SEND_*, ignored for a receive), or NULL when out of memory. */
+mpiacc_rp_op_t *mpiacc_rp_op_alloc(int is_send, int mode, void *buf, MPI_Count count, int peer, int tag,
+                                   MPI_Comm comm);
 void mpiacc_rp_op_free(mpiacc_rp_op_t *op);
 /* Adds op to the active list, and a send to the send queue; lock held. */
 void mpiacc_rp_insert(mpiacc_rp_op_t *op);
