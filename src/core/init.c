@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "env.h"
 #include "attrs/attrs.h"
 #include "pack/pack.h"
 #include "streampool/streampool.h"
@@ -14,8 +15,7 @@ int mpiacc_thread_level = MPI_THREAD_SINGLE;
 
 static void read_env(void)
 {
-    const char *d = getenv("MPIACC_DISABLE");
-    mpiacc_disabled = d && *d && strcmp(d, "0") != 0;
+    mpiacc_disabled = mpiacc_env_bool("MPIACC_DISABLE");
     mpiacc_log_init();
 }
 
