@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cuda_internal.h"
+#include "core/backend_ipc.h"
 
 static int cu_init(int *present)
 {
@@ -34,6 +35,7 @@ static int cu_init(int *present)
         n = MPIACC_CU_MAXDEV;
     }
     mpiacc_cu_pool_init();
+    mpiacc_cu_ipc_init();
     mpiacc_cu_ndev = n;
     mpiacc_cu_mode = MPIACC_CU_MODE_AUTO;
     m = getenv("MPIACC_CUDA_PACK");
@@ -54,6 +56,7 @@ static int cu_finalize(void)
 {
     if (mpiacc_cu_ndev > 0) {
         mpiacc_cu_sync_finalize();
+        mpiacc_cu_ipc_finalize();
         mpiacc_cu_pool_finalize();
     }
     mpiacc_cu_model_reset();
@@ -203,6 +206,7 @@ static const mpiacc_backend_t cuda_backend = {
     .host_free = cu_host_free,
     .type_forget = cu_type_forget,
     .describe = cu_describe,
+    .ipc = &mpiacc_cu_ipc,
 };
 
 const mpiacc_backend_t *mpiacc_cuda_backend(void) { return &cuda_backend; }

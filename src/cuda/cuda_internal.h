@@ -70,6 +70,7 @@ typedef struct mpiacc_cu_h {
     int is_xfer;              /* xfer handles are synced if released early */
     cudaEvent_t ev[2];
     mpiacc_cu_buf_t *tmp;     /* device temp buffer held           */
+    void *ipc_map, *ipc_blob; /* cuda_ipc.c references held by an import (dropped at finish) */
 } mpiacc_cu_h_t;
 
 /* Global state (cuda_pool.c).  `lock` guards every pool and device setup. */
@@ -120,6 +121,15 @@ int mpiacc_cu_host_is_pinned(const void *p, size_t bytes);
 /* Device copy of a type's blob (cached per type and device). */
 int mpiacc_cu_blob_get(int dev, const mpiacc_pack_type_t *t, const void **dblob);
 void mpiacc_cu_type_forget(mpiacc_pack_type_t *t);
+
+/* ---- cuda_ipc.c (interprocess export / import, src/core/backend_ipc.h) ---- */
+extern const struct mpiacc_backend_ipc mpiacc_cu_ipc;
+void mpiacc_cu_ipc_init(void);
+/* Before mpiacc_cu_pool_finalize: waits for the work streams, then closes
+ * every mapping and destroys the interprocess events. */
+void mpiacc_cu_ipc_finalize(void);
+/* Drops the references an import's handle holds (lock not held). */
+void mpiacc_cu_ipc_unuse(void *map, void *blob);
 
 /* ---- cuda_model.c ---- */
 /* Measures the device once (dev current, lock not held). */
