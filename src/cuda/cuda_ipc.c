@@ -411,14 +411,15 @@ static int ipc_import_copy(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_
     } else {
         MPIACC_CHECK(mpiacc_cu_ipcc_map_get(x, dev, &mbase, &mref));
     }
-    MPIACC_CHECK(mpiacc_cu_ipcc_blob_get(dev, src_blob, src_blob_bytes, &sdblob, &bref));
-    MPIACC_CHECK(mpiacc_cu_blob_get(dev, d->type, &ddblob));
     memset(&k, 0, sizeof k);
     k.src.blob = src_blob, k.src.base = mbase + x->offset;
     k.dst.blob = d->type->blob, k.dst.base = d->buf;
     k.first = d->first, k.last = d->last;
     if (mpiacc_cu_xcopy_plan(&k, src_count, d->count) != 0)
         MPIACC_FAIL(MPIACC_ERRK_INTERN, "CUDA IPC: a datatype description is not a traversal blob");
+    /* device copies of the layouts the kernel traverses (a dense side is not read) */
+    if (!k.src.dense) MPIACC_CHECK(mpiacc_cu_ipcc_blob_get(dev, src_blob, src_blob_bytes, &sdblob, &bref));
+    if (!k.dst.dense) MPIACC_CHECK(mpiacc_cu_blob_get(dev, d->type, &ddblob));
     if (same && x->device != dev && !(k.src.dense && k.dst.dense)) MPIACC_CHECK(peer_enable(dev, x->device));
     MPIACC_CHECK(mpiacc_cu_handle_get(dev, &h));
     h->is_xfer = 1;
