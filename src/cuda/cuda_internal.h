@@ -188,6 +188,10 @@ const char *mpiacc_cuda_sync_name(int mode);
 /* Sets the pack mode (MPIACC_CU_MODE_*) and the generic-kernel forcing;
  * returns the previous mode. */
 int mpiacc_cuda_set_mode(int mode, int force_generic);
+/* IPC (cuda_ipc.c): overrides MPIACC_IPC (on: 1 / 0; -1: back to the
+ * variable) and MPIACC_IPC_CACHE (cap > 0; 0: back to the variable). */
+void mpiacc_cuda_ipc_set_enabled(int on);
+void mpiacc_cuda_ipc_set_cache(int cap);
 /* The method the last pack/unpack used, for tests: "memcpy", "oneshot",
  * "device", "memcpy2d" (per thread). */
 const char *mpiacc_cuda_last_method(void);

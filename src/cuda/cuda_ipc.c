@@ -45,12 +45,23 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 mpiacc_ipc_stats_t mpiacc_cu_ipc_st;
 static uint64_t self_owner;
 
-/* MPIACC_IPC=0 disables exports (the protocol then falls back). */
+static int enabled_knob = -1; /* mpiacc_cuda_ipc_set_enabled */
+
+/* MPIACC_IPC=0 disables exports (the protocol then falls back); read once. */
 static int ipc_enabled(void)
 {
-    const char *s = getenv("MPIACC_IPC");
-    return !(s && *s && strcmp(s, "0") == 0);
+    static int env = -1;
+    int v = __atomic_load_n(&enabled_knob, __ATOMIC_RELAXED);
+    if (v >= 0) return v;
+    if ((v = __atomic_load_n(&env, __ATOMIC_RELAXED)) < 0) {
+        const char *s = getenv("MPIACC_IPC");
+        v = !(s && *s && strcmp(s, "0") == 0);
+        __atomic_store_n(&env, v, __ATOMIC_RELAXED);
+    }
+    return v;
 }
+
+void mpiacc_cuda_ipc_set_enabled(int on) { __atomic_store_n(&enabled_knob, on < 0 ? -1 : !!on, __ATOMIC_RELAXED); }
 
 /* ---- driver entry points ---------------------------------------------- */
 

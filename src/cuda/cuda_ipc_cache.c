@@ -33,13 +33,28 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER, open_lock = PTHREAD_MUT
 #define UNLOCK() pthread_mutex_unlock(&lock)
 #define STAT(f_) MPIACC_CU_IPC_STAT(f_)
 
-/* MPIACC_IPC_CACHE: mappings kept per exporting process (default 64). */
+static int cap_knob; /* mpiacc_cuda_ipc_set_cache */
+
+/* MPIACC_IPC_CACHE: mappings kept per exporting process (default 64); read once. */
 static int ipc_cache_cap(void)
 {
-    const char *s = getenv("MPIACC_IPC_CACHE");
-    long v = s && *s ? strtol(s, NULL, 10) : IPC_CACHE_DEF;
-    return v >= 1 && v <= 1000000 ? (int)v : IPC_CACHE_DEF;
+    static int env;
+    int v = __atomic_load_n(&cap_knob, __ATOMIC_RELAXED);
+    if (v > 0) return v;
+    if ((v = __atomic_load_n(&env, __ATOMIC_RELAXED)) == 0) {
+        const char *s = getenv("MPIACC_IPC_CACHE");
+        long e = s && *s ? strtol(s, NULL, 10) : IPC_CACHE_DEF;
+        if (e < 1 || e > 1000000) {
+            MPIACC_LOG(MPIACC_LOG_WARN, "MPIACC_IPC_CACHE=%s not understood (1..1000000); using %d", s, IPC_CACHE_DEF);
+            e = IPC_CACHE_DEF;
+        }
+        v = (int)e;
+        __atomic_store_n(&env, v, __ATOMIC_RELAXED);
+    }
+    return v;
 }
+
+void mpiacc_cuda_ipc_set_cache(int cap) { __atomic_store_n(&cap_knob, cap > 0 ? cap : 0, __ATOMIC_RELAXED); }
 
 /* ---- mappings ------------------------------------------------------------ */
 

@@ -11,162 +11,19 @@
  * (stream-ordered pool, host, MPIACC_IPC=0), a producer kernel still
  * running when the importer copies (GPU-side event wait), the LRU bound
  * (MPIACC_IPC_CACHE), the steady state (no open per message), a rank
- * importing its own export, and the error paths.  Needs a GPU (skipped
- * without one).
+ * importing its own export, threads importing one export at once (one
+ * open), and the error paths.  Needs a GPU (skipped without one).
  */
 #include "cu_p2p.h"
 
-#include "core/backend_ipc.h"
-#include "pack/pack.h"
+#include <pthread.h>
+
+#include "cuda/cuda_internal.h"
+#include "cu_ipc_msg.h"
 #include "cu_randtype.h"
-#include "cu_xcopy_oracle.h"
 #include "test_kernels.h"
 
-static const mpiacc_backend_t *B;
-static const struct mpiacc_backend_ipc *I;
-static int peer, mydev;
-static cudaStream_t us; /* user stream on mydev */
 static uint64_t rng;
-
-#define MK(call_) MPI_CK(call_)
-
-static mpiacc_attrs_t attrs(void)
-{
-    mpiacc_attrs_t a;
-    memset(&a, 0, sizeof a);
-    a.kind = MPIACC_KIND_CUDA;
-    a.stream = us;
-    a.has_stream = 1;
-    return a;
-}
-
-static mpiacc_ipc_stats_t stats(void)
-{
-    mpiacc_ipc_stats_t s;
-    I->stats(&s);
-    return s;
-}
-
-static int wait_h(void *h)
-{
-    int done = 0;
-    double t0 = cu_now();
-    while (!done) {
-        MK(B->test(h, &done));
-        if (!done && cu_now() - t0 > 30) return 1;
-    }
-    return 0;
-}
-
-/* Device bytes [0, n) of p = cu_pattern(i, seed); ordered before any stream. */
-static void dfill(char *p, long long n, unsigned seed)
-{
-    unsigned char *h = malloc((size_t)n);
-    cu_hfill(h, n, seed);
-    cu_put(p, h, n);
-    CU_CK(cudaDeviceSynchronize());
-    free(h);
-}
-
-/* One side of a message: count x t at alloc + off; the allocation holds
- * cu_pattern(i, seed) before the message. */
-typedef struct side {
-    MPI_Datatype t;
-    int count;
-    char *alloc;
-    long long bytes, off;
-    unsigned seed;
-} side_t;
-
-enum { M_NOFILL = 1 }; /* the exporter's data is already in place */
-
-/* One message from rank ex (side s) to the other rank (side d), packed
- * bytes [first, last) (last < 0: all of s).  Collective.  Returns the
- * importer's mismatches (on both ranks); *okp (may be NULL): whether it
- * was exported. */
-static int msg(int ex, const side_t *s, const side_t *d, long long first, long long last, int flags, int *okp)
-{
-    int bad = 0, ok = 0, ss = 0;
-    mpiacc_attrs_t a = attrs();
-    mpiacc_ipc_export_t x;
-    long long nb = 0;
-    MPI_Type_size(s->t, &ss);
-    if (last < 0) last = (long long)s->count * ss;
-    if (cu_rank == ex) {
-        mpiacc_pack_type_t *T = NULL;
-        void *dep = NULL, *tok = NULL;
-        long long lo, hi;
-        if (!(flags & M_NOFILL)) dfill(s->alloc, s->bytes, s->seed);
-        cu_xc_span(s->t, s->count, &lo, &hi);
-        MK(mpiacc_pack_type_analyze(s->t, &T));
-        MK(B->capture(&a, s->alloc + s->off, &dep));
-        MK(I->export_buf(&a, dep, s->alloc + s->off, (MPI_Aint)lo, (MPI_Aint)hi, &x, &tok, &ok));
-        MPI_CK(MPI_Send(&ok, 1, MPI_INT, peer, 1, MPI_COMM_WORLD));
-        if (ok) {
-            nb = (long long)T->blob_bytes;
-            MPI_CK(MPI_Send(&x, (int)sizeof x, MPI_BYTE, peer, 2, MPI_COMM_WORLD));
-            MPI_CK(MPI_Send(&nb, 1, MPI_LONG_LONG, peer, 3, MPI_COMM_WORLD));
-            MPI_CK(MPI_Send(T->blob, (int)nb, MPI_BYTE, peer, 4, MPI_COMM_WORLD));
-        }
-        MPI_CK(MPI_Recv(&bad, 1, MPI_INT, peer, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        I->export_release(tok);
-        B->release(dep);
-        mpiacc_pack_type_release(T);
-    } else {
-        dfill(d->alloc, d->bytes, d->seed);
-        MPI_CK(MPI_Recv(&ok, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        if (ok) {
-            mpiacc_pack_type_t *T = NULL;
-            mpiacc_xfer_desc_t dd = {0};
-            void *dep = NULL, *xf = NULL, *blob;
-            unsigned char *got = malloc((size_t)d->bytes), *img = malloc((size_t)d->bytes);
-            unsigned char *exp = malloc((size_t)d->bytes), *simg = malloc((size_t)s->bytes);
-            int rc;
-            MPI_CK(MPI_Recv(&x, (int)sizeof x, MPI_BYTE, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            MPI_CK(MPI_Recv(&nb, 1, MPI_LONG_LONG, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            blob = malloc((size_t)nb);
-            MPI_CK(MPI_Recv(blob, (int)nb, MPI_BYTE, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            MK(mpiacc_pack_type_analyze(d->t, &T));
-            dd.buf = d->alloc + d->off, dd.type = T, dd.count = d->count, dd.first = first, dd.last = last;
-            MK(B->capture(&a, dd.buf, &dep));
-            rc = I->import_copy(&a, dep, &x, blob, (size_t)nb, s->count, &dd, &xf);
-            if (rc != MPI_SUCCESS) {
-                char str[MPI_MAX_ERROR_STRING];
-                int len = 0;
-                MPI_Error_string(rc, str, &len);
-                CU_BAD(bad, "import_copy failed: %s", str);
-            } else if (wait_h(xf)) {
-                CU_BAD(bad, "import not complete after 30 s");
-            }
-            B->release(xf);
-            B->release(dep);
-            cu_get(got, d->alloc, d->bytes);
-            cu_hfill(img, d->bytes, d->seed);
-            cu_hfill(simg, s->bytes, s->seed);
-            MK(cu_xc_expect(simg + s->off, s->t, s->count, d->t, d->count, first, last, img, exp, d->bytes, d->off));
-            if (!bad && cu_differs(got, exp, d->bytes, "received allocation")) bad++;
-            mpiacc_pack_type_release(T);
-            free(got), free(img), free(exp), free(simg), free(blob);
-        }
-        MPI_CK(MPI_Send(&bad, 1, MPI_INT, peer, 5, MPI_COMM_WORLD));
-    }
-    if (okp) *okp = ok;
-    return bad;
-}
-
-/* A side over a fresh allocation of bytes (buffer at off). */
-static side_t mkside(MPI_Datatype t, int count, long long off, long long bytes, unsigned seed)
-{
-    side_t s = {t, count, NULL, bytes, off, seed};
-    CU_CK(cudaMalloc((void **)&s.alloc, (size_t)bytes));
-    return s;
-}
-
-static void freeside(side_t *s)
-{
-    CU_CK(cudaFree(s->alloc));
-    s->alloc = NULL;
-}
 
 static MPI_Datatype vec_int(int n, int stride)
 {
@@ -303,10 +160,10 @@ static void not_exportable(void **state)
     if (ok) CU_BAD(bad, "pinned host memory was exported");
     CU_CK(cudaFreeHost(p));
     CU_CK(cudaMalloc(&p, 4096));
-    setenv("MPIACC_IPC", "0", 1);
+    mpiacc_cuda_ipc_set_enabled(0); /* as MPIACC_IPC=0 */
     MK(I->export_buf(&a, NULL, p, 0, 4096, &x, &tok, &ok));
     if (ok) CU_BAD(bad, "exported with MPIACC_IPC=0");
-    unsetenv("MPIACC_IPC");
+    mpiacc_cuda_ipc_set_enabled(-1);
     MK(I->export_buf(&a, NULL, p, 0, 4096, &x, &tok, &ok));
     if (!ok) CU_BAD(bad, "a cudaMalloc buffer was not exported");
     if (ok && (x.flags & MPIACC_IPC_F_EVENT)) CU_BAD(bad, "an event was exported without a dependency");
@@ -353,7 +210,7 @@ static void lru_bound(void **state)
     int bad = 0;
     (void)state;
     cu_watchdog("lru_bound", 120);
-    if (cu_rank == 1) setenv("MPIACC_IPC_CACHE", "4", 1);
+    if (cu_rank == 1) mpiacc_cuda_ipc_set_cache(CAP); /* as MPIACC_IPC_CACHE=4 */
     for (int i = 0; i < NB; i++) s[i] = mkside(c, 1, 0, 1 << 20, 50u + (unsigned)i);
     a0 = stats();
     for (int i = 0; i < NB; i++) bad += msg(0, &s[i], &d, 0, -1, 0, NULL);
@@ -361,7 +218,7 @@ static void lru_bound(void **state)
     for (int i = 0; i < NB; i++) s[i].seed += 100, bad += msg(0, &s[i], &d, 0, -1, 0, NULL);
     a2 = stats();
     if (cu_rank == 1) {
-        unsetenv("MPIACC_IPC_CACHE");
+        mpiacc_cuda_ipc_set_cache(0);
         /* the first pass also evicts what earlier tests left of this owner */
         if (a1.mem_opens - a0.mem_opens != NB || a1.mem_evictions - a0.mem_evictions < NB - CAP)
             CU_BAD(bad, "first pass: %ld opens, %ld evictions; expected %d and >= %d", a1.mem_opens - a0.mem_opens,
@@ -452,6 +309,105 @@ static void same_process(void **state)
     cu_all_ok(bad, "same-process import");
 }
 
+/* Threads of the importer import the same export at once: one open. */
+typedef struct targ {
+    const mpiacc_ipc_export_t *x;
+    const void *blob;
+    long long nb;
+    char *dst;
+    const mpiacc_pack_type_t *T;
+    int rc;
+} targ_t;
+
+static void *import_thread(void *p)
+{
+    targ_t *t = p;
+    mpiacc_attrs_t a = attrs();
+    mpiacc_xfer_desc_t dd = {0};
+    void *xf = NULL;
+    dd.buf = t->dst, dd.type = t->T, dd.count = 1, dd.first = 0, dd.last = t->T->size;
+    t->rc = I->import_copy(&a, NULL, t->x, t->blob, (size_t)t->nb, 1, &dd, &xf);
+    if (t->rc == MPI_SUCCESS && wait_h(xf)) t->rc = -1;
+    B->release(xf);
+    return NULL;
+}
+
+static void concurrent_imports(void **state)
+{
+    enum { NT = 4 };
+    MPI_Datatype v = vec_int(3000, 7), c = contig_int(3000);
+    side_t s = mkside(v, 1, 0, 128 << 10, 101), d[NT];
+    mpiacc_ipc_export_t x;
+    mpiacc_ipc_stats_t a0, a1;
+    mpiacc_attrs_t a = attrs();
+    long long nb = 0, lo, hi;
+    int bad = 0, ok = 0;
+    (void)state;
+    cu_watchdog("concurrent_imports", 120);
+    for (int i = 0; i < NT; i++) d[i] = mkside(c, 1, 0, 16 << 10, 110u + (unsigned)i);
+    if (cu_rank == 0) {
+        mpiacc_pack_type_t *T = NULL;
+        void *dep = NULL, *tok = NULL;
+        dfill(s.alloc, s.bytes, s.seed);
+        cu_xc_span(v, 1, &lo, &hi);
+        MK(mpiacc_pack_type_analyze(v, &T));
+        MK(B->capture(&a, s.alloc, &dep));
+        MK(I->export_buf(&a, dep, s.alloc, (MPI_Aint)lo, (MPI_Aint)hi, &x, &tok, &ok));
+        nb = (long long)T->blob_bytes;
+        MPI_CK(MPI_Send(&ok, 1, MPI_INT, 1, 1, MPI_COMM_WORLD));
+        MPI_CK(MPI_Send(&x, (int)sizeof x, MPI_BYTE, 1, 2, MPI_COMM_WORLD));
+        MPI_CK(MPI_Send(&nb, 1, MPI_LONG_LONG, 1, 3, MPI_COMM_WORLD));
+        MPI_CK(MPI_Send(T->blob, (int)nb, MPI_BYTE, 1, 4, MPI_COMM_WORLD));
+        MPI_CK(MPI_Recv(&bad, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        I->export_release(tok);
+        B->release(dep);
+        mpiacc_pack_type_release(T);
+        bad = 0;
+    } else {
+        mpiacc_pack_type_t *T = NULL;
+        pthread_t th[NT];
+        targ_t ta[NT];
+        void *blob;
+        unsigned char *got = malloc(16 << 10), *img = malloc(16 << 10), *exp = malloc(16 << 10);
+        unsigned char *simg = malloc((size_t)s.bytes);
+        for (int i = 0; i < NT; i++) dfill(d[i].alloc, d[i].bytes, d[i].seed);
+        MPI_CK(MPI_Recv(&ok, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MPI_CK(MPI_Recv(&x, (int)sizeof x, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MPI_CK(MPI_Recv(&nb, 1, MPI_LONG_LONG, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        blob = malloc((size_t)nb);
+        MPI_CK(MPI_Recv(blob, (int)nb, MPI_BYTE, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MK(mpiacc_pack_type_analyze(c, &T));
+        a0 = stats();
+        for (int i = 0; i < NT; i++) {
+            ta[i] = (targ_t){&x, blob, nb, d[i].alloc, T, 0};
+            if (ok && pthread_create(&th[i], NULL, import_thread, &ta[i])) MPI_Abort(MPI_COMM_WORLD, 7);
+        }
+        for (int i = 0; i < NT && ok; i++) {
+            pthread_join(th[i], NULL);
+            if (ta[i].rc) CU_BAD(bad, "thread %d: import failed (%d)", i, ta[i].rc);
+        }
+        a1 = stats();
+        if (!ok) CU_BAD(bad, "not exported");
+        if (ok && (a1.mem_opens - a0.mem_opens != 1 || a1.mem_hits - a0.mem_hits != NT - 1))
+            CU_BAD(bad, "%d concurrent imports: %ld opens, %ld hits; expected 1 and %d", NT, a1.mem_opens - a0.mem_opens,
+                   a1.mem_hits - a0.mem_hits, NT - 1);
+        cu_hfill(simg, s.bytes, s.seed);
+        for (int i = 0; i < NT && ok; i++) {
+            cu_get(got, d[i].alloc, d[i].bytes);
+            cu_hfill(img, d[i].bytes, d[i].seed);
+            MK(cu_xc_expect(simg, v, 1, c, 1, 0, T->size, img, exp, d[i].bytes, 0));
+            if (cu_differs(got, exp, d[i].bytes, "concurrent import")) bad++;
+        }
+        MPI_CK(MPI_Send(&bad, 1, MPI_INT, 0, 5, MPI_COMM_WORLD));
+        mpiacc_pack_type_release(T);
+        free(got), free(img), free(exp), free(simg), free(blob);
+    }
+    for (int i = 0; i < NT; i++) freeside(&d[i]);
+    freeside(&s);
+    MPI_Type_free(&v), MPI_Type_free(&c);
+    cu_all_ok(bad, "concurrent imports of one export");
+}
+
 /* Bad exports fail with MPI errors, never hang or fault. */
 static void errors(void **state)
 {
@@ -497,7 +453,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(layouts),        cmocka_unit_test(random_layouts), cmocka_unit_test(realloc_same_address),
         cmocka_unit_test(not_exportable), cmocka_unit_test(producer_still_running), cmocka_unit_test(lru_bound),
-        cmocka_unit_test(steady_state),   cmocka_unit_test(same_process),   cmocka_unit_test(errors)};
+        cmocka_unit_test(steady_state),   cmocka_unit_test(same_process),   cmocka_unit_test(concurrent_imports),
+        cmocka_unit_test(errors)};
     MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
