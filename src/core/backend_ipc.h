@@ -48,8 +48,8 @@ typedef struct mpiacc_ipc_export {
                                  datatype's lower bound is > 0: buf + lo is inside)      */
     uint64_t alloc_bytes;     /* allocation size                                           */
     int64_t lo, hi;           /* bytes [buf + lo, buf + hi) that the message touches (the
-                                 span of count x type, true lb / ub); checked against the
-                                 allocation by the exporter and again by the importer      */
+                                 span of count x type, true lb / ub); inside the allocation
+                                 (the exporter checks; the importer checks again)          */
     int32_t device;           /* exporter's device ordinal of the allocation (informational) */
     int32_t flags;            /* MPIACC_IPC_F_*                                            */
 } mpiacc_ipc_export_t;
@@ -79,8 +79,9 @@ struct mpiacc_backend_ipc {
      * interprocess event behind dep on the GPU (no host synchronisation);
      * *token keeps that event reserved (it is not re-recorded) until
      * export_release(*token), which the sender calls once the receiver has
-     * finished reading.  Errors: [lo, hi) not inside the allocation
-     * (MPIACC_ERRK_BUFFER), CUDA failures (MPIACC_ERRK_CUDA). */
+     * finished reading.  [lo, hi) not inside one allocation (a buffer
+     * over several, or too small) also gives *ok = 0.  Errors: CUDA
+     * failures (MPIACC_ERRK_CUDA). */
     int (*export_buf)(const mpiacc_attrs_t *a, void *dep, void *buf, MPI_Aint lo, MPI_Aint hi,
                       mpiacc_ipc_export_t *x, void **token, int *ok);
     void (*export_release)(void *token); /* NULL allowed */

@@ -305,10 +305,11 @@ static int ipc_export_buf(const mpiacc_attrs_t *a, void *dep, void *buf, MPI_Ain
         xmem_put_locked(&m);
         UNLOCK();
     }
-    if ((uintptr_t)buf + lo < m.base || (uintptr_t)buf + hi > m.base + m.bytes)
-        MPIACC_FAIL(MPIACC_ERRK_BUFFER,
-                    "CUDA IPC: the message's bytes [%p%+lld, %p%+lld) exceed the device allocation [%p, +%zu)", buf,
-                    (long long)lo, buf, (long long)hi, (void *)(uintptr_t)m.base, m.bytes);
+    if ((uintptr_t)buf + lo < m.base || (uintptr_t)buf + hi > m.base + m.bytes) {
+        /* a buffer over several allocations (or too small: the other path reports it) */
+        fallback(ok, "the message's bytes are not inside one allocation");
+        goto fn_exit;
+    }
     memcpy(x->mem_handle, &m.h, sizeof m.h);
     x->owner = self_owner;
     x->buffer_id = id;
