@@ -28,6 +28,7 @@
 
 #include "cuda_internal.h"
 #include "core/env.h"
+#include "core/backend_ipc.h"
 
 static int cu_init(int *present)
 {
@@ -44,6 +45,7 @@ static int cu_init(int *present)
         n = MPIACC_CU_MAXDEV;
     }
     mpiacc_cu_pool_init();
+    mpiacc_cu_ipc_init();
     mpiacc_cu_ndev = n;
     mpiacc_cu_mode = mpiacc_env_enum("MPIACC_CUDA_PACK"); /* auto|oneshot|device|memcpy2d: MPIACC_CU_MODE_* */
     mpiacc_cu_force_generic = mpiacc_env_bool("MPIACC_CUDA_GENERIC");
@@ -55,6 +57,7 @@ static int cu_finalize(void)
 {
     if (mpiacc_cu_ndev > 0) {
         mpiacc_cu_sync_finalize();
+        mpiacc_cu_ipc_finalize();
         mpiacc_cu_pool_finalize();
     }
     mpiacc_cu_model_reset();
@@ -229,6 +232,7 @@ static const mpiacc_backend_t cuda_backend = {
     .host_free = cu_host_free,
     .type_data_free = mpiacc_cu_blob_free,
     .describe = cu_describe,
+    .ipc = &mpiacc_cu_ipc,
 };
 
 const mpiacc_backend_t *mpiacc_cuda_backend(void) { return &cuda_backend; }
