@@ -39,6 +39,13 @@
  *    Operations complete in the order their GPU work finishes, not in
  *    issue order; MPI's non-overtaking rule still holds for messages
  *    between one pair of processes on one communicator.
+ *  - MPI_Request_free on a pending operation lets it finish in the
+ *    background, as MPI specifies.  MPI_Finalize never fails or hangs
+ *    because of mpiacc operations: those still pending (freed or not) get
+ *    up to MPIACC_FINALIZE_TIMEOUT seconds to finish, receives that nothing
+ *    matched are then cancelled, and anything still busy (GPU work that
+ *    never ends, a send nobody receives) is abandoned; each case is
+ *    reported with a warning.
  *  - Buffers: for CUDA the buffer argument is a device pointer; for OpenCL it
  *    is the cl_mem handle itself, and byte offsets inside it come from the
  *    datatype (displacements, lower bound, subarray starts).
@@ -66,7 +73,10 @@
  *
  * Environment
  *  - MPIACC_DISABLE=1: every call is forwarded to MPI untouched.
- *  - MPIACC_LOG=warn|info|debug: diagnostics on stderr (default: silent).
+ *  - MPIACC_LOG=off|warn|info|debug: diagnostics on stderr (default: warn,
+ *    misuse warnings and errors, each cause once).
+ *  - MPIACC_FINALIZE_TIMEOUT=seconds (default 10): how long MPI_Finalize
+ *    lets operations still pending finish (see MPI_Finalize below).
  *
  * This header needs neither CUDA nor OpenCL headers: handles are void *.
  */

@@ -46,10 +46,13 @@ int mpiacc_backends_init(const mpiacc_backend_t *const cand[MPIACC_KIND_MAX])
     return mpi_errno;
 }
 
-void mpiacc_backends_finalize(void)
+void mpiacc_backends_finalize(unsigned busy_kinds)
 {
     for (int k = MPIACC_KIND_MAX - 1; k >= MPIACC_KIND_HOST; k--) {
-        if (tables[k]) {
+        if (tables[k] && (busy_kinds & (1u << k))) {
+            MPIACC_LOG(MPIACC_LOG_WARN, "finalize: %s backend left running (device work was abandoned)",
+                       tables[k]->name);
+        } else if (tables[k]) {
             MPIACC_LOG(MPIACC_LOG_DEBUG, "finalize: %s backend", tables[k]->name);
             tables[k]->finalize();
         }

@@ -200,7 +200,9 @@ int mpiacc_opencl_compiled(void);
 /* Starts the candidate tables (indexed by kind; NULL: not compiled in) and
  * keeps those that found a device. */
 int mpiacc_backends_init(const mpiacc_backend_t *const cand[MPIACC_KIND_MAX]);
-void mpiacc_backends_finalize(void);
+/* Stops the backends, except those of busy_kinds (bit 1 << kind): device
+ * work abandoned at MPI_Finalize may still run on their queues/streams. */
+void mpiacc_backends_finalize(unsigned busy_kinds);
 
 const char *mpiacc_kind_name(int kind);
 

@@ -6,16 +6,17 @@
 
 #include "core.h"
 
-int mpiacc_log_level = MPIACC_LOG_OFF;
+int mpiacc_log_level = MPIACC_LOG_WARN;
 
+/* MPIACC_LOG: off | warn (the default) | info | debug. */
 void mpiacc_log_init(void)
 {
     const char *s = getenv("MPIACC_LOG");
-    mpiacc_log_level = MPIACC_LOG_OFF;
+    mpiacc_log_level = MPIACC_LOG_WARN;
     if (!s) return;
     if (!strcmp(s, "debug")) mpiacc_log_level = MPIACC_LOG_DEBUG;
     else if (!strcmp(s, "info")) mpiacc_log_level = MPIACC_LOG_INFO;
-    else if (!strcmp(s, "warn")) mpiacc_log_level = MPIACC_LOG_WARN;
+    else if (!strcmp(s, "off") || !strcmp(s, "0") || !strcmp(s, "none")) mpiacc_log_level = MPIACC_LOG_OFF;
 }
 
 void mpiacc_log_write(int level, const char *fmt, ...)

@@ -76,26 +76,21 @@ MPIACC_INTERPOSE_EXPORT int MPI_Init_thread(int *argc, char ***argv, int require
 
 MPIACC_INTERPOSE_EXPORT int MPI_Finalize(void)
 {
-    int mpi_errno = MPI_SUCCESS;
+    mpiacc_rp_finalize_report_t rep;
     if (mpiacc_core_disabled || !mpiacc_core_initialized) return PMPI_Finalize();
-    /* Refuses (and leaves MPI running) while operations are pending: the
-     * application can complete them and call MPI_Finalize again. */
-    MPIACC_CHECK(mpiacc_rp_finalize());
+    /* Operations still pending get a bounded time, then are cancelled or
+     * abandoned (reported); MPI_Finalize itself always goes ahead. */
+    mpiacc_rp_finalize(&rep);
     mpiacc_proto_finalize();
     MPIACC_LOG(MPIACC_LOG_DEBUG, "finalize: request pool released");
     register_slots(0);
-    mpiacc_backends_finalize();
+    mpiacc_backends_finalize(rep.busy_kinds);
     mpiacc_pack_finalize();
     mpiacc_attrs_finalize();
     mpiacc_err_finalize();
     mpiacc_core_initialized = 0;
     MPIACC_LOG(MPIACC_LOG_DEBUG, "finalize: mpiacc released, calling PMPI_Finalize");
-    mpi_errno = PMPI_Finalize();
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    mpi_errno = mpiacc_err_return_comm(MPI_COMM_WORLD, mpi_errno);
-    goto fn_exit;
+    return PMPI_Finalize();
 }
 
 MPIACC_INTERPOSE_EXPORT int MPIACC_Get_version(int *major, int *minor)

@@ -61,6 +61,9 @@
  * which no MPI function is called.
  */
 #include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "reqpool.h"
 
@@ -98,8 +101,11 @@ static int query_fn(void *extra, MPI_Status *status)
     return op->error;
 }
 
+/* MPI calls this once the request is complete and freed by the
+ * application (in either order). */
 static int free_fn(void *extra)
 {
+    mpiacc_rp_completed_remove(extra);
     mpiacc_rp_op_free(extra);
     return MPI_SUCCESS;
 }
@@ -174,6 +180,9 @@ static void finish(mpiacc_rp_op_t *op, int to, int error)
     if (error != MPI_SUCCESS)
         MPIACC_LOG(MPIACC_LOG_INFO, "%s to/from %d tag %d failed", op->is_send ? "send" : "receive", op->peer,
                    op->tag);
+    /* Before completing: if the application already freed the request,
+     * the free callback runs inside MPI_Grequest_complete. */
+    mpiacc_rp_completed_add(op);
     PMPI_Grequest_complete(greq); /* op may be freed from here on */
 }
 
@@ -328,22 +337,145 @@ int mpiacc_rp_init(void)
     return MPI_SUCCESS;
 }
 
-int mpiacc_rp_finalize(void)
-{
-    int mpi_errno = MPI_SUCCESS;
-    int n = mpiacc_rp_pending();
+mpiacc_rp_finalize_report_t mpiacc_rp_last_finalize;
 
+/* Seconds MPI_Finalize gives pending operations (MPIACC_FINALIZE_TIMEOUT,
+ * default 10). */
+static double finalize_timeout(void)
+{
+    const char *v = getenv("MPIACC_FINALIZE_TIMEOUT");
+    char *end;
+    double t = v && *v ? strtod(v, &end) : 10.0;
+    return v && *v && *end == 0 && t >= 0 ? t : 10.0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static long outcomes(int target)
+{
+    long n = 0;
+    for (int s = 0; s < MPIACC_RP_NSTATES; s++) n += atomic_load(&mpiacc_rp_transitions[s][target]);
+    return n;
+}
+
+static const char *state_name(mpiacc_rp_state_t s)
+{
+    static const char *names[MPIACC_RP_NSTATES] = {"NEW", "DEP_PENDING", "PACKING", "READY", "IN_FLIGHT",
+                                                   "UNPACKING", "DONE"};
+    return s < MPIACC_RP_NSTATES && names[s] ? names[s] : "protocol state";
+}
+
+/* One progress pass of the pool, then of MPI.  *only_recvs: every op left
+ * is a receive waiting for its message.  Returns the number left. */
+static int finalize_pass(int cancel_recvs, int *only_recvs)
+{
+    int n;
+    pthread_mutex_lock(&mpiacc_rp_pool.lock);
+    *only_recvs = 1;
+    for (mpiacc_rp_op_t *op = mpiacc_rp_pool.head; op; op = op->next) {
+        if (op->is_send || op->state != MPIACC_RP_IN_FLIGHT) *only_recvs = 0;
+        else if (cancel_recvs) atomic_store(&op->cancel_req, 1);
+    }
+    progress_locked();
+    n = mpiacc_rp_pool.nactive;
+    pthread_mutex_unlock(&mpiacc_rp_pool.lock);
+    MPIX_Stream_progress(MPIX_STREAM_NULL);
+    if (n) sched_yield();
+    return n;
+}
+
+/* Gives up on an op still busy: its request completes with an error.  Its
+ * memory is released only when nothing can still touch it (no GPU work
+ * enqueued, no PMPI request); otherwise it is left allocated.  Lock held. */
+static void abandon(mpiacc_rp_op_t *op, mpiacc_rp_finalize_report_t *rep)
+{
+    int device_busy = op->state == MPIACC_RP_PACKING || op->state == MPIACC_RP_UNPACKING ||
+                      (op->state != MPIACC_RP_DEP_PENDING && op->state != MPIACC_RP_READY &&
+                       op->state != MPIACC_RP_IN_FLIGHT && op->state != MPIACC_RP_NEW);
+    int mpi_busy = op->inner != MPI_REQUEST_NULL;
+    MPI_Request greq = op->greq;
+
+    MPIACC_LOG(MPIACC_LOG_WARN,
+               "MPI_Finalize: abandoning op %llu, a %s %s peer %d tag %d (%lld bytes, %s, state %s)%s", op->id,
+               op->be ? op->be->name : "host", op->is_send ? "send to" : "receive from", op->peer, op->tag,
+               (long long)op->bytes, op->proto ? op->proto->name : "-", state_name(op->state),
+               device_busy || mpi_busy ? "; its memory is left allocated" : "");
+    mpiacc_rp_sendq_remove(op);
+    mpiacc_rp_unlink(op);
+    if (mpi_busy) PMPI_Request_free(&op->inner); /* MPI carries it on alone */
+    if (device_busy && op->be) rep->busy_kinds |= 1u << op->attrs.kind;
+    if (!device_busy && !mpi_busy) release_resources(op);
+    op->error = mpiacc_err(MPIACC_ERRK_PENDING, "operation abandoned by MPI_Finalize (%s)", state_name(op->state));
+    op->state = MPIACC_RP_DONE;
+    rep->abandoned++;
+    mpiacc_rp_completed_add(op);
+    PMPI_Grequest_complete(greq);
+}
+
+void mpiacc_rp_finalize(mpiacc_rp_finalize_report_t *rep)
+{
+    const double quiet = 0.5; /* receives get this long after the last completion */
+    double bound = finalize_timeout(), t0 = now_s(), last = t0, t;
+    long done0 = outcomes(MPIACC_RP_DONE), err0 = outcomes(MPIACC_RP_T_ERROR);
+    long cancel0 = outcomes(MPIACC_RP_T_CANCEL);
+    int n, prev, only_recvs = 0;
+    mpiacc_rp_op_t *op;
+
+    memset(rep, 0, sizeof *rep);
+    n = prev = rep->pending = mpiacc_rp_pending();
     if (n > 0)
-        MPIACC_FAIL(MPIACC_ERRK_PENDING,
-                    "MPI_Finalize called with %d mpiacc operation(s) pending; complete them (MPI_Wait...) first", n);
+        MPIACC_LOG(MPIACC_LOG_WARN,
+                   "MPI_Finalize called with %d mpiacc operation(s) not complete (never waited, or freed with "
+                   "MPI_Request_free); giving them up to %g s, then cancelling receives nothing matched",
+                   n, bound);
+    /* 1: everything may finish (GPU work, sends, receives whose message is
+     * on its way) until only unmatched receives are left and nothing has
+     * completed for a while, or the time is up. */
+    while (n > 0) {
+        n = finalize_pass(0, &only_recvs);
+        t = now_s();
+        if (n < prev) last = t, prev = n;
+        if ((only_recvs && t - last > quiet) || t - t0 > bound) break;
+    }
+    /* 2: receives still waiting are cancelled (a receive being matched
+     * right now completes normally instead); a second to settle. */
+    for (t0 = now_s(); n > 0 && now_s() - t0 < 1.0;) n = finalize_pass(1, &only_recvs);
+    /* 3: what is still busy is given up. */
+    pthread_mutex_lock(&mpiacc_rp_pool.lock);
+    while ((op = mpiacc_rp_pool.head)) abandon(op, rep);
+    pthread_mutex_unlock(&mpiacc_rp_pool.lock);
+    rep->completed = (int)(outcomes(MPIACC_RP_DONE) - done0);
+    rep->failed = (int)(outcomes(MPIACC_RP_T_ERROR) - err0);
+    rep->cancelled = (int)(outcomes(MPIACC_RP_T_CANCEL) - cancel0);
+    if (rep->pending)
+        MPIACC_LOG(MPIACC_LOG_WARN,
+                   "MPI_Finalize: of %d pending operation(s), %d completed, %d failed, %d receive(s) cancelled "
+                   "(nothing matched them), %d abandoned",
+                   rep->pending, rep->completed, rep->failed, rep->cancelled, rep->abandoned);
+    /* Requests completed but never freed by the application: freed here
+     * (MPI never calls the free callback for them). */
+    while ((op = mpiacc_rp_completed_pop())) {
+        MPI_Request r = op->greq;
+        rep->unfreed++;
+        PMPI_Request_free(&r); /* the free callback gives the op back */
+    }
+    if (rep->unfreed)
+        MPIACC_LOG(MPIACC_LOG_DEBUG, "MPI_Finalize: freed %d completed request(s) the application never freed",
+                   rep->unfreed);
+    mpiacc_rp_last_finalize = *rep;
     /* Let the poll function see the empty pool and unregister itself. */
-    for (long i = 0; i < 1000000 && mpiacc_rp_pool.registered; i++) {
-        int flag;
+    for (long i = 0; i < 1000000; i++) {
+        int flag, registered;
+        pthread_mutex_lock(&mpiacc_rp_pool.lock);
+        registered = mpiacc_rp_pool.registered;
+        pthread_mutex_unlock(&mpiacc_rp_pool.lock);
+        if (!registered) break;
         PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
     }
     mpiacc_rp_pool_release();
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
 }
