@@ -141,8 +141,9 @@ typedef struct mpiacc_backend {
      * 1: the core waits for the dep on the host (test()) and then calls
      * pack/unpack with dep = NULL (the CPU backend). */
     int host_waits;
-    /* Called once from MPI_Init (sets *present to 0 when no device exists:
-     * then the backend is treated as absent) and from MPI_Finalize. */
+    /* Called once, when the backend is first needed or at MPI_Init with
+     * MPIACC_EAGER_INIT=1 (sets *present to 0 when no device exists: then
+     * the backend is treated as absent), and from MPI_Finalize. */
     int (*init)(int *present);
     int (*finalize)(void);
     /* Checks the attributes and buffer of a call (NULL queue/stream where
@@ -185,8 +186,12 @@ typedef struct mpiacc_backend {
     int (*validate_span)(const mpiacc_attrs_t *a, const mpiacc_xfer_desc_t *d);
 } mpiacc_backend_t;
 
-/* The table for a kind, or NULL when not compiled in or no device. */
+/* The table for a kind, or NULL when not compiled in or no device.  Starts
+ * the backend on first use (thread-safe; see backend.c). */
 const mpiacc_backend_t *mpiacc_backend_get(int kind);
+/* The table for a kind if that backend has been started, else NULL; never
+ * starts one. */
+const mpiacc_backend_t *mpiacc_backend_peek(int kind);
 /* Why mpiacc_backend_get(kind) is NULL (a static string). */
 const char *mpiacc_backend_why_absent(int kind);
 /* Each backend module provides one of these (a stub returns NULL); only the
@@ -197,11 +202,18 @@ const mpiacc_backend_t *mpiacc_opencl_backend(void);
 /* Whether the backend was compiled in at all (the stub says no). */
 int mpiacc_cuda_compiled(void);
 int mpiacc_opencl_compiled(void);
-/* Starts the candidate tables (indexed by kind; NULL: not compiled in) and
- * keeps those that found a device. */
-int mpiacc_backends_init(const mpiacc_backend_t *const cand[MPIACC_KIND_MAX]);
-/* Stops the backends, except those of busy_kinds (bit 1 << kind): device
- * work abandoned at MPI_Finalize may still run on their queues/streams. */
+/* MPI_Init: hands over the candidate tables (indexed by kind; NULL: not
+ * compiled in); none is started yet.  `started` (may be NULL) is called
+ * once for each backend that starts and found a device. */
+int mpiacc_backends_setup(const mpiacc_backend_t *const cand[MPIACC_KIND_MAX],
+                          void (*started)(const mpiacc_backend_t *be));
+/* Starts every candidate now (MPIACC_EAGER_INIT=1, mpiacc-info). */
+void mpiacc_backends_start_all(void);
+/* Kinds (bit 1 << kind) whose start has been attempted (for tests). */
+unsigned mpiacc_backends_started(void);
+/* Stops the backends started, except those of busy_kinds (bit 1 << kind):
+ * device work abandoned at MPI_Finalize may still run on their
+ * queues/streams. */
 void mpiacc_backends_finalize(unsigned busy_kinds);
 
 const char *mpiacc_kind_name(int kind);

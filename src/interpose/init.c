@@ -1,8 +1,9 @@
 /*
  * interpose/init.c: MPI_Init / MPI_Init_thread / MPI_Finalize — starts the
  * modules in dependency order (stops them in reverse), hands the backend
- * tables to core and registers each backend's datatype-data hook with the
- * datatype engine.  Also MPIACC_Get_version.
+ * tables to core (which starts each at its first use) and registers each
+ * started backend's datatype-data hook with the datatype engine.  Also
+ * MPIACC_Get_version.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,25 @@ static void read_env(void)
     mpiacc_log_init();
 }
 
-/* The backends present register the free function of their slot. */
-static void register_slots(int on)
+/* MPIACC_EAGER_INIT=1: start every backend in MPI_Init instead of at the
+ * first operation that needs it. */
+static int eager_init(void)
+{
+    const char *e = getenv("MPIACC_EAGER_INIT");
+    return e && *e && strcmp(e, "0") != 0;
+}
+
+/* A backend that starts registers the free function of its slot. */
+static void backend_started(const mpiacc_backend_t *be)
+{
+    if (be->type_data_free) mpiacc_pack_slot_register(be->kind, be->type_data_free);
+}
+
+static void unregister_slots(void)
 {
     for (int k = MPIACC_KIND_HOST; k < MPIACC_KIND_MAX; k++) {
-        const mpiacc_backend_t *be = mpiacc_backend_get(k);
-        if (be && be->type_data_free) mpiacc_pack_slot_register(k, on ? be->type_data_free : NULL);
+        const mpiacc_backend_t *be = mpiacc_backend_peek(k);
+        if (be && be->type_data_free) mpiacc_pack_slot_register(k, NULL);
     }
 }
 
@@ -40,8 +54,9 @@ static int start_modules(void)
     MPIACC_CHECK(mpiacc_err_init());
     MPIACC_CHECK(mpiacc_attrs_init());
     MPIACC_CHECK(mpiacc_pack_init());
-    MPIACC_CHECK(mpiacc_backends_init(cand));
-    register_slots(1);
+    /* Backends start lazily (backend.c), unless asked for now. */
+    MPIACC_CHECK(mpiacc_backends_setup(cand, backend_started));
+    if (eager_init()) mpiacc_backends_start_all();
     MPIACC_CHECK(mpiacc_proto_init());
     MPIACC_CHECK(mpiacc_rp_init());
     mpiacc_core_initialized = 1;
@@ -83,7 +98,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Finalize(void)
     mpiacc_rp_finalize(&rep);
     mpiacc_proto_finalize();
     MPIACC_LOG(MPIACC_LOG_DEBUG, "finalize: request pool released");
-    register_slots(0);
+    unregister_slots();
     mpiacc_backends_finalize(rep.busy_kinds);
     mpiacc_pack_finalize();
     mpiacc_attrs_finalize();
