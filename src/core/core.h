@@ -45,7 +45,7 @@ typedef enum mpiacc_errk {
     MPIACC_ERRK_MAX
 } mpiacc_errk_t;
 
-/* Formats a message, logs it at debug level, makes it the string of the
+/* Formats a message, logs it (warn: once per format; debug: always), makes it the string of the
  * kind's error code and returns that code (the bare class before MPI_Init). */
 int mpiacc_err(mpiacc_errk_t kind, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -75,6 +75,17 @@ int mpiacc_err_return_comm(MPI_Comm comm, int err);
 
 /* ---- logging -------------------------------------------------------- */
 
+/*
+ * MPIACC_LOG levels (one line per message on stderr, "[mpiacc LEVEL rank R]"):
+ *  warn (the default): misuse warnings and errors, each cause once
+ *        (MPIACC_LOG_ONCE);
+ *  info: also the first use of each path (buffer kind, protocol, direction),
+ *        backends starting, and at MPI_Finalize a per-rank summary of
+ *        MPIACC_Get_stats' figures;
+ *  debug: also every MPI call that reaches the request pool and every state
+ *        transition of every operation (op id, peer, tag, bytes, backend),
+ *        and every occurrence of a once-per-cause message.
+ */
 typedef enum { MPIACC_LOG_OFF = 0, MPIACC_LOG_WARN, MPIACC_LOG_INFO, MPIACC_LOG_DEBUG } mpiacc_loglevel_t;
 
 extern int mpiacc_log_level; /* from the MPIACC_LOG environment variable */
@@ -87,6 +98,17 @@ void mpiacc_log_write(int level, const char *fmt, ...)
 #define MPIACC_LOG(level_, ...)                                   \
     do {                                                          \
         if ((level_) <= mpiacc_log_level) mpiacc_log_write((level_), __VA_ARGS__); \
+    } while (0)
+/* Logs only the first time `key` (a string naming the cause) is seen in the
+ * process; at debug level, every time. */
+void mpiacc_log_once(int level, const char *key, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+#define MPIACC_LOG_ONCE(level_, key_, ...)                                      \
+    do {                                                                        \
+        if ((level_) <= mpiacc_log_level) mpiacc_log_once((level_), (key_), __VA_ARGS__); \
     } while (0)
 
 /* ---- library state -------------------------------------------------- */

@@ -96,6 +96,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Finalize(void)
     /* Operations still pending get a bounded time, then are cancelled or
      * abandoned (reported); MPI_Finalize itself always goes ahead. */
     mpiacc_rp_finalize(&rep);
+    mpiacc_interpose_stats_summary();
     mpiacc_proto_finalize();
     MPIACC_LOG(MPIACC_LOG_DEBUG, "finalize: request pool released");
     unregister_slots();

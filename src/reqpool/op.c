@@ -61,11 +61,13 @@
  * which no MPI function is called.
  */
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "reqpool.h"
+#include "core/stats.h"
 
 _Static_assert(MPIACC_RP_T_ERROR >= MPIACC_RP_NSTATES && MPIACC_RP_T_CANCEL >= MPIACC_RP_NSTATES &&
                    MPIACC_RP_T_ERROR != MPIACC_RP_T_CANCEL && MPIACC_RP_T_CANCEL < MPIACC_RP_NTARGETS,
@@ -73,9 +75,49 @@ _Static_assert(MPIACC_RP_T_ERROR >= MPIACC_RP_NSTATES && MPIACC_RP_T_CANCEL >= M
 
 atomic_long mpiacc_rp_transitions[MPIACC_RP_NSTATES][MPIACC_RP_NTARGETS];
 
+static const char *state_name(int s)
+{
+    static const char *names[MPIACC_RP_NTARGETS] = {
+        [MPIACC_RP_NEW] = "NEW",           [MPIACC_RP_DEP_PENDING] = "DEP_PENDING",
+        [MPIACC_RP_PACKING] = "PACKING",   [MPIACC_RP_READY] = "READY",
+        [MPIACC_RP_IN_FLIGHT] = "IN_FLIGHT", [MPIACC_RP_UNPACKING] = "UNPACKING",
+        [MPIACC_RP_DONE] = "DONE",         [MPIACC_RP_T_ERROR] = "ERROR",
+        [MPIACC_RP_T_CANCEL] = "CANCELLED",
+    };
+    return s >= 0 && s < MPIACC_RP_NTARGETS && names[s] ? names[s] : "protocol state";
+}
+
+/* What entering `to` means, for the debug log. */
+static const char *transition_word(const mpiacc_rp_op_t *op, int to)
+{
+    switch (to) {
+    case MPIACC_RP_DEP_PENDING: return "waiting on the host for the data dependency";
+    case MPIACC_RP_PACKING: return "pack dispatched";
+    case MPIACC_RP_READY: return op->state == MPIACC_RP_NEW ? "queued behind earlier sends" : "packed";
+    case MPIACC_RP_IN_FLIGHT: return op->is_send ? "sent" : "receive posted";
+    case MPIACC_RP_UNPACKING: return "received, unpack dispatched";
+    case MPIACC_RP_DONE: return "completed";
+    case MPIACC_RP_T_ERROR: return "failed";
+    case MPIACC_RP_T_CANCEL: return "cancelled";
+    default: return "protocol step";
+    }
+}
+
 void mpiacc_rp_move(mpiacc_rp_op_t *op, int to)
 {
+    long long t = mpiacc_core_stats_now_ns();
     atomic_fetch_add_explicit(&mpiacc_rp_transitions[op->state][to], 1, memory_order_relaxed);
+    /* time spent in the state being left */
+    switch (op->state) {
+    case MPIACC_RP_PACKING: mpiacc_core_stats_time(MPIACC_CORE_STATS_T_PACK, t - op->t_state); break;
+    case MPIACC_RP_UNPACKING: mpiacc_core_stats_time(MPIACC_CORE_STATS_T_UNPACK, t - op->t_state); break;
+    case MPIACC_RP_DEP_PENDING: mpiacc_core_stats_time(MPIACC_CORE_STATS_T_DEP, t - op->t_state); break;
+    default: break;
+    }
+    MPIACC_LOG(MPIACC_LOG_DEBUG, "op %llu: %s -> %s: %s (%s %d, tag %d, %lld bytes, %s, %s)", op->id,
+               state_name(op->state), state_name(to), transition_word(op, to), op->is_send ? "to" : "from",
+               op->peer, op->tag, (long long)op->bytes, op->be ? op->be->name : "host", op->proto->name);
+    op->t_state = t;
     if (to < MPIACC_RP_NSTATES) op->state = (mpiacc_rp_state_t)to;
 }
 
@@ -175,6 +217,9 @@ static void finish(mpiacc_rp_op_t *op, int to, int error)
     release_resources(op);
     op->error = error;
     op->cancelled = (to == MPIACC_RP_T_CANCEL);
+    if (to == MPIACC_RP_DONE) mpiacc_core_stats_op_done(op->attrs.kind, op->proto->name, op->is_send, op->bytes);
+    else if (to == MPIACC_RP_T_CANCEL) mpiacc_core_stats_op_cancelled();
+    else mpiacc_core_stats_op_failed();
     mpiacc_rp_move(op, to);
     op->state = MPIACC_RP_DONE;
     if (error != MPI_SUCCESS)
@@ -316,9 +361,30 @@ static int submit_locked(mpiacc_rp_op_t *op, MPI_Request *req)
     return MPI_SUCCESS;
 }
 
+/* The log lines of a new operation: its call (debug) and, the first time
+ * this path is taken, the path (info). */
+static void log_call(const mpiacc_rp_op_t *op)
+{
+    static const char *modes[] = {"", " (synchronous)", " (ready)"};
+    const char *kind = op->be ? op->be->name : "host";
+    char key[96];
+    MPIACC_LOG(MPIACC_LOG_DEBUG,
+               "op %llu: call: %s%s %s %d, tag %d, %lld x datatype = %lld bytes, %s backend, %s protocol, "
+               "dependency %s",
+               op->id, op->is_send ? "send" : "receive", op->is_send ? modes[op->mode % 3] : "",
+               op->is_send ? "to" : "from", op->peer, op->tag, (long long)op->count, (long long)op->bytes, kind,
+               op->proto->name, op->dep ? "captured" : "none");
+    if (MPIACC_LOG_INFO <= mpiacc_log_level) {
+        snprintf(key, sizeof key, "path %s %s %d", kind, op->proto->name, op->is_send);
+        MPIACC_LOG_ONCE(MPIACC_LOG_INFO, key, "path: %s %s go through the %s protocol (first op %llu)", kind,
+                        op->is_send ? "sends" : "receives", op->proto->name, op->id);
+    }
+}
+
 int mpiacc_rp_submit(mpiacc_rp_op_t *op, MPI_Request *req, int locked)
 {
     int mpi_errno = MPI_SUCCESS;
+    log_call(op);
     if (op->proto->prepare && (mpi_errno = op->proto->prepare(op)) != MPI_SUCCESS) {
         mpiacc_rp_discard(op);
         return mpi_errno;
@@ -363,12 +429,6 @@ static long outcomes(int target)
     return n;
 }
 
-static const char *state_name(mpiacc_rp_state_t s)
-{
-    static const char *names[MPIACC_RP_NSTATES] = {"NEW", "DEP_PENDING", "PACKING", "READY", "IN_FLIGHT",
-                                                   "UNPACKING", "DONE"};
-    return s < MPIACC_RP_NSTATES && names[s] ? names[s] : "protocol state";
-}
 
 /* One progress pass of the pool, then of MPI.  *only_recvs: every op left
  * is a receive waiting for its message.  Returns the number left. */
@@ -412,6 +472,7 @@ static void abandon(mpiacc_rp_op_t *op, mpiacc_rp_finalize_report_t *rep)
     if (!device_busy && !mpi_busy) release_resources(op);
     op->error = mpiacc_err(MPIACC_ERRK_PENDING, "operation abandoned by MPI_Finalize (%s)", state_name(op->state));
     op->state = MPIACC_RP_DONE;
+    mpiacc_core_stats_op_failed();
     rep->abandoned++;
     mpiacc_rp_completed_add(op);
     PMPI_Grequest_complete(greq);
