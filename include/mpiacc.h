@@ -75,6 +75,12 @@
  *  - MPIACC_DISABLE=1: every call is forwarded to MPI untouched.
  *  - MPIACC_LOG=off|warn|info|debug: diagnostics on stderr (default: warn,
  *    misuse warnings and errors, each cause once).
+ *  - MPIACC_EAGER_INIT=1: start the CUDA/OpenCL backends in MPI_Init
+ *    (default: each starts at the first operation on a buffer of its kind,
+ *    so programs that never tag a datatype pay nothing for them).
+ *  - MPIACC_OCL_CHECK_RELEASED=1: a debugging aid that turns a released
+ *    cl_mem into an MPI_ERR_BUFFER error instead of a crash in the OpenCL
+ *    ICD loader; it reads the freed object's memory, so sanitizers report it.
  *  - MPIACC_FINALIZE_TIMEOUT=seconds (default 10): how long MPI_Finalize
  *    lets operations still pending finish (see MPI_Finalize below).
  *

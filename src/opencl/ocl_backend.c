@@ -17,6 +17,7 @@ int mpiacc_ocl_rect_policy;
 long long mpiacc_ocl_rect_min = 64;
 
 static void dispatch_learn_platform(cl_platform_id p);
+static int check_released; /* MPIACC_OCL_CHECK_RELEASED=1 (see validation) */
 
 /* ---- start / stop ------------------------------------------------------ */
 
@@ -27,6 +28,8 @@ static int ocl_init(int *present)
     cl_int e = clGetPlatformIDs(0, NULL, &np);
 
     const char *pol = getenv("MPIACC_OCL_RECT"), *min = getenv("MPIACC_OCL_RECT_MIN");
+    const char *chk = getenv("MPIACC_OCL_CHECK_RELEASED");
+    check_released = chk && *chk && strcmp(chk, "0") != 0;
     mpiacc_ocl_rect_policy = !pol ? 0 : !strcmp(pol, "never") ? 1 : !strcmp(pol, "always") ? 2 : 0;
     if (min && *min) mpiacc_ocl_rect_min = atoll(min);
     *present = 0;
@@ -45,7 +48,7 @@ static int ocl_init(int *present)
             clGetPlatformInfo(plats[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
             if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS) nd = 0;
             MPIACC_LOG(MPIACC_LOG_INFO, "OpenCL: platform %u \"%s\": %u device(s)", i, name, nd);
-            if (nd) dispatch_learn_platform(plats[i]);
+            if (nd && check_released) dispatch_learn_platform(plats[i]);
             total += nd;
         }
     }
@@ -128,8 +131,14 @@ static int ocl_describe(char *out, size_t len)
  * first word of a freed block), so clGetMemObjectInfo on a released cl_mem
  * crashes inside the loader (use after free) before the runtime is asked.
  *
- * Heuristic, applied before any cl* call on a cl_mem the application gave
- * us: its first word must equal the dispatch pointer of an object known to
+ * A debugging aid, off by default (MPIACC_OCL_CHECK_RELEASED=1 turns it
+ * on): it reads memory the application may already have freed, which is
+ * undefined behaviour and what AddressSanitizer and valgrind rightly
+ * report, so it never runs unless asked for.  Without it, a released cl_mem
+ * crashes in the ICD loader, as it does in any OpenCL program.
+ *
+ * The heuristic, applied before any cl* call on a cl_mem the application
+ * gave us: its first word must equal the dispatch pointer of an object known to
  * be alive — the platforms found at init (for a platform whose platform and
  * device objects begin with the same word, i.e. whose vendor evidently uses
  * one table for all its objects), any cl_mem this backend validated earlier
@@ -214,7 +223,7 @@ int mpiacc_ocl_mem_context(cl_mem m, const mpiacc_attrs_t *a, cl_context *ctx, s
     cl_uint refs = 0;
     cl_int e;
     if (!m) MPIACC_FAIL(MPIACC_ERRK_BUFFER, "OpenCL buffer is a NULL cl_mem");
-    if (!dispatch_plausible(m, a))
+    if (check_released && !dispatch_plausible(m, a))
         MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object (released?): it does not "
                                         "begin with the dispatch table of any live OpenCL object",
                     (void *)m);
@@ -233,12 +242,12 @@ int mpiacc_ocl_mem_context(cl_mem m, const mpiacc_attrs_t *a, cl_context *ctx, s
     /* (the context is asked only when it begins with the same dispatch
      * word as the cl_mem the runtime just answered for: a live context of
      * the same vendor does) */
-    if (!*ctx || (first_word(*ctx) == first_word(m) &&
+    if (!*ctx || (check_released && first_word(*ctx) == first_word(m) &&
                   (clGetContextInfo(*ctx, CL_CONTEXT_REFERENCE_COUNT, sizeof refs, &refs, NULL) != CL_SUCCESS ||
                    refs == 0)))
         MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object (released?): its "
                                         "context %p is not a live OpenCL context", (void *)m, (void *)*ctx);
-    dispatch_remember(first_word(m)); /* the runtime vouched for it */
+    if (check_released) dispatch_remember(first_word(m)); /* the runtime vouched for it */
     if (size) MPIACC_OCL_CALL("clGetMemObjectInfo(CL_MEM_SIZE)",
                               clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof *size, size, NULL));
 fn_exit:
