@@ -135,6 +135,7 @@ int mpiacc_rp_isend(mpiacc_rp_op_t *op, const void *buf, MPI_Count n, MPI_Dataty
 static int query_fn(void *extra, MPI_Status *status)
 {
     mpiacc_rp_op_t *op = extra;
+    (void)atomic_load_explicit(&op->published, memory_order_acquire);
     status->MPI_SOURCE = op->st_source;
     status->MPI_TAG = op->st_tag;
     status->MPI_ERROR = op->error;
@@ -147,6 +148,8 @@ static int query_fn(void *extra, MPI_Status *status)
  * application (in either order). */
 static int free_fn(void *extra)
 {
+    mpiacc_rp_op_t *op = extra;
+    (void)atomic_load_explicit(&op->published, memory_order_acquire);
     mpiacc_rp_completed_remove(extra);
     mpiacc_rp_op_free(extra);
     return MPI_SUCCESS;
@@ -228,6 +231,7 @@ static void finish(mpiacc_rp_op_t *op, int to, int error)
     /* Before completing: if the application already freed the request,
      * the free callback runs inside MPI_Grequest_complete. */
     mpiacc_rp_completed_add(op);
+    atomic_store_explicit(&op->published, 1, memory_order_release);
     PMPI_Grequest_complete(greq); /* op may be freed from here on */
 }
 
@@ -351,6 +355,7 @@ static int submit_locked(mpiacc_rp_op_t *op, MPI_Request *req)
         MPI_Request r = op->greq;
         release_resources(op);
         op->error = mpi_errno;
+        atomic_store_explicit(&op->published, 1, memory_order_release);
         PMPI_Grequest_complete(r);
         PMPI_Request_free(&r); /* frees op through the free callback */
         return mpi_errno;
@@ -430,18 +435,20 @@ static long outcomes(int target)
 }
 
 
-/* One progress pass of the pool, then of MPI.  *only_recvs: every op left
- * is a receive waiting for its message.  Returns the number left. */
-static int finalize_pass(int cancel_recvs, int *only_recvs)
+/* One progress pass of the pool, then of MPI.  Afterwards *posted: every op
+ * left is in MPI's hands (IN_FLIGHT); *only_recvs: every op left is a
+ * receive waiting for its message.  Returns the number left. */
+static int finalize_pass(int cancel_recvs, int *posted, int *only_recvs)
 {
     int n;
     pthread_mutex_lock(&mpiacc_rp_pool.lock);
-    *only_recvs = 1;
+    progress_locked();
+    *posted = *only_recvs = 1;
     for (mpiacc_rp_op_t *op = mpiacc_rp_pool.head; op; op = op->next) {
+        if (op->state != MPIACC_RP_IN_FLIGHT) *posted = 0;
         if (op->is_send || op->state != MPIACC_RP_IN_FLIGHT) *only_recvs = 0;
         else if (cancel_recvs) atomic_store(&op->cancel_req, 1);
     }
-    progress_locked();
     n = mpiacc_rp_pool.nactive;
     pthread_mutex_unlock(&mpiacc_rp_pool.lock);
     MPIX_Stream_progress(MPIX_STREAM_NULL);
@@ -475,38 +482,48 @@ static void abandon(mpiacc_rp_op_t *op, mpiacc_rp_finalize_report_t *rep)
     mpiacc_core_stats_op_failed();
     rep->abandoned++;
     mpiacc_rp_completed_add(op);
+    atomic_store_explicit(&op->published, 1, memory_order_release);
     PMPI_Grequest_complete(greq);
 }
 
 void mpiacc_rp_finalize(mpiacc_rp_finalize_report_t *rep)
 {
-    const double quiet = 0.5; /* receives get this long after the last completion */
-    double bound = finalize_timeout(), t0 = now_s(), last = t0, t;
+    const double quiet = 0.2; /* receives get this long after the last completion */
+    double bound = finalize_timeout(), t0 = now_s(), last, t;
     long done0 = outcomes(MPIACC_RP_DONE), err0 = outcomes(MPIACC_RP_T_ERROR);
     long cancel0 = outcomes(MPIACC_RP_T_CANCEL);
-    int n, prev, only_recvs = 0;
+    int n, prev, posted = 1, only_recvs = 1;
     mpiacc_rp_op_t *op;
 
     memset(rep, 0, sizeof *rep);
-    n = prev = rep->pending = mpiacc_rp_pending();
+    n = rep->pending = mpiacc_rp_pending();
     if (n > 0)
         MPIACC_LOG(MPIACC_LOG_WARN,
                    "MPI_Finalize called with %d mpiacc operation(s) not complete (never waited, or freed with "
                    "MPI_Request_free); giving them up to %g s, then cancelling receives nothing matched",
                    n, bound);
-    /* 1: everything may finish (GPU work, sends, receives whose message is
-     * on its way) until only unmatched receives are left and nothing has
-     * completed for a while, or the time is up. */
-    while (n > 0) {
-        n = finalize_pass(0, &only_recvs);
+    /* 1: the work before MPI finishes: GPU work, dependencies, sends
+     * waiting for their turn, unpacks of messages that arrived; until every
+     * op left is in MPI's hands, or the time is up. */
+    while (n > 0 && !posted && now_s() - t0 <= bound) n = finalize_pass(0, &posted, &only_recvs);
+    /* 2: MPI_Finalize is collective: once every process is here, every
+     * message a peer's pending send could post is posted.  Our operations
+     * keep moving inside the barrier (MPI's progress runs the pool's
+     * hook). */
+    PMPI_Barrier(MPI_COMM_WORLD);
+    /* 3: sends complete as peers receive them, receives whose message is
+     * on its way complete; until only receives nothing matched are left
+     * and nothing has completed for a while, or the time is up. */
+    for (prev = n, last = now_s(); n > 0;) {
+        n = finalize_pass(0, &posted, &only_recvs);
         t = now_s();
         if (n < prev) last = t, prev = n;
         if ((only_recvs && t - last > quiet) || t - t0 > bound) break;
     }
-    /* 2: receives still waiting are cancelled (a receive being matched
+    /* 4: receives still waiting are cancelled (a receive being matched
      * right now completes normally instead); a second to settle. */
-    for (t0 = now_s(); n > 0 && now_s() - t0 < 1.0;) n = finalize_pass(1, &only_recvs);
-    /* 3: what is still busy is given up. */
+    for (t0 = now_s(); n > 0 && now_s() - t0 < 1.0;) n = finalize_pass(1, &posted, &only_recvs);
+    /* 5: what is still busy is given up. */
     pthread_mutex_lock(&mpiacc_rp_pool.lock);
     while ((op = mpiacc_rp_pool.head)) abandon(op, rep);
     pthread_mutex_unlock(&mpiacc_rp_pool.lock);

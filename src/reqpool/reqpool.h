@@ -105,6 +105,12 @@ typedef struct mpiacc_rp_op {
     int error;
     int st_source, st_tag, cancelled;
     atomic_int cancel_req;
+    /* Set (release) just before MPI_Grequest_complete; the generalized
+     * request callbacks, which may run in another thread, read it (acquire)
+     * before the result fields.  MPI orders the two already; this makes the
+     * order explicit in the C memory model (and visible to ThreadSanitizer,
+     * which does not see inside MPI). */
+    atomic_int published;
 } mpiacc_rp_op_t;
 
 /* ---- pool.c: lists, queues, operation memory ------------------------- */
