@@ -492,7 +492,7 @@ void mpiacc_rp_finalize(mpiacc_rp_finalize_report_t *rep)
     double bound = finalize_timeout(), t0 = now_s(), last, t;
     long done0 = outcomes(MPIACC_RP_DONE), err0 = outcomes(MPIACC_RP_T_ERROR);
     long cancel0 = outcomes(MPIACC_RP_T_CANCEL);
-    int n, prev, posted = 1, only_recvs = 1;
+    int n, prev, posted = 0, only_recvs = 0;
     mpiacc_rp_op_t *op;
 
     memset(rep, 0, sizeof *rep);
