@@ -39,6 +39,13 @@
  *    Operations complete in the order their GPU work finishes, not in
  *    issue order; MPI's non-overtaking rule still holds for messages
  *    between one pair of processes on one communicator.
+ *  - MPI_Request_free on a pending operation lets it finish in the
+ *    background, as MPI specifies.  MPI_Finalize never fails or hangs
+ *    because of mpiacc operations: those still pending (freed or not) get
+ *    up to MPIACC_FINALIZE_TIMEOUT seconds to finish, receives that nothing
+ *    matched are then cancelled, and anything still busy (GPU work that
+ *    never ends, a send nobody receives) is abandoned; each case is
+ *    reported with a warning.
  *  - Buffers: for CUDA the buffer argument is a device pointer; for OpenCL it
  *    is the cl_mem handle itself, and byte offsets inside it come from the
  *    datatype (displacements, lower bound, subarray starts).
@@ -66,13 +73,23 @@
  *
  * Environment
  *  - MPIACC_DISABLE=1: every call is forwarded to MPI untouched.
- *  - MPIACC_LOG=warn|info|debug: diagnostics on stderr (default: silent).
+ *  - MPIACC_LOG=off|warn|info|debug: diagnostics on stderr (default: warn,
+ *    misuse warnings and errors, each cause once).
+ *  - MPIACC_EAGER_INIT=1: start the CUDA/OpenCL backends in MPI_Init
+ *    (default: each starts at the first operation on a buffer of its kind,
+ *    so programs that never tag a datatype pay nothing for them).
+ *  - MPIACC_OCL_CHECK_RELEASED=1: a debugging aid that turns a released
+ *    cl_mem into an MPI_ERR_BUFFER error instead of a crash in the OpenCL
+ *    ICD loader; it reads the freed object's memory, so sanitizers report it.
+ *  - MPIACC_FINALIZE_TIMEOUT=seconds (default 10): how long MPI_Finalize
+ *    lets operations still pending finish (see MPI_Finalize below).
  *
  * This header needs neither CUDA nor OpenCL headers: handles are void *.
  */
 #ifndef MPIACC_H_INCLUDED
 #define MPIACC_H_INCLUDED
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <mpi.h>
@@ -140,6 +157,69 @@ extern MPIACC_API int MPIACC_DEVICE;
 
 /* The library's version (not MPI's).  Can be called at any time. */
 MPIACC_API int MPIACC_Get_version(int *major, int *minor);
+
+/*
+ * Statistics: what mpiacc did in this process since it started.
+ *
+ *     MPIACC_Stats st = {.size = sizeof st};
+ *     MPIACC_Get_stats(&st);
+ *     printf("%llu OpenCL sends\n", st.sends[3][0]);
+ *
+ * Set `size` to sizeof(MPIACC_Stats) as your program knows it: mpiacc fills
+ * at most that many bytes (later versions only add fields at the end) and
+ * sets `version`.  Callable at any time, from any thread, also after
+ * MPI_Finalize (the figures then include what MPI_Finalize did).  Reading
+ * is cheap (a few hundred atomic loads and a lock per memory pool); the
+ * counters cost nothing on host traffic that goes straight to MPI: only
+ * operations that go through mpiacc's request pool are counted.  Returns
+ * MPI_SUCCESS, or MPI_ERR_ARG for a NULL pointer or a size too small for
+ * `version`.  With MPIACC_LOG=info, MPI_Finalize prints the same figures.
+ *
+ * Operations are counted when they complete, by buffer kind (row: the
+ * value of MPIACC_BUF_*, 1 host, 2 CUDA, 3 OpenCL; row 0 is untagged host
+ * data that had to wait behind earlier device sends to the same peer) and
+ * by protocol (column p, named protocol[p]; "" for an unused column).
+ * Bytes are packed bytes.
+ */
+#define MPIACC_STATS_VERSION 1
+#define MPIACC_STATS_KINDS 4
+#define MPIACC_STATS_PROTOCOLS 8
+typedef struct MPIACC_Stats {
+    size_t size; /* in: sizeof(MPIACC_Stats) */
+    int version; /* out: MPIACC_STATS_VERSION */
+    char protocol[MPIACC_STATS_PROTOCOLS][16];
+    unsigned long long sends[MPIACC_STATS_KINDS][MPIACC_STATS_PROTOCOLS];
+    unsigned long long receives[MPIACC_STATS_KINDS][MPIACC_STATS_PROTOCOLS];
+    unsigned long long bytes_sent[MPIACC_STATS_KINDS][MPIACC_STATS_PROTOCOLS];
+    unsigned long long bytes_received[MPIACC_STATS_KINDS][MPIACC_STATS_PROTOCOLS];
+    unsigned long long failed;    /* completed with an error                  */
+    unsigned long long cancelled; /* receives cancelled (MPI_Cancel, or an
+                                   * unmatched receive at MPI_Finalize)      */
+    unsigned long long uncounted; /* completed but in no cell (more protocols
+                                   * than columns)                           */
+    unsigned long long pending;   /* operations not complete right now       */
+    /* Time operations spent, summed over operations (overlapping ones add
+     * up), from the moment mpiacc enqueued the work to the moment it saw it
+     * done.  When the backend chains work on the device, a pack also waits
+     * there for the data dependency, so that wait is part of pack_seconds;
+     * dep_wait_seconds is the host-side wait of backends that cannot chain
+     * (the CPU backend, MPIACC_EVENT flags). */
+    double pack_seconds;
+    double unpack_seconds;
+    double dep_wait_seconds;
+    /* Memory pools: the most operations alive at once, and host staging per
+     * buffer kind (bytes held at most, blocks allocated, requests served
+     * from the pool without allocating). */
+    unsigned long long ops_hwm;
+    unsigned long long staging_bytes_hwm[MPIACC_STATS_KINDS];
+    unsigned long long staging_allocs[MPIACC_STATS_KINDS];
+    unsigned long long staging_reuses[MPIACC_STATS_KINDS];
+    /* CUDA IPC caches (direct protocol): memory and event handles opened,
+     * found already open, and mappings evicted (0 without CUDA). */
+    unsigned long long ipc_opens, ipc_hits, ipc_evictions;
+} MPIACC_Stats;
+
+MPIACC_API int MPIACC_Get_stats(MPIACC_Stats *stats);
 
 #ifdef __cplusplus
 }

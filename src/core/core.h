@@ -45,7 +45,7 @@ typedef enum mpiacc_errk {
     MPIACC_ERRK_MAX
 } mpiacc_errk_t;
 
-/* Formats a message, logs it at debug level, makes it the string of the
+/* Formats a message, logs it (warn: once per format; debug: always), makes it the string of the
  * kind's error code and returns that code (the bare class before MPI_Init). */
 int mpiacc_err(mpiacc_errk_t kind, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -75,6 +75,17 @@ int mpiacc_err_return_comm(MPI_Comm comm, int err);
 
 /* ---- logging -------------------------------------------------------- */
 
+/*
+ * MPIACC_LOG levels (one line per message on stderr, "[mpiacc LEVEL rank R]"):
+ *  warn (the default): misuse warnings and errors, each cause once
+ *        (MPIACC_LOG_ONCE);
+ *  info: also the first use of each path (buffer kind, protocol, direction),
+ *        backends starting, and at MPI_Finalize a per-rank summary of
+ *        MPIACC_Get_stats' figures;
+ *  debug: also every MPI call that reaches the request pool and every state
+ *        transition of every operation (op id, peer, tag, bytes, backend),
+ *        and every occurrence of a once-per-cause message.
+ */
 typedef enum { MPIACC_LOG_OFF = 0, MPIACC_LOG_WARN, MPIACC_LOG_INFO, MPIACC_LOG_DEBUG } mpiacc_loglevel_t;
 
 extern int mpiacc_log_level; /* from the MPIACC_LOG environment variable */
@@ -87,6 +98,17 @@ void mpiacc_log_write(int level, const char *fmt, ...)
 #define MPIACC_LOG(level_, ...)                                   \
     do {                                                          \
         if ((level_) <= mpiacc_log_level) mpiacc_log_write((level_), __VA_ARGS__); \
+    } while (0)
+/* Logs only the first time `key` (a string naming the cause) is seen in the
+ * process; at debug level, every time. */
+void mpiacc_log_once(int level, const char *key, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+#define MPIACC_LOG_ONCE(level_, key_, ...)                                      \
+    do {                                                                        \
+        if ((level_) <= mpiacc_log_level) mpiacc_log_once((level_), (key_), __VA_ARGS__); \
     } while (0)
 
 /* ---- library state -------------------------------------------------- */
@@ -141,8 +163,9 @@ typedef struct mpiacc_backend {
      * 1: the core waits for the dep on the host (test()) and then calls
      * pack/unpack with dep = NULL (the CPU backend). */
     int host_waits;
-    /* Called once from MPI_Init (sets *present to 0 when no device exists:
-     * then the backend is treated as absent) and from MPI_Finalize. */
+    /* Called once, when the backend is first needed or at MPI_Init with
+     * MPIACC_EAGER_INIT=1 (sets *present to 0 when no device exists: then
+     * the backend is treated as absent), and from MPI_Finalize. */
     int (*init)(int *present);
     int (*finalize)(void);
     /* Checks the attributes and buffer of a call (NULL queue/stream where
@@ -187,8 +210,12 @@ typedef struct mpiacc_backend {
     const struct mpiacc_backend_ipc *ipc;
 } mpiacc_backend_t;
 
-/* The table for a kind, or NULL when not compiled in or no device. */
+/* The table for a kind, or NULL when not compiled in or no device.  Starts
+ * the backend on first use (thread-safe; see backend.c). */
 const mpiacc_backend_t *mpiacc_backend_get(int kind);
+/* The table for a kind if that backend has been started, else NULL; never
+ * starts one. */
+const mpiacc_backend_t *mpiacc_backend_peek(int kind);
 /* Why mpiacc_backend_get(kind) is NULL (a static string). */
 const char *mpiacc_backend_why_absent(int kind);
 /* Each backend module provides one of these (a stub returns NULL); only the
@@ -199,10 +226,19 @@ const mpiacc_backend_t *mpiacc_opencl_backend(void);
 /* Whether the backend was compiled in at all (the stub says no). */
 int mpiacc_cuda_compiled(void);
 int mpiacc_opencl_compiled(void);
-/* Starts the candidate tables (indexed by kind; NULL: not compiled in) and
- * keeps those that found a device. */
-int mpiacc_backends_init(const mpiacc_backend_t *const cand[MPIACC_KIND_MAX]);
-void mpiacc_backends_finalize(void);
+/* MPI_Init: hands over the candidate tables (indexed by kind; NULL: not
+ * compiled in); none is started yet.  `started` (may be NULL) is called
+ * once for each backend that starts and found a device. */
+int mpiacc_backends_setup(const mpiacc_backend_t *const cand[MPIACC_KIND_MAX],
+                          void (*started)(const mpiacc_backend_t *be));
+/* Starts every candidate now (MPIACC_EAGER_INIT=1, mpiacc-info). */
+void mpiacc_backends_start_all(void);
+/* Kinds (bit 1 << kind) whose start has been attempted (for tests). */
+unsigned mpiacc_backends_started(void);
+/* Stops the backends started, except those of busy_kinds (bit 1 << kind):
+ * device work abandoned at MPI_Finalize may still run on their
+ * queues/streams. */
+void mpiacc_backends_finalize(unsigned busy_kinds);
 
 const char *mpiacc_kind_name(int kind);
 

@@ -32,6 +32,8 @@ static const env_var_t table[] = {
      "diagnostics on stderr: warn = misuse warnings and errors, info = + set-up and devices, debug = + each step"},
     {"MPIACC_EAGER_INIT", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
      "start the device backends at MPI_Init (default: lazily, at the first tagged operation)"},
+    {"MPIACC_FINALIZE_TIMEOUT", MPIACC_ENV_INT, "10", NULL, 0, 86400,
+     "seconds MPI_Finalize lets pending operations finish before cancelling or abandoning them"},
     /* direct protocol */
     {"MPIACC_DIRECT", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
      "direct protocol on MPI_COMM_WORLD and communicators made from it"},
@@ -53,6 +55,8 @@ static const env_var_t table[] = {
      "OpenCL: pack strided data with clEnqueueCopyBufferRect (auto: CPU devices and large blocks)"},
     {"MPIACC_OCL_RECT_MIN", MPIACC_ENV_SIZE, "64", NULL, 0, SIZE_MAX_LL,
      "OpenCL, MPIACC_OCL_RECT=auto: smallest block (bytes) copied by rect copies on a GPU"},
+    {"MPIACC_OCL_CHECK_RELEASED", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
+     "OpenCL debugging aid: a released cl_mem gives MPI_ERR_BUFFER instead of a crash (reads freed memory)"},
 };
 
 enum { NVAR = sizeof table / sizeof table[0] };

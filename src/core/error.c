@@ -51,7 +51,8 @@ int mpiacc_err(mpiacc_errk_t kind, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
     va_end(ap);
-    MPIACC_LOG(MPIACC_LOG_DEBUG, "error: %s", msg + n);
+    /* once per cause (its format) at warn, every time at debug */
+    MPIACC_LOG_ONCE(MPIACC_LOG_WARN, fmt, "error: %s", msg + n);
     if (!errk_ready) return errk_class[kind];
     pthread_mutex_lock(&err_lock);
     PMPI_Add_error_string(errk_code[kind], msg);

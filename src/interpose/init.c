@@ -1,8 +1,9 @@
 /*
  * interpose/init.c: MPI_Init / MPI_Init_thread / MPI_Finalize — starts the
  * modules in dependency order (stops them in reverse), hands the backend
- * tables to core and registers each backend's datatype-data hook with the
- * datatype engine.  Also MPIACC_Get_version.
+ * tables to core (which starts each at its first use) and registers each
+ * started backend's datatype-data hook with the datatype engine.  Also
+ * MPIACC_Get_version.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,24 @@ static void read_env(void)
     mpiacc_log_init();
 }
 
-/* The backends present register the free function of their slot. */
-static void register_slots(int on)
+/* MPIACC_EAGER_INIT=1: start every backend in MPI_Init instead of at the
+ * first operation that needs it. */
+static int eager_init(void)
+{
+    return mpiacc_env_bool("MPIACC_EAGER_INIT");
+}
+
+/* A backend that starts registers the free function of its slot. */
+static void backend_started(const mpiacc_backend_t *be)
+{
+    if (be->type_data_free) mpiacc_pack_slot_register(be->kind, be->type_data_free);
+}
+
+static void unregister_slots(void)
 {
     for (int k = MPIACC_KIND_HOST; k < MPIACC_KIND_MAX; k++) {
-        const mpiacc_backend_t *be = mpiacc_backend_get(k);
-        if (be && be->type_data_free) mpiacc_pack_slot_register(k, on ? be->type_data_free : NULL);
+        const mpiacc_backend_t *be = mpiacc_backend_peek(k);
+        if (be && be->type_data_free) mpiacc_pack_slot_register(k, NULL);
     }
 }
 
@@ -40,8 +53,9 @@ static int start_modules(void)
     MPIACC_CHECK(mpiacc_err_init());
     MPIACC_CHECK(mpiacc_attrs_init());
     MPIACC_CHECK(mpiacc_pack_init());
-    MPIACC_CHECK(mpiacc_backends_init(cand));
-    register_slots(1);
+    /* Backends start lazily (backend.c), unless asked for now. */
+    MPIACC_CHECK(mpiacc_backends_setup(cand, backend_started));
+    if (eager_init()) mpiacc_backends_start_all();
     MPIACC_CHECK(mpiacc_proto_init());
     MPIACC_CHECK(mpiacc_rp_init());
     mpiacc_core_initialized = 1;
@@ -76,26 +90,22 @@ MPIACC_INTERPOSE_EXPORT int MPI_Init_thread(int *argc, char ***argv, int require
 
 MPIACC_INTERPOSE_EXPORT int MPI_Finalize(void)
 {
-    int mpi_errno = MPI_SUCCESS;
+    mpiacc_rp_finalize_report_t rep;
     if (mpiacc_core_disabled || !mpiacc_core_initialized) return PMPI_Finalize();
-    /* Refuses (and leaves MPI running) while operations are pending: the
-     * application can complete them and call MPI_Finalize again. */
-    MPIACC_CHECK(mpiacc_rp_finalize());
+    /* Operations still pending get a bounded time, then are cancelled or
+     * abandoned (reported); MPI_Finalize itself always goes ahead. */
+    mpiacc_rp_finalize(&rep);
+    mpiacc_interpose_stats_summary();
     mpiacc_proto_finalize();
     MPIACC_LOG(MPIACC_LOG_DEBUG, "finalize: request pool released");
-    register_slots(0);
-    mpiacc_backends_finalize();
+    unregister_slots();
+    mpiacc_backends_finalize(rep.busy_kinds);
     mpiacc_pack_finalize();
     mpiacc_attrs_finalize();
     mpiacc_err_finalize();
     mpiacc_core_initialized = 0;
     MPIACC_LOG(MPIACC_LOG_DEBUG, "finalize: mpiacc released, calling PMPI_Finalize");
-    mpi_errno = PMPI_Finalize();
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    mpi_errno = mpiacc_err_return_comm(MPI_COMM_WORLD, mpi_errno);
-    goto fn_exit;
+    return PMPI_Finalize();
 }
 
 MPIACC_INTERPOSE_EXPORT int MPIACC_Get_version(int *major, int *minor)

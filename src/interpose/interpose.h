@@ -21,6 +21,9 @@ static inline int mpiacc_interpose_send_fast(MPI_Datatype dt)
     return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE && mpiacc_dispatch_no_deferred();
 }
 
+/* stats.c: the per-rank summary MPI_Finalize logs (MPIACC_LOG=info). */
+void mpiacc_interpose_stats_summary(void);
+
 static inline int mpiacc_interpose_untagged(MPI_Datatype dt)
 {
     return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE;

@@ -18,6 +18,7 @@ int mpiacc_ocl_rect_policy;
 long long mpiacc_ocl_rect_min = 64;
 
 static void dispatch_learn_platform(cl_platform_id p);
+static int check_released; /* MPIACC_OCL_CHECK_RELEASED=1 (see validation) */
 
 /* ---- start / stop ------------------------------------------------------ */
 
@@ -29,6 +30,7 @@ static int ocl_init(int *present)
 
     mpiacc_ocl_rect_policy = mpiacc_env_enum("MPIACC_OCL_RECT"); /* auto|never|always: 0|1|2 */
     mpiacc_ocl_rect_min = (long long)mpiacc_env_size("MPIACC_OCL_RECT_MIN");
+    check_released = mpiacc_env_bool("MPIACC_OCL_CHECK_RELEASED");
     *present = 0;
     if (e != CL_SUCCESS || np == 0) {
         /* No ICD at all (CL_PLATFORM_NOT_FOUND_KHR): the backend is absent. */
@@ -45,7 +47,7 @@ static int ocl_init(int *present)
             clGetPlatformInfo(plats[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
             if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS) nd = 0;
             MPIACC_LOG(MPIACC_LOG_INFO, "OpenCL: platform %u \"%s\": %u device(s)", i, name, nd);
-            if (nd) dispatch_learn_platform(plats[i]);
+            if (nd && check_released) dispatch_learn_platform(plats[i]);
             total += nd;
         }
     }
@@ -128,8 +130,14 @@ static int ocl_describe(char *out, size_t len)
  * first word of a freed block), so clGetMemObjectInfo on a released cl_mem
  * crashes inside the loader (use after free) before the runtime is asked.
  *
- * Heuristic, applied before any cl* call on a cl_mem the application gave
- * us: its first word must equal the dispatch pointer of an object known to
+ * A debugging aid, off by default (MPIACC_OCL_CHECK_RELEASED=1 turns it
+ * on): it reads memory the application may already have freed, which is
+ * undefined behaviour and what AddressSanitizer and valgrind rightly
+ * report, so it never runs unless asked for.  Without it, a released cl_mem
+ * crashes in the ICD loader, as it does in any OpenCL program.
+ *
+ * The heuristic, applied before any cl* call on a cl_mem the application
+ * gave us: its first word must equal the dispatch pointer of an object known to
  * be alive — the platforms found at init (for a platform whose platform and
  * device objects begin with the same word, i.e. whose vendor evidently uses
  * one table for all its objects), any cl_mem this backend validated earlier
@@ -214,7 +222,7 @@ int mpiacc_ocl_mem_context(cl_mem m, const mpiacc_attrs_t *a, cl_context *ctx, s
     cl_uint refs = 0;
     cl_int e;
     if (!m) MPIACC_FAIL(MPIACC_ERRK_BUFFER, "OpenCL buffer is a NULL cl_mem");
-    if (!dispatch_plausible(m, a))
+    if (check_released && !dispatch_plausible(m, a))
         MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object (released?): it does not "
                                         "begin with the dispatch table of any live OpenCL object",
                     (void *)m);
@@ -233,12 +241,12 @@ int mpiacc_ocl_mem_context(cl_mem m, const mpiacc_attrs_t *a, cl_context *ctx, s
     /* (the context is asked only when it begins with the same dispatch
      * word as the cl_mem the runtime just answered for: a live context of
      * the same vendor does) */
-    if (!*ctx || (first_word(*ctx) == first_word(m) &&
+    if (!*ctx || (check_released && first_word(*ctx) == first_word(m) &&
                   (clGetContextInfo(*ctx, CL_CONTEXT_REFERENCE_COUNT, sizeof refs, &refs, NULL) != CL_SUCCESS ||
                    refs == 0)))
         MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object (released?): its "
                                         "context %p is not a live OpenCL context", (void *)m, (void *)*ctx);
-    dispatch_remember(first_word(m)); /* the runtime vouched for it */
+    if (check_released) dispatch_remember(first_word(m)); /* the runtime vouched for it */
     if (size) MPIACC_OCL_CALL("clGetMemObjectInfo(CL_MEM_SIZE)",
                               clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof *size, size, NULL));
 fn_exit:

@@ -9,25 +9,28 @@
 
 static mpiacc_util_pool_t staging[MPIACC_KIND_MAX];
 
+/* ctx: the kind.  Its backend is up whenever its staging is used (the
+ * dispatcher started it), so the lookup never starts one. */
 static int staging_alloc(void *ctx, size_t bytes, void **p)
 {
-    const mpiacc_backend_t *be = ctx;
+    const mpiacc_backend_t *be = mpiacc_backend_peek((int)(intptr_t)ctx);
+    if (!be) return mpiacc_err(MPIACC_ERRK_INTERN, "staging for a backend that is not running");
     return be->host_alloc(bytes, p);
 }
 
 static void staging_free(void *ctx, void *p, size_t bytes)
 {
-    const mpiacc_backend_t *be = ctx;
-    be->host_free(p, bytes);
+    const mpiacc_backend_t *be = mpiacc_backend_peek((int)(intptr_t)ctx);
+    if (be) be->host_free(p, bytes);
 }
 
 int mpiacc_proto_init(void)
 {
-    /* The backends are up: a kind's staging comes from its backend (a kind
+    /* A kind's staging comes from its backend, started by then (a kind
      * without one never gets here: the dispatcher refuses it). */
     for (int k = 0; k < MPIACC_KIND_MAX; k++)
         mpiacc_util_pool_init(&staging[k], "staging", STAGING_MIN_LOG2, STAGING_CLASSES, STAGING_KEEP,
-                              staging_alloc, staging_free, (void *)mpiacc_backend_get(k));
+                              staging_alloc, staging_free, (void *)(intptr_t)k);
     return MPI_SUCCESS;
 }
 

@@ -61,8 +61,14 @@
  * which no MPI function is called.
  */
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "reqpool.h"
+#include "core/env.h"
+#include "core/stats.h"
 
 _Static_assert(MPIACC_RP_T_ERROR >= MPIACC_RP_NSTATES && MPIACC_RP_T_CANCEL >= MPIACC_RP_NSTATES &&
                    MPIACC_RP_T_ERROR != MPIACC_RP_T_CANCEL && MPIACC_RP_T_CANCEL < MPIACC_RP_NTARGETS,
@@ -70,9 +76,49 @@ _Static_assert(MPIACC_RP_T_ERROR >= MPIACC_RP_NSTATES && MPIACC_RP_T_CANCEL >= M
 
 atomic_long mpiacc_rp_transitions[MPIACC_RP_NSTATES][MPIACC_RP_NTARGETS];
 
+static const char *state_name(int s)
+{
+    static const char *names[MPIACC_RP_NTARGETS] = {
+        [MPIACC_RP_NEW] = "NEW",           [MPIACC_RP_DEP_PENDING] = "DEP_PENDING",
+        [MPIACC_RP_PACKING] = "PACKING",   [MPIACC_RP_READY] = "READY",
+        [MPIACC_RP_IN_FLIGHT] = "IN_FLIGHT", [MPIACC_RP_UNPACKING] = "UNPACKING",
+        [MPIACC_RP_DONE] = "DONE",         [MPIACC_RP_T_ERROR] = "ERROR",
+        [MPIACC_RP_T_CANCEL] = "CANCELLED",
+    };
+    return s >= 0 && s < MPIACC_RP_NTARGETS && names[s] ? names[s] : "protocol state";
+}
+
+/* What entering `to` means, for the debug log. */
+static const char *transition_word(const mpiacc_rp_op_t *op, int to)
+{
+    switch (to) {
+    case MPIACC_RP_DEP_PENDING: return "waiting on the host for the data dependency";
+    case MPIACC_RP_PACKING: return "pack dispatched";
+    case MPIACC_RP_READY: return op->state == MPIACC_RP_NEW ? "queued behind earlier sends" : "packed";
+    case MPIACC_RP_IN_FLIGHT: return op->is_send ? "sent" : "receive posted";
+    case MPIACC_RP_UNPACKING: return "received, unpack dispatched";
+    case MPIACC_RP_DONE: return "completed";
+    case MPIACC_RP_T_ERROR: return "failed";
+    case MPIACC_RP_T_CANCEL: return "cancelled";
+    default: return "protocol step";
+    }
+}
+
 void mpiacc_rp_move(mpiacc_rp_op_t *op, int to)
 {
+    long long t = mpiacc_core_stats_now_ns();
     atomic_fetch_add_explicit(&mpiacc_rp_transitions[op->state][to], 1, memory_order_relaxed);
+    /* time spent in the state being left */
+    switch (op->state) {
+    case MPIACC_RP_PACKING: mpiacc_core_stats_time(MPIACC_CORE_STATS_T_PACK, t - op->t_state); break;
+    case MPIACC_RP_UNPACKING: mpiacc_core_stats_time(MPIACC_CORE_STATS_T_UNPACK, t - op->t_state); break;
+    case MPIACC_RP_DEP_PENDING: mpiacc_core_stats_time(MPIACC_CORE_STATS_T_DEP, t - op->t_state); break;
+    default: break;
+    }
+    MPIACC_LOG(MPIACC_LOG_DEBUG, "op %llu: %s -> %s: %s (%s %d, tag %d, %lld bytes, %s, %s)", op->id,
+               state_name(op->state), state_name(to), transition_word(op, to), op->is_send ? "to" : "from",
+               op->peer, op->tag, (long long)op->bytes, op->be ? op->be->name : "host", op->proto->name);
+    op->t_state = t;
     if (to < MPIACC_RP_NSTATES) op->state = (mpiacc_rp_state_t)to;
 }
 
@@ -90,6 +136,7 @@ int mpiacc_rp_isend(mpiacc_rp_op_t *op, const void *buf, MPI_Count n, MPI_Dataty
 static int query_fn(void *extra, MPI_Status *status)
 {
     mpiacc_rp_op_t *op = extra;
+    (void)atomic_load_explicit(&op->published, memory_order_acquire);
     status->MPI_SOURCE = op->st_source;
     status->MPI_TAG = op->st_tag;
     status->MPI_ERROR = op->error;
@@ -98,8 +145,13 @@ static int query_fn(void *extra, MPI_Status *status)
     return op->error;
 }
 
+/* MPI calls this once the request is complete and freed by the
+ * application (in either order). */
 static int free_fn(void *extra)
 {
+    mpiacc_rp_op_t *op = extra;
+    (void)atomic_load_explicit(&op->published, memory_order_acquire);
+    mpiacc_rp_completed_remove(extra);
     mpiacc_rp_op_free(extra);
     return MPI_SUCCESS;
 }
@@ -169,11 +221,18 @@ static void finish(mpiacc_rp_op_t *op, int to, int error)
     release_resources(op);
     op->error = error;
     op->cancelled = (to == MPIACC_RP_T_CANCEL);
+    if (to == MPIACC_RP_DONE) mpiacc_core_stats_op_done(op->attrs.kind, op->proto->name, op->is_send, op->bytes);
+    else if (to == MPIACC_RP_T_CANCEL) mpiacc_core_stats_op_cancelled();
+    else mpiacc_core_stats_op_failed();
     mpiacc_rp_move(op, to);
     op->state = MPIACC_RP_DONE;
     if (error != MPI_SUCCESS)
         MPIACC_LOG(MPIACC_LOG_INFO, "%s to/from %d tag %d failed", op->is_send ? "send" : "receive", op->peer,
                    op->tag);
+    /* Before completing: if the application already freed the request,
+     * the free callback runs inside MPI_Grequest_complete. */
+    mpiacc_rp_completed_add(op);
+    atomic_store_explicit(&op->published, 1, memory_order_release);
     PMPI_Grequest_complete(greq); /* op may be freed from here on */
 }
 
@@ -297,6 +356,7 @@ static int submit_locked(mpiacc_rp_op_t *op, MPI_Request *req)
         MPI_Request r = op->greq;
         release_resources(op);
         op->error = mpi_errno;
+        atomic_store_explicit(&op->published, 1, memory_order_release);
         PMPI_Grequest_complete(r);
         PMPI_Request_free(&r); /* frees op through the free callback */
         return mpi_errno;
@@ -307,9 +367,30 @@ static int submit_locked(mpiacc_rp_op_t *op, MPI_Request *req)
     return MPI_SUCCESS;
 }
 
+/* The log lines of a new operation: its call (debug) and, the first time
+ * this path is taken, the path (info). */
+static void log_call(const mpiacc_rp_op_t *op)
+{
+    static const char *modes[] = {"", " (synchronous)", " (ready)"};
+    const char *kind = op->be ? op->be->name : "host";
+    char key[96];
+    MPIACC_LOG(MPIACC_LOG_DEBUG,
+               "op %llu: call: %s%s %s %d, tag %d, %lld x datatype = %lld bytes, %s backend, %s protocol, "
+               "dependency %s",
+               op->id, op->is_send ? "send" : "receive", op->is_send ? modes[op->mode % 3] : "",
+               op->is_send ? "to" : "from", op->peer, op->tag, (long long)op->count, (long long)op->bytes, kind,
+               op->proto->name, op->dep ? "captured" : "none");
+    if (MPIACC_LOG_INFO <= mpiacc_log_level) {
+        snprintf(key, sizeof key, "path %s %s %d", kind, op->proto->name, op->is_send);
+        MPIACC_LOG_ONCE(MPIACC_LOG_INFO, key, "path: %s %s go through the %s protocol (first op %llu)", kind,
+                        op->is_send ? "sends" : "receives", op->proto->name, op->id);
+    }
+}
+
 int mpiacc_rp_submit(mpiacc_rp_op_t *op, MPI_Request *req, int locked)
 {
     int mpi_errno = MPI_SUCCESS;
+    log_call(op);
     if (op->proto->prepare && (mpi_errno = op->proto->prepare(op)) != MPI_SUCCESS) {
         mpiacc_rp_discard(op);
         return mpi_errno;
@@ -328,22 +409,149 @@ int mpiacc_rp_init(void)
     return MPI_SUCCESS;
 }
 
-int mpiacc_rp_finalize(void)
-{
-    int mpi_errno = MPI_SUCCESS;
-    int n = mpiacc_rp_pending();
+mpiacc_rp_finalize_report_t mpiacc_rp_last_finalize;
 
+/* Seconds MPI_Finalize gives pending operations (MPIACC_FINALIZE_TIMEOUT,
+ * default 10). */
+static double finalize_timeout(void)
+{
+    return (double)mpiacc_env_int("MPIACC_FINALIZE_TIMEOUT");
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static long outcomes(int target)
+{
+    long n = 0;
+    for (int s = 0; s < MPIACC_RP_NSTATES; s++) n += atomic_load(&mpiacc_rp_transitions[s][target]);
+    return n;
+}
+
+
+/* One progress pass of the pool, then of MPI.  Afterwards *posted: every op
+ * left is in MPI's hands (IN_FLIGHT); *only_recvs: every op left is a
+ * receive waiting for its message.  Returns the number left. */
+static int finalize_pass(int cancel_recvs, int *posted, int *only_recvs)
+{
+    int n;
+    pthread_mutex_lock(&mpiacc_rp_pool.lock);
+    progress_locked();
+    *posted = *only_recvs = 1;
+    for (mpiacc_rp_op_t *op = mpiacc_rp_pool.head; op; op = op->next) {
+        if (op->state != MPIACC_RP_IN_FLIGHT) *posted = 0;
+        if (op->is_send || op->state != MPIACC_RP_IN_FLIGHT) *only_recvs = 0;
+        else if (cancel_recvs) atomic_store(&op->cancel_req, 1);
+    }
+    n = mpiacc_rp_pool.nactive;
+    pthread_mutex_unlock(&mpiacc_rp_pool.lock);
+    MPIX_Stream_progress(MPIX_STREAM_NULL);
+    if (n) sched_yield();
+    return n;
+}
+
+/* Gives up on an op still busy: its request completes with an error.  Its
+ * memory is released only when nothing can still touch it (no GPU work
+ * enqueued, no PMPI request); otherwise it is left allocated.  Lock held. */
+static void abandon(mpiacc_rp_op_t *op, mpiacc_rp_finalize_report_t *rep)
+{
+    int device_busy = op->state == MPIACC_RP_PACKING || op->state == MPIACC_RP_UNPACKING ||
+                      (op->state != MPIACC_RP_DEP_PENDING && op->state != MPIACC_RP_READY &&
+                       op->state != MPIACC_RP_IN_FLIGHT && op->state != MPIACC_RP_NEW);
+    int mpi_busy = op->inner != MPI_REQUEST_NULL;
+    MPI_Request greq = op->greq;
+
+    MPIACC_LOG(MPIACC_LOG_WARN,
+               "MPI_Finalize: abandoning op %llu, a %s %s peer %d tag %d (%lld bytes, %s, state %s)%s", op->id,
+               op->be ? op->be->name : "host", op->is_send ? "send to" : "receive from", op->peer, op->tag,
+               (long long)op->bytes, op->proto ? op->proto->name : "-", state_name(op->state),
+               device_busy || mpi_busy ? "; its memory is left allocated" : "");
+    mpiacc_rp_sendq_remove(op);
+    mpiacc_rp_unlink(op);
+    if (mpi_busy) PMPI_Request_free(&op->inner); /* MPI carries it on alone */
+    if (device_busy && op->be) rep->busy_kinds |= 1u << op->attrs.kind;
+    if (!device_busy && !mpi_busy) release_resources(op);
+    op->error = mpiacc_err(MPIACC_ERRK_PENDING, "operation abandoned by MPI_Finalize (%s)", state_name(op->state));
+    op->state = MPIACC_RP_DONE;
+    mpiacc_core_stats_op_failed();
+    rep->abandoned++;
+    mpiacc_rp_completed_add(op);
+    atomic_store_explicit(&op->published, 1, memory_order_release);
+    PMPI_Grequest_complete(greq);
+}
+
+void mpiacc_rp_finalize(mpiacc_rp_finalize_report_t *rep)
+{
+    const double quiet = 0.2; /* receives get this long after the last completion */
+    double bound = finalize_timeout(), t0 = now_s(), last, t;
+    long done0 = outcomes(MPIACC_RP_DONE), err0 = outcomes(MPIACC_RP_T_ERROR);
+    long cancel0 = outcomes(MPIACC_RP_T_CANCEL);
+    int n, prev, posted = 0, only_recvs = 0;
+    mpiacc_rp_op_t *op;
+
+    memset(rep, 0, sizeof *rep);
+    n = rep->pending = mpiacc_rp_pending();
     if (n > 0)
-        MPIACC_FAIL(MPIACC_ERRK_PENDING,
-                    "MPI_Finalize called with %d mpiacc operation(s) pending; complete them (MPI_Wait...) first", n);
+        MPIACC_LOG(MPIACC_LOG_WARN,
+                   "MPI_Finalize called with %d mpiacc operation(s) not complete (never waited, or freed with "
+                   "MPI_Request_free); giving them up to %g s, then cancelling receives nothing matched",
+                   n, bound);
+    /* 1: the work before MPI finishes: GPU work, dependencies, sends
+     * waiting for their turn, unpacks of messages that arrived; until every
+     * op left is in MPI's hands, or the time is up. */
+    while (n > 0 && !posted && now_s() - t0 <= bound) n = finalize_pass(0, &posted, &only_recvs);
+    /* 2: MPI_Finalize is collective: once every process is here, every
+     * message a peer's pending send could post is posted.  Our operations
+     * keep moving inside the barrier (MPI's progress runs the pool's
+     * hook). */
+    PMPI_Barrier(MPI_COMM_WORLD);
+    /* 3: sends complete as peers receive them, receives whose message is
+     * on its way complete; until only receives nothing matched are left
+     * and nothing has completed for a while, or the time is up. */
+    for (prev = n, last = now_s(); n > 0;) {
+        n = finalize_pass(0, &posted, &only_recvs);
+        t = now_s();
+        if (n < prev) last = t, prev = n;
+        if ((only_recvs && t - last > quiet) || t - t0 > bound) break;
+    }
+    /* 4: receives still waiting are cancelled (a receive being matched
+     * right now completes normally instead); a second to settle. */
+    for (t0 = now_s(); n > 0 && now_s() - t0 < 1.0;) n = finalize_pass(1, &posted, &only_recvs);
+    /* 5: what is still busy is given up. */
+    pthread_mutex_lock(&mpiacc_rp_pool.lock);
+    while ((op = mpiacc_rp_pool.head)) abandon(op, rep);
+    pthread_mutex_unlock(&mpiacc_rp_pool.lock);
+    rep->completed = (int)(outcomes(MPIACC_RP_DONE) - done0);
+    rep->failed = (int)(outcomes(MPIACC_RP_T_ERROR) - err0);
+    rep->cancelled = (int)(outcomes(MPIACC_RP_T_CANCEL) - cancel0);
+    if (rep->pending)
+        MPIACC_LOG(MPIACC_LOG_WARN,
+                   "MPI_Finalize: of %d pending operation(s), %d completed, %d failed, %d receive(s) cancelled "
+                   "(nothing matched them), %d abandoned",
+                   rep->pending, rep->completed, rep->failed, rep->cancelled, rep->abandoned);
+    /* Requests completed but never freed by the application: freed here
+     * (MPI never calls the free callback for them). */
+    while ((op = mpiacc_rp_completed_pop())) {
+        MPI_Request r = op->greq;
+        rep->unfreed++;
+        PMPI_Request_free(&r); /* the free callback gives the op back */
+    }
+    if (rep->unfreed)
+        MPIACC_LOG(MPIACC_LOG_DEBUG, "MPI_Finalize: freed %d completed request(s) the application never freed",
+                   rep->unfreed);
+    mpiacc_rp_last_finalize = *rep;
     /* Let the poll function see the empty pool and unregister itself. */
-    for (long i = 0; i < 1000000 && mpiacc_rp_pool.registered; i++) {
-        int flag;
+    for (long i = 0; i < 1000000; i++) {
+        int flag, registered;
+        pthread_mutex_lock(&mpiacc_rp_pool.lock);
+        registered = mpiacc_rp_pool.registered;
+        pthread_mutex_unlock(&mpiacc_rp_pool.lock);
+        if (!registered) break;
         PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
     }
     mpiacc_rp_pool_release();
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
 }

@@ -13,6 +13,7 @@ mpiacc_rp_pool_t mpiacc_rp_pool = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
 };
 atomic_int mpiacc_rp_deferred_sends;
+static atomic_ullong next_id;
 
 /* ---- operations ---------------------------------------------------------- */
 
@@ -38,6 +39,7 @@ mpiacc_rp_op_t *mpiacc_rp_op_alloc(int is_send, int mode, void *buf, MPI_Count c
     op = p;
     memset(op, 0, sizeof *op);
     op->state = MPIACC_RP_NEW;
+    op->id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed) + 1;
     op->inner = MPI_REQUEST_NULL;
     op->greq = MPI_REQUEST_NULL;
     op->host_type = MPI_DATATYPE_NULL;
@@ -126,4 +128,54 @@ void mpiacc_rp_pool_release(void)
 {
     pthread_once(&op_mem_once, op_mem_init);
     mpiacc_util_pool_drain(&op_mem);
+}
+
+void mpiacc_rp_pool_stats(mpiacc_util_pool_stats_t *out)
+{
+    pthread_once(&op_mem_once, op_mem_init);
+    mpiacc_util_pool_stats(&op_mem, out);
+}
+
+/* ---- completed operations not yet freed ---------------------------------- */
+
+static pthread_mutex_t completed_lock = PTHREAD_MUTEX_INITIALIZER;
+static mpiacc_rp_op_t *completed_head;
+
+void mpiacc_rp_completed_add(mpiacc_rp_op_t *op)
+{
+    pthread_mutex_lock(&completed_lock);
+    op->prev = NULL;
+    op->next = completed_head;
+    if (completed_head) completed_head->prev = op;
+    completed_head = op;
+    op->on_completed = 1;
+    pthread_mutex_unlock(&completed_lock);
+}
+
+void mpiacc_rp_completed_remove(mpiacc_rp_op_t *op)
+{
+    pthread_mutex_lock(&completed_lock);
+    if (op->on_completed) {
+        if (op->prev) op->prev->next = op->next;
+        else completed_head = op->next;
+        if (op->next) op->next->prev = op->prev;
+        op->next = op->prev = NULL;
+        op->on_completed = 0;
+    }
+    pthread_mutex_unlock(&completed_lock);
+}
+
+mpiacc_rp_op_t *mpiacc_rp_completed_pop(void)
+{
+    mpiacc_rp_op_t *op;
+    pthread_mutex_lock(&completed_lock);
+    op = completed_head;
+    if (op) {
+        completed_head = op->next;
+        if (completed_head) completed_head->prev = NULL;
+        op->next = op->prev = NULL;
+        op->on_completed = 0;
+    }
+    pthread_mutex_unlock(&completed_lock);
+    return op;
 }

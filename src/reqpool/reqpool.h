@@ -15,6 +15,7 @@
 
 #include "core/core.h"
 #include "pack/pack.h"
+#include "util/pool.h"
 
 /* Send modes of the interposed calls. */
 enum { MPIACC_RP_SEND_STD, MPIACC_RP_SEND_SYNC, MPIACC_RP_SEND_READY };
@@ -72,13 +73,18 @@ typedef struct mpiacc_proto {
 } mpiacc_proto_t;
 
 typedef struct mpiacc_rp_op {
-    struct mpiacc_rp_op *next, *prev;   /* pool's active list, call order   */
+    /* pool's active list (call order) while pending; the completed list
+     * (guarded by the completed list's own lock) once complete */
+    struct mpiacc_rp_op *next, *prev;
     struct mpiacc_rp_op *snext, *sprev; /* pool's unissued-send queue        */
     mpiacc_rp_state_t state;
     const mpiacc_proto_t *proto;
     int is_send;
     int mode; /* MPIACC_RP_SEND_*                                          */
     int in_sendq;
+    int on_completed; /* on the completed list (its lock)                */
+    unsigned long long id; /* for the log: numbered from 1 per process     */
+    long long t_state;     /* when the op entered its state (ns, stats)   */
     const mpiacc_backend_t *be; /* NULL when no device is involved          */
     mpiacc_attrs_t attrs;
     mpiacc_pack_type_t *type; /* analysis (reference held), device ops   */
@@ -99,6 +105,12 @@ typedef struct mpiacc_rp_op {
     int error;
     int st_source, st_tag, cancelled;
     atomic_int cancel_req;
+    /* Set (release) just before MPI_Grequest_complete; the generalized
+     * request callbacks, which may run in another thread, read it (acquire)
+     * before the result fields.  MPI orders the two already; this makes the
+     * order explicit in the C memory model (and visible to ThreadSanitizer,
+     * which does not see inside MPI). */
+    atomic_int published;
 } mpiacc_rp_op_t;
 
 /* ---- pool.c: lists, queues, operation memory ------------------------- */
@@ -134,12 +146,44 @@ int mpiacc_rp_sendq_has_peer(MPI_Comm comm, int peer, const mpiacc_rp_op_t *befo
 /* Number of operations not yet complete. */
 int mpiacc_rp_pending(void);
 void mpiacc_rp_pool_release(void);
+/* Statistics of the operations' memory (blocks held: ops alive). */
+void mpiacc_rp_pool_stats(mpiacc_util_pool_stats_t *out);
+
+/* Completed operations whose generalized request the application has not
+ * freed yet (MPI calls the free callback only then).  A leaf lock: nothing
+ * is called while it is held.  MPI_Finalize frees what is left. */
+void mpiacc_rp_completed_add(mpiacc_rp_op_t *op);
+void mpiacc_rp_completed_remove(mpiacc_rp_op_t *op);
+/* Takes one op off the completed list (NULL: empty). */
+mpiacc_rp_op_t *mpiacc_rp_completed_pop(void);
 
 /* ---- op.c: the state machine ----------------------------------------- */
 
 int mpiacc_rp_init(void);
-/* Fails with an MPIACC_ERRK_PENDING error while operations are pending. */
-int mpiacc_rp_finalize(void);
+
+/* What MPI_Finalize found and did (mpiacc_rp_finalize). */
+typedef struct mpiacc_rp_finalize_report {
+    int pending;   /* operations not complete when MPI_Finalize was called  */
+    int completed; /* of those, completed normally during the bounded wait  */
+    int cancelled; /* receives never matched, cancelled                     */
+    int failed;    /* completed with an error during the wait               */
+    int abandoned; /* still busy at the end (GPU work or a send MPI holds):
+                    * completed with an error, their memory left allocated */
+    int unfreed;   /* completed requests the application never freed        */
+    /* kinds (bit 1 << kind) with device work abandoned: their backend must
+     * not be stopped (its queues/streams still hold that work) */
+    unsigned busy_kinds;
+} mpiacc_rp_finalize_report_t;
+
+/* MPI_Finalize: never fails and never hangs.  Operations still pending
+ * (including those whose request was freed with MPI_Request_free) get a
+ * bounded time to finish (MPIACC_FINALIZE_TIMEOUT seconds, default 10);
+ * receives that nothing matched are then cancelled, and whatever is still
+ * busy is abandoned; each outcome is logged (warn).  Completed requests the
+ * application never freed are freed.  Then the pool's memory is released. */
+void mpiacc_rp_finalize(mpiacc_rp_finalize_report_t *rep);
+/* A copy of the last report (for tests). */
+extern mpiacc_rp_finalize_report_t mpiacc_rp_last_finalize;
 
 /* Hands a set-up op (NEW, op->proto set) to the pool: prepare, generalized
  * request, start, pool, one progress pass.  Takes the pool lock unless

@@ -1,41 +1,118 @@
-/* MPI_Finalize with an operation pending returns an MPI_ERR_OTHER-class
- * error and leaves MPI usable; once the operation completes, MPI_Finalize
- * succeeds (2 ranks). */
+#define _POSIX_C_SOURCE 200809L
+/*
+ * MPI_Finalize with operations pending (2 ranks, MPIACC_FINALIZE_TIMEOUT=1):
+ * it succeeds, warns, finishes what can finish, cancels receives nothing
+ * matched, abandons what cannot finish, frees requests the application
+ * never freed, and leaves no operation or staging memory behind.
+ *
+ *  rank 0: a send gated by a thread until 50 ms into MPI_Finalize (its request freed): delivered
+ *          during MPI_Finalize; a send gated for ever (freed): abandoned
+ *          after the timeout.
+ *  rank 1: the matching receive (freed): its data arrives during
+ *          MPI_Finalize; a receive never matched (freed) and one never
+ *          matched and kept by the application: both cancelled.
+ */
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "pool_util.h"
+#include "stderr_capture.h"
+
+#define N 64
+static atomic_int gate_soon, gate_never, finalizing;
+
+static void *open_gate(void *arg)
+{
+    struct timespec d = {0, 50 * 1000 * 1000};
+    /* from the moment MPI_Finalize is called: the operation is pending
+     * when it starts, whatever the timing of the ranks before */
+    while (!atomic_load(&finalizing)) sched_yield();
+    nanosleep(&d, NULL);
+    atomic_store(&gate_soon, 1);
+    return NULL;
+}
+
+#define CHECK(cond_)                                                                      \
+    do {                                                                                  \
+        if (!(cond_)) {                                                                   \
+            fprintf(stderr, "rank %d: check failed line %d: %s\n", rank, __LINE__, #cond_); \
+            bad = 1;                                                                      \
+        }                                                                                 \
+    } while (0)
 
 int main(int argc, char **argv)
 {
-    int rank, err, cls, buf[16] = {0}, bad = 0;
-    char msg[MPI_MAX_ERROR_STRING];
-    int len;
-    atomic_int gate = 0;
-    MPI_Request r;
+    int rank, provided, bad = 0, out[N], in[N], other[N], err;
+    MPI_Request r, kept;
+    MPI_Datatype t_soon, t_never, t_plain;
+    pthread_t th;
+    stderr_capture_t cap;
+    char *log;
+    const mpiacc_rp_finalize_report_t *rep = &mpiacc_rp_last_finalize;
+    mpiacc_util_pool_stats_t ops, staging;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    t_soon = pool_type(N, 0, &gate_soon);
+    t_never = pool_type(N, 0, &gate_never);
+    t_plain = pool_type(N, 0, NULL);
+    fill_ints(out, N, 7);
+    memset(in, 0, sizeof in);
     if (rank == 0) {
-        MPI_Datatype t = pool_type(16, 0, &gate);
-        MPI_Isend(buf, 1, t, 1, 0, MPI_COMM_WORLD, &r);
-        MPI_Type_free(&t);
-        err = MPI_Finalize();
-        MPI_Error_class(err, &cls);
-        MPI_Error_string(err, msg, &len);
-        if (err == MPI_SUCCESS || cls != MPI_ERR_OTHER || !strstr(msg, "pending")) {
-            fprintf(stderr, "MPI_Finalize with a pending operation returned %d (class %d): %s\n", err, cls, msg);
-            bad = 1;
-        }
-        atomic_store(&gate, 1);
-        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        MPI_Isend(out, 1, t_soon, 1, 1, MPI_COMM_WORLD, &r);
+        MPI_Request_free(&r);
+        MPI_Isend(out, 1, t_never, 1, 9, MPI_COMM_WORLD, &r);
+        MPI_Request_free(&r);
+        CHECK(r == MPI_REQUEST_NULL);
+        pthread_create(&th, NULL, open_gate, NULL);
     } else {
-        MPI_Recv(buf, 16, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        /* host-tagged without a gate still goes through the pool only with
+         * an event: use the soon gate, open from the start here */
+        atomic_store(&gate_soon, 1);
+        MPI_Irecv(in, 1, t_soon, 0, 1, MPI_COMM_WORLD, &r);
+        MPI_Request_free(&r);
+        MPI_Irecv(other, 1, t_soon, 0, 5, MPI_COMM_WORLD, &r);
+        MPI_Request_free(&r);
+        MPI_Irecv(other, 1, t_soon, 0, 6, MPI_COMM_WORLD, &kept);
     }
-    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Type_free(&t_soon);
+    MPI_Type_free(&t_never);
+    MPI_Type_free(&t_plain);
+    MPI_Barrier(MPI_COMM_WORLD);
+    stderr_capture_begin(&cap);
+    atomic_store(&finalizing, 1);
     err = MPI_Finalize();
-    if (err != MPI_SUCCESS) bad = 1;
-    if (rank == 0) printf("finalize_pending: %s\n", bad ? "FAILED" : "ok");
+    log = stderr_capture_end(&cap);
+    CHECK(err == MPI_SUCCESS);
+    CHECK(log && strstr(log, "MPI_Finalize called with") && strstr(log, "not complete"));
+    if (rank == 0) {
+        pthread_join(th, NULL);
+        CHECK(rep->pending == 2);
+        CHECK(rep->completed == 1);
+        CHECK(rep->abandoned == 1);
+        CHECK(rep->cancelled == 0);
+        CHECK(log && strstr(log, "abandoning"));
+    } else {
+        /* the matched receive is pending too unless its message beat this
+         * rank into MPI_Finalize (50 ms) */
+        CHECK(rep->pending == 3 || rep->pending == 2);
+        CHECK(rep->completed == rep->pending - 2);
+        CHECK(rep->cancelled == 2);
+        CHECK(rep->abandoned == 0);
+        CHECK(rep->unfreed == 1); /* `kept` */
+        for (int i = 0; i < N; i++) CHECK(in[i] == out[i] || (i = N, 0));
+    }
+    /* nothing left: every operation given back, staging drained */
+    mpiacc_rp_pool_stats(&ops);
+    mpiacc_proto_staging_stats(MPIACC_KIND_HOST, &staging);
+    CHECK(ops.cur_objs == 0);
+    CHECK(staging.cur_bytes == 0);
+    printf("rank %d finalize_pending: %s (pending %d, completed %d, cancelled %d, abandoned %d, unfreed %d)\n",
+           rank, bad ? "FAILED" : "ok", rep->pending, rep->completed, rep->cancelled, rep->abandoned, rep->unfreed);
+    free(log);
+    (void)kept;
     return bad;
 }
