@@ -20,6 +20,9 @@ if command -v clang-14 >/dev/null; then
   cmake --build "$build-fuzz" -j "$jobs" --target fuzz_datatype >/dev/null
   ctest --test-dir "$build-fuzz" -R fuzz_datatype_smoke --output-on-failure
 fi
+# AddressSanitizer + UndefinedBehaviorSanitizer build of the suite (host +
+# PoCL) and ThreadSanitizer build of the multi-threaded tests.
+bash scripts/sanitize.sh all
 # The whole suite, then every skipped test with its reason (the
 # "SKIPPED: <reason>" line it printed; CTest keeps each test's output in
 # Testing/Temporary/LastTest.log) and CTest's summary line again.
