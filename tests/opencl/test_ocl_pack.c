@@ -469,39 +469,52 @@ static void huge_extent(void **state)
     MPI_Type_free(&r);
 }
 
-/* Random datatypes of the engine's generator (every constructor), shifted
- * so that their lowest byte is at offset >= 0 of the cl_mem, through every
- * rect policy (auto / kernel only / rect whenever possible). */
+/* Random datatypes of the engine's generator (every constructor, nesting
+ * depth 1..5), shifted so that their lowest byte is at offset >= 0 of the
+ * cl_mem, through every rect policy (auto / kernel only / rect whenever
+ * possible): pack and unpack in pieces through host staging, and
+ * device-to-device, against MPI_Pack / MPI_Unpack.  MPIACC_TEST_NTYPES=n
+ * types (default 20000), MPIACC_TEST_LONG=1: 100000. */
 static void random_types(void **state)
 {
     uint64_t seed = mpiacc_test_seed(), st = seed;
-    const char *e = getenv("MPIACC_TEST_NTYPES");
-    long n = e ? atol(e) : 150;
+    long n = tg_corpus_size(20000, 100000), by_strategy[128] = {0}, ndev = 0, noverlap = 0;
+    double t0 = fx_now();
     tg_src_t src = {.state = seed, .max_size = 1 << 16, .max_span = 1 << 20};
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     for (long i = 0; i < n; i++) {
-        int count = 1 + (int)(mpiacc_test_rand(&st) % 3), pieces = 1 + (int)(mpiacc_test_rand(&st) % 3), s;
-        MPI_Datatype raw, dt = random_placed(&src, count, &raw);
+        int count = 1 + (int)(mpiacc_test_rand(&st) % 3), pieces = 1 + (int)(mpiacc_test_rand(&st) % 3), s = 0;
+        MPI_Datatype raw, dt = random_placed_depth(&src, count, 1 + (int)(i % 5), &raw);
         mpiacc_pack_type_t *t = NULL;
         assert_int_equal(mpiacc_pack_type_analyze(dt, &t), MPI_SUCCESS);
         skip_unpack_check = t->size > 0 && overlapping(t, count, span_of(dt, count));
+        noverlap += skip_unpack_check;
         mpiacc_ocl_rect_policy = (int)(i % 3);
         if (roundtrip_q(dt, count, pieces, &s)) fail_msg("random type %ld (%s), count %d, pieces %d, policy %d", i,
                                                          tg_combiner_name(raw), count, pieces, (int)(i % 3));
-        if (t->size > 0) roundtrip_dev(dt, count, (int)(mpiacc_test_rand(&st) % 3) * 4);
+        by_strategy[s & 127]++;
+        if (t->size > 0) {
+            roundtrip_dev(dt, count, (int)(mpiacc_test_rand(&st) % 3) * 4);
+            ndev++;
+        }
         mpiacc_pack_type_release(t);
         MPI_Type_free(&dt);
         tg_free(&raw);
     }
     mpiacc_ocl_rect_policy = 0;
     skip_unpack_check = 0;
+    printf("random types on %s: %ld in %.2f s (seed %llu): strategies copy %ld, rect %ld, kernel %ld; %ld "
+           "device-to-device; %ld overlapping (unpack not compared)\n",
+           fx.name, n, fx_now() - t0, (unsigned long long)seed, by_strategy['c'], by_strategy['r'],
+           by_strategy['k'], ndev, noverlap);
 }
 
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(contiguous), cmocka_unit_test(vector_rect), cmocka_unit_test(subarray_rect),
-        cmocka_unit_test(kernel_path), cmocka_unit_test(threads), cmocka_unit_test(darray_regress), cmocka_unit_test(huge_extent),
+        cmocka_unit_test(kernel_path), cmocka_unit_test(threads), cmocka_unit_test(darray_regress),
+        cmocka_unit_test(huge_extent),
         cmocka_unit_test(random_types),
     };
     int failed;

@@ -99,7 +99,8 @@ static void darray_cpu_backend(void **state)
         pos = 0;
         assert_int_equal(MPI_Unpack(want, (int)n, &pos, back, r->count, h, MPI_COMM_SELF), MPI_SUCCESS);
         for (int k = 0; k < (int)sizeof back; k++)
-            if (back[k] != (rg_touched(r, k) ? buf[k] : 0)) fail_msg("%s: MPI_Unpack wrote byte %d wrongly", r->name, k);
+            if (back[k] != (rg_touched(r, k) ? buf[k] : 0))
+                fail_msg("%s: MPI_Unpack wrote byte %d wrongly", r->name, k);
         /* send with the tagged type, receive plain bytes */
         memset(got, 0xee, sizeof got);
         assert_int_equal(MPI_Isend(buf, r->count, h, 0, 10 + i, MPI_COMM_SELF, &req), MPI_SUCCESS);
