@@ -109,7 +109,7 @@ static int64_t huge_count(tg_src_t *s, int64_t n, int maxbits)
 {
     if (!s->extreme || tg_next(s, 4) != 0) return n;
     s->used_extreme = 1;
-    return ((int64_t)1 << tg_range(s, 16, maxbits)) + n;
+    return wadd((int64_t)1 << tg_range(s, 16, maxbits), n);
 }
 
 #define MAXN 4
@@ -138,7 +138,7 @@ static int fits(MPI_Datatype old, __int128 elems)
 {
     MPI_Count size = 0;
     MPI_Type_size_c(old, &size);
-    return elems * size <= ((__int128)1 << 61);
+    return size <= 0 || elems <= ((__int128)1 << 61) / size;
 }
 
 MPI_Datatype tg_make(tg_src_t *s, int depth)
@@ -276,7 +276,7 @@ MPI_Datatype tg_make(tg_src_t *s, int depth)
             }
         }
         rank = (int)tg_next(s, (uint64_t)size);
-        __int128 all = 1;
+        __int128 all = 1; /* <= 2^123: no overflow */
         for (int d = 0; d < nd; d++) all *= cgs[d];
         if (fits(old, all))
             rc = large ? MPI_Type_create_darray_c(size, rank, nd, cgs, dist, darg, ps, order, old, &t)
