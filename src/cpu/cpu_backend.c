@@ -78,6 +78,16 @@ static int cpu_unpack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_
     return mpiacc_pack_cpu_unpack(d->type, d->buf, d->count, d->first, d->last, (char *)packed + off);
 }
 
+/* Call-time check of count x type: offsets that overflow, or bytes farther
+ * apart than any address space, fail the call (the host buffer's size is
+ * not known). */
+static int cpu_validate_span(const mpiacc_attrs_t *a, const mpiacc_xfer_desc_t *d)
+{
+    MPI_Count lo, hi;
+    (void)a;
+    return mpiacc_pack_span(d->type, d->count, &lo, &hi);
+}
+
 static int cpu_host_alloc(size_t bytes, void **p)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -109,6 +119,7 @@ static const mpiacc_backend_t cpu_backend = {
     .release = cpu_release,
     .host_alloc = cpu_host_alloc,
     .host_free = cpu_host_free,
+    .validate_span = cpu_validate_span,
 };
 
 const mpiacc_backend_t *mpiacc_cpu_backend(void) { return &cpu_backend; }

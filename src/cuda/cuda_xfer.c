@@ -72,9 +72,17 @@ static int make_plan(const mpiacc_xfer_desc_t *d, const char *packed, plan_t *P)
     const mpiacc_pack_type_t *T = d->type;
     char *buf = d->buf;
     const long long first = d->first, last = d->last;
-    if (T->contiguous) {
+    MPI_Count lo, hi, total;
+    /* Every address below is buf + an offset inside the touched span, so
+     * checking the span (overflow, address-space size) first keeps all the
+     * index arithmetic of the plans and kernels in range. */
+    MPIACC_CHECK(mpiacc_pack_span(T, d->count, &lo, &hi));
+    if (__builtin_mul_overflow(d->count, T->size, &total) || first < 0 || last < first || last > total)
+        MPIACC_FAIL(MPIACC_ERRK_COUNT, "CUDA: bad range [%lld, %lld) of %lld x %lld bytes", first, last,
+                    (long long)d->count, (long long)T->size);
+    if (T->contiguous) { /* one dense block: packed byte 0 at `start` */
         P->kind = PLAN_COPY;
-        P->base = buf + T->true_lb;
+        P->base = buf + T->start;
         goto fn_exit;
     }
     if (T->strided && !mpiacc_cu_force_generic && T->blk > 0 && T->ndims >= 0 &&
@@ -426,12 +434,12 @@ int mpiacc_cu_emulate_xfer(const mpiacc_xfer_desc_t *d, void *packed, int dir, i
     int mpi_errno = MPI_SUCCESS;
     cudaError_t e = cudaSuccess;
     const size_t n = (size_t)(d->last - d->first);
-    const mpiacc_pack_type_t *T = d->type;
-    const long long ce = (long long)(d->count - 1) * T->extent;
     char *scratch = NULL, *snap = NULL, *res = NULL, *lo = NULL, *pk2;
     size_t span = 0;
+    MPI_Count blo, bhi;
     plan_t P;
     MPIACC_CHECK(make_plan(d, packed, &P));
+    MPIACC_CHECK(mpiacc_pack_span(d->type, d->count, &blo, &bhi)); /* the bytes unpack may write */
     *ws = P.kind == PLAN_COPY ? 0 : P.ws;
     *kind = P.kind == PLAN_COPY ? "copy" : P.kind == PLAN_STRIDED ? "strided" : "generic";
     if (P.kind == PLAN_COPY) {
@@ -442,8 +450,8 @@ int mpiacc_cu_emulate_xfer(const mpiacc_xfer_desc_t *d, void *packed, int dir, i
     if (!(scratch = aligned_alloc(16, (n + 47) / 16 * 16))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
     pk2 = scratch + (P.ws < 16 ? P.ws : 16);
     if (dir == MPIACC_CU_DIR_UNPACK) {
-        lo = (char *)d->buf + T->true_lb + (ce < 0 ? ce : 0);
-        span = (size_t)(T->true_ub - T->true_lb + (ce < 0 ? -ce : ce));
+        lo = (char *)d->buf + blo;
+        span = (size_t)(bhi - blo);
         if (!(snap = malloc(span + 1)) || !(res = malloc(span + 1))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
         memcpy(snap, lo, span);
         memcpy(pk2, packed, n);

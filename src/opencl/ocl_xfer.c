@@ -192,18 +192,16 @@ fn_fail:
     goto fn_exit;
 }
 
-/* MPIACC_ERRK_BUFFER when count x t touches bytes outside [0, memsize). */
+/* MPIACC_ERRK_BUFFER when count x t touches bytes outside [0, memsize)
+ * (the bytes of the canonical form, overflow-checked: mpiacc_pack_span). */
 static int check_span(const mpiacc_pack_type_t *t, cl_long count, size_t memsize)
 {
     int mpi_errno = MPI_SUCCESS;
-    if (count > 0 && t->size > 0) {
-        cl_long span = (count - 1) * (cl_long)t->extent;
-        cl_long lo = (cl_long)t->true_lb + (span < 0 ? span : 0);
-        cl_long hi = (cl_long)t->true_ub + (span > 0 ? span : 0);
-        if (lo < 0 || hi > (cl_long)memsize)
-            MPIACC_FAIL(MPIACC_ERRK_BUFFER, "OpenCL buffer of %zu bytes too small for the datatype: it "
-                        "touches bytes [%lld, %lld) of the cl_mem", memsize, (long long)lo, (long long)hi);
-    }
+    MPI_Count lo, hi;
+    MPIACC_CHECK(mpiacc_pack_span(t, (MPI_Count)count, &lo, &hi));
+    if (lo < hi && (lo < 0 || (uint64_t)hi > (uint64_t)memsize))
+        MPIACC_FAIL(MPIACC_ERRK_BUFFER, "OpenCL buffer of %zu bytes too small for the datatype: it "
+                    "touches bytes [%lld, %lld) of the cl_mem", memsize, (long long)lo, (long long)hi);
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -230,6 +228,7 @@ static int xf_setup(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t
     int mpi_errno = MPI_SUCCESS;
     const mpiacc_pack_type_t *t = d->type;
     size_t memsize = 0;
+    cl_long total;
     mpiacc_ocl_handle_t *dh = dep;
 
     x->buf = (cl_mem)d->buf;
@@ -240,7 +239,8 @@ static int xf_setup(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t
     MPIACC_CHECK(mpiacc_ocl_mem_context(x->buf, a, &x->ctx, &memsize));
     MPIACC_CHECK(mpiacc_ocl_attr_device(a, x->ctx, &x->dev));
     if (!t) MPIACC_FAIL(MPIACC_ERRK_INTERN, "OpenCL pack: no datatype analysis");
-    if (x->count < 0 || x->first < 0 || x->last < x->first || x->last > x->count * (cl_long)t->size)
+    if (x->count < 0 || __builtin_mul_overflow(x->count, (cl_long)t->size, &total) || x->first < 0 ||
+        x->last < x->first || x->last > total)
         MPIACC_FAIL(MPIACC_ERRK_COUNT, "OpenCL pack: bad range [%lld, %lld) of %lld x %lld bytes",
                     (long long)x->first, (long long)x->last, (long long)x->count, (long long)t->size);
     MPIACC_CHECK(check_span(t, x->count, memsize));
@@ -283,8 +283,8 @@ static int xf_enqueue(xf_t *x)
         (mpiacc_ocl_rect_policy == 2 || x->cx->dev0_is_cpu || r.blk >= mpiacc_ocl_rect_min))
         ncmd = mpiacc_ocl_rect_cmds(&r, x->first, x->last, x->memsize, x->host ? 0 : x->dpk_off,
                                     x->host ? -1 : x->dpk_size, cmds, MPIACC_OCL_RECT_MAXCMD);
-    if (t->contiguous) {
-        MPIACC_CHECK(do_contig(x, (cl_long)t->true_lb));
+    if (t->contiguous) { /* one dense block: packed byte 0 at `start` */
+        MPIACC_CHECK(do_contig(x, (cl_long)t->start));
     } else if (isrect && r.nd == 0) {
         MPIACC_CHECK(do_contig(x, r.start));
     } else if (ncmd > 0) {
@@ -371,7 +371,8 @@ static int xf_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *
     MPIACC_CHECK(mpiacc_ocl_mem_context(packed, a, &pctx, &psize));
     if (pctx != x.ctx)
         MPIACC_FAIL(MPIACC_ERRK_ARG, "packed cl_mem belongs to another OpenCL context than the data");
-    if (packed_off < 0 || (cl_long)packed_off + (x.last - x.first) > (cl_long)psize)
+    if (packed_off < 0 || (uint64_t)(x.last - x.first) > (uint64_t)psize ||
+        (uint64_t)packed_off > (uint64_t)psize - (uint64_t)(x.last - x.first))
         MPIACC_FAIL(MPIACC_ERRK_BUFFER, "packed cl_mem of %zu bytes too small for %lld bytes at offset %lld",
                     psize, (long long)(x.last - x.first), (long long)packed_off);
     x.dpk_size = (cl_long)psize;

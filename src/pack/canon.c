@@ -24,8 +24,9 @@
  * dimensions in packing order, fastest first; equivalent constructions of
  * the same object (the paper's Figure 2) still reduce to the same form.
  *
- * Canonicalisation never fails: when memory runs out a rewrite is skipped
- * and the node stays valid.
+ * Canonicalisation never fails: when memory runs out, or an offset of the
+ * rewritten node would not fit in 64 bits, the rewrite is skipped and the
+ * node stays valid (mpiacc_pack_describe then rejects offsets that far).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -86,13 +87,15 @@ pk_node_t *mpiacc_pack_new_node(pk_arena_t *a, int kind)
 /* ---- rewrites ----------------------------------------------------------- */
 
 /* A copy of c moved by delta and given another extent (c itself may be
- * shared and is never modified).  NULL when out of memory. */
+ * shared and is never modified).  NULL when out of memory or when the
+ * offset overflows. */
 static pk_node_t *shifted(pk_arena_t *a, const pk_node_t *c, MPI_Count delta, MPI_Count extent)
 {
-    pk_node_t *n = mpiacc_pack_new_node(a, c->kind);
-    if (!n) return NULL;
+    MPI_Count off;
+    pk_node_t *n;
+    if (pk_add(c->off, delta, &off) || !(n = mpiacc_pack_new_node(a, c->kind))) return NULL;
     *n = *c;
-    n->off += delta;
+    n->off = off;
     n->extent = extent;
     return n;
 }
@@ -100,21 +103,22 @@ static pk_node_t *shifted(pk_arena_t *a, const pk_node_t *c, MPI_Count delta, MP
 static int canon_vec(pk_node_t *n, pk_node_t **out, pk_arena_t *a)
 {
     pk_node_t *c = n->child;
-    MPI_Count span;
+    MPI_Count span, off;
     if (n->count == 1 && (*out = shifted(a, c, n->off, n->extent))) return 0;
-    if (c->kind == PK_LEAF && c->size == n->stride) { /* dense folding */
+    if (c->kind == PK_LEAF && c->size == n->stride && !pk_add(n->off, c->off, &off)) { /* dense folding */
         n->kind = PK_LEAF;
-        n->off += c->off;
+        n->off = off;
         n->child = NULL;
         n->count = 0;
         n->stride = 0;
         *out = n;
         return 0;
     }
-    if (c->kind == PK_VEC && !pk_mul(c->count, c->stride, &span) && span == n->stride) { /* flattening */
-        n->count *= c->count;
+    if (c->kind == PK_VEC && !pk_mul(c->count, c->stride, &span) && span == n->stride &&
+        !pk_add(n->off, c->off, &off)) { /* flattening */
+        n->count *= c->count; /* <= n->size: no overflow */
         n->stride = c->stride;
-        n->off += c->off;
+        n->off = off;
         n->child = c->child;
         return 1; /* again */
     }
@@ -125,23 +129,24 @@ static int canon_vec(pk_node_t *n, pk_node_t **out, pk_arena_t *a)
 static int canon_hidx(pk_node_t *n, pk_node_t **out, pk_arena_t *a)
 {
     pk_node_t *c = n->child;
-    MPI_Count i, s;
+    MPI_Count i, s, d, off;
     if (n->count == 1) {
-        if (!(*out = shifted(a, c, n->off + n->displs[0], n->extent))) *out = n;
+        if (pk_add(n->off, n->displs[0], &off) || !(*out = shifted(a, c, off, n->extent))) *out = n;
         return 0;
     }
-    s = n->displs[1] - n->displs[0];
-    for (i = 2; i < n->count && n->displs[i] - n->displs[i - 1] == s; i++)
-        ;
-    if (i == n->count) { /* arithmetic displacements: a vector */
-        n->kind = PK_VEC;
-        n->off += n->displs[0];
-        n->stride = s;
-        n->displs = NULL;
-        return 1;
+    if (!pk_sub(n->displs[1], n->displs[0], &s)) {
+        for (i = 2; i < n->count && !pk_sub(n->displs[i], n->displs[i - 1], &d) && d == s; i++)
+            ;
+        if (i == n->count && !pk_add(n->off, n->displs[0], &off)) { /* arithmetic displacements: a vector */
+            n->kind = PK_VEC;
+            n->off = off;
+            n->stride = s;
+            n->displs = NULL;
+            return 1;
+        }
     }
     if (c->kind == PK_LEAF) { /* adjacent leaf blocks merge through IDX */
-        for (i = 1; i < n->count && n->displs[i - 1] + c->size != n->displs[i]; i++)
+        for (i = 1; i < n->count && (pk_add(n->displs[i - 1], c->size, &d) || d != n->displs[i]); i++)
             ;
         if (i < n->count) {
             MPI_Count *bl = mpiacc_pack_arena_alloc(a, sizeof(MPI_Count) * (size_t)n->count);
@@ -162,10 +167,12 @@ static int canon_idx(pk_node_t *n, pk_node_t **out, pk_arena_t *a)
 {
     pk_node_t *c = n->child, *v;
     int dense = c->kind == PK_LEAF && c->size == n->stride;
-    MPI_Count i, j = 0;
+    MPI_Count i, j = 0, end;
     for (i = 0; i < n->count; i++) {
         if (n->blens[i] == 0) continue;
-        if (dense && j > 0 && n->displs[j - 1] + n->blens[j - 1] * n->stride == n->displs[i]) {
+        /* (blens * stride <= the node's size when dense) */
+        if (dense && j > 0 && !pk_add(n->displs[j - 1], n->blens[j - 1] * n->stride, &end) &&
+            end == n->displs[i]) {
             n->blens[j - 1] += n->blens[i];
             continue;
         }
@@ -196,17 +203,19 @@ static int canon_idx(pk_node_t *n, pk_node_t **out, pk_arena_t *a)
 
 static int canon_struct(pk_node_t *n, pk_node_t **out, pk_arena_t *a)
 {
-    MPI_Count i, j = 0;
+    MPI_Count i, j = 0, end;
     pk_node_t *l;
     for (i = 0; i < n->count; i++) {
         pk_node_t *k = n->kids[i];
         if (k->size == 0) continue;
         if (j > 0 && k->kind == PK_LEAF && n->kids[j - 1]->kind == PK_LEAF) {
             pk_node_t *p = n->kids[j - 1];
-            MPI_Count pend = n->displs[j - 1] + p->off + p->size;
-            if (pend == n->displs[i] + k->off && (l = mpiacc_pack_new_node(a, PK_LEAF))) {
+            MPI_Count pstart, pend, kstart;
+            if (!pk_add(n->displs[j - 1], p->off, &pstart) && !pk_add(pstart, p->size, &pend) &&
+                !pk_add(n->displs[i], k->off, &kstart) && pend == kstart &&
+                (l = mpiacc_pack_new_node(a, PK_LEAF))) {
                 l->size = l->extent = p->size + k->size;
-                n->displs[j - 1] += p->off;
+                n->displs[j - 1] = pstart;
                 n->kids[j - 1] = l;
                 continue;
             }
@@ -216,12 +225,15 @@ static int canon_struct(pk_node_t *n, pk_node_t **out, pk_arena_t *a)
         j++;
     }
     n->count = j;
-    if (n->count == 1 && (*out = shifted(a, n->kids[0], n->off + n->displs[0], n->extent))) return 0;
-    for (i = 0; i < n->count && n->kids[i]->kind == PK_LEAF && n->kids[i]->size == n->kids[0]->size; i++)
+    if (n->count == 1 && !pk_add(n->off, n->displs[0], &end) && (*out = shifted(a, n->kids[0], end, n->extent)))
+        return 0;
+    for (i = 0; i < n->count && n->kids[i]->kind == PK_LEAF && n->kids[i]->size == n->kids[0]->size &&
+                !pk_add(n->displs[i], n->kids[i]->off, &end);
+         i++)
         ;
     if (i == n->count && (l = mpiacc_pack_new_node(a, PK_LEAF))) { /* equal leaves: HIDX */
         l->size = l->extent = n->kids[0]->size;
-        for (i = 0; i < n->count; i++) n->displs[i] += n->kids[i]->off;
+        for (i = 0; i < n->count; i++) n->displs[i] += n->kids[i]->off; /* checked above */
         n->kind = PK_HIDX;
         n->child = l;
         n->kids = NULL;
@@ -252,6 +264,107 @@ pk_node_t *mpiacc_pack_canon(pk_arena_t *a, pk_node_t *n)
         }
     }
     return out;
+}
+
+/* ---- bounds ------------------------------------------------------------- */
+
+/* What a node reaches, relative to its parent's origin (its own `off`
+ * included): the bytes it touches, [lo, hi) (none when `empty`), and the
+ * range [rlo, rhi] holding every partial offset the traversal computes
+ * inside it (node origins included), so that bounding rlo/rhi bounds all of
+ * traverse.h's index arithmetic. */
+typedef struct pk_bounds {
+    MPI_Count lo, hi, rlo, rhi;
+    int empty;
+} pk_bounds_t;
+
+static MPI_Count pk_min(MPI_Count a, MPI_Count b) { return a < b ? a : b; }
+static MPI_Count pk_max(MPI_Count a, MPI_Count b) { return a > b ? a : b; }
+
+/* b moved by [dlo, dhi] (every shift in between happens); nonzero on
+ * overflow. */
+static int spread(pk_bounds_t *b, MPI_Count dlo, MPI_Count dhi)
+{
+    return pk_add(b->lo, dlo, &b->lo) || pk_add(b->hi, dhi, &b->hi) || pk_add(b->rlo, dlo, &b->rlo) ||
+           pk_add(b->rhi, dhi, &b->rhi);
+}
+
+/* acc := acc union b */
+static void unite(pk_bounds_t *acc, const pk_bounds_t *b, int *first)
+{
+    if (*first) {
+        *acc = *b;
+        *first = 0;
+        return;
+    }
+    if (acc->empty) acc->lo = b->lo, acc->hi = b->hi;
+    else if (!b->empty) acc->lo = pk_min(acc->lo, b->lo), acc->hi = pk_max(acc->hi, b->hi);
+    acc->empty = acc->empty && b->empty;
+    acc->rlo = pk_min(acc->rlo, b->rlo);
+    acc->rhi = pk_max(acc->rhi, b->rhi);
+}
+
+/* Range of k*step for 0 <= k < n (n >= 1); nonzero on overflow. */
+static int steps(MPI_Count n, MPI_Count step, MPI_Count *lo, MPI_Count *hi)
+{
+    MPI_Count last;
+    if (pk_mul(n - 1, step, &last)) return 1;
+    *lo = pk_min(0, last);
+    *hi = pk_max(0, last);
+    return 0;
+}
+
+static int bounds_of(const pk_node_t *n, pk_bounds_t *b)
+{
+    pk_bounds_t c;
+    MPI_Count i, lo, hi;
+    int first = 1;
+    b->lo = b->hi = b->rlo = b->rhi = 0;
+    b->empty = 1;
+    switch (n->kind) {
+    case PK_LEAF:
+        if (n->size > 0) {
+            b->empty = 0;
+            b->hi = b->rhi = n->size;
+        }
+        break;
+    case PK_VEC:
+        if (n->count < 1) break;
+        if (bounds_of(n->child, b) || steps(n->count, n->stride, &lo, &hi) || spread(b, lo, hi)) return 1;
+        break;
+    case PK_HIDX:
+        if (n->count < 1) break;
+        if (bounds_of(n->child, &c)) return 1;
+        lo = hi = n->displs[0];
+        for (i = 1; i < n->count; i++) lo = pk_min(lo, n->displs[i]), hi = pk_max(hi, n->displs[i]);
+        *b = c;
+        if (spread(b, lo, hi)) return 1;
+        break;
+    case PK_IDX:
+        if (bounds_of(n->child, &c)) return 1;
+        for (i = 0; i < n->count; i++) {
+            pk_bounds_t k = c;
+            if (n->blens[i] < 1) continue;
+            if (steps(n->blens[i], n->stride, &lo, &hi) || pk_add(lo, n->displs[i], &lo) ||
+                pk_add(hi, n->displs[i], &hi) || spread(&k, lo, hi))
+                return 1;
+            unite(b, &k, &first);
+        }
+        break;
+    case PK_STRUCT:
+        for (i = 0; i < n->count; i++) {
+            if (bounds_of(n->kids[i], &c) || spread(&c, n->displs[i], n->displs[i])) return 1;
+            unite(b, &c, &first);
+        }
+        break;
+    }
+    /* the node's origin and its offset */
+    b->rlo = pk_min(b->rlo, 0);
+    b->rhi = pk_max(b->rhi, 0);
+    if (spread(b, n->off, n->off)) return 1;
+    b->rlo = pk_min(b->rlo, 0);
+    b->rhi = pk_max(b->rhi, 0);
+    return 0;
 }
 
 /* ---- derived facts ------------------------------------------------------ */
@@ -301,12 +414,19 @@ static MPI_Count chunk_of(const pk_node_t *n, MPI_Count *bits)
     return 1;
 }
 
-void mpiacc_pack_describe(const pk_node_t *root, mpiacc_pack_type_t *t, MPI_Count *align)
+int mpiacc_pack_describe(const pk_node_t *root, mpiacc_pack_type_t *t, MPI_Count *align)
 {
+    int mpi_errno = MPI_SUCCESS;
     MPI_Count bits = t->extent, chunk, start = 0;
     MPI_Count counts[MPIACC_PACK_MAX_DIMS], strides[MPIACC_PACK_MAX_DIMS];
     int nd = 0;
     const pk_node_t *n = root;
+    pk_bounds_t b;
+
+    if (bounds_of(root, &b) || b.rlo < -MPIACC_PACK_OFF_MAX || b.rhi > MPIACC_PACK_OFF_MAX)
+        MPIACC_FAIL(MPIACC_ERRK_COUNT, "the datatype's displacements reach past 2^61 bytes from the buffer");
+    t->data_lb = b.empty ? 0 : b.lo;
+    t->data_ub = b.empty ? 0 : b.hi;
 
     chunk = chunk_of(root, &bits);
     if (chunk <= 0) chunk = 1; /* empty type */
@@ -342,4 +462,8 @@ void mpiacc_pack_describe(const pk_node_t *root, mpiacc_pack_type_t *t, MPI_Coun
         }
     }
     t->contiguous = t->size == 0 || (root->kind == PK_LEAF && root->size == t->extent);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
 }

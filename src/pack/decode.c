@@ -171,18 +171,25 @@ fn_fail:
 static pk_node_t *darray_dim(pk_arena_t *a, MPI_Count gsize, MPI_Count darg, MPI_Count psize, MPI_Count r,
                              MPI_Count cext, pk_node_t *child, int *err)
 {
-    MPI_Count nblocks = darg > 0 ? (gsize + darg - 1) / darg : 0;
-    MPI_Count mine = nblocks > r ? (nblocks - r + psize - 1) / psize : 0; /* my blocks */
-    MPI_Count last = r + (mine - 1) * psize;                             /* my last block */
-    MPI_Count rem = (mine > 0 && (last + 1) * darg > gsize) ? gsize - last * darg : 0;
-    MPI_Count nfull = rem ? mine - 1 : mine;
+    /* gsize, darg, psize >= 1 and 0 <= r < psize (checked by MPI), so the
+     * block counts below stay within gsize; the byte offsets are checked */
+    MPI_Count nblocks = darg > 0 ? gsize / darg + (gsize % darg != 0) : 0;
+    MPI_Count mine = nblocks > r ? (nblocks - r - 1) / psize + 1 : 0; /* my blocks */
+    MPI_Count last = r + (mine - 1) * psize;                          /* my last block (< nblocks) */
+    MPI_Count rem = (mine > 0 && last >= gsize / darg) ? gsize - last * darg : 0;
+    MPI_Count nfull = rem ? mine - 1 : mine, bstride, boff, poff;
     pk_node_t *full, *part, *s;
     if (mine == 0) return mkvec(a, 0, cext, 0, child, err);
+    if (pk_mul(darg, cext, &bstride) || pk_mul(r, bstride, &boff) || pk_mul(last, bstride, &poff) ||
+        pk_mul(psize, bstride, &bstride)) {
+        *err = mpiacc_err(MPIACC_ERRK_COUNT, "darray displacements overflow MPI_Count");
+        return NULL;
+    }
     full = mkvec(a, darg, cext, 0, child, err);
     if (!full) return NULL;
-    full = mkvec(a, nfull, psize * darg * cext, r * darg * cext, full, err);
+    full = mkvec(a, nfull, bstride, boff, full, err);
     if (!full || !rem) return full;
-    part = mkvec(a, rem, cext, last * darg * cext, child, err);
+    part = mkvec(a, rem, cext, poff, child, err);
     if (!part) return NULL;
     s = mpiacc_pack_new_node(a, PK_STRUCT);
     if (s) {
@@ -235,7 +242,7 @@ static int decode_darray(const contents_t *c, pk_node_t *child, pk_arena_t *a, p
             psize = 1;
             r = 0;
         } else if (darg == MPI_DISTRIBUTE_DFLT_DARG) {
-            darg = distribs[d] == MPI_DISTRIBUTE_BLOCK ? (gsize + psize - 1) / psize : 1;
+            darg = distribs[d] == MPI_DISTRIBUTE_BLOCK ? gsize / psize + (gsize % psize != 0) : 1;
         }
         n = darray_dim(a, gsize, darg, psize, r, stride, n, &mpi_errno);
         if (!n) goto fn_fail;

@@ -97,7 +97,7 @@ int mpiacc_pack_type_analyze(MPI_Datatype type, mpiacc_pack_type_t **out)
     if (root->size != t->size)
         MPIACC_FAIL(MPIACC_ERRK_INTERN, "datatype analysis found %lld bytes, MPI says %lld",
                     (long long)root->size, (long long)t->size);
-    mpiacc_pack_describe(root, t, &align);
+    MPIACC_CHECK(mpiacc_pack_describe(root, t, &align));
     MPIACC_CHECK(mpiacc_pack_serialize(root, t, align));
     t->refcount = 1;
     *out = t;
@@ -192,17 +192,48 @@ int mpiacc_pack_slot_set(const mpiacc_pack_type_t *ct, int slot, void *expected,
     return __atomic_compare_exchange_n(&t->slots[slot], &expected, data, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
+/* ---- touched span ----------------------------------------------------- */
+
+int mpiacc_pack_span(const mpiacc_pack_type_t *t, MPI_Count count, MPI_Count *lo, MPI_Count *hi)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Count rep, width;
+    *lo = *hi = 0;
+    if (!t) MPIACC_FAIL(MPIACC_ERRK_INTERN, "no datatype analysis");
+    if (count < 0) MPIACC_FAIL(MPIACC_ERRK_COUNT, "negative count %lld", (long long)count);
+    if (count == 0 || t->size == 0) goto fn_exit;
+    /* element e starts e*extent from the buffer: count elements spread
+     * over (count-1)*extent (negative extents spread downwards) */
+    if (pk_mul(count - 1, t->extent, &rep) || pk_add(t->data_lb, rep < 0 ? rep : 0, lo) ||
+        pk_add(t->data_ub, rep > 0 ? rep : 0, hi))
+        MPIACC_FAIL(MPIACC_ERRK_COUNT,
+                    "%lld elements of a datatype with extent %lld reach offsets past 64 bits from the buffer",
+                    (long long)count, (long long)t->extent);
+    if (pk_sub(*hi, *lo, &width) || width > MPIACC_PACK_SPAN_MAX)
+        MPIACC_FAIL(MPIACC_ERRK_BUFFER,
+                    "%lld elements of a datatype with extent %lld touch bytes %llu apart, more than any "
+                    "address space holds (2^57)",
+                    (long long)count, (long long)t->extent, (unsigned long long)*hi - (unsigned long long)*lo);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    *lo = *hi = 0;
+    goto fn_exit;
+}
+
 /* ---- host reference pack / unpack ------------------------------------ */
 
 static int check_range(const mpiacc_pack_type_t *t, MPI_Count count, MPI_Count first, MPI_Count last)
 {
-    MPI_Count total;
+    MPI_Count total, lo, hi;
+    int mpi_errno;
     if (!t || count < 0 || pk_mul(count, t->size, &total))
         return mpiacc_err(MPIACC_ERRK_COUNT, "bad element count %lld", (long long)count);
     if (first < 0 || last < first || last > total)
         return mpiacc_err(MPIACC_ERRK_COUNT, "packed range [%lld, %lld) outside [0, %lld)", (long long)first,
                           (long long)last, (long long)total);
-    return MPI_SUCCESS;
+    mpi_errno = mpiacc_pack_span(t, count, &lo, &hi);
+    return mpi_errno;
 }
 
 int mpiacc_pack_cpu_pack(const mpiacc_pack_type_t *t, const void *inbuf, MPI_Count count, MPI_Count first,

@@ -26,12 +26,21 @@ typedef struct mpiacc_pack_type {
     MPI_Count size;     /* packed bytes of one element (MPI_Type_size_c)   */
     MPI_Count extent;   /* MPI extent of one element (stride between elements) */
     MPI_Count lb;       /* MPI lower bound                                 */
-    MPI_Count true_lb;  /* lowest byte touched, relative to the buffer     */
-    MPI_Count true_ub;  /* one past the highest byte touched               */
-    int contiguous;     /* count elements starting at buf+true_lb form one
+    MPI_Count true_lb;  /* MPI's true lower bound (MPI_Type_get_true_extent) */
+    MPI_Count true_ub;  /* MPI's true lb + true extent.  Informational only:
+                           MPICH's can be wider than the bytes touched (a
+                           darray's true_lb can lie before its data), so no
+                           transfer path uses these two; use data_lb/ub. */
+    MPI_Count data_lb;  /* lowest byte one element touches, relative to the
+                           buffer (min over the canonical form)            */
+    MPI_Count data_ub;  /* one past the highest byte it touches (max); both
+                           0 for a type of size 0                          */
+    int contiguous;     /* count elements starting at buf+start form one
                            dense block of count*size bytes (pack = memcpy):
                            one run per element and size == extent (a type
-                           with size 0 counts as contiguous) */
+                           with size 0 counts as contiguous).  Then the
+                           strided form below is set with ndims 0 and
+                           `start` is the offset of packed byte 0. */
 
     /* Canonical strided-block form (TEMPI), when `strided` is set:
      * element e (0 <= e < count) consists of, for every index tuple
@@ -95,6 +104,24 @@ void *mpiacc_pack_slot_get(const mpiacc_pack_type_t *t, int slot);
  * Installing is expected = NULL (two threads cannot both install); clearing
  * is data = NULL. */
 int mpiacc_pack_slot_set(const mpiacc_pack_type_t *t, int slot, void *expected, void *data);
+/* Every offset the traversal of an analysed type computes within one
+ * element lies in [-MPIACC_PACK_OFF_MAX, MPIACC_PACK_OFF_MAX] (analysis
+ * fails with MPI_ERR_COUNT otherwise), and mpiacc_pack_span admits no span
+ * over MPIACC_PACK_SPAN_MAX bytes, so index arithmetic over count elements
+ * never overflows 64 bits. */
+#define MPIACC_PACK_OFF_MAX ((MPI_Count)1 << 61)
+/* No 64-bit platform maps more than 2^57 bytes of virtual address space
+ * (x86-64 with 5-level paging; others fewer): a transfer touching bytes
+ * farther apart cannot describe a real buffer. */
+#define MPIACC_PACK_SPAN_MAX ((MPI_Count)1 << 57)
+
+/* The bytes [*lo, *hi), relative to the buffer, that count elements of t
+ * touch (from the canonical form: data_lb/data_ub and the extent);
+ * *lo = *hi = 0 when nothing is touched.  Errors (readable messages):
+ * negative count or offsets past 64 bits -> MPI_ERR_COUNT; touched bytes
+ * more than MPIACC_PACK_SPAN_MAX apart -> MPI_ERR_BUFFER.  Every transfer
+ * path calls it before computing an address. */
+int mpiacc_pack_span(const mpiacc_pack_type_t *t, MPI_Count count, MPI_Count *lo, MPI_Count *hi);
 
 /* Host reference: pack packed bytes [first, last) of `count` elements of
  * the type at `inbuf` into `out` (last-first bytes); unpack is the inverse.

@@ -58,6 +58,7 @@ void mpiacc_pack_arena_free(pk_arena_t *a);
 /* Safe arithmetic: returns nonzero on overflow. */
 static inline int pk_mul(MPI_Count a, MPI_Count b, MPI_Count *r) { return __builtin_mul_overflow(a, b, r); }
 static inline int pk_add(MPI_Count a, MPI_Count b, MPI_Count *r) { return __builtin_add_overflow(a, b, r); }
+static inline int pk_sub(MPI_Count a, MPI_Count b, MPI_Count *r) { return __builtin_sub_overflow(a, b, r); }
 
 /* decode.c: the tree of one element of `type` (canonicalised bottom-up as it
  * is built). */
@@ -68,8 +69,10 @@ pk_node_t *mpiacc_pack_new_node(pk_arena_t *a, int kind);
 /* Canonicalises n in place (its children are already canonical); returns
  * the node that replaces it.  Never fails. */
 pk_node_t *mpiacc_pack_canon(pk_arena_t *a, pk_node_t *n);
-/* Fills t's strided form, contiguous flag, unit (chunk) and alignment. */
-void mpiacc_pack_describe(const pk_node_t *root, mpiacc_pack_type_t *t, MPI_Count *align);
+/* Fills t's touched bounds, strided form, contiguous flag, unit (chunk)
+ * and alignment.  MPI_ERR_COUNT when an offset the traversal computes can
+ * leave [-MPIACC_PACK_OFF_MAX, MPIACC_PACK_OFF_MAX]. */
+int mpiacc_pack_describe(const pk_node_t *root, mpiacc_pack_type_t *t, MPI_Count *align);
 
 /* serialize.c: builds t->blob from the canonical tree. */
 int mpiacc_pack_serialize(const pk_node_t *root, mpiacc_pack_type_t *t, MPI_Count align);

@@ -109,6 +109,8 @@ static inline void cu_case_analysis(const cu_case_t *c, mpiacc_pack_type_t *t)
     t->lb = c->contig ? c->start : 0;
     t->true_lb = c->start;
     t->true_ub = cu_case_hi(c);
+    t->data_lb = c->start;
+    t->data_ub = cu_case_hi(c);
     t->contiguous = c->contig;
     t->strided = !c->contig;
     t->ndims = c->ndims;

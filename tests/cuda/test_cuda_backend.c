@@ -6,7 +6,9 @@
  * unpack_dev, contiguous and strided layouts of every word size, GPU-side
  * dependency chaining on a stream and on an event, independent operations
  * not waiting on each other, and the error table.  With the datatype
- * engine merged, also random types (seeded) through the generic kernel.
+ * engine merged, also random types (seeded) through the generic kernel, the
+ * issue 10 regressions, and the engine's random corpus (tests/pack/typegen,
+ * 20000 types; MPIACC_TEST_NTYPES / MPIACC_TEST_LONG) through every mode.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include "cuda/cuda_internal.h"
 #include "cu_cases.h"
 #include "cu_randtype.h"
+#include "regress_types.h"
 #include "test_kernels.h"
 
 static const mpiacc_backend_t *B;
@@ -351,36 +354,211 @@ static void test_errors(void **state)
     assert_non_null(strstr(desc, "device 0"));
 }
 
-#if defined(MPIACC_TV_FN) /* datatype engine merged: random types, generic kernel */
-static void test_random(void **state)
+#if defined(MPIACC_TV_FN) /* datatype engine merged: regressions, random corpus */
+/* Whether two packed bytes of count x T read the same buffer byte (then an
+ * unpack's result depends on the order of the writes). */
+static int overlapping(const mpiacc_pack_type_t *T, int count, long long off, long long alloc)
 {
+    unsigned char *seen = calloc((size_t)alloc, 1);
+    int ov = 0;
+    for (long long p = 0; p < count * T->size && !ov; p++) ov = seen[off + mpiacc_tv_offset(T->blob, p)]++;
+    free(seen);
+    return ov;
+}
+
+#define CORPUS_MAX (1ll << 20)
+
+/* The engine's random corpus (tests/pack/typegen: every constructor,
+ * nesting depth 1..5) through the backend table on the GPU, every mode in
+ * turn (and the generic kernel forced for every seventh type): pack to
+ * pinned staging and unpack from it in 1-3 pieces, device-to-device for
+ * every fourth, against MPI_Pack / MPI_Unpack.  Buffers are allocated once.
+ * MPIACC_TEST_NTYPES=n types (default 20000, 200 with MPIACC_TEST_SANITIZER
+ * set), MPIACC_TEST_LONG=1: 100000. */
+static void test_corpus(void **state)
+{
+    uint64_t seed = mpiacc_test_seed() ^ 0xc0de5ull, st = seed;
+    const char *san = getenv("MPIACC_TEST_SANITIZER"); /* under compute-sanitizer: a short run */
+    long n = tg_corpus_size(san && *san && strcmp(san, "0") ? 200 : 20000, 100000);
+    long derived = 0, skipped = 0, ndev = 0, nover = 0, i;
     int bad = 0;
-    uint64_t st = mpiacc_test_seed() ^ 0x5eedull;
+    double t0 = now();
+    unsigned char *in = malloc(CORPUS_MAX), *exp = malloc(CORPUS_MAX), *ref = malloc(CORPUS_MAX);
+    unsigned char *back = malloc(CORPUS_MAX);
+    char *dbuf = NULL, *dout = NULL, *dpk = NULL;
+    void *stg = NULL;
+    mpiacc_attrs_t a = stream_attrs(ustream);
     (void)state;
-    for (int i = 0; i < 60; i++) {
-        char name[64];
-        MPI_Datatype mt = cu_rand_type(&st, 1 + (int)(mpiacc_test_rand(&st) % 3));
+    CK(cudaMalloc((void **)&dbuf, CORPUS_MAX));
+    CK(cudaMalloc((void **)&dout, CORPUS_MAX));
+    CK(cudaMalloc((void **)&dpk, CORPUS_MAX + 64));
+    MK(B->host_alloc(CORPUS_MAX, &stg));
+    for (i = 0; derived < n && bad < 20; i++) { /* n derived types (named ones are skipped) */
+        MPI_Datatype mt = cu_rand_type(&st, 1 + (int)(i % 5));
         mpiacc_pack_type_t *T = NULL;
-        MPI_Count tlb, text, lb, ext;
-        int count = 1 + (int)(mpiacc_test_rand(&st) % 3);
+        mpiacc_xfer_desc_t d = {0};
+        int count = 1 + (int)(mpiacc_test_rand(&st) % 3), mode = (int)(i % 4), pieces = 1 + (int)(i / 4 % 3);
+        int pos = 0, ov;
+        long long off, span, alloc, total, at;
+        void *dep = NULL, *x = NULL;
+        const char *method;
         if (cu_is_named(mt)) continue;
         MPI_Type_commit(&mt);
+        derived++;
         MK(mpiacc_pack_type_analyze(mt, &T));
-        MPI_Type_get_true_extent_x(mt, &tlb, &text);
-        MPI_Type_get_extent_x(mt, &lb, &ext);
-        long long lo = tlb < tlb + (count - 1) * ext ? tlb : tlb + (count - 1) * ext;
-        long long off = lo < 0 ? -lo : 0, span = off + tlb + (count - 1) * (ext > 0 ? ext : 0) + text + 16;
-        snprintf(name, sizeof name, "random type %d", i);
-        if (T->size > 0) {
-            bad += run_type(name, mt, T, count, off, span, i % 4);
-            mpiacc_cuda_set_mode(MPIACC_CU_MODE_AUTO, 1); /* generic kernel even for strided forms */
-            if (T->blob) bad += run_type(name, mt, T, count, off, span, MPIACC_CU_MODE_ONESHOT);
-            mpiacc_cuda_set_mode(MPIACC_CU_MODE_AUTO, 0);
+        cu_place(mt, count, 16, &off, &span);
+        alloc = off + span, total = (long long)count * T->size;
+        if (alloc > CORPUS_MAX || total > CORPUS_MAX || total == 0) {
+            skipped++;
+            goto next;
         }
-        mpiacc_pack_type_release(T); /* calls the slot free hook: frees the device blob */
+        ov = overlapping(T, count, off, alloc);
+        nover += ov;
+        cu_fill(in, alloc, seed32 + (unsigned)i);
+        MK(MPI_Pack(in + off, count, mt, exp, (int)total, &pos, MPI_COMM_WORLD));
+        memset(ref, 0, (size_t)alloc);
+        pos = 0;
+        if (!ov) MK(MPI_Unpack(exp, (int)total, &pos, ref + off, count, mt, MPI_COMM_WORLD));
+        mpiacc_cuda_set_mode(mode, i % 7 == 0);
+        d.type = T, d.count = count;
+        /* pack in pieces: the data is written on the user stream right before */
+        CK(cudaMemcpyAsync(dbuf, in, (size_t)alloc, cudaMemcpyHostToDevice, ustream));
+        d.buf = dbuf + off;
+        for (int k = 0; k < pieces; k++) {
+            d.first = total * k / pieces, d.last = total * (k + 1) / pieces, d.host = (char *)stg + d.first;
+            MK(B->capture(&a, d.buf, &dep));
+            MK(B->pack(&a, dep, &d, &x));
+            method = mpiacc_cuda_last_method();
+            if (x) wait_h(x, "corpus pack");
+            B->release(x), B->release(dep);
+            x = NULL;
+        }
+        if ((at = cu_diff(stg, exp, total)) >= 0) {
+            fprintf(stderr, "corpus type %ld (%s) count %d mode %s: pack by %s differs at packed byte %lld of %lld\n",
+                    i, tg_combiner_name(mt), count, mode_name(mode), method, at, total);
+            bad++;
+        }
+        if (!ov) { /* unpack into zeroed memory */
+            CK(cudaMemsetAsync(dout, 0, (size_t)alloc, ustream));
+            memcpy(stg, exp, (size_t)total);
+            d.buf = dout + off;
+            for (int k = 0; k < pieces; k++) {
+                d.first = total * k / pieces, d.last = total * (k + 1) / pieces, d.host = (char *)stg + d.first;
+                MK(B->capture(&a, d.buf, &dep));
+                MK(B->unpack(&a, dep, &d, &x));
+                if (x) wait_h(x, "corpus unpack");
+                B->release(x), B->release(dep);
+                x = NULL;
+            }
+            CK(cudaMemcpy(back, dout, (size_t)alloc, cudaMemcpyDeviceToHost));
+            if ((at = cu_diff(back, ref, alloc)) >= 0) {
+                fprintf(stderr, "corpus type %ld (%s) count %d mode %s: unpack differs at buffer byte %lld\n", i,
+                        tg_combiner_name(mt), count, mode_name(mode), at - off);
+                bad++;
+            }
+        }
+        if (i % 4 == 0) { /* device to device */
+            CK(cudaStreamSynchronize(ustream));
+            d.buf = dbuf + off, d.host = NULL, d.first = 0, d.last = total;
+            MK(B->pack_dev(&a, NULL, &d, dpk, 8));
+            CK(cudaMemcpy(back, dpk + 8, (size_t)total, cudaMemcpyDeviceToHost));
+            if ((at = cu_diff(back, exp, total)) >= 0) {
+                fprintf(stderr, "corpus type %ld (%s) count %d: pack_dev differs at packed byte %lld\n", i,
+                        tg_combiner_name(mt), count, at);
+                bad++;
+            }
+            if (!ov) {
+                CK(cudaMemset(dout, 0, (size_t)alloc));
+                CK(cudaDeviceSynchronize()); /* the legacy stream is not ordered with ustream */
+                d.buf = dout + off;
+                MK(B->unpack_dev(&a, NULL, &d, dpk, 8));
+                CK(cudaMemcpy(back, dout, (size_t)alloc, cudaMemcpyDeviceToHost));
+                if ((at = cu_diff(back, ref, alloc)) >= 0) {
+                    fprintf(stderr, "corpus type %ld (%s) count %d: unpack_dev differs at buffer byte %lld\n", i,
+                            tg_combiner_name(mt), count, at - off);
+                    bad++;
+                }
+            }
+            ndev++;
+        }
+    next:
+        mpiacc_pack_type_release(T);
         MPI_Type_free(&mt);
     }
+    mpiacc_cuda_set_mode(MPIACC_CU_MODE_AUTO, 0);
+    printf("corpus: %ld derived random types (%ld too large skipped, %ld overlapping pack-only, %ld also "
+           "device-to-device) in %.2f s, seed %llu\n",
+           derived, skipped, nover, ndev, now() - t0, (unsigned long long)seed);
+    B->host_free(stg, CORPUS_MAX);
+    CK(cudaFree(dbuf));
+    CK(cudaFree(dout));
+    CK(cudaFree(dpk));
+    free(in), free(exp), free(ref), free(back);
     assert_int_equal(bad, 0);
+}
+
+/* Issue 10 regressions on the GPU: the darray whose one dense block is
+ * [32, 48) while MPICH reports true_lb 0 (and hindexed_block over it)
+ * moves exactly those bytes; MPI_BYTE resized to extent 2^62 with counts
+ * 2, 3, 5 fails at the call. */
+static void test_regress(void **state)
+{
+    rg_type_t ts[RG_NTYPES];
+    mpiacc_attrs_t a = stream_attrs(ustream);
+    unsigned char buf[256], want[256], back[256];
+    char *dbuf = NULL, *dpk = NULL;
+    void *stg = NULL;
+    MPI_Datatype r = rg_huge_extent();
+    mpiacc_pack_type_t *T = NULL;
+    (void)state;
+    CK(cudaMalloc((void **)&dbuf, sizeof buf));
+    CK(cudaMalloc((void **)&dpk, sizeof buf));
+    MK(B->host_alloc(sizeof buf, &stg));
+    rg_make(ts);
+    for (int i = 0; i < RG_NTYPES; i++) {
+        const rg_type_t *g = &ts[i];
+        mpiacc_xfer_desc_t d = {0};
+        void *x = NULL;
+        size_t nb;
+        cu_fill(buf, sizeof buf, (unsigned)i);
+        nb = rg_expected(g, buf, want);
+        MK(mpiacc_pack_type_analyze(g->dt, &T));
+        CK(cudaMemcpy(dbuf, buf, sizeof buf, cudaMemcpyHostToDevice));
+        d.buf = dbuf, d.type = T, d.count = g->count, d.first = 0, d.last = (MPI_Count)nb, d.host = stg;
+        MK(B->pack(&a, NULL, &d, &x));
+        wait_h(x, "regress pack");
+        B->release(x);
+        if (memcmp(stg, want, nb) != 0) fail_msg("%s: pack moved other bytes", g->name);
+        CK(cudaMemset(dbuf, 0, sizeof buf));
+        CK(cudaDeviceSynchronize()); /* the legacy stream is not ordered with the backend's */
+        MK(B->unpack(&a, NULL, &d, &x));
+        wait_h(x, "regress unpack");
+        B->release(x);
+        CK(cudaMemcpy(back, dbuf, sizeof buf, cudaMemcpyDeviceToHost));
+        for (int k = 0; k < (int)sizeof back; k++)
+            if (back[k] != (rg_touched(g, k) ? buf[k] : 0)) fail_msg("%s: unpack wrote byte %d", g->name, k);
+        d.host = NULL;
+        MK(B->pack_dev(&a, NULL, &d, dpk, 0));
+        CK(cudaMemcpy(back, dpk, nb, cudaMemcpyDeviceToHost));
+        if (memcmp(back, want, nb) != 0) fail_msg("%s: pack_dev moved other bytes", g->name);
+        mpiacc_pack_type_release(T);
+    }
+    rg_free(ts);
+    MK(mpiacc_pack_type_analyze(r, &T));
+    for (int count = 2; count <= 5; count++) {
+        mpiacc_xfer_desc_t d = {.buf = dbuf, .type = T, .count = count, .first = 0, .last = count, .host = stg};
+        void *x = NULL;
+        int c1 = MPI_SUCCESS, c2 = MPI_SUCCESS, e1 = B->pack(&a, NULL, &d, &x), e2 = B->pack_dev(&a, NULL, &d, dpk, 0);
+        if (e1 != MPI_SUCCESS) MPI_Error_class(e1, &c1);
+        if (e2 != MPI_SUCCESS) MPI_Error_class(e2, &c2);
+        if ((c1 != MPI_ERR_COUNT && c1 != MPI_ERR_BUFFER) || (c2 != MPI_ERR_COUNT && c2 != MPI_ERR_BUFFER))
+            fail_msg("count %d of a 2^62-extent type: pack class %d, pack_dev class %d", count, c1, c2);
+    }
+    mpiacc_pack_type_release(T);
+    MPI_Type_free(&r);
+    B->host_free(stg, sizeof buf);
+    CK(cudaFree(dbuf));
+    CK(cudaFree(dpk));
 }
 #endif
 
@@ -409,7 +587,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_strided),
         cmocka_unit_test(test_dependency),
 #if defined(MPIACC_TV_FN)
-        cmocka_unit_test(test_random),
+        cmocka_unit_test(test_regress),
+        cmocka_unit_test(test_corpus),
 #endif
     };
     fails = MPIACC_TEST_RUN("cuda_backend", tests, NULL, NULL);

@@ -50,21 +50,26 @@ static int overlapping_dt(MPI_Datatype dt, int count)
     return ov;
 }
 
-/* A random datatype of the generator (every constructor), shifted by an
- * hindexed so that count of it touch only bytes >= 0; committed.  *raw
- * receives the generator's type (free both with tg_free / MPI_Type_free). */
-static MPI_Datatype random_placed(tg_src_t *src, int count, MPI_Datatype *raw)
+/* A random datatype of the generator (every constructor) of nesting depth
+ * <= depth, shifted by an hindexed so that count of it touch only bytes
+ * >= 0; committed.  *raw receives the generator's type (free both with
+ * tg_free / MPI_Type_free). */
+static MPI_Datatype random_placed_depth(tg_src_t *src, int count, int depth, MPI_Datatype *raw)
 {
     MPI_Datatype dt;
-    MPI_Aint lb, ext, tlb, text, shift;
-    *raw = tg_make(src, 3);
-    MPI_Type_get_extent(*raw, &lb, &ext);
-    MPI_Type_get_true_extent(*raw, &tlb, &text);
-    shift = -(tlb + (ext < 0 ? (count - 1) * ext : 0));
-    if (shift < 0) shift = 0;
+    MPI_Count lo, hi;
+    MPI_Aint shift;
+    *raw = tg_make(src, depth);
+    tg_bounds(*raw, count, &lo, &hi);
+    shift = lo < 0 ? (MPI_Aint)-lo : 0;
     MPI_Type_create_hindexed(1, (int[]){1}, (MPI_Aint[]){shift}, *raw, &dt);
     MPI_Type_commit(&dt);
     return dt;
+}
+
+static MPI_Datatype random_placed(tg_src_t *src, int count, MPI_Datatype *raw)
+{
+    return random_placed_depth(src, count, 3, raw);
 }
 
 /* A duplicate of `base` tagged as an OpenCL buffer, with the queue and the

@@ -8,6 +8,7 @@
 #include "ocl_fixture.h"
 #include "opencl/ocl.h"
 #include "ocl_types.h"
+#include "regress_types.h"
 
 /* The engine's analysis of an MPI datatype. */
 static mpiacc_pack_type_t *analyze(MPI_Datatype dt)
@@ -305,39 +306,216 @@ static void threads(void **state)
     for (int i = 0; i < 4; i++) MPI_Type_free(&t[i]);
 }
 
-/* Random datatypes of the engine's generator (every constructor), shifted
- * so that their lowest byte is at offset >= 0 of the cl_mem, through every
- * rect policy (auto / kernel only / rect whenever possible). */
+/* Issue 10 regression: a darray whose one dense block is [32, 48) while
+ * MPICH reports true_lb 0, and hindexed_block types over it.  Through the
+ * backend (host staging and device-to-device) and the MPI API (self send
+ * and receive, MPI_Pack / MPI_Unpack into a packed cl_mem): exactly the
+ * type map's bytes move. */
+static void check_unpacked(const rg_type_t *r, cl_mem m, const unsigned char *src, const char *what)
+{
+    unsigned char got[256];
+    fx_read(m, (size_t)r->span, got);
+    for (MPI_Aint k = 0; k < r->span; k++)
+        if (got[k] != (rg_touched(r, k) ? src[k] : 0))
+            fail_msg("%s, %s: byte %ld of the cl_mem is %d, expected %d", r->name, what, (long)k, got[k],
+                     rg_touched(r, k) ? src[k] : 0);
+}
+
+static void darray_regress(void **state)
+{
+    rg_type_t ts[RG_NTYPES];
+    mpiacc_attrs_t a = fx_attrs(fx.qin);
+    (void)state;
+    rg_make(ts);
+    for (int i = 0; i < RG_NTYPES; i++) {
+        const rg_type_t *r = &ts[i];
+        unsigned char buf[256], zero[256] = {0}, want[256], got[256];
+        mpiacc_pack_type_t *t = analyze(r->dt);
+        size_t n;
+        void *staging = NULL, *x = NULL;
+        cl_mem m, pk;
+        MPI_Datatype ct = cl_type(r->dt, fx.qin, NULL);
+        MPI_Request req;
+        MPI_Status st;
+        int pos = 0, cnt = -1;
+        fill_pattern(buf, sizeof buf, 11u + (unsigned)i);
+        n = rg_expected(r, buf, want);
+        /* backend: pack to host staging, unpack from it */
+        m = fx_buf((size_t)r->span, buf);
+        assert_int_equal(fx.be->host_alloc(n, &staging), MPI_SUCCESS);
+        mpiacc_xfer_desc_t d = {.buf = m, .type = t, .count = r->count, .first = 0, .last = (MPI_Count)n,
+                                .host = staging};
+        assert_int_equal(fx.be->pack(&a, NULL, &d, &x), MPI_SUCCESS);
+        fx_wait(x);
+        if (memcmp(staging, want, n) != 0) fail_msg("%s: backend pack moved other bytes", r->name);
+        clReleaseMemObject(m);
+        m = fx_buf((size_t)r->span, zero);
+        d.buf = m;
+        x = NULL;
+        assert_int_equal(fx.be->unpack(&a, NULL, &d, &x), MPI_SUCCESS);
+        fx_wait(x);
+        check_unpacked(r, m, buf, "backend unpack");
+        fx.be->host_free(staging, n);
+        /* backend: device-to-device at an offset */
+        clReleaseMemObject(m);
+        m = fx_buf((size_t)r->span, buf);
+        memset(got, 0, sizeof got);
+        pk = fx_buf(n + 8, got);
+        d.buf = m;
+        assert_int_equal(fx.be->pack_dev(&a, NULL, &d, pk, 8), MPI_SUCCESS);
+        fx_read(pk, n + 8, got);
+        if (memcmp(got + 8, want, n) != 0) fail_msg("%s: backend pack_dev moved other bytes", r->name);
+        clReleaseMemObject(m);
+        m = fx_buf((size_t)r->span, zero);
+        d.buf = m;
+        assert_int_equal(fx.be->unpack_dev(&a, NULL, &d, pk, 8), MPI_SUCCESS);
+        check_unpacked(r, m, buf, "backend unpack_dev");
+        clReleaseMemObject(pk);
+        /* MPI API: send from the cl_mem, receive bytes */
+        clReleaseMemObject(m);
+        m = fx_buf((size_t)r->span, buf);
+        memset(got, 0xee, sizeof got);
+        assert_int_equal(MPI_Isend(m, r->count, ct, 0, 40 + i, MPI_COMM_SELF, &req), MPI_SUCCESS);
+        assert_int_equal(MPI_Recv(got, sizeof got, MPI_BYTE, 0, 40 + i, MPI_COMM_SELF, &st), MPI_SUCCESS);
+        assert_int_equal(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        MPI_Get_count(&st, MPI_BYTE, &cnt);
+        assert_int_equal(cnt, (int)n);
+        if (memcmp(got, want, n) != 0) fail_msg("%s: MPI_Isend from the cl_mem sent other bytes", r->name);
+        /* MPI_Pack into a packed cl_mem, MPI_Unpack from it */
+        memset(got, 0, sizeof got);
+        pk = fx_buf(n, got);
+        assert_int_equal(MPI_Pack(m, r->count, ct, pk, (int)n, &pos, MPI_COMM_SELF), MPI_SUCCESS);
+        assert_int_equal(pos, (int)n);
+        fx_read(pk, n, got);
+        if (memcmp(got, want, n) != 0) fail_msg("%s: MPI_Pack of the cl_mem packed other bytes", r->name);
+        clReleaseMemObject(m);
+        m = fx_buf((size_t)r->span, zero);
+        pos = 0;
+        assert_int_equal(MPI_Unpack(pk, (int)n, &pos, m, r->count, ct, MPI_COMM_SELF), MPI_SUCCESS);
+        check_unpacked(r, m, buf, "MPI_Unpack");
+        clReleaseMemObject(pk);
+        /* MPI API: receive into the cl_mem */
+        clReleaseMemObject(m);
+        m = fx_buf((size_t)r->span, zero);
+        assert_int_equal(MPI_Irecv(m, r->count, ct, 0, 60 + i, MPI_COMM_SELF, &req), MPI_SUCCESS);
+        assert_int_equal(MPI_Send(want, (int)n, MPI_BYTE, 0, 60 + i, MPI_COMM_SELF), MPI_SUCCESS);
+        assert_int_equal(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        check_unpacked(r, m, buf, "MPI_Irecv into the cl_mem");
+        clReleaseMemObject(m);
+        MPI_Type_free(&ct);
+        mpiacc_pack_type_release(t);
+    }
+    rg_free(ts);
+}
+
+/* err: MPI_ERR_COUNT or MPI_ERR_BUFFER, no negative number in the message. */
+static void expect_clean_failure(int err, const char *what, int count)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0, cls = fx_class(err);
+    if (err == MPI_SUCCESS) fail_msg("%s with count %d of a 2^62-extent type succeeded", what, count);
+    MPI_Error_string(err, msg, &len);
+    printf("  %s, count %d: %s\n", what, count, msg);
+    if (cls != MPI_ERR_COUNT && cls != MPI_ERR_BUFFER)
+        fail_msg("%s, count %d: error class %d, expected MPI_ERR_COUNT or MPI_ERR_BUFFER", what, count, cls);
+    for (int k = 0; k + 1 < len; k++)
+        if (msg[k] == '-' && msg[k + 1] >= '0' && msg[k + 1] <= '9')
+            fail_msg("%s, count %d: negative number in the message: %s", what, count, msg);
+}
+
+/* Issue 10 regression: MPI_BYTE resized to an extent of 2^62 on a cl_mem,
+ * counts 2, 3 and 5: every call fails at once (no kernel touching bytes
+ * 2^62 apart, no negative span in the message). */
+static void huge_extent(void **state)
+{
+    MPI_Datatype r = rg_huge_extent(), ct = cl_type(r, fx.qin, NULL);
+    mpiacc_pack_type_t *t = analyze(r);
+    mpiacc_attrs_t a = fx_attrs(fx.qin);
+    unsigned char host[64] = {42}, got[64] = {0};
+    cl_mem m = fx_buf(sizeof host, host), pk = fx_buf(sizeof got, got);
+    const int counts[] = {2, 3, 5};
+    MPI_Request req;
+    int pos;
+    (void)state;
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    for (int i = 0; i < 3; i++) {
+        mpiacc_xfer_desc_t d = {.buf = m, .type = t, .count = counts[i], .first = 0, .last = counts[i],
+                                .host = got};
+        void *x = NULL;
+        expect_clean_failure(fx.be->pack(&a, NULL, &d, &x), "backend pack", counts[i]);
+        assert_null(x);
+        expect_clean_failure(fx.be->unpack(&a, NULL, &d, &x), "backend unpack", counts[i]);
+        expect_clean_failure(fx.be->pack_dev(&a, NULL, &d, pk, 0), "backend pack_dev", counts[i]);
+        req = MPI_REQUEST_NULL;
+        expect_clean_failure(MPI_Isend(m, counts[i], ct, 0, 1, MPI_COMM_SELF, &req), "MPI_Isend", counts[i]);
+        assert_true(req == MPI_REQUEST_NULL);
+        expect_clean_failure(MPI_Irecv(m, counts[i], ct, 0, 1, MPI_COMM_SELF, &req), "MPI_Irecv", counts[i]);
+        assert_true(req == MPI_REQUEST_NULL);
+        pos = 0;
+        expect_clean_failure(MPI_Pack(m, counts[i], ct, pk, (int)sizeof got, &pos, MPI_COMM_SELF), "MPI_Pack",
+                             counts[i]);
+        expect_clean_failure(MPI_Unpack(pk, (int)sizeof got, &pos, m, counts[i], ct, MPI_COMM_SELF), "MPI_Unpack",
+                             counts[i]);
+    }
+    /* one element: one byte */
+    assert_int_equal(MPI_Isend(m, 1, ct, 0, 2, MPI_COMM_SELF, &req), MPI_SUCCESS);
+    assert_int_equal(MPI_Recv(got, 1, MPI_BYTE, 0, 2, MPI_COMM_SELF, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    assert_int_equal(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    assert_int_equal(got[0], 42);
+    clReleaseMemObject(m);
+    clReleaseMemObject(pk);
+    mpiacc_pack_type_release(t);
+    MPI_Type_free(&ct);
+    MPI_Type_free(&r);
+}
+
+/* Random datatypes of the engine's generator (every constructor, nesting
+ * depth 1..5), shifted so that their lowest byte is at offset >= 0 of the
+ * cl_mem, through every rect policy (auto / kernel only / rect whenever
+ * possible): pack and unpack in pieces through host staging, and
+ * device-to-device, against MPI_Pack / MPI_Unpack.  MPIACC_TEST_NTYPES=n
+ * types (default 20000), MPIACC_TEST_LONG=1: 100000. */
 static void random_types(void **state)
 {
     uint64_t seed = mpiacc_test_seed(), st = seed;
-    const char *e = getenv("MPIACC_TEST_NTYPES");
-    long n = e ? atol(e) : 150;
+    long n = tg_corpus_size(20000, 100000), by_strategy[128] = {0}, ndev = 0, noverlap = 0;
+    double t0 = fx_now();
     tg_src_t src = {.state = seed, .max_size = 1 << 16, .max_span = 1 << 20};
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     for (long i = 0; i < n; i++) {
-        int count = 1 + (int)(mpiacc_test_rand(&st) % 3), pieces = 1 + (int)(mpiacc_test_rand(&st) % 3), s;
-        MPI_Datatype raw, dt = random_placed(&src, count, &raw);
+        int count = 1 + (int)(mpiacc_test_rand(&st) % 3), pieces = 1 + (int)(mpiacc_test_rand(&st) % 3), s = 0;
+        MPI_Datatype raw, dt = random_placed_depth(&src, count, 1 + (int)(i % 5), &raw);
         mpiacc_pack_type_t *t = NULL;
         assert_int_equal(mpiacc_pack_type_analyze(dt, &t), MPI_SUCCESS);
         skip_unpack_check = t->size > 0 && overlapping(t, count, span_of(dt, count));
+        noverlap += skip_unpack_check;
         mpiacc_ocl_rect_policy = (int)(i % 3);
         if (roundtrip_q(dt, count, pieces, &s)) fail_msg("random type %ld (%s), count %d, pieces %d, policy %d", i,
                                                          tg_combiner_name(raw), count, pieces, (int)(i % 3));
-        if (t->size > 0) roundtrip_dev(dt, count, (int)(mpiacc_test_rand(&st) % 3) * 4);
+        by_strategy[s & 127]++;
+        if (t->size > 0) {
+            roundtrip_dev(dt, count, (int)(mpiacc_test_rand(&st) % 3) * 4);
+            ndev++;
+        }
         mpiacc_pack_type_release(t);
         MPI_Type_free(&dt);
         tg_free(&raw);
     }
     mpiacc_ocl_rect_policy = 0;
     skip_unpack_check = 0;
+    printf("random types on %s: %ld in %.2f s (seed %llu): strategies copy %ld, rect %ld, kernel %ld; %ld "
+           "device-to-device; %ld overlapping (unpack not compared)\n",
+           fx.name, n, fx_now() - t0, (unsigned long long)seed, by_strategy['c'], by_strategy['r'],
+           by_strategy['k'], ndev, noverlap);
 }
 
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(contiguous), cmocka_unit_test(vector_rect), cmocka_unit_test(subarray_rect),
-        cmocka_unit_test(kernel_path), cmocka_unit_test(threads), cmocka_unit_test(random_types),
+        cmocka_unit_test(kernel_path), cmocka_unit_test(threads), cmocka_unit_test(darray_regress),
+        cmocka_unit_test(huge_extent),
+        cmocka_unit_test(random_types),
     };
     int failed;
     fx_init(&argc, &argv);

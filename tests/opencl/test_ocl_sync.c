@@ -11,7 +11,7 @@ static mpiacc_pack_type_t contig_type(size_t bytes)
 {
     mpiacc_pack_type_t t;
     memset(&t, 0, sizeof t);
-    t.size = t.extent = t.true_ub = (MPI_Count)bytes;
+    t.size = t.extent = t.true_ub = t.data_ub = (MPI_Count)bytes;
     t.contiguous = 1;
     t.unit = (MPI_Count)bytes;
     return t;

@@ -1,12 +1,14 @@
 #define _POSIX_C_SOURCE 200809L
 /*
- * Oracle test of the datatype engine: seeded random datatypes (every
- * constructor, nesting depth <= 5, counts 1-4, negative displacements,
- * resized bounds), packed and unpacked with the host reference
- * (traverse.h), compared byte for byte with MPICH's MPI_Pack / MPI_Unpack,
- * whole and in random packed-byte ranges.
+ * Oracle test of the datatype engine and the CPU backend: seeded random
+ * datatypes of tests/pack/typegen (every constructor, nesting depth <= 5,
+ * counts 1-4, negative displacements, resized bounds), packed and unpacked
+ * with the host reference (traverse.h) and through the CPU backend's table,
+ * compared byte for byte with MPICH's MPI_Pack / MPI_Unpack, whole and in
+ * random packed-byte ranges; the touched bounds of the analysis lie within
+ * MPI's true bounds.
  *
- * MPIACC_TEST_TYPES=n sets the number of types (default 10000);
+ * MPIACC_TEST_NTYPES=n sets the number of types (default 20000);
  * MPIACC_TEST_LONG=1 runs 200000.  MPIACC_TEST_SEED=s replays a run.
  */
 #include <stdio.h>
@@ -18,13 +20,7 @@
 #include "typegen.h"
 #include "pack/pack.h"
 
-static long ntypes(void)
-{
-    const char *n = getenv("MPIACC_TEST_TYPES"), *l = getenv("MPIACC_TEST_LONG");
-    if (n && *n) return atol(n);
-    if (l && *l && strcmp(l, "0") != 0) return 200000;
-    return 10000;
-}
+static long ntypes(void) { return tg_corpus_size(20000, 200000); }
 
 static double now(void)
 {
@@ -54,13 +50,14 @@ static void fill(uint64_t *st, unsigned char *b, size_t n)
 
 static void prtype(MPI_Datatype t, int ind)
 {
-    int ni, na, nd, comb;
+    int ni, na, nd, comb = tg_combiner(t);
     MPI_Count lb, ext, sz;
-    MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
     MPI_Type_get_extent_c(t, &lb, &ext);
     MPI_Type_size_c(t, &sz);
     fprintf(stderr, "%*s%s size %lld lb %lld ext %lld", ind, "", tg_combiner_name(t), (long long)sz, (long long)lb, (long long)ext);
     if (comb == MPI_COMBINER_NAMED) { fprintf(stderr, "\n"); return; }
+    if (tg_is_large(t)) { fprintf(stderr, " (large)\n"); return; }
+    MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
     int ints[64]; MPI_Aint addrs[64]; MPI_Datatype types[8];
     MPI_Count xi, xa, xc, xd; int c2;
     MPI_Type_get_envelope_c(t, &xi, &xa, &xc, &xd, &c2);
@@ -94,7 +91,8 @@ static void dump(const mpiacc_pack_type_t *t, const unsigned char *a, const unsi
 }
 
 static long by_comb[32], bytes_packed, large_count;
-static long checked, ranges_checked, unpack_checked, overlapping;
+static long checked, ranges_checked, unpack_checked, overlapping, backend_checked;
+static const mpiacc_backend_t *cpu;
 
 static void check_type(MPI_Datatype type, uint64_t *st, long idx, uint64_t seed)
 {
@@ -122,18 +120,19 @@ static void check_type(MPI_Datatype type, uint64_t *st, long idx, uint64_t seed)
     total = count * size;
     bytes_packed += total;
     {
-        int ni, na, nd, comb;
-        MPI_Type_get_envelope(type, &ni, &na, &nd, &comb);
+        int comb = tg_combiner(type);
         if (comb >= 0 && comb < 32) by_comb[comb]++;
-        if (comb != MPI_COMBINER_NAMED) {
-            MPI_Count xi, xa, xc, xd;
-            MPI_Type_get_envelope_c(type, &xi, &xa, &xc, &xd, &comb);
-            large_count += xc > 0;
-        }
+        large_count += tg_is_large(type);
     }
-    lo = tlb < tlb + (count - 1) * extent ? tlb : tlb + (count - 1) * extent;
-    hi = tlb + text > tlb + text + (count - 1) * extent ? tlb + text : tlb + text + (count - 1) * extent;
-    if (hi < lo) hi = lo;
+    tg_bounds(type, count, &lo, &hi);
+    if (size > 0) { /* the bytes of the canonical form lie within MPI's true bounds */
+        MPI_Count dlo, dhi;
+        assert_int_equal(mpiacc_pack_span(t, count, &dlo, &dhi), MPI_SUCCESS);
+        if (dlo < lo || dhi > hi)
+            fail_msg("type %ld (%s): touches [%lld, %lld), outside MPI's true bounds [%lld, %lld) (seed %llu)", idx,
+                     tg_combiner_name(type), (long long)dlo, (long long)dhi, (long long)lo, (long long)hi,
+                     (unsigned long long)seed);
+    }
     {
         MPI_Count span = hi - lo + 1;
         unsigned char *in = malloc((size_t)span), *ref = malloc((size_t)total + 1),
@@ -156,6 +155,31 @@ static void check_type(MPI_Datatype type, uint64_t *st, long idx, uint64_t seed)
             dump(t, ref, mine, total);
             fail_msg("type %ld (%s, count %lld, size %lld): pack differs from MPI_Pack (seed %llu)", idx,
                      tg_combiner_name(type), (long long)count, (long long)size, (unsigned long long)seed);
+        }
+        /* the CPU backend's table: call-time check, pack, unpack */
+        {
+            mpiacc_xfer_desc_t d = {.buf = base, .type = t, .count = count, .first = 0, .last = total, .host = mine};
+            void *x = (void *)1;
+            memset(mine, 0xee, (size_t)total + 1);
+            assert_int_equal(cpu->validate_span(NULL, &d), MPI_SUCCESS);
+            assert_int_equal(cpu->pack(NULL, NULL, &d, &x), MPI_SUCCESS);
+            assert_null(x);
+            if (memcmp(ref, mine, (size_t)total) != 0)
+                fail_msg("type %ld (%s, count %lld): CPU backend pack differs from MPI_Pack (seed %llu)", idx,
+                         tg_combiner_name(type), (long long)count, (unsigned long long)seed);
+            if (total > 0 && !overlaps(t, count, lo, span)) {
+                fill(st, d1, (size_t)span);
+                memcpy(d2, d1, (size_t)span);
+                pos = 0;
+                MPI_Unpack(ref, (int)total, &pos, b1, (int)count, type, MPI_COMM_SELF);
+                d.buf = b2;
+                d.host = ref;
+                assert_int_equal(cpu->unpack(NULL, NULL, &d, &x), MPI_SUCCESS);
+                if (memcmp(d1, d2, (size_t)span) != 0)
+                    fail_msg("type %ld (%s): CPU backend unpack differs from MPI_Unpack (seed %llu)", idx,
+                             tg_combiner_name(type), (unsigned long long)seed);
+                backend_checked++;
+            }
         }
         /* chunk: every [k*C, (k+1)*C) contiguous in the input */
         for (MPI_Count p = 0; p + 1 < total; p++)
@@ -209,9 +233,7 @@ static void check_type(MPI_Datatype type, uint64_t *st, long idx, uint64_t seed)
     {
         MPI_Datatype dup;
         mpiacc_pack_type_t *t2 = NULL;
-        int ni, na, nd, comb;
-        MPI_Type_get_envelope(type, &ni, &na, &nd, &comb);
-        if (comb != MPI_COMBINER_NAMED && (idx % 16) == 0) {
+        if (tg_combiner(type) != MPI_COMBINER_NAMED && (idx % 16) == 0) {
             MPI_Type_dup(type, &dup);
             assert_int_equal(mpiacc_pack_type_get(dup, &t2), MPI_SUCCESS);
             assert_ptr_equal(t, t2);
@@ -233,18 +255,17 @@ static void test_random_types(void **state)
      * checked too but not counted) */
     for (long i = 0, derived = 0; derived < n; i++) {
         MPI_Datatype t = tg_make(&src, (int)(1 + i % 5));
-        int ni, na, nd, comb;
-        MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
-        if (comb != MPI_COMBINER_NAMED) {
+        if (tg_combiner(t) != MPI_COMBINER_NAMED) {
             MPI_Type_commit(&t);
             derived++;
         }
         check_type(t, &st, i, seed);
         tg_free(&t);
     }
-    printf("random types: %ld derived types, %ld checked in all (%ld pack ranges, %ld unpacks, %ld overlapping types pack-only) in %.2f s, "
-           "seed %llu\n",
-           n, checked, ranges_checked, unpack_checked, overlapping, now() - t0, (unsigned long long)seed);
+    printf("random types: %ld derived types, %ld checked in all (%ld pack ranges, %ld unpacks, %ld CPU backend "
+           "pack+unpack, %ld overlapping types pack-only) in %.2f s, seed %llu\n",
+           n, checked, ranges_checked, unpack_checked, backend_checked, overlapping, now() - t0,
+           (unsigned long long)seed);
     printf("top-level combiners:");
     for (int c = 0; c < 32; c++)
         if (by_comb[c]) printf(" %d:%ld", c, by_comb[c]);
@@ -258,6 +279,11 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    cpu = mpiacc_backend_get(MPIACC_KIND_HOST);
+    if (!cpu) {
+        fprintf(stderr, "the CPU backend is missing (MPI_Init is not mpiacc's?)\n");
+        return 1;
+    }
     rc = MPIACC_TEST_RUN("pack_oracle", tests, NULL, NULL);
     MPI_Finalize();
     return rc ? 1 : 0;

@@ -1,11 +1,14 @@
-/* typegen.c: random datatypes for the oracle test and the fuzz target. */
+/* typegen.c: random datatypes for the corpus tests and the fuzz target. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "typegen.h"
 
 uint64_t tg_next(tg_src_t *s, uint64_t n)
 {
     uint64_t z;
     if (n <= 1) return 0;
-    if (s->data) {
+    if (s->data && s->pos < s->len) {
         z = 0;
         for (int i = 0; i < 2; i++) z = (z << 8) | (s->pos < s->len ? s->data[s->pos++] : 0);
         return z % n;
@@ -18,12 +21,23 @@ uint64_t tg_next(tg_src_t *s, uint64_t n)
 
 int64_t tg_range(tg_src_t *s, int64_t lo, int64_t hi) { return lo + (int64_t)tg_next(s, (uint64_t)(hi - lo + 1)); }
 
-static int is_named(MPI_Datatype t)
+int tg_combiner(MPI_Datatype t)
 {
-    int ni, na, nd, comb;
-    MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
-    return comb == MPI_COMBINER_NAMED;
+    MPI_Count ni, na, nc, nd;
+    int comb = MPI_COMBINER_NAMED;
+    MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb);
+    return comb;
 }
+
+int tg_is_large(MPI_Datatype t)
+{
+    MPI_Count ni, na, nc = 0, nd;
+    int comb;
+    MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb);
+    return nc > 0;
+}
+
+static int is_named(MPI_Datatype t) { return tg_combiner(t) == MPI_COMBINER_NAMED; }
 
 void tg_free(MPI_Datatype *t)
 {
@@ -31,14 +45,37 @@ void tg_free(MPI_Datatype *t)
     *t = MPI_DATATYPE_NULL;
 }
 
+/* Wrapping arithmetic: in extreme mode the values fed to MPI may be
+ * anything (a wrapped one is just another value to try). */
+static int64_t wadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static int64_t wmul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+
+void tg_bounds(MPI_Datatype t, MPI_Count count, MPI_Count *lo, MPI_Count *hi)
+{
+    MPI_Count lb, ext, tlb, text, rep;
+    MPI_Type_get_extent_c(t, &lb, &ext);
+    MPI_Type_get_true_extent_c(t, &tlb, &text);
+    rep = count > 1 ? wmul(count - 1, ext) : 0;
+    *lo = wadd(tlb, rep < 0 ? rep : 0);
+    *hi = wadd(wadd(tlb, text), rep > 0 ? rep : 0);
+    if (*hi < *lo) *hi = *lo;
+}
+
+long tg_corpus_size(long ci, long longrun)
+{
+    const char *n = getenv("MPIACC_TEST_NTYPES"), *l = getenv("MPIACC_TEST_LONG");
+    if (n && *n) return atol(n);
+    if (l && *l && strcmp(l, "0") != 0) return longrun;
+    return ci;
+}
+
 const char *tg_combiner_name(MPI_Datatype t)
 {
-    int ni, na, nd, comb;
+    int comb = tg_combiner(t);
     static const char *names[] = {"?", "named", "dup", "contiguous", "vector", "hvector_integer", "hvector",
                                   "indexed", "hindexed_integer", "hindexed", "indexed_block", "struct_integer",
                                   "struct", "subarray", "darray", "f90_real", "f90_complex", "f90_integer",
                                   "resized", "hindexed_block", "value_index"};
-    MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
     return comb >= 0 && comb < (int)(sizeof names / sizeof names[0]) ? names[comb] : "?";
 }
 
@@ -56,6 +93,25 @@ static MPI_Datatype named(tg_src_t *s)
 /* small count: mostly 1..4, sometimes 0 */
 static int cnt(tg_src_t *s) { return tg_next(s, 16) == 0 ? 0 : (int)tg_range(s, 1, 4); }
 
+/* In extreme mode, now and then a huge value in place of v: +-(2^k + v)
+ * with 16 <= k <= maxbits (maxbits <= 62). */
+static int64_t huge_or(tg_src_t *s, int64_t v, int maxbits)
+{
+    int64_t h;
+    if (!s->extreme || tg_next(s, 4) != 0) return v;
+    s->used_extreme = 1;
+    h = wadd((int64_t)1 << tg_range(s, 16, maxbits), v);
+    return tg_next(s, 2) ? h : wmul(h, -1);
+}
+
+/* In extreme mode, now and then a huge count (2^k + n, k <= maxbits). */
+static int64_t huge_count(tg_src_t *s, int64_t n, int maxbits)
+{
+    if (!s->extreme || tg_next(s, 4) != 0) return n;
+    s->used_extreme = 1;
+    return wadd((int64_t)1 << tg_range(s, 16, maxbits), n);
+}
+
 #define MAXN 4
 
 /* Keeps the test buffers small: a type too large is replaced.  So is a
@@ -65,13 +121,24 @@ static int cnt(tg_src_t *s) { return tg_next(s, 16) == 0 ? 0 : (int)tg_range(s, 
 static MPI_Datatype bounded(tg_src_t *s, MPI_Datatype t)
 {
     MPI_Count size, tlb, text;
-    MPI_Type_size_c(t, &size);
+    if (MPI_Type_size_c(t, &size) != MPI_SUCCESS) size = 0;
     MPI_Type_get_true_extent_c(t, &tlb, &text);
+    if (s->extreme && size > 0) return t; /* the fuzzer wants the huge ones */
     if (size > 0 && size <= (MPI_Count)s->max_size && text <= (MPI_Count)s->max_span && tlb > -(MPI_Count)s->max_span &&
         tlb < (MPI_Count)s->max_span)
         return t;
     tg_free(&t);
     return named(s);
+}
+
+/* Whether `elems` elements of old make a size MPICH can hold: its
+ * MPI_Type_size_c asserts (aborts) on a size past 2^63, so the extreme
+ * mode keeps sizes below 2^61 (ordinary types are far smaller). */
+static int fits(MPI_Datatype old, __int128 elems)
+{
+    MPI_Count size = 0;
+    MPI_Type_size_c(old, &size);
+    return size <= 0 || elems <= ((__int128)1 << 61) / size;
 }
 
 MPI_Datatype tg_make(tg_src_t *s, int depth)
@@ -91,12 +158,20 @@ MPI_Datatype tg_make(tg_src_t *s, int depth)
         for (int i = 0; i < n; i++) {
             olds[i] = tg_make(s, depth - 1);
             bl[i] = (int)tg_range(s, 0, 3);
-            da[i] = (MPI_Aint)tg_range(s, -32, 64);
+            da[i] = (MPI_Aint)huge_or(s, tg_range(s, -32, 64), 62);
             cbl[i] = bl[i];
             cda[i] = da[i];
         }
-        rc = large ? MPI_Type_create_struct_c(n, cbl, cda, olds, &t)
-                   : MPI_Type_create_struct(n, bl, da, olds, &t);
+        __int128 sum = 0;
+        for (int i = 0; i < n; i++) {
+            MPI_Count sz = 0;
+            MPI_Type_size_c(olds[i], &sz);
+            sum += (__int128)bl[i] * sz;
+        }
+        rc = MPI_ERR_OTHER;
+        if (sum <= ((__int128)1 << 61))
+            rc = large ? MPI_Type_create_struct_c(n, cbl, cda, olds, &t)
+                       : MPI_Type_create_struct(n, bl, da, olds, &t);
         for (int i = 0; i < n; i++) tg_free(&olds[i]);
         return rc == MPI_SUCCESS ? bounded(s, t) : named(s);
     }
@@ -105,42 +180,56 @@ MPI_Datatype tg_make(tg_src_t *s, int depth)
     n = cnt(s);
     for (int i = 0; i < MAXN; i++) {
         bl[i] = (int)tg_range(s, 0, 3);
-        di[i] = (int)tg_range(s, -4, 8);
-        da[i] = (MPI_Aint)tg_range(s, -4, 8) * ext + (MPI_Aint)tg_range(s, -2, 2) * (tg_next(s, 3) == 0);
+        di[i] = (int)huge_or(s, tg_range(s, -4, 8), 29);
+        da[i] = (MPI_Aint)wadd(wmul(tg_range(s, -4, 8), ext), tg_range(s, -2, 2) * (tg_next(s, 3) == 0));
+        if (s->extreme && tg_next(s, 4) == 0) da[i] = (MPI_Aint)huge_or(s, da[i], 62);
         cbl[i] = bl[i];
     }
+    rc = MPI_ERR_OTHER; /* unless a constructor is called below */
     switch (kind) {
     case 0: rc = MPI_Type_dup(old, &t); break;
-    case 1: rc = large ? MPI_Type_contiguous_c(n, old, &t) : MPI_Type_contiguous(n, old, &t); break;
+    case 1: {
+        MPI_Count c = large ? huge_count(s, n, 40) : n;
+        if (fits(old, c)) rc = large ? MPI_Type_contiguous_c(c, old, &t) : MPI_Type_contiguous(n, old, &t);
+        break;
+    }
     case 2: {
-        int b = (int)tg_range(s, 0, 3), st = (int)tg_range(s, -4, 4);
-        rc = large ? MPI_Type_vector_c(n, b, st, old, &t) : MPI_Type_vector(n, b, st, old, &t);
+        int b = (int)tg_range(s, 0, 3), st = (int)huge_or(s, tg_range(s, -4, 4), 29);
+        MPI_Count c = large ? huge_count(s, n, 40) : n;
+        if (fits(old, (__int128)c * b))
+            rc = large ? MPI_Type_vector_c(c, b, st, old, &t) : MPI_Type_vector(n, b, st, old, &t);
         break;
     }
     case 3: {
         int b = (int)tg_range(s, 0, 3);
-        MPI_Aint st = (MPI_Aint)tg_range(s, -4, 4) * ext + tg_range(s, -3, 3);
-        rc = large ? MPI_Type_create_hvector_c(n, b, st, old, &t) : MPI_Type_create_hvector(n, b, st, old, &t);
+        MPI_Aint st = (MPI_Aint)wadd(wmul(tg_range(s, -4, 4), ext), tg_range(s, -3, 3));
+        st = (MPI_Aint)huge_or(s, st, 62);
+        if (fits(old, n * b))
+            rc = large ? MPI_Type_create_hvector_c(n, b, st, old, &t) : MPI_Type_create_hvector(n, b, st, old, &t);
         break;
     }
     case 4:
         for (int i = 0; i < n; i++) cda[i] = di[i];
-        rc = large ? MPI_Type_indexed_c(n, cbl, cda, old, &t) : MPI_Type_indexed(n, bl, di, old, &t);
+        if (fits(old, 3 * MAXN))
+            rc = large ? MPI_Type_indexed_c(n, cbl, cda, old, &t) : MPI_Type_indexed(n, bl, di, old, &t);
         break;
     case 5:
         for (int i = 0; i < n; i++) cda[i] = da[i];
-        rc = large ? MPI_Type_create_hindexed_c(n, cbl, cda, old, &t)
-                   : MPI_Type_create_hindexed(n, bl, da, old, &t);
+        if (fits(old, 3 * MAXN))
+            rc = large ? MPI_Type_create_hindexed_c(n, cbl, cda, old, &t)
+                       : MPI_Type_create_hindexed(n, bl, da, old, &t);
         break;
     case 6:
         for (int i = 0; i < n; i++) cda[i] = di[i];
-        rc = large ? MPI_Type_create_indexed_block_c(n, bl[0], cda, old, &t)
-                   : MPI_Type_create_indexed_block(n, bl[0], di, old, &t);
+        if (fits(old, 3 * MAXN))
+            rc = large ? MPI_Type_create_indexed_block_c(n, bl[0], cda, old, &t)
+                       : MPI_Type_create_indexed_block(n, bl[0], di, old, &t);
         break;
     case 7:
         for (int i = 0; i < n; i++) cda[i] = da[i];
-        rc = large ? MPI_Type_create_hindexed_block_c(n, bl[0], cda, old, &t)
-                   : MPI_Type_create_hindexed_block(n, bl[0], da, old, &t);
+        if (fits(old, 3 * MAXN))
+            rc = large ? MPI_Type_create_hindexed_block_c(n, bl[0], cda, old, &t)
+                       : MPI_Type_create_hindexed_block(n, bl[0], da, old, &t);
         break;
     case 9: { /* subarray, C or Fortran order */
         int nd = (int)tg_range(s, 1, 3), sz[3], sub[3], st[3];
@@ -153,9 +242,14 @@ MPI_Datatype tg_make(tg_src_t *s, int depth)
             csz[d] = sz[d];
             csub[d] = sub[d];
             cst[d] = st[d];
+            if (large && s->extreme && tg_next(s, 3) == 0) { /* a huge array, a small piece far in */
+                csz[d] = huge_count(s, sz[d], 40);
+                cst[d] = (MPI_Count)tg_next(s, (uint64_t)(csz[d] - csub[d] + 1));
+            }
         }
-        rc = large ? MPI_Type_create_subarray_c(nd, csz, csub, cst, order, old, &t)
-                   : MPI_Type_create_subarray(nd, sz, sub, st, order, old, &t);
+        if (fits(old, 64))
+            rc = large ? MPI_Type_create_subarray_c(nd, csz, csub, cst, order, old, &t)
+                       : MPI_Type_create_subarray(nd, sz, sub, st, order, old, &t);
         break;
     }
     case 10: { /* darray */
@@ -164,7 +258,7 @@ MPI_Datatype tg_make(tg_src_t *s, int depth)
         int order = tg_next(s, 2) ? MPI_ORDER_C : MPI_ORDER_FORTRAN;
         for (int d = 0; d < nd; d++) {
             gs[d] = (int)tg_range(s, 1, 6);
-            cgs[d] = gs[d];
+            cgs[d] = large ? huge_count(s, gs[d], 40) : gs[d];
             dist[d] = (int)tg_next(s, 3);
             ps[d] = (int)tg_range(s, 1, 4 / size);
             if (dist[d] == 2) ps[d] = 1;
@@ -182,12 +276,19 @@ MPI_Datatype tg_make(tg_src_t *s, int depth)
             }
         }
         rank = (int)tg_next(s, (uint64_t)size);
-        rc = large ? MPI_Type_create_darray_c(size, rank, nd, cgs, dist, darg, ps, order, old, &t)
-                   : MPI_Type_create_darray(size, rank, nd, gs, dist, darg, ps, order, old, &t);
+        __int128 all = 1; /* <= 2^123: no overflow */
+        for (int d = 0; d < nd; d++) all *= cgs[d];
+        if (fits(old, all))
+            rc = large ? MPI_Type_create_darray_c(size, rank, nd, cgs, dist, darg, ps, order, old, &t)
+                       : MPI_Type_create_darray(size, rank, nd, gs, dist, darg, ps, order, old, &t);
         break;
     }
     case 11: case 12: { /* resized: lower bound and extent moved */
-        MPI_Aint nlb = lb + tg_range(s, -16, 16), next = ext + tg_range(s, -8, 24);
+        MPI_Aint nlb = (MPI_Aint)wadd(lb, tg_range(s, -16, 16)), next = (MPI_Aint)wadd(ext, tg_range(s, -8, 24));
+        if (s->extreme && tg_next(s, 2) == 0) {
+            nlb = (MPI_Aint)huge_or(s, nlb, 62);
+            next = (MPI_Aint)huge_count(s, next, 62);
+        }
         if (next < 1) next = 1; /* MPICH 5.0.2 MPI_Pack divides by a zero extent (SIGFPE) */
         rc = large ? MPI_Type_create_resized_c(old, nlb, next, &t) : MPI_Type_create_resized(old, nlb, next, &t);
         break;
