@@ -524,6 +524,9 @@ static void test_regress(void **state)
         nb = rg_expected(g, buf, want);
         MK(mpiacc_pack_type_analyze(g->dt, &T));
         CK(cudaMemcpy(dbuf, buf, sizeof buf, cudaMemcpyHostToDevice));
+        /* a pageable copy may return before its DMA lands, and pack is given
+         * no captured dependency here */
+        CK(cudaDeviceSynchronize());
         d.buf = dbuf, d.type = T, d.count = g->count, d.first = 0, d.last = (MPI_Count)nb, d.host = stg;
         MK(B->pack(&a, NULL, &d, &x));
         wait_h(x, "regress pack");
