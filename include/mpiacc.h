@@ -17,8 +17,9 @@
  *
  * Semantics
  *  - The keyvals below are valid between MPI_Init/MPI_Init_thread and
- *    MPI_Finalize (they are created by mpiacc's MPI_Init and equal
- *    MPI_KEYVAL_INVALID before it and after MPI_Finalize).
+ *    MPI_Finalize (they are created by mpiacc's MPI_Init, also under
+ *    MPIACC_DISABLE, and equal MPI_KEYVAL_INVALID before it and after
+ *    MPI_Finalize).
  *  - A datatype with no MPIACC_BUF_TYPE attribute (or MPIACC_BUF_HOST) is a
  *    host datatype: the call goes straight to the MPI library.
  *  - Dependency: a send's data is read, and a receive's data is written, only
@@ -54,10 +55,55 @@
  *    cl_mem for OpenCL); `position` counts bytes as usual.  MPI_Pack_size is
  *    unchanged.  The packed format equals MPI_Pack's on the host, so packed
  *    bytes can be sent as MPI_PACKED to any peer.
- *  - Errors: invalid attribute values make the MPI call fail with an error of
- *    class MPI_ERR_ARG; an unavailable backend or a CUDA/OpenCL failure with
- *    an error of class MPI_ERR_OTHER.  Errors go through the communicator's
- *    error handler; MPI_Error_string describes what was wrong.
+ *  - Errors: see the table below.  Every error code mpiacc returns has its
+ *    own MPI_Error_string (per call, safe with threads: codes are reused
+ *    round-robin from 256 per error class, so a message is only replaced
+ *    after 256 later mpiacc errors of the same class in the process).
+ *    Errors are raised where MPICH raises the errors of its own requests:
+ *      - the call's communicator: argument errors and every failure
+ *        detected in a point-to-point call, in MPI_Pack/MPI_Unpack, and an
+ *        operation's failure reported by MPI_Wait, MPI_Test or a blocking
+ *        call (MPI_Send, MPI_Recv, MPI_Sendrecv...);
+ *      - no communicator (MPI_COMM_SELF's handler, or MPI_COMM_WORLD's
+ *        while MPI_COMM_SELF has none of its own, as MPICH): MPI_COMM_NULL
+ *        passed to a call, MPI_Type_set_attr, and an operation's failure
+ *        reported by MPI_Waitany/Testany/Request_get_status (the
+ *        operation's code) or MPI_Waitall/Testall/Waitsome/Testsome
+ *        (MPI_ERR_IN_STATUS, the operation's code, of its real class, in
+ *        the MPI_ERROR field of its status).
+ *
+ *    class             returned when
+ *    MPI_ERR_ARG       MPI_Type_set_attr: MPIACC_BUF_TYPE not one of the
+ *                      MPIACC_BUF_* values (NULL included), MPIACC_DEVICE
+ *                      negative; at the call: such a value put with
+ *                      PMPI_Type_set_attr, a NULL request pointer to a
+ *                      nonblocking call, a NULL MPIACC_CL_QUEUE or
+ *                      MPIACC_EVENT (host), a queue/event of another OpenCL
+ *                      context, a stream of another CUDA device
+ *    MPI_ERR_COMM      MPI_COMM_NULL or an invalid communicator
+ *    MPI_ERR_RANK      destination / source not in the communicator (nor
+ *                      MPI_PROC_NULL, nor MPI_ANY_SOURCE for receives)
+ *    MPI_ERR_TAG       tag outside [0, MPI_TAG_UB] (MPI_ANY_TAG allowed
+ *                      for receives)
+ *    MPI_ERR_COUNT     negative count; count x datatype size overflowing
+ *    MPI_ERR_TYPE      MPI_DATATYPE_NULL with a device datatype's call, a
+ *                      datatype mpiacc cannot use (uncommitted...)
+ *    MPI_ERR_BUFFER    NULL or released cl_mem, a cl_mem smaller than
+ *                      count x datatype spans (data or packed side)
+ *    MPI_ERR_TRUNCATE  a receive's message is longer than the receive (the
+ *                      part that fits is delivered, as MPI does for host
+ *                      buffers); MPI_Pack/MPI_Unpack past the packed buffer
+ *    MPI_ERR_NO_MEM    host or device memory for staging could not be had
+ *    MPI_ERR_OTHER     backend not compiled in or no device; a CUDA or
+ *                      OpenCL call failed (also a failed MPIACC_EVENT);
+ *                      MPI_Finalize with mpiacc operations pending; a
+ *                      device datatype (or host with MPIACC_EVENT) while
+ *                      MPIACC_DISABLE is set
+ *    MPI_ERR_INTERN    an internal inconsistency (a bug)
+ *
+ *    Argument errors are found in the call itself, never later.
+ *    MPI_PROC_NULL and null handles behave as in MPI whatever the datatype
+ *    carries (an MPI_PROC_NULL call moves nothing and touches no buffer).
  *
  * Known limits
  *  - CUDA: the first mpiacc operation on a device loads mpiacc's kernels.
@@ -67,12 +113,26 @@
  *  - Several ranks sharing one GPU: without MPS, the GPU switches between
  *    the processes' contexts for every pack/unpack (~70 us each on an H200);
  *    run the CUDA MPS daemon, as usual for shared GPUs.
- *  - MPICH's MPI_Waitall/Testall/Waitsome report the error of a failed
- *    mpiacc request as an MPI_ERR_OTHER-class code wrapping mpiacc's (MPI_Wait,
- *    MPI_Test and the blocking calls return mpiacc's code itself).
+ *  - A device receive stages into host memory with room for at least one
+ *    byte more than the receive; a message longer than that room is
+ *    truncated by MPI itself inside mpiacc's progress, which also calls the
+ *    communicator's error handler there (MPI_ERRORS_RETURN: nothing shows;
+ *    a handler of the application's sees that extra call).  The receive
+ *    then completes with MPI_ERR_TRUNCATE as any truncated receive.
+ *  - MPI calls mpiacc does not interpose (collectives, one-sided, file I/O,
+ *    persistent and buffered sends, MPI_Mrecv, MPI_Sendrecv_replace...) do
+ *    not know mpiacc's attributes: do not give them device datatypes.
+ *  - The completion calls recognise mpiacc's requests through the MPI_*
+ *    entry points; completing them with PMPI_* directly gets MPICH's own
+ *    error reporting (an MPI_ERR_OTHER-class wrapper on MPI_COMM_SELF).
  *
  * Environment
- *  - MPIACC_DISABLE=1: every call is forwarded to MPI untouched.
+ *  - MPIACC_DISABLE=1: mpiacc starts no backend; untagged and plain
+ *    MPIACC_BUF_HOST traffic is forwarded to MPI untouched.  The keyvals
+ *    are still created (tagging stays valid) and a call on a device
+ *    datatype (or MPIACC_BUF_HOST with MPIACC_EVENT) fails with an
+ *    MPI_ERR_OTHER-class error naming MPIACC_DISABLE, instead of handing
+ *    the device buffer to MPI as host memory.
  *  - MPIACC_LOG=off|warn|info|debug: diagnostics on stderr (default: warn,
  *    misuse warnings and errors, each cause once).
  *  - MPIACC_EAGER_INIT=1: start the CUDA/OpenCL backends in MPI_Init

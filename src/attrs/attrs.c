@@ -13,6 +13,7 @@ static int *const keyvals[] = {&MPIACC_BUF_TYPE, &MPIACC_STREAM, &MPIACC_CL_QUEU
 
 atomic_int mpiacc_attrs_builtin_tagged;
 atomic_int mpiacc_attrs_any_tagged;
+int mpiacc_attrs_handles_checked;
 
 /* The predefined-datatype shortcut of mpiacc_attrs_kind is only used when
  * MPI's handles classify as expected: predefined ones as builtin, a derived
@@ -36,16 +37,30 @@ static int is_ours(int keyval)
     return 0;
 }
 
-void mpiacc_attrs_note_set(MPI_Datatype type, int keyval)
+int mpiacc_attrs_check_set(MPI_Datatype type, int keyval, void *value)
 {
-    if (keyval == MPIACC_BUF_TYPE && keyval != MPI_KEYVAL_INVALID) atomic_store(&mpiacc_attrs_any_tagged, 1);
-    if (mpiacc_attrs_is_builtin(type) && is_ours(keyval)) atomic_store(&mpiacc_attrs_builtin_tagged, 1);
+    int mpi_errno = MPI_SUCCESS;
+    if (!is_ours(keyval)) goto fn_exit;
+    if (keyval == MPIACC_BUF_TYPE && ((intptr_t)value <= MPIACC_KIND_NONE || (intptr_t)value >= MPIACC_KIND_MAX))
+        MPIACC_FAIL(MPIACC_ERRK_ARG,
+                    "invalid MPIACC_BUF_TYPE value %p (use MPIACC_BUF_HOST, MPIACC_BUF_CUDA or MPIACC_BUF_OPENCL)",
+                    value);
+    if (keyval == MPIACC_DEVICE && ((intptr_t)value < 0 || (intptr_t)value > INT32_MAX))
+        MPIACC_FAIL(MPIACC_ERRK_ARG, "invalid MPIACC_DEVICE value %lld (a CUDA device ordinal >= 0)",
+                    (long long)(intptr_t)value);
+    if (keyval == MPIACC_BUF_TYPE) atomic_store(&mpiacc_attrs_any_tagged, 1);
+    if (mpiacc_attrs_is_builtin(type)) atomic_store(&mpiacc_attrs_builtin_tagged, 1);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
 }
 
 int mpiacc_attrs_init(void)
 {
     int mpi_errno = MPI_SUCCESS;
-    atomic_store(&mpiacc_attrs_builtin_tagged, !handles_classify());
+    mpiacc_attrs_handles_checked = handles_classify();
+    atomic_store(&mpiacc_attrs_builtin_tagged, !mpiacc_attrs_handles_checked);
     atomic_store(&mpiacc_attrs_any_tagged, 0);
     for (int i = 0; i < NKEYVALS; i++) {
         /* The values are plain handles: a dup shares them (MPI_TYPE_DUP_FN
@@ -79,19 +94,21 @@ int mpiacc_attrs_get(MPI_Datatype type, mpiacc_attrs_t *a)
     void *v;
 
     *a = (mpiacc_attrs_t){.kind = MPIACC_KIND_NONE};
-    if (MPIACC_BUF_TYPE == MPI_KEYVAL_INVALID || !get(type, MPIACC_BUF_TYPE, &v)) goto fn_exit;
-    a->kind = (int)(intptr_t)v;
-    if (a->kind <= MPIACC_KIND_NONE || a->kind >= MPIACC_KIND_MAX)
+    if (MPIACC_BUF_TYPE == MPI_KEYVAL_INVALID || !mpiacc_attrs_lookup_ok(type) || !get(type, MPIACC_BUF_TYPE, &v))
+        goto fn_exit;
+    if ((intptr_t)v <= MPIACC_KIND_NONE || (intptr_t)v >= MPIACC_KIND_MAX)
         MPIACC_FAIL(MPIACC_ERRK_ARG,
                     "invalid MPIACC_BUF_TYPE value %p (use MPIACC_BUF_HOST, MPIACC_BUF_CUDA or MPIACC_BUF_OPENCL)",
                     v);
+    a->kind = (int)(intptr_t)v;
     if (get(type, MPIACC_STREAM, &v)) { a->stream = v; a->has_stream = 1; }
     if (get(type, MPIACC_CL_QUEUE, &v)) { a->queue = v; a->has_queue = 1; }
     if (get(type, MPIACC_EVENT, &v)) { a->event = v; a->has_event = 1; }
     if (get(type, MPIACC_DEVICE, &v)) {
+        if ((intptr_t)v < 0 || (intptr_t)v > INT32_MAX)
+            MPIACC_FAIL(MPIACC_ERRK_ARG, "invalid MPIACC_DEVICE value %lld", (long long)(intptr_t)v);
         a->device = (int)(intptr_t)v;
         a->has_device = 1;
-        if (a->device < 0) MPIACC_FAIL(MPIACC_ERRK_ARG, "invalid MPIACC_DEVICE value %d", a->device);
     }
 fn_exit:
     return mpi_errno;

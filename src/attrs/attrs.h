@@ -19,9 +19,18 @@ void mpiacc_attrs_finalize(void);
  * buffer type value gives an MPI_ERR_ARG-class error. */
 int mpiacc_attrs_get(MPI_Datatype type, mpiacc_attrs_t *a);
 
-/* MPI_Type_set_attr(type, keyval, ...) is being called: notes what the
- * fast check below must know (src/interpose/attr.c). */
-void mpiacc_attrs_note_set(MPI_Datatype type, int keyval);
+/* MPI_Type_set_attr(type, keyval, value) is being called: checks the
+ * value of an mpiacc keyval (an MPI_ERR_ARG-class error, not yet raised,
+ * for a MPIACC_BUF_TYPE that is not an MPIACC_BUF_* value, NULL included,
+ * or a negative MPIACC_DEVICE) and notes what the fast check below must
+ * know (src/interpose/attr.c). */
+int mpiacc_attrs_check_set(MPI_Datatype type, int keyval, void *value);
+
+/* What mpiacc_attrs_kind returns for a MPIACC_BUF_TYPE value that is not a
+ * kind (set with PMPI_Type_set_attr, bypassing the check): not
+ * MPIACC_KIND_NONE, so that the call goes to the dispatcher, which fails
+ * it instead of handing the buffer to MPI as host memory. */
+#define MPIACC_ATTRS_KIND_INVALID (-1)
 
 /* Set (for good) once an mpiacc attribute is put on a predefined datatype,
  * or when MPI's handles cannot be classified (see attrs.c): then predefined
@@ -40,10 +49,23 @@ static inline int mpiacc_attrs_is_builtin(MPI_Datatype type)
     return ((uint32_t)(uintptr_t)type >> 30) == 1u;
 }
 
+/* Whether a datatype handle can be looked up: not MPI_DATATYPE_NULL and,
+ * when MPI's handles classify as expected (see attrs.c), of MPICH's
+ * datatype kind (bits 26-29 = 3) and not of its "invalid" handle kind.
+ * Anything else is left to MPI, which reports it as it would without
+ * mpiacc (an attribute lookup would raise its own error elsewhere). */
+extern int mpiacc_attrs_handles_checked;
+static inline int mpiacc_attrs_lookup_ok(MPI_Datatype type)
+{
+    uint32_t h = (uint32_t)(uintptr_t)type;
+    if (type == MPI_DATATYPE_NULL) return 0;
+    return !mpiacc_attrs_handles_checked || ((h >> 30) != 0 && ((h >> 26) & 0xfu) == 3u);
+}
+
 /* Fast check used on every interposed call: the buffer kind only
- * (MPIACC_KIND_NONE when untagged).  Before any datatype was tagged, or for
- * a predefined datatype, one or two loads; otherwise one attribute lookup.
- * No lock. */
+ * (MPIACC_KIND_NONE when untagged, MPIACC_ATTRS_KIND_INVALID for a value
+ * that is no kind).  Before any datatype was tagged, or for a predefined
+ * datatype, one or two loads; otherwise one attribute lookup.  No lock. */
 static inline int mpiacc_attrs_kind(MPI_Datatype type)
 {
     void *v = NULL;
@@ -54,8 +76,10 @@ static inline int mpiacc_attrs_kind(MPI_Datatype type)
     if (mpiacc_attrs_is_builtin(type) &&
         !atomic_load_explicit(&mpiacc_attrs_builtin_tagged, memory_order_relaxed))
         return MPIACC_KIND_NONE;
+    if (!mpiacc_attrs_lookup_ok(type)) return MPIACC_KIND_NONE;
     if (PMPI_Type_get_attr(type, MPIACC_BUF_TYPE, &v, &flag) != MPI_SUCCESS || !flag)
         return MPIACC_KIND_NONE;
+    if ((intptr_t)v <= MPIACC_KIND_NONE || (intptr_t)v >= MPIACC_KIND_MAX) return MPIACC_ATTRS_KIND_INVALID;
     return (int)(intptr_t)v;
 }
 

@@ -28,8 +28,8 @@
 
 /* ---- errors --------------------------------------------------------- */
 
-/* Kinds of error mpiacc reports; each maps to an MPI error class and owns
- * an error code (created at MPI_Init) whose string is the latest message. */
+/* Kinds of error mpiacc reports; each maps to an MPI error class (the
+ * table of classes in include/mpiacc.h lists when each is returned). */
 typedef enum mpiacc_errk {
     MPIACC_ERRK_ARG,       /* bad attribute value or argument: MPI_ERR_ARG  */
     MPIACC_ERRK_TYPE,      /* unusable datatype: MPI_ERR_TYPE               */
@@ -42,24 +42,38 @@ typedef enum mpiacc_errk {
     MPIACC_ERRK_OPENCL,    /* an OpenCL call failed: MPI_ERR_OTHER          */
     MPIACC_ERRK_PENDING,   /* operations pending at MPI_Finalize: MPI_ERR_OTHER */
     MPIACC_ERRK_INTERN,    /* internal error: MPI_ERR_INTERN                */
+    MPIACC_ERRK_RANK,      /* rank outside the communicator: MPI_ERR_RANK   */
+    MPIACC_ERRK_TAG,       /* tag outside [0, MPI_TAG_UB]: MPI_ERR_TAG      */
+    MPIACC_ERRK_COMM,      /* MPI_COMM_NULL / invalid communicator: MPI_ERR_COMM */
+    MPIACC_ERRK_DISABLED,  /* device datatype with MPIACC_DISABLE=1: MPI_ERR_OTHER */
     MPIACC_ERRK_MAX
 } mpiacc_errk_t;
 
-/* Formats a message, logs it (warn: once per format; debug: always), makes it the string of the
- * kind's error code and returns that code (the bare class before MPI_Init). */
+/* Formats a message, logs it (warn: once per format; debug: always) and
+ * returns an error code of the kind's class whose MPI_Error_string is that
+ * message (the bare class before MPI_Init).  Thread safe: each call gets its
+ * own code, taken round-robin from a ring of MPIACC_ERR_RING codes per class,
+ * so a message is only replaced after MPIACC_ERR_RING later errors of the
+ * same class. */
 int mpiacc_err(mpiacc_errk_t kind, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+#define MPIACC_ERR_RING 256
 
-/* Creates / forgets the error codes; called from MPI_Init / MPI_Finalize. */
+/* Readies / forgets the error codes; called from MPI_Init / MPI_Finalize. */
 int mpiacc_err_init(void);
 void mpiacc_err_finalize(void);
 
-/* Returns err through comm's error handler (MPI_COMM_WORLD if comm is
- * MPI_COMM_NULL) when it is an error; returns err. */
+/* Raises err (when it is an error) with comm's error handler and returns
+ * it.  MPI_COMM_NULL means "no communicator" and raises it where MPICH
+ * raises such errors: MPI_COMM_SELF's handler, or MPI_COMM_WORLD's while
+ * MPI_COMM_SELF has none of its own. */
 int mpiacc_err_return_comm(MPI_Comm comm, int err);
+
+/* The MPI error class of a code (MPI_SUCCESS for MPI_SUCCESS). */
+int mpiacc_err_class(int err);
 
 #define MPIACC_CHECK(call_)                        \
     do {                                           \

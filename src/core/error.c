@@ -1,6 +1,20 @@
-/* core/error.c: MPI error codes with readable strings for mpiacc's errors. */
-#include <pthread.h>
+/*
+ * core/error.c: MPI error codes with readable strings for mpiacc's errors.
+ *
+ * Every error gets a code of its own: per MPI error class, a ring of
+ * MPIACC_ERR_RING codes made with MPI_Add_error_code (lazily, so that an
+ * application that never errs spends none of MPI's dynamic codes) is used
+ * round-robin, and the message is attached to the code handed out with
+ * MPI_Add_error_string.  A code's message therefore stays what it was until
+ * MPIACC_ERR_RING more errors of the same class have been raised in the
+ * process, whichever threads raise them: a thread reading
+ * MPI_Error_string of its own error never sees another thread's message in
+ * any realistic use (the ring would have to wrap between the failing call
+ * and the MPI_Error_string).
+ */
+#include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "core.h"
@@ -11,40 +25,72 @@ static const int errk_class[MPIACC_ERRK_MAX] = {
     [MPIACC_ERRK_TRUNCATE] = MPI_ERR_TRUNCATE, [MPIACC_ERRK_NOMEM] = MPI_ERR_NO_MEM,
     [MPIACC_ERRK_BACKEND] = MPI_ERR_OTHER,   [MPIACC_ERRK_CUDA] = MPI_ERR_OTHER,
     [MPIACC_ERRK_OPENCL] = MPI_ERR_OTHER,    [MPIACC_ERRK_PENDING] = MPI_ERR_OTHER,
-    [MPIACC_ERRK_INTERN] = MPI_ERR_INTERN,
+    [MPIACC_ERRK_INTERN] = MPI_ERR_INTERN,   [MPIACC_ERRK_RANK] = MPI_ERR_RANK,
+    [MPIACC_ERRK_TAG] = MPI_ERR_TAG,         [MPIACC_ERRK_COMM] = MPI_ERR_COMM,
+    [MPIACC_ERRK_DISABLED] = MPI_ERR_OTHER,
 };
 
-/* One code per kind; its string is replaced by each new message of the kind
- * (MPI_Add_error_string replaces an existing string).  A mutex keeps
- * concurrent replacements whole. */
-static int errk_code[MPIACC_ERRK_MAX];
-static int errk_ready;
-static pthread_mutex_t err_lock = PTHREAD_MUTEX_INITIALIZER;
+/* One ring per distinct class (several kinds share MPI_ERR_OTHER's).  A
+ * slot holds 0 (no code yet), CREATING, or the code. */
+#define CREATING (-1)
+typedef struct ring {
+    int cls;
+    atomic_uint next;
+    atomic_int code[MPIACC_ERR_RING];
+} ring_t;
+
+static ring_t rings[MPIACC_ERRK_MAX];
+static int nrings;
+static int errk_ring[MPIACC_ERRK_MAX];
+static atomic_int errk_ready;
 
 int mpiacc_err_init(void)
 {
-    int mpi_errno = MPI_SUCCESS;
+    nrings = 0;
     for (int k = 0; k < MPIACC_ERRK_MAX; k++) {
-        MPIACC_CHECK(PMPI_Add_error_code(errk_class[k], &errk_code[k]));
-        MPIACC_CHECK(PMPI_Add_error_string(errk_code[k], "mpiacc error"));
+        int r;
+        for (r = 0; r < nrings && rings[r].cls != errk_class[k]; r++) continue;
+        if (r == nrings) {
+            rings[r].cls = errk_class[k];
+            atomic_store(&rings[r].next, 0);
+            for (int i = 0; i < MPIACC_ERR_RING; i++) atomic_store(&rings[r].code[i], 0);
+            nrings++;
+        }
+        errk_ring[k] = r;
     }
-    errk_ready = 1;
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
+    atomic_store(&errk_ready, 1);
+    return MPI_SUCCESS;
 }
 
 void mpiacc_err_finalize(void)
 {
     /* The codes die with MPI; nothing to free. */
-    errk_ready = 0;
+    atomic_store(&errk_ready, 0);
+}
+
+/* The code of slot i, made on first use; 0 when MPI has no code left. */
+static int slot_code(ring_t *r, unsigned i)
+{
+    int c = atomic_load(&r->code[i]), expect = 0;
+    while (c <= 0) {
+        if (c == 0 && atomic_compare_exchange_strong(&r->code[i], &expect, CREATING)) {
+            if (PMPI_Add_error_code(r->cls, &c) != MPI_SUCCESS || c <= 0) c = 0;
+            atomic_store(&r->code[i], c);
+            return c;
+        }
+        /* Another thread is making this slot's code (the ring wrapped). */
+        sched_yield();
+        c = atomic_load(&r->code[i]);
+        expect = 0;
+    }
+    return c;
 }
 
 int mpiacc_err(mpiacc_errk_t kind, const char *fmt, ...)
 {
     char msg[MPI_MAX_ERROR_STRING];
-    int n;
+    int n, code;
+    ring_t *r;
     va_list ap;
 
     n = snprintf(msg, sizeof msg, "mpiacc: ");
@@ -53,16 +99,38 @@ int mpiacc_err(mpiacc_errk_t kind, const char *fmt, ...)
     va_end(ap);
     /* once per cause (its format) at warn, every time at debug */
     MPIACC_LOG_ONCE(MPIACC_LOG_WARN, fmt, "error: %s", msg + n);
-    if (!errk_ready) return errk_class[kind];
-    pthread_mutex_lock(&err_lock);
-    PMPI_Add_error_string(errk_code[kind], msg);
-    pthread_mutex_unlock(&err_lock);
-    return errk_code[kind];
+    if (!atomic_load(&errk_ready)) return errk_class[kind];
+    r = &rings[errk_ring[kind]];
+    code = slot_code(r, atomic_fetch_add(&r->next, 1) % MPIACC_ERR_RING);
+    if (code == 0) return errk_class[kind];
+    PMPI_Add_error_string(code, msg);
+    return code;
+}
+
+/* Where MPICH raises an error that belongs to no communicator: on
+ * MPI_COMM_SELF, or, while MPI_COMM_SELF has no handler of its own (it
+ * reads as MPI_ERRORS_ARE_FATAL then), on MPI_COMM_WORLD. */
+static MPI_Comm no_comm_target(void)
+{
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    MPI_Comm c = MPI_COMM_SELF;
+    if (PMPI_Comm_get_errhandler(MPI_COMM_SELF, &eh) == MPI_SUCCESS) {
+        if (eh == MPI_ERRORS_ARE_FATAL) c = MPI_COMM_WORLD;
+        if (eh != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&eh);
+    }
+    return c;
 }
 
 int mpiacc_err_return_comm(MPI_Comm comm, int err)
 {
     if (err == MPI_SUCCESS) return err;
-    PMPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, err);
+    PMPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? no_comm_target() : comm, err);
     return err;
+}
+
+int mpiacc_err_class(int err)
+{
+    int cls = MPI_SUCCESS;
+    if (err != MPI_SUCCESS && PMPI_Error_class(err, &cls) != MPI_SUCCESS) cls = MPI_ERR_UNKNOWN;
+    return cls;
 }

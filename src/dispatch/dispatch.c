@@ -134,6 +134,73 @@ fn_fail:
     goto fn_exit;
 }
 
+/* ---- call-time checks -------------------------------------------------------- */
+
+/* MPI_TAG_UB (the same on every communicator in MPICH), read once. */
+static atomic_int tag_ub;
+
+static int get_tag_ub(void)
+{
+    int ub = atomic_load_explicit(&tag_ub, memory_order_relaxed);
+    if (ub == 0) {
+        int *v = NULL, flag = 0;
+        if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag) == MPI_SUCCESS && flag && v) ub = *v;
+        else ub = 32767; /* the least MPI guarantees */
+        atomic_store_explicit(&tag_ub, ub, memory_order_relaxed);
+    }
+    return ub;
+}
+
+/* What MPI checks in a point-to-point call before anything happens, in
+ * MPICH's order, with MPI's classes: communicator, count, datatype, rank,
+ * tag, request pointer (nonblocking calls).  Wrong arguments therefore
+ * fail in the call, never later in a completion call. */
+static int check_args(int is_send, MPI_Count count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
+                      int nonblocking, const MPI_Request *req)
+{
+    int mpi_errno = MPI_SUCCESS, inter = 0, size = 0, ub;
+    if (comm == MPI_COMM_NULL) MPIACC_FAIL(MPIACC_ERRK_COMM, "the communicator is MPI_COMM_NULL");
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS ||
+        (inter ? PMPI_Comm_remote_size(comm, &size) : PMPI_Comm_size(comm, &size)) != MPI_SUCCESS)
+        MPIACC_FAIL(MPIACC_ERRK_COMM, "invalid communicator");
+    if (count < 0) MPIACC_FAIL(MPIACC_ERRK_COUNT, "negative count %lld", (long long)count);
+    if (dt == MPI_DATATYPE_NULL) MPIACC_FAIL(MPIACC_ERRK_TYPE, "the datatype is MPI_DATATYPE_NULL");
+    if (peer != MPI_PROC_NULL && !(peer >= 0 && peer < size) && (is_send || peer != MPI_ANY_SOURCE))
+        MPIACC_FAIL(MPIACC_ERRK_RANK, "invalid %s rank %d: the %scommunicator has %d process%s",
+                    is_send ? "destination" : "source", peer, inter ? "remote group of the " : "", size,
+                    size == 1 ? "" : "es");
+    ub = get_tag_ub();
+    if (!(tag >= 0 && tag <= ub) && (is_send || tag != MPI_ANY_TAG))
+        MPIACC_FAIL(MPIACC_ERRK_TAG, "invalid tag %d: must be in [0, %d]%s", tag, ub,
+                    is_send ? "" : " or MPI_ANY_TAG");
+    if (nonblocking && !req) MPIACC_FAIL(MPIACC_ERRK_ARG, "the request argument is NULL");
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* A device datatype (or a host one with an event) while mpiacc is switched
+ * off: its buffer cannot be handed to MPI as host memory. */
+static int disabled_error(const mpiacc_attrs_t *a)
+{
+    return mpiacc_err(MPIACC_ERRK_DISABLED,
+                      "the datatype is tagged MPIACC_BUF_TYPE %s%s but mpiacc is disabled (MPIACC_DISABLE is set): "
+                      "its buffer cannot be communicated",
+                      mpiacc_kind_name(a->kind), a->kind == MPIACC_KIND_HOST ? " with MPIACC_EVENT" : "");
+}
+
+/* Blocking calls: waits for the request; an operation's error is raised
+ * with the communicator's error handler. */
+static int wait_on(MPI_Request *r, MPI_Status *st, MPI_Comm comm)
+{
+    int err;
+    MPI_Comm c;
+    int rc = mpiacc_rp_wait(r, st, &err, &c);
+    if (rc == MPI_SUCCESS && err != MPI_SUCCESS) rc = mpiacc_err_return_comm(comm, err);
+    return rc;
+}
+
 /* ---- entry points ---------------------------------------------------------- */
 
 static int pmpi_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
@@ -156,13 +223,18 @@ static int pmpi_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest
 }
 
 int mpiacc_dispatch_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                         int mode, MPI_Request *req)
+                         int mode, int nonblocking, MPI_Request *req)
 {
     int mpi_errno = MPI_SUCCESS, deferred = 0;
     MPI_Request r = MPI_REQUEST_NULL;
     mpiacc_attrs_t a;
 
+    MPIACC_CHECK(check_args(1, count, dt, dest, tag, comm, nonblocking, req));
+    if (dest == MPI_PROC_NULL) /* no data moves: MPI's own semantics */
+        return nonblocking ? pmpi_isend(buf, count, dt, dest, tag, comm, mode, req)
+                           : pmpi_send(buf, count, dt, dest, tag, comm, mode);
     MPIACC_CHECK(mpiacc_attrs_get(dt, &a));
+    if (wants_pool(&a) && mpiacc_core_disabled) MPIACC_CHECK(disabled_error(&a));
     if (wants_pool(&a)) {
         MPIACC_CHECK(device_op(1, (void *)buf, count, dt, &a, dest, tag, comm, mode, &r));
     } else {
@@ -170,12 +242,12 @@ int mpiacc_dispatch_send(const void *buf, MPI_Count count, MPI_Datatype dt, int 
             MPIACC_CHECK(host_send_ordered(buf, count, dt, dest, tag, comm, mode, &r, &deferred));
         if (!deferred) {
             /* Nothing to order behind: plain MPI (its own error handling). */
-            return req ? pmpi_isend(buf, count, dt, dest, tag, comm, mode, req)
-                       : pmpi_send(buf, count, dt, dest, tag, comm, mode);
+            return nonblocking ? pmpi_isend(buf, count, dt, dest, tag, comm, mode, req)
+                               : pmpi_send(buf, count, dt, dest, tag, comm, mode);
         }
     }
-    if (req) *req = r;
-    else return PMPI_Wait(&r, MPI_STATUS_IGNORE);
+    if (nonblocking) *req = r;
+    else return wait_on(&r, MPI_STATUS_IGNORE, comm);
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -184,19 +256,23 @@ fn_fail:
 }
 
 int mpiacc_dispatch_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-                         MPI_Status *status, MPI_Request *req)
+                         MPI_Status *status, int nonblocking, MPI_Request *req)
 {
     int mpi_errno = MPI_SUCCESS;
     MPI_Request r = MPI_REQUEST_NULL;
     mpiacc_attrs_t a;
 
-    MPIACC_CHECK(mpiacc_attrs_get(dt, &a));
-    if (!wants_pool(&a))
-        return req ? PMPI_Irecv_c(buf, count, dt, src, tag, comm, req)
-                   : PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
+    MPIACC_CHECK(check_args(0, count, dt, src, tag, comm, nonblocking, req));
+    if (src != MPI_PROC_NULL) {
+        MPIACC_CHECK(mpiacc_attrs_get(dt, &a));
+        if (wants_pool(&a) && mpiacc_core_disabled) MPIACC_CHECK(disabled_error(&a));
+    }
+    if (src == MPI_PROC_NULL || !wants_pool(&a)) /* MPI_PROC_NULL: no data moves */
+        return nonblocking ? PMPI_Irecv_c(buf, count, dt, src, tag, comm, req)
+                           : PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
     MPIACC_CHECK(device_op(0, buf, count, dt, &a, src, tag, comm, MPIACC_RP_SEND_STD, &r));
-    if (req) *req = r;
-    else return PMPI_Wait(&r, status);
+    if (nonblocking) *req = r;
+    else return wait_on(&r, status, comm);
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -208,24 +284,29 @@ int mpiacc_dispatch_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype st
                              void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm,
                              MPI_Status *status)
 {
-    int mpi_errno = MPI_SUCCESS;
+    int mpi_errno = MPI_SUCCESS, err;
     MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-    MPI_Status st[2];
+    MPI_Comm c;
 
+    /* Both halves' arguments first, as MPI_Sendrecv does. */
+    MPIACC_CHECK(check_args(1, scount, stype, dest, stag, comm, 0, NULL));
+    MPIACC_CHECK(check_args(0, rcount, rtype, src, rtag, comm, 0, NULL));
     /* Receive first so that a send to self finds it posted. */
-    mpi_errno = mpiacc_dispatch_recv(rbuf, rcount, rtype, src, rtag, comm, NULL, &reqs[0]);
+    mpi_errno = mpiacc_dispatch_recv(rbuf, rcount, rtype, src, rtag, comm, NULL, 1, &reqs[0]);
     if (mpi_errno != MPI_SUCCESS) return mpi_errno;
-    mpi_errno = mpiacc_dispatch_send(sbuf, scount, stype, dest, stag, comm, MPIACC_RP_SEND_STD, &reqs[1]);
+    mpi_errno = mpiacc_dispatch_send(sbuf, scount, stype, dest, stag, comm, MPIACC_RP_SEND_STD, 1, &reqs[1]);
     if (mpi_errno != MPI_SUCCESS) {
         PMPI_Cancel(&reqs[0]);
         PMPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
         return mpi_errno;
     }
-    mpi_errno = PMPI_Waitall(2, reqs, st);
-    if (status != MPI_STATUS_IGNORE) *status = st[0];
-    if (mpi_errno == MPI_ERR_IN_STATUS)
-        mpi_errno = st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR : st[1].MPI_ERROR;
+    /* One error raised, on comm: the receive's, else the send's. */
+    mpi_errno = wait_on(&reqs[0], status, comm);
+    if (mpi_errno == MPI_SUCCESS) return wait_on(&reqs[1], MPI_STATUS_IGNORE, comm);
+    mpiacc_rp_wait(&reqs[1], MPI_STATUS_IGNORE, &err, &c);
     return mpi_errno;
+fn_fail:
+    return mpiacc_err_return_comm(comm, mpi_errno);
 }
 
 int mpiacc_dispatch_pack(int packing, const void *inbuf, MPI_Count insize_or_count, MPI_Datatype dt,
@@ -239,6 +320,7 @@ int mpiacc_dispatch_pack(int packing, const void *inbuf, MPI_Count insize_or_cou
         *host = 1;
         goto fn_exit;
     }
+    if (mpiacc_core_disabled) MPIACC_CHECK(disabled_error(&a));
     if (packing)
         MPIACC_CHECK(mpiacc_dispatch_pack_device(1, (void *)inbuf, insize_or_count, dt, &a, outbuf,
                                                  outsize_or_count, position));

@@ -19,12 +19,13 @@ static inline int mpiacc_dispatch_no_deferred(void)
     return atomic_load_explicit(&mpiacc_rp_deferred_sends, memory_order_relaxed) == 0;
 }
 
-/* A send (mode: MPIACC_RP_SEND_*); req == NULL: blocking. */
+/* A send (mode: MPIACC_RP_SEND_*), blocking or nonblocking (into *req;
+ * a NULL req is then an error, as in MPI). */
 int mpiacc_dispatch_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                         int mode, MPI_Request *req);
-/* A receive; req == NULL: blocking (status filled). */
+                         int mode, int nonblocking, MPI_Request *req);
+/* A receive, blocking (status filled) or nonblocking (into *req). */
 int mpiacc_dispatch_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-                         MPI_Status *status, MPI_Request *req);
+                         MPI_Status *status, int nonblocking, MPI_Request *req);
 /* MPI_Sendrecv: receive posted first, then the send, both waited. */
 int mpiacc_dispatch_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
                              void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm,

@@ -15,6 +15,10 @@
 
 _Static_assert(MPIACC_KIND_MAX <= MPIACC_PACK_NSLOTS, "a backend's data slot is its kind");
 
+/* MPIACC_DISABLE=1: no backend, pool or protocol is started, but the
+ * error codes and the keyvals are (so that tagging a datatype stays valid
+ * and a tagged call fails instead of passing a device buffer to MPI as
+ * host memory; see the dispatcher). */
 static void read_env(void)
 {
     mpiacc_core_disabled = mpiacc_env_bool("MPIACC_DISABLE");
@@ -68,12 +72,26 @@ fn_fail:
     goto fn_exit;
 }
 
+/* MPIACC_DISABLE: the error codes and the keyvals only. */
+static int start_disabled(void)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIACC_CHECK(mpiacc_err_init());
+    MPIACC_CHECK(mpiacc_attrs_init());
+    MPIACC_LOG(MPIACC_LOG_INFO, "mpiacc disabled (MPIACC_DISABLE): device datatypes are refused");
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
 MPIACC_INTERPOSE_EXPORT int MPI_Init(int *argc, char ***argv)
 {
     int mpi_errno;
     read_env();
     mpi_errno = PMPI_Init(argc, argv);
-    if (mpi_errno != MPI_SUCCESS || mpiacc_core_disabled) return mpi_errno;
+    if (mpi_errno != MPI_SUCCESS) return mpi_errno;
+    if (mpiacc_core_disabled) return mpiacc_err_return_comm(MPI_COMM_WORLD, start_disabled());
     PMPI_Query_thread(&mpiacc_core_thread_level);
     return mpiacc_err_return_comm(MPI_COMM_WORLD, start_modules());
 }
@@ -83,7 +101,8 @@ MPIACC_INTERPOSE_EXPORT int MPI_Init_thread(int *argc, char ***argv, int require
     int mpi_errno;
     read_env();
     mpi_errno = PMPI_Init_thread(argc, argv, required, provided);
-    if (mpi_errno != MPI_SUCCESS || mpiacc_core_disabled) return mpi_errno;
+    if (mpi_errno != MPI_SUCCESS) return mpi_errno;
+    if (mpiacc_core_disabled) return mpiacc_err_return_comm(MPI_COMM_WORLD, start_disabled());
     mpiacc_core_thread_level = *provided;
     return mpiacc_err_return_comm(MPI_COMM_WORLD, start_modules());
 }
@@ -91,7 +110,12 @@ MPIACC_INTERPOSE_EXPORT int MPI_Init_thread(int *argc, char ***argv, int require
 MPIACC_INTERPOSE_EXPORT int MPI_Finalize(void)
 {
     mpiacc_rp_finalize_report_t rep;
-    if (mpiacc_core_disabled || !mpiacc_core_initialized) return PMPI_Finalize();
+    if (mpiacc_core_disabled) {
+        mpiacc_attrs_finalize();
+        mpiacc_err_finalize();
+        return PMPI_Finalize();
+    }
+    if (!mpiacc_core_initialized) return PMPI_Finalize();
     /* Operations still pending get a bounded time, then are cancelled or
      * abandoned (reported); MPI_Finalize itself always goes ahead. */
     mpiacc_rp_finalize(&rep);

@@ -10,40 +10,40 @@
 MPIACC_INTERPOSE_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     if (mpiacc_interpose_send_fast(dt)) return PMPI_Send(buf, count, dt, dest, tag, comm);
-    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_STD, NULL);
+    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_STD, 0, NULL);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     if (mpiacc_interpose_send_fast(dt)) return PMPI_Ssend(buf, count, dt, dest, tag, comm);
-    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_SYNC, NULL);
+    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_SYNC, 0, NULL);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     if (mpiacc_interpose_send_fast(dt)) return PMPI_Rsend(buf, count, dt, dest, tag, comm);
-    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_READY, NULL);
+    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_READY, 0, NULL);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                                        MPI_Comm comm)
 {
     if (mpiacc_interpose_send_fast(dt)) return PMPI_Send_c(buf, count, dt, dest, tag, comm);
-    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_STD, NULL);
+    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_STD, 0, NULL);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                                         MPI_Comm comm)
 {
     if (mpiacc_interpose_send_fast(dt)) return PMPI_Ssend_c(buf, count, dt, dest, tag, comm);
-    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_SYNC, NULL);
+    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_SYNC, 0, NULL);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                                         MPI_Comm comm)
 {
     if (mpiacc_interpose_send_fast(dt)) return PMPI_Rsend_c(buf, count, dt, dest, tag, comm);
-    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_READY, NULL);
+    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_READY, 0, NULL);
 }
 
 /* ---- nonblocking sends --------------------------------------------------- */
@@ -52,42 +52,42 @@ MPIACC_INTERPOSE_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype d
                                       MPI_Request *req)
 {
     if (mpiacc_interpose_send_fast(dt)) return PMPI_Isend(buf, count, dt, dest, tag, comm, req);
-    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_STD, req);
+    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_STD, 1, req);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                                        MPI_Comm comm, MPI_Request *req)
 {
     if (mpiacc_interpose_send_fast(dt)) return PMPI_Issend(buf, count, dt, dest, tag, comm, req);
-    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_SYNC, req);
+    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_SYNC, 1, req);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                                        MPI_Comm comm, MPI_Request *req)
 {
     if (mpiacc_interpose_send_fast(dt)) return PMPI_Irsend(buf, count, dt, dest, tag, comm, req);
-    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_READY, req);
+    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_READY, 1, req);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                                         MPI_Comm comm, MPI_Request *req)
 {
     if (mpiacc_interpose_send_fast(dt)) return PMPI_Isend_c(buf, count, dt, dest, tag, comm, req);
-    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_STD, req);
+    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_STD, 1, req);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                                          MPI_Comm comm, MPI_Request *req)
 {
     if (mpiacc_interpose_send_fast(dt)) return PMPI_Issend_c(buf, count, dt, dest, tag, comm, req);
-    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_SYNC, req);
+    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_SYNC, 1, req);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                                          MPI_Comm comm, MPI_Request *req)
 {
     if (mpiacc_interpose_send_fast(dt)) return PMPI_Irsend_c(buf, count, dt, dest, tag, comm, req);
-    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_READY, req);
+    return mpiacc_dispatch_send(buf, count, dt, dest, tag, comm, MPIACC_RP_SEND_READY, 1, req);
 }
 
 /* ---- receives -------------------------------------------------------------- */
@@ -96,28 +96,28 @@ MPIACC_INTERPOSE_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int 
                                      MPI_Status *status)
 {
     if (mpiacc_interpose_untagged(dt)) return PMPI_Recv(buf, count, dt, src, tag, comm, status);
-    return mpiacc_dispatch_recv(buf, count, dt, src, tag, comm, status, NULL);
+    return mpiacc_dispatch_recv(buf, count, dt, src, tag, comm, status, 0, NULL);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                                        MPI_Status *status)
 {
     if (mpiacc_interpose_untagged(dt)) return PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
-    return mpiacc_dispatch_recv(buf, count, dt, src, tag, comm, status, NULL);
+    return mpiacc_dispatch_recv(buf, count, dt, src, tag, comm, status, 0, NULL);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                                       MPI_Request *req)
 {
     if (mpiacc_interpose_untagged(dt)) return PMPI_Irecv(buf, count, dt, src, tag, comm, req);
-    return mpiacc_dispatch_recv(buf, count, dt, src, tag, comm, NULL, req);
+    return mpiacc_dispatch_recv(buf, count, dt, src, tag, comm, NULL, 1, req);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
                                         MPI_Comm comm, MPI_Request *req)
 {
     if (mpiacc_interpose_untagged(dt)) return PMPI_Irecv_c(buf, count, dt, src, tag, comm, req);
-    return mpiacc_dispatch_recv(buf, count, dt, src, tag, comm, NULL, req);
+    return mpiacc_dispatch_recv(buf, count, dt, src, tag, comm, NULL, 1, req);
 }
 
 /* ---- MPI_Sendrecv ------------------------------------------------------------ */

@@ -25,6 +25,8 @@ int mpiacc_proto_init(void);
 void mpiacc_proto_finalize(void);
 int mpiacc_proto_staging_get(int kind, MPI_Count bytes, void **p, int *cls);
 void mpiacc_proto_staging_put(int kind, void *p, int cls);
+/* Bytes a staging buffer of class cls holds (>= the bytes asked for). */
+MPI_Count mpiacc_proto_staging_capacity(int cls);
 void mpiacc_proto_staging_stats(int kind, mpiacc_util_pool_stats_t *out);
 
 #endif

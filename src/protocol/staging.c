@@ -48,6 +48,11 @@ int mpiacc_proto_staging_get(int kind, MPI_Count bytes, void **p, int *cls)
     return mpiacc_util_pool_get(&staging[kind], (size_t)bytes, p, cls);
 }
 
+MPI_Count mpiacc_proto_staging_capacity(int cls)
+{
+    return (MPI_Count)1 << (STAGING_MIN_LOG2 + cls);
+}
+
 void mpiacc_proto_staging_put(int kind, void *p, int cls)
 {
     mpiacc_util_pool_put(&staging[kind], p, cls);

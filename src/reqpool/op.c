@@ -35,7 +35,16 @@
  *   any state --(a backend or MPI failure)--> ERROR: resources released, the
  *       generalized request completes with the error in its status (the
  *       completion call returns it; Waitall reports MPI_ERR_IN_STATUS).
- *       A receive whose message is too long completes with MPI_ERR_TRUNCATE.
+ *       The error is raised with the handler MPI semantics name (the
+ *       operation's communicator in MPI_Wait/MPI_Test and the blocking
+ *       calls): the completion calls claim mpiacc's requests (complete.c)
+ *       and the query callback hands the error to the claim.
+ *   receive IN_FLIGHT --(message longer than the receive: the inner
+ *       receive got more bytes than op->bytes (the protocol's room may be
+ *       larger) or failed with MPI_ERR_TRUNCATE)--> the bytes that fit go
+ *       on as received (UNPACKING...), then --> ERROR with
+ *       MPI_ERR_TRUNCATE once they are unpacked, as MPI fills a host
+ *       buffer with the part of the message that fits.
  *   receive IN_FLIGHT --(MPI_Cancel: PMPI_Cancel of the inner receive, which
  *       then completes cancelled)--> CANCELLED: status says cancelled.
  *       MPI_Cancel in any later state, and on sends, does nothing (the
@@ -136,13 +145,20 @@ int mpiacc_rp_isend(mpiacc_rp_op_t *op, const void *buf, MPI_Count n, MPI_Dataty
 static int query_fn(void *extra, MPI_Status *status)
 {
     mpiacc_rp_op_t *op = extra;
+    int err;
     (void)atomic_load_explicit(&op->published, memory_order_acquire);
+    err = op->error;
     status->MPI_SOURCE = op->st_source;
     status->MPI_TAG = op->st_tag;
-    status->MPI_ERROR = op->error;
     PMPI_Status_set_elements_x(status, MPI_BYTE, op->is_send ? 0 : op->bytes);
     PMPI_Status_set_cancelled(status, op->cancelled);
-    return op->error;
+    if (op->claim) {
+        /* A completion call of ours raises it (complete.c). */
+        mpiacc_rp_claim_result(op, err);
+        err = MPI_SUCCESS;
+    }
+    status->MPI_ERROR = err;
+    return err;
 }
 
 /* MPI calls this once the request is complete and freed by the
@@ -152,6 +168,7 @@ static int free_fn(void *extra)
     mpiacc_rp_op_t *op = extra;
     (void)atomic_load_explicit(&op->published, memory_order_acquire);
     mpiacc_rp_completed_remove(extra);
+    mpiacc_rp_unregister(extra);
     mpiacc_rp_op_free(extra);
     return MPI_SUCCESS;
 }
@@ -236,13 +253,21 @@ static void finish(mpiacc_rp_op_t *op, int to, int error)
     PMPI_Grequest_complete(greq); /* op may be freed from here on */
 }
 
+/* Done: with the error an earlier step left in op->error (a truncated
+ * receive), else successfully. */
+static void complete(mpiacc_rp_op_t *op)
+{
+    int err = op->error;
+    finish(op, err != MPI_SUCCESS ? MPIACC_RP_T_ERROR : MPIACC_RP_DONE, err);
+}
+
 /* ---- the machine ----------------------------------------------------------- */
 
 /* IN_FLIGHT: the inner request.  Returns 1 when op completed. */
 static int in_flight(mpiacc_rp_op_t *op, int *mpi_errno)
 {
     MPI_Status st;
-    int cancelled = 0, complete = 0;
+    int cancelled = 0, done = 0;
     MPI_Count n = 0;
 
     if (!op->is_send && atomic_exchange(&op->cancel_req, 0)) PMPI_Cancel(&op->inner);
@@ -250,9 +275,15 @@ static int in_flight(mpiacc_rp_op_t *op, int *mpi_errno)
     /* Complete: waiting does not enter progress. */
     *mpi_errno = PMPI_Wait(&op->inner, &st);
     op->inner = MPI_REQUEST_NULL;
-    if (*mpi_errno != MPI_SUCCESS) return 0; /* e.g. MPI_ERR_TRUNCATE */
+    if (*mpi_errno != MPI_SUCCESS && !op->is_send && mpiacc_err_class(*mpi_errno) == MPI_ERR_TRUNCATE) {
+        *mpi_errno = MPI_SUCCESS; /* the receive buffer filled: truncated below */
+        n = op->bytes + 1;
+    } else if (*mpi_errno == MPI_SUCCESS && !op->is_send) {
+        PMPI_Get_count_c(&st, MPI_BYTE, &n);
+    }
+    if (*mpi_errno != MPI_SUCCESS) return 0;
     if (op->is_send) {
-        finish(op, MPIACC_RP_DONE, MPI_SUCCESS);
+        complete(op);
         return 1;
     }
     PMPI_Test_cancelled(&st, &cancelled);
@@ -260,13 +291,20 @@ static int in_flight(mpiacc_rp_op_t *op, int *mpi_errno)
         finish(op, MPIACC_RP_T_CANCEL, MPI_SUCCESS);
         return 1;
     }
-    PMPI_Get_count_c(&st, MPI_BYTE, &n);
     op->st_source = st.MPI_SOURCE;
     op->st_tag = st.MPI_TAG;
-    op->bytes = n;
-    *mpi_errno = op->proto->received(op, &complete);
-    if (*mpi_errno == MPI_SUCCESS && complete) {
-        finish(op, MPIACC_RP_DONE, MPI_SUCCESS);
+    if (n > op->bytes) {
+        /* More than the receive holds (the protocol may receive into more
+         * room): the bytes that fit are delivered, then the op fails. */
+        op->error = mpiacc_err(MPIACC_ERRK_TRUNCATE,
+                               "message from rank %d (tag %d) truncated: longer than the %lld bytes received",
+                               st.MPI_SOURCE, st.MPI_TAG, (long long)op->bytes);
+    } else if (n >= 0) {
+        op->bytes = n;
+    }
+    *mpi_errno = op->proto->received(op, &done);
+    if (*mpi_errno == MPI_SUCCESS && done) {
+        complete(op);
         return 1;
     }
     return 0;
@@ -277,7 +315,7 @@ static int in_flight(mpiacc_rp_op_t *op, int *mpi_errno)
 static int advance(mpiacc_rp_op_t *op)
 {
     int mpi_errno = MPI_SUCCESS;
-    int complete;
+    int done;
 
     for (;;) {
         mpiacc_rp_state_t before = op->state;
@@ -297,10 +335,10 @@ static int advance(mpiacc_rp_op_t *op)
         case MPIACC_RP_DONE:
             return 1;
         default: /* the protocol's own states */
-            complete = 0;
-            MPIACC_CHECK(op->proto->advance(op, &complete));
-            if (complete) {
-                finish(op, MPIACC_RP_DONE, MPI_SUCCESS);
+            done = 0;
+            MPIACC_CHECK(op->proto->advance(op, &done));
+            if (done) {
+                complete(op);
                 return 1;
             }
             break;
@@ -362,6 +400,7 @@ static int submit_locked(mpiacc_rp_op_t *op, MPI_Request *req)
         return mpi_errno;
     }
     mpiacc_rp_insert(op);
+    mpiacc_rp_register(op);
     *req = op->greq;
     progress_locked(); /* the call itself is a progress point */
     return MPI_SUCCESS;

@@ -111,6 +111,9 @@ typedef struct mpiacc_rp_op {
      * order explicit in the C memory model (and visible to ThreadSanitizer,
      * which does not see inside MPI). */
     atomic_int published;
+    /* completion (complete.c) */
+    struct mpiacc_rp_op *rnext;      /* registry bucket chain            */
+    struct mpiacc_rp_claim *claim;   /* set during a completion call     */
 } mpiacc_rp_op_t;
 
 /* ---- pool.c: lists, queues, operation memory ------------------------- */
@@ -196,6 +199,49 @@ void mpiacc_rp_discard(mpiacc_rp_op_t *op);
 void mpiacc_rp_move(mpiacc_rp_op_t *op, int to);
 /* PMPI_Isend / Issend / Irsend (op->mode) to op's peer into op->inner. */
 int mpiacc_rp_isend(mpiacc_rp_op_t *op, const void *buf, MPI_Count n, MPI_Datatype t);
+
+/* ---- complete.c: mpiacc requests in the MPI completion calls --------
+ *
+ * Every generalized request of an op is registered (handle -> op) from its
+ * submission until MPI frees it.  A completion call claims each of its
+ * requests that is ours before calling PMPI: while claimed, the op's result
+ * goes to the claim instead of to MPI (the query callback returns
+ * MPI_SUCCESS, so MPI raises nothing on a handler of its choosing), and the
+ * caller raises it where MPI semantics put it. */
+
+typedef struct mpiacc_rp_claim {
+    mpiacc_rp_op_t *op; /* NULL: not an mpiacc request                   */
+    MPI_Comm comm;      /* the operation's communicator                   */
+    int error;          /* the op's result, once queried                  */
+    int queried;        /* MPI asked for the status (the op completed)    */
+    int freed;          /* MPI freed the request (the op is gone)         */
+} mpiacc_rp_claim_t;
+
+/* Generalized requests of mpiacc not yet freed by MPI; while zero, the
+ * completion calls go straight to PMPI. */
+extern atomic_int mpiacc_rp_live;
+
+static inline int mpiacc_rp_none_live(void)
+{
+    return atomic_load_explicit(&mpiacc_rp_live, memory_order_acquire) == 0;
+}
+
+/* Registers / forgets op->greq (op.c: at submission / in the free callback). */
+void mpiacc_rp_register(mpiacc_rp_op_t *op);
+void mpiacc_rp_unregister(mpiacc_rp_op_t *op);
+/* Claims r for one completion call when it is an mpiacc request (returns
+ * 1 and fills *c); returns 0 (c->op = NULL) otherwise.  MPI forbids two
+ * calls completing one request at once, so a claim has no competition. */
+int mpiacc_rp_claim(MPI_Request r, mpiacc_rp_claim_t *c);
+/* After the call: gives back a claim whose request MPI did not free. */
+void mpiacc_rp_unclaim(mpiacc_rp_claim_t *c);
+/* The op's side of a claim: its result handed to the claim (query
+ * callback) and the request freed (free callback). */
+void mpiacc_rp_claim_result(mpiacc_rp_op_t *op, int error);
+/* PMPI_Wait on r, an mpiacc request or not.  *op_err: the op's error (not
+ * raised anywhere yet), *comm its communicator; returns PMPI_Wait's code
+ * (already raised by MPI when it is an error). */
+int mpiacc_rp_wait(MPI_Request *r, MPI_Status *st, int *op_err, MPI_Comm *comm);
 
 /* Counters for tests: transitions taken since MPI_Init. */
 extern atomic_long mpiacc_rp_transitions[MPIACC_RP_NSTATES][MPIACC_RP_NTARGETS];

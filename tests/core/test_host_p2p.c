@@ -1,6 +1,7 @@
 /* Host traffic through every interposed call is byte-exact and unaffected
  * (2-4 ranks in a ring).  With --expect-disabled (MPIACC_DISABLE=1) the
- * keyvals must stay invalid: everything was forwarded untouched. */
+ * same holds; the keyvals are still valid there (test_err_disable checks
+ * what tagged datatypes do then). */
 #include <stdio.h>
 #include <string.h>
 
@@ -127,8 +128,8 @@ static void pack_unpack(void **s)
 
 static void keyvals_state(void **s)
 {
-    if (expect_disabled) assert_int_equal(MPIACC_BUF_TYPE, MPI_KEYVAL_INVALID);
-    else assert_int_not_equal(MPIACC_BUF_TYPE, MPI_KEYVAL_INVALID);
+    (void)expect_disabled;
+    assert_int_not_equal(MPIACC_BUF_TYPE, MPI_KEYVAL_INVALID);
 }
 
 int main(int argc, char **argv)
