@@ -206,12 +206,11 @@ static int cu_describe(char *out, size_t len)
                                 p.major, p.minor, (double)p.totalGlobalMem / (1 << 30), p.multiProcessorCount, bus);
     }
     if (off < len)
-        snprintf(out + off, len - off, "  pack mode: %s%s\n",
-                 mpiacc_cuda_mode == MPIACC_CUDA_MODE_ONESHOT  ? "oneshot"
-                 : mpiacc_cuda_mode == MPIACC_CUDA_MODE_DEVICE ? "device"
+        snprintf(out + off, len - off, "  pack mode: %s\n",
+                 mpiacc_cuda_mode == MPIACC_CUDA_MODE_ONESHOT    ? "oneshot"
+                 : mpiacc_cuda_mode == MPIACC_CUDA_MODE_DEVICE   ? "device"
                  : mpiacc_cuda_mode == MPIACC_CUDA_MODE_MEMCPY2D ? "memcpy2d"
-                                                             : "auto (model measured at first use)",
-                 mpiacc_cuda_generic_available() ? "" : "; generic kernel missing (no datatype engine)");
+                                                                 : "auto (model measured at first use)");
     return MPI_SUCCESS;
 }
 

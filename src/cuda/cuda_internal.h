@@ -112,7 +112,6 @@ int mpiacc_cuda_event_get(int dev, cudaEvent_t *ev);
 int mpiacc_cuda_stream_get(int dev, int *sidx);
 void mpiacc_cuda_stream_put(int dev, int sidx);
 int mpiacc_cuda_buf_get(int dev, size_t bytes, mpiacc_cuda_buf_t **b);
-void mpiacc_cuda_buf_put(int dev, mpiacc_cuda_buf_t *b);
 /* Raw device memory (stream-ordered when the device has memory pools). */
 int mpiacc_cuda_dev_alloc(int dev, size_t bytes, void **p);
 void mpiacc_cuda_dev_free(int dev, void *p);

@@ -500,8 +500,6 @@ extern "C" int mpiacc_cuda_launch_strided(int ws, int dir, char *base, char *pac
 
 /* ---- generic point-based kernel ------------------------------------- */
 
-#if defined(MPIACC_TV_FN)
-
 struct gkp {
     const mpiacc_tv_i64 *blob;
     char *buf;
@@ -633,27 +631,3 @@ extern "C" int mpiacc_cuda_launch_generic(int ws, int dir, const void *dblob, ch
     default: return (int)cudaErrorInvalidValue;
     }
 }
-
-extern "C" int mpiacc_cuda_generic_available(void) { return 1; }
-
-#else /* traverse.h is still the placeholder: no generic kernel */
-
-extern "C" int mpiacc_cuda_launch_generic(int ws, int dir, const void *dblob, char *buf, char *packed,
-                                          long long first, long long nwords, int nsm, const mpiacc_cuda_signal_t *sig,
-                                          cudaStream_t st)
-{
-    (void)ws, (void)dir, (void)dblob, (void)buf, (void)packed, (void)first, (void)nwords, (void)nsm, (void)sig,
-        (void)st;
-    return (int)cudaErrorNotSupported;
-}
-
-extern "C" int mpiacc_cuda_emulate_generic(int ws, int dir, const void *hblob, char *buf, char *packed,
-                                           long long first, long long nwords)
-{
-    (void)ws, (void)dir, (void)hblob, (void)buf, (void)packed, (void)first, (void)nwords;
-    return (int)cudaErrorNotSupported;
-}
-
-extern "C" int mpiacc_cuda_generic_available(void) { return 0; }
-
-#endif

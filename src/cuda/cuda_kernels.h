@@ -59,8 +59,7 @@ int mpiacc_cuda_launch_strided(int ws, int dir, char *base, char *packed, const 
                                const mpiacc_cuda_signal_t *sig, cudaStream_t st);
 
 /* Generic point-based kernel over the blob of traverse.h: word w covers
- * packed bytes first + w*ws ... of the type at buf.  nsm sizes the grid.
- * Returns cudaErrorNotSupported when traverse.h is not the engine's yet. */
+ * packed bytes first + w*ws ... of the type at buf.  nsm sizes the grid. */
 int mpiacc_cuda_launch_generic(int ws, int dir, const void *dblob, char *buf, char *packed, long long first,
                                long long nwords, int nsm, const mpiacc_cuda_signal_t *sig, cudaStream_t st);
 
@@ -76,8 +75,6 @@ int mpiacc_cuda_launch_generic(int ws, int dir, const void *dblob, char *buf, ch
 int mpiacc_cuda_emulate_strided(int ws, int dir, char *base, char *packed, const mpiacc_cuda_strided_t *s, int variant);
 int mpiacc_cuda_emulate_generic(int ws, int dir, const void *hblob, char *buf, char *packed, long long first,
                                 long long nwords);
-/* Whether the generic kernel was compiled against a real traverse.h. */
-int mpiacc_cuda_generic_available(void);
 
 #ifdef __cplusplus
 }

@@ -374,14 +374,6 @@ static void buf_put_locked(int dev, mpiacc_cuda_buf_t *b)
     mpiacc_cuda_devs[dev].bufs[b->cls] = b;
 }
 
-void mpiacc_cuda_buf_put(int dev, mpiacc_cuda_buf_t *b)
-{
-    if (!b) return;
-    LOCK();
-    buf_put_locked(dev, b);
-    UNLOCK();
-}
-
 /* ---- pinned mapped staging -------------------------------------------- */
 
 int mpiacc_cuda_host_alloc(size_t bytes, void **p)

@@ -151,7 +151,10 @@ static int blob_ok(const void *blob)
     return blob && ((const mpiacc_tv_i64 *)blob)[MPIACC_TV_H_MAGIC] == MPIACC_TV_MAGIC_VALUE;
 }
 
-extern "C" int mpiacc_cuda_xcopy_dense(const void *blob, long long count, long long *start)
+/* Whether `count` elements of the layout in blob (host) are one dense
+ * block; *start receives its offset from the buffer.  Reads the canonical
+ * strided header of traverse.h. */
+static int xcopy_dense(const void *blob, long long count, long long *start)
 {
     const mpiacc_tv_i64 *b = (const mpiacc_tv_i64 *)blob;
     const long long size = b[MPIACC_TV_H_SIZE];
@@ -193,8 +196,8 @@ extern "C" int mpiacc_cuda_xcopy_plan(mpiacc_cuda_xcopy_t *k, long long src_coun
     const long long ab = ((const mpiacc_tv_i64 *)k->src.blob)[MPIACC_TV_H_ALIGN];
     const long long ad = ((const mpiacc_tv_i64 *)k->dst.blob)[MPIACC_TV_H_ALIGN];
     if (ab < 1 || ab > 16 || (ab & (ab - 1)) || ad < 1 || ad > 16 || (ad & (ad - 1))) return -1;
-    k->src.dense = mpiacc_cuda_xcopy_dense(k->src.blob, src_count, &k->src.start);
-    k->dst.dense = mpiacc_cuda_xcopy_dense(k->dst.blob, dst_count, &k->dst.start);
+    k->src.dense = xcopy_dense(k->src.blob, src_count, &k->src.start);
+    k->dst.dense = xcopy_dense(k->dst.blob, dst_count, &k->dst.start);
     ws = side_ws(&k->src);
     if (side_ws(&k->dst) < ws) ws = side_ws(&k->dst);
     if (p2div((unsigned long long)k->first) < ws) ws = p2div((unsigned long long)k->first);

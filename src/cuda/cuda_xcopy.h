@@ -32,11 +32,6 @@ typedef struct mpiacc_cuda_xcopy {
     int ws;                /* word size (1, 2, 4, 8, 16), set by the plan */
 } mpiacc_cuda_xcopy_t;
 
-/* Whether `count` elements of the layout in blob (host) are one dense
- * block; *start receives its offset from the buffer.  Reads the canonical
- * strided header of traverse.h. */
-int mpiacc_cuda_xcopy_dense(const void *blob, long long count, long long *start);
-
 /* Completes a plan: k->src/dst blob (host), base and the range set; fills
  * dense/start of both sides (counts given) and ws.  Returns 0, or -1 for a
  * blob that is not a traverse.h blob. */

@@ -56,12 +56,7 @@ enum { PLAN_COPY, PLAN_STRIDED, PLAN_GENERIC };
 
 static int tv_align_of(const mpiacc_pack_type_t *T)
 {
-#if defined(MPIACC_TV_FN)
     return T->blob ? (int)mpiacc_tv_align((const mpiacc_tv_i64 *)T->blob) : 1;
-#else
-    (void)T;
-    return 1;
-#endif
 }
 
 /* Plans the kernel side of a transfer of packed bytes [first, last) of
@@ -127,9 +122,6 @@ static int make_plan(const mpiacc_xfer_desc_t *d, const char *packed, plan_t *P)
         P->s.nwords = (last - first) / ws;
         goto fn_exit;
     }
-    if (!mpiacc_cuda_generic_available())
-        MPIACC_FAIL(MPIACC_ERRK_TYPE, "CUDA: this datatype needs the generic kernel, which was built without "
-                                      "the datatype engine's traverse.h");
     if (!T->blob) MPIACC_FAIL(MPIACC_ERRK_TYPE, "CUDA: datatype has no point-based representation");
     P->kind = PLAN_GENERIC;
     P->base = buf;

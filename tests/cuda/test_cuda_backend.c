@@ -354,7 +354,6 @@ static void test_errors(void **state)
     assert_non_null(strstr(desc, "device 0"));
 }
 
-#if defined(MPIACC_TV_FN) /* datatype engine merged: regressions, random corpus */
 /* Whether two packed bytes of count x T read the same buffer byte (then an
  * unpack's result depends on the order of the writes). */
 static int overlapping(const mpiacc_pack_type_t *T, int count, long long off, long long alloc)
@@ -560,7 +559,6 @@ static void test_regress(void **state)
     CK(cudaFree(dbuf));
     CK(cudaFree(dpk));
 }
-#endif
 
 int main(int argc, char **argv)
 {
@@ -586,10 +584,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_strided),
         cmocka_unit_test(test_dependency),
-#if defined(MPIACC_TV_FN)
         cmocka_unit_test(test_regress),
         cmocka_unit_test(test_corpus),
-#endif
     };
     fails = MPIACC_TEST_RUN("cuda_backend", tests, NULL, NULL);
     cudaStreamDestroy(ustream);

@@ -112,7 +112,6 @@ static void test_cases(void **state)
     assert_int_equal(bad, 0);
 }
 
-#if defined(MPIACC_TV_FN) /* the datatype engine is merged */
 static int check_engine(const char *name, MPI_Datatype mt, int count)
 {
     mpiacc_pack_type_t *T = NULL;
@@ -215,7 +214,6 @@ static void test_regress(void **state)
     mpiacc_pack_type_release(T);
     MPI_Type_free(&r);
 }
-#endif
 
 int main(int argc, char **argv)
 {
@@ -224,11 +222,9 @@ int main(int argc, char **argv)
     seed32 = (unsigned)mpiacc_test_seed();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cases),
-#if defined(MPIACC_TV_FN)
         cmocka_unit_test(test_engine),
         cmocka_unit_test(test_regress),
         cmocka_unit_test(test_corpus),
-#endif
     };
     fails = MPIACC_TEST_RUN("cuda_emul", tests, NULL, NULL);
     MPI_Finalize();
