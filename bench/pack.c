@@ -47,7 +47,7 @@
 #include <cuda_runtime_api.h>
 
 #include "bench.h"
-#include "cuda/cuda_internal.h"
+#include "cuda/cuda_testhooks.h"
 #include "pack_kernels.h"
 
 static const mpiacc_backend_t *B;

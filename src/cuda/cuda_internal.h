@@ -2,7 +2,8 @@
  * cuda_internal.h: internals of the CUDA backend shared by its host files
  * (cuda_backend.c: the table; cuda_pool.c: devices, streams, events,
  * handles, buffers; cuda_xfer.c: pack/unpack planning; cuda_model.c: the
- * one-shot/device choice).  Tests and benchmarks may use the knobs below.
+ * one-shot/device choice) and cuda_testhooks.c.  Tests and benchmarks use
+ * the knobs of cuda_testhooks.h, not the state below.
  */
 #ifndef MPIACC_CUDA_INTERNAL_H_INCLUDED
 #define MPIACC_CUDA_INTERNAL_H_INCLUDED
@@ -162,6 +163,10 @@ int mpiacc_cuda_wait_finish(mpiacc_cuda_wait_t *w, cudaStream_t st, int kernel_s
 /* Error path before finish: syncs st (when non-NULL), drops the slot. */
 void mpiacc_cuda_wait_abandon(mpiacc_cuda_wait_t *w, cudaStream_t st);
 void mpiacc_cuda_sync_finalize(void);
+/* The method in use: MPIACC_CUDA_SYNC, read at first use, unless
+ * mpiacc_cuda_sync_choice (-1: not chosen yet) was set by cuda_testhooks.c. */
+int mpiacc_cuda_sync_mode(void);
+extern int mpiacc_cuda_sync_choice;
 
 /* ---- cuda_xfer.c ---- */
 int mpiacc_cuda_pack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer);
@@ -171,31 +176,31 @@ int mpiacc_cuda_pack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_d
 int mpiacc_cuda_unpack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void *packed,
                            MPI_Aint packed_off);
 
-/* Test hook: plans the transfer as for real (packed side at the host
- * pointer `packed`) and runs the chosen kernel's host emulation; *ws and
- * *kind ("copy", "strided", "generic") report the plan. */
-int mpiacc_cuda_emulate_xfer(const mpiacc_xfer_desc_t *d, void *packed, int dir, int *ws, const char **kind);
-
-/* Bench hook: plans as for real and enqueues the kernel (or copy) between
- * d->buf and `packed` (device or mapped pinned) on st, current device; no
- * wait, no memcpy2D.  For kernel-only timings of back-to-back packs. */
-int mpiacc_cuda_enqueue_xfer(const mpiacc_xfer_desc_t *d, void *packed, int dir, cudaStream_t st);
-
-/* ---- knobs for tests and benchmarks ---- */
-/* Completion method of blocking calls (MPIACC_CUDA_SYNC_*; default flag, or
- * MPIACC_CUDA_SYNC=stream|query|event|flag); set returns the previous one. */
-int mpiacc_cuda_set_sync(int mode);
-int mpiacc_cuda_get_sync(void);
-const char *mpiacc_cuda_sync_name(int mode);
-/* Sets the pack mode (MPIACC_CUDA_MODE_*) and the generic-kernel forcing;
- * returns the previous mode. */
-int mpiacc_cuda_set_mode(int mode, int force_generic);
-/* IPC (cuda_ipc.c): overrides MPIACC_IPC (on: 1 / 0; -1: back to the
- * variable) and MPIACC_IPC_CACHE (cap > 0; 0: back to the variable). */
-void mpiacc_cuda_ipc_set_enabled(int on);
-void mpiacc_cuda_ipc_set_cache(int cap);
-/* The method the last pack/unpack used, for tests: "memcpy", "oneshot",
- * "device", "memcpy2d" (per thread). */
-const char *mpiacc_cuda_last_method(void);
+/* Planning, shared with cuda_testhooks.c.  A plan is the kernel side of a
+ * transfer of packed bytes [d->first, d->last) of d->count elements with
+ * the packed side at `packed` (byte d->first). */
+enum { MPIACC_CUDA_PLAN_COPY, MPIACC_CUDA_PLAN_STRIDED, MPIACC_CUDA_PLAN_GENERIC };
+typedef struct mpiacc_cuda_plan {
+    int kind;      /* MPIACC_CUDA_PLAN_*                      */
+    int ws;        /* word size of the kernel                 */
+    char *base;    /* COPY: byte `first` lives at base+first; STRIDED: buf+start; GENERIC: buf */
+    long long blk; /* block bytes (STRIDED), chunk (GENERIC)  */
+    mpiacc_cuda_strided_t s;
+} mpiacc_cuda_plan_t;
+int mpiacc_cuda_plan_make(const mpiacc_xfer_desc_t *d, const char *packed, mpiacc_cuda_plan_t *P);
+/* Enqueues a COPY plan's cudaMemcpyAsync on st. */
+int mpiacc_cuda_plan_copy(const mpiacc_cuda_plan_t *P, const mpiacc_xfer_desc_t *d, int dir, char *packed,
+                          cudaStream_t st);
+/* Launches a STRIDED or GENERIC plan's kernel on st (dev current; sig:
+ * completion signal or NULL). */
+int mpiacc_cuda_plan_kernel(int dev, const mpiacc_cuda_plan_t *P, const mpiacc_xfer_desc_t *d, int dir,
+                            char *packed, const mpiacc_cuda_signal_t *sig, cudaStream_t st);
+/* Device of a call (dep's, else as mpiacc_cuda_resolve_device), made
+ * current; *old receives the previous one for mpiacc_cuda_dev_leave. */
+int mpiacc_cuda_enter_call_device(const mpiacc_attrs_t *a, void *dep, int *dev, int *old);
+/* The method the calling thread's last pack/unpack used: "memcpy",
+ * "memcpy2d", "oneshot", "device" (to / from host) or "kernel"
+ * (device-to-device); read by tests through cuda_testhooks.h. */
+extern _Thread_local const char *mpiacc_cuda_xfer_method;
 
 #endif

@@ -46,13 +46,13 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 mpiacc_ipc_stats_t mpiacc_cuda_ipc_st;
 static uint64_t self_owner;
 
-static int enabled_knob = -1; /* mpiacc_cuda_ipc_set_enabled */
+int mpiacc_cuda_ipc_enabled_knob = -1; /* cuda_testhooks.c: mpiacc_cuda_ipc_set_enabled */
 
 /* MPIACC_IPC=0 disables exports (the protocol then falls back); read once. */
 static int ipc_enabled(void)
 {
     static int env = -1;
-    int v = __atomic_load_n(&enabled_knob, __ATOMIC_RELAXED);
+    int v = __atomic_load_n(&mpiacc_cuda_ipc_enabled_knob, __ATOMIC_RELAXED);
     if (v >= 0) return v;
     if ((v = __atomic_load_n(&env, __ATOMIC_RELAXED)) < 0) {
         v = mpiacc_env_bool("MPIACC_IPC");
@@ -60,8 +60,6 @@ static int ipc_enabled(void)
     }
     return v;
 }
-
-void mpiacc_cuda_ipc_set_enabled(int on) { __atomic_store_n(&enabled_knob, on < 0 ? -1 : !!on, __ATOMIC_RELAXED); }
 
 /* ---- driver entry points ---------------------------------------------- */
 

@@ -13,6 +13,11 @@
 extern mpiacc_ipc_stats_t mpiacc_cuda_ipc_st;
 #define MPIACC_CUDA_IPC_STAT(f_) __atomic_add_fetch(&mpiacc_cuda_ipc_st.f_, 1, __ATOMIC_RELAXED)
 
+/* Overrides of MPIACC_IPC (-1: the variable; 0 / 1) and MPIACC_IPC_CACHE
+ * (0: the variable; a cap > 0), set only by cuda_testhooks.c. */
+extern int mpiacc_cuda_ipc_enabled_knob;
+extern int mpiacc_cuda_ipc_cache_knob;
+
 /* The mapping of x's allocation on device dev (current): *base is the
  * mapped allocation base, *ref a reference released by mpiacc_cuda_ipc_unuse. */
 int mpiacc_cuda_ipcc_map_get(const mpiacc_ipc_export_t *x, int dev, char **base, void **ref);

@@ -33,13 +33,13 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER, open_lock = PTHREAD_MUT
 #define UNLOCK() pthread_mutex_unlock(&lock)
 #define STAT(f_) MPIACC_CUDA_IPC_STAT(f_)
 
-static int cap_knob; /* mpiacc_cuda_ipc_set_cache */
+int mpiacc_cuda_ipc_cache_knob; /* cuda_testhooks.c: mpiacc_cuda_ipc_set_cache */
 
 /* MPIACC_IPC_CACHE: mappings kept per exporting process (default 64); read once. */
 static int ipc_cache_cap(void)
 {
     static int env;
-    int v = __atomic_load_n(&cap_knob, __ATOMIC_RELAXED);
+    int v = __atomic_load_n(&mpiacc_cuda_ipc_cache_knob, __ATOMIC_RELAXED);
     if (v > 0) return v;
     if ((v = __atomic_load_n(&env, __ATOMIC_RELAXED)) == 0) {
         long long e = mpiacc_env_int("MPIACC_IPC_CACHE"); /* validated by the parser */
@@ -48,8 +48,6 @@ static int ipc_cache_cap(void)
     }
     return v;
 }
-
-void mpiacc_cuda_ipc_set_cache(int cap) { __atomic_store_n(&cap_knob, cap > 0 ? cap : 0, __ATOMIC_RELAXED); }
 
 /* ---- mappings ------------------------------------------------------------ */
 

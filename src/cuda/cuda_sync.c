@@ -1,7 +1,7 @@
 /*
  * cuda_sync.c: how a blocking call (pack_dev / unpack_dev: MPI_Pack and
  * MPI_Unpack on device buffers) waits for its one kernel or copy.
- * MPIACC_CUDA_SYNC (or mpiacc_cuda_set_sync) picks the method:
+ * MPIACC_CUDA_SYNC (or the test hook mpiacc_cuda_set_sync) picks the method:
  *   stream  cudaStreamSynchronize
  *   query   busy loop on cudaStreamQuery
  *   event   cudaEventRecord (cudaEventDisableTiming) + busy loop on
@@ -39,33 +39,17 @@ typedef struct sigdev {
 } sigdev_t;
 
 static sigdev_t sigs[MPIACC_CUDA_MAXDEV];
-static int sync_mode = -1; /* MPIACC_CUDA_SYNC_*, read from the environment at first use */
+int mpiacc_cuda_sync_choice = -1; /* MPIACC_CUDA_SYNC_*, read from the environment at first use */
 
-static const char *const names[] = {"stream", "query", "event", "flag"};
-
-const char *mpiacc_cuda_sync_name(int mode)
+int mpiacc_cuda_sync_mode(void)
 {
-    return mode >= 0 && mode < MPIACC_CUDA_SYNC_N ? names[mode] : "?";
-}
-
-static int mode_now(void)
-{
-    int m = __atomic_load_n(&sync_mode, __ATOMIC_RELAXED);
+    int m = __atomic_load_n(&mpiacc_cuda_sync_choice, __ATOMIC_RELAXED);
     if (m < 0) {
         m = mpiacc_env_enum("MPIACC_CUDA_SYNC"); /* stream|query|event|flag: MPIACC_CUDA_SYNC_* */
-        __atomic_store_n(&sync_mode, m, __ATOMIC_RELAXED);
+        __atomic_store_n(&mpiacc_cuda_sync_choice, m, __ATOMIC_RELAXED);
     }
     return m;
 }
-
-int mpiacc_cuda_set_sync(int mode)
-{
-    int old = mode_now();
-    if (mode >= 0 && mode < MPIACC_CUDA_SYNC_N) __atomic_store_n(&sync_mode, mode, __ATOMIC_RELAXED);
-    return old;
-}
-
-int mpiacc_cuda_get_sync(void) { return mode_now(); }
 
 static void cpu_relax(void)
 {
@@ -113,7 +97,7 @@ void mpiacc_cuda_wait_prepare(int dev, mpiacc_cuda_wait_t *w)
     static _Thread_local unsigned hint;
     memset(w, 0, sizeof *w);
     w->dev = dev, w->slot = -1;
-    w->mode = mode_now();
+    w->mode = mpiacc_cuda_sync_mode();
     if (w->mode != MPIACC_CUDA_SYNC_FLAG && w->mode != MPIACC_CUDA_SYNC_EVENT) return;
     if (__atomic_load_n(&S->state, __ATOMIC_ACQUIRE) == 0) {
         int expect = 0;

@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "testutil.h"
-#include "cuda/cuda_internal.h"
+#include "cuda/cuda_testhooks.h"
 #include "cu_cases.h"
 #include "cu_randtype.h"
 #include "regress_types.h"
