@@ -47,7 +47,7 @@
 #include <cuda_runtime_api.h>
 
 #include "bench.h"
-#include "cuda/cuda_internal.h"
+#include "cuda/cuda_testhooks.h"
 #include "pack_kernels.h"
 
 static const mpiacc_backend_t *B;
@@ -147,11 +147,11 @@ static void run_once(ctx_t *c, int m)
     case M_UDEV: MK(B->unpack_dev(&c->a, NULL, &d, c->dpk, 0)); break;
     case M_1SHOT:
     case M_DMA:
-        mpiacc_cuda_set_mode(m == M_1SHOT ? MPIACC_CU_MODE_ONESHOT : MPIACC_CU_MODE_DEVICE, 0);
+        mpiacc_cuda_set_mode(m == M_1SHOT ? MPIACC_CUDA_MODE_ONESHOT : MPIACC_CUDA_MODE_DEVICE, 0);
         MK(B->pack(&c->a, NULL, &d, &x));
         while (!done) MK(B->test(x, &done));
         B->release(x);
-        mpiacc_cuda_set_mode(MPIACC_CU_MODE_AUTO, 0);
+        mpiacc_cuda_set_mode(MPIACC_CUDA_MODE_AUTO, 0);
         break;
     case M_D2H:
         CK(cudaMemcpyAsync(c->stg, c->dpk, (size_t)c->size, cudaMemcpyDeviceToHost, c->st));
@@ -210,7 +210,7 @@ static double kern_us(ctx_t *c, int m)
         CK(cudaEventRecord(tev0, c->st));
         for (int i = 0; i < NK; i++) {
             if (m == M_K2D) enqueue_2d(c, c->dpk);
-            else MK(mpiacc_cu_enqueue_xfer(&d, m == M_KDEV ? (void *)c->dpk : c->stg, MPIACC_CU_DIR_PACK, c->st));
+            else MK(mpiacc_cuda_enqueue_xfer(&d, m == M_KDEV ? (void *)c->dpk : c->stg, MPIACC_CUDA_DIR_PACK, c->st));
         }
         CK(cudaEventRecord(tev1, c->st));
         *gate = 1;
@@ -355,7 +355,7 @@ static void sync_modes(void)
     printf("MPI_Pack to device (pack_dev), 2D vector pitch 512, median us by completion method (default: %s):\n",
            mpiacc_cuda_sync_name(dflt));
     printf("  %8s %5s", "bytes", "blk");
-    for (int s = 0; s < MPIACC_CU_SYNC_N; s++) printf(" %8s", mpiacc_cuda_sync_name(s));
+    for (int s = 0; s < MPIACC_CUDA_SYNC_N; s++) printf(" %8s", mpiacc_cuda_sync_name(s));
     printf(" %8s\n", "kdev");
     for (int k = 0; k < ncase; k++) {
         MPI_Datatype t;
@@ -366,7 +366,7 @@ static void sync_modes(void)
         ctx_open(&c, t);
         snprintf(nm, sizeof nm, "vector %lld B", cases[k][1]);
         printf("  %8lld %5lld", cases[k][0], cases[k][1]);
-        for (int s = 0; s < MPIACC_CU_SYNC_N; s++) {
+        for (int s = 0; s < MPIACC_CUDA_SYNC_N; s++) {
             mpiacc_cuda_set_sync(s);
             double us = time_us(&c, M_DEV);
             printf(" %8.2f", us);
@@ -381,7 +381,7 @@ static void sync_modes(void)
             double t[300];
             for (int i = -10; i < 300; i++) {
                 const double t0 = now_us();
-                MK(mpiacc_cu_enqueue_xfer(&d, c.dpk, MPIACC_CU_DIR_PACK, c.st));
+                MK(mpiacc_cuda_enqueue_xfer(&d, c.dpk, MPIACC_CUDA_DIR_PACK, c.st));
                 const double t1 = now_us();
                 CK(cudaStreamSynchronize(c.st));
                 if (i >= 0) t[i] = t1 - t0;

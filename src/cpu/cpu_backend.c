@@ -4,14 +4,14 @@
  * produced asynchronously go through the request pool: with MPIACC_EVENT set
  * to a pointer to an `int` flag, a send's data (a receive's buffer) is used
  * only once another thread has set the flag positive; a negative value fails
- * the operation.  Packing uses the
- * datatype engine's host traversal.
+ * the operation.  Packing uses the datatype engine's host traversal.  Its
+ * constructor, mpiacc_cpu_backend(), is declared in core/core.h.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu.h"
+#include "core/core.h"
 #include "pack/pack.h"
 
 static int cpu_init(int *present)

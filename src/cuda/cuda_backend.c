@@ -40,28 +40,28 @@ static int cu_init(int *present)
         cudaGetLastError();
         return MPI_SUCCESS;
     }
-    if (n > MPIACC_CU_MAXDEV) {
-        MPIACC_LOG(MPIACC_LOG_WARN, "CUDA: %d devices, using the first %d", n, MPIACC_CU_MAXDEV);
-        n = MPIACC_CU_MAXDEV;
+    if (n > MPIACC_CUDA_MAXDEV) {
+        MPIACC_LOG(MPIACC_LOG_WARN, "CUDA: %d devices, using the first %d", n, MPIACC_CUDA_MAXDEV);
+        n = MPIACC_CUDA_MAXDEV;
     }
-    mpiacc_cu_pool_init();
-    mpiacc_cu_ipc_init();
-    mpiacc_cu_ndev = n;
-    mpiacc_cu_mode = mpiacc_env_enum("MPIACC_CUDA_PACK"); /* auto|oneshot|device|memcpy2d: MPIACC_CU_MODE_* */
-    mpiacc_cu_force_generic = mpiacc_env_bool("MPIACC_CUDA_GENERIC");
+    mpiacc_cuda_pool_init();
+    mpiacc_cuda_ipc_init();
+    mpiacc_cuda_ndev = n;
+    mpiacc_cuda_mode = mpiacc_env_enum("MPIACC_CUDA_PACK"); /* auto|oneshot|device|memcpy2d: MPIACC_CUDA_MODE_* */
+    mpiacc_cuda_force_generic = mpiacc_env_bool("MPIACC_CUDA_GENERIC");
     *present = 1;
     return MPI_SUCCESS;
 }
 
 static int cu_finalize(void)
 {
-    if (mpiacc_cu_ndev > 0) {
-        mpiacc_cu_sync_finalize();
-        mpiacc_cu_ipc_finalize();
-        mpiacc_cu_pool_finalize();
+    if (mpiacc_cuda_ndev > 0) {
+        mpiacc_cuda_sync_finalize();
+        mpiacc_cuda_ipc_finalize();
+        mpiacc_cuda_pool_finalize();
     }
-    mpiacc_cu_model_reset();
-    mpiacc_cu_ndev = 0;
+    mpiacc_cuda_model_reset();
+    mpiacc_cuda_ndev = 0;
     return MPI_SUCCESS;
 }
 
@@ -69,9 +69,9 @@ static int cu_validate(const mpiacc_attrs_t *a, void *buf)
 {
     int mpi_errno = MPI_SUCCESS, sdev = -1;
     (void)buf;
-    if (a->has_device && (a->device < 0 || a->device >= mpiacc_cu_ndev))
+    if (a->has_device && (a->device < 0 || a->device >= mpiacc_cuda_ndev))
         MPIACC_FAIL(MPIACC_ERRK_ARG, "MPIACC_DEVICE %d is not a valid CUDA device ordinal (%d devices)", a->device,
-                    mpiacc_cu_ndev);
+                    mpiacc_cuda_ndev);
     if (a->has_event && !a->event) MPIACC_FAIL(MPIACC_ERRK_ARG, "MPIACC_EVENT is NULL (not a cudaEvent_t)");
     if (a->has_stream && a->stream) {
         cudaError_t e = cudaStreamGetDevice((cudaStream_t)a->stream, &sdev);
@@ -120,36 +120,36 @@ static cudaError_t record_default(cudaEvent_t ev) { return cudaEventRecord(ev, c
 static int cu_capture(const mpiacc_attrs_t *a, void *buf, void **dep)
 {
     int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0;
-    mpiacc_cu_h_t *h = NULL;
+    mpiacc_cuda_h_t *h = NULL;
     cudaEvent_t ev;
     (void)buf;
     *dep = NULL;
-    MPIACC_CHECK(mpiacc_cu_resolve_device(a, &dev));
-    MPIACC_CHECK(mpiacc_cu_dev_enter(dev, &old));
+    MPIACC_CHECK(mpiacc_cuda_resolve_device(a, &dev));
+    MPIACC_CHECK(mpiacc_cuda_dev_enter(dev, &old));
     entered = 1;
-    MPIACC_CHECK(mpiacc_cu_handle_get(dev, &h));
-    MPIACC_CHECK(mpiacc_cu_event_get(dev, &ev));
+    MPIACC_CHECK(mpiacc_cuda_handle_get(dev, &h));
+    MPIACC_CHECK(mpiacc_cuda_event_get(dev, &ev));
     h->ev[h->nev++] = ev;
-    if (a->has_stream && a->stream) MPIACC_CU_CHECK(cudaEventRecord(ev, (cudaStream_t)a->stream));
-    else MPIACC_CU_CHECK(record_default(ev));
+    if (a->has_stream && a->stream) MPIACC_CUDA_CHECK(cudaEventRecord(ev, (cudaStream_t)a->stream));
+    else MPIACC_CUDA_CHECK(record_default(ev));
     if (a->has_event && a->event) {
         cudaStream_t st;
-        MPIACC_CHECK(mpiacc_cu_stream_get(dev, &h->sidx));
-        st = mpiacc_cu_devs[dev].streams[h->sidx];
-        MPIACC_CU_CHECK(cudaStreamWaitEvent(st, (cudaEvent_t)a->event, 0));
-        MPIACC_CHECK(mpiacc_cu_event_get(dev, &ev));
+        MPIACC_CHECK(mpiacc_cuda_stream_get(dev, &h->sidx));
+        st = mpiacc_cuda_devs[dev].streams[h->sidx];
+        MPIACC_CUDA_CHECK(cudaStreamWaitEvent(st, (cudaEvent_t)a->event, 0));
+        MPIACC_CHECK(mpiacc_cuda_event_get(dev, &ev));
         h->ev[h->nev++] = ev;
-        MPIACC_CU_CHECK(cudaEventRecord(ev, st));
+        MPIACC_CUDA_CHECK(cudaEventRecord(ev, st));
     }
     *dep = h;
 fn_exit:
-    if (entered) mpiacc_cu_dev_leave(dev, old);
+    if (entered) mpiacc_cuda_dev_leave(dev, old);
     return mpi_errno;
 fn_fail:
     if (h) {
         /* an event that failed to record must not be synchronised on */
         h->done = 1;
-        mpiacc_cu_handle_put(h);
+        mpiacc_cuda_handle_put(h);
     }
     goto fn_exit;
 }
@@ -157,7 +157,7 @@ fn_fail:
 static int cu_test(void *hv, int *done)
 {
     int mpi_errno = MPI_SUCCESS;
-    mpiacc_cu_h_t *h = hv;
+    mpiacc_cuda_h_t *h = hv;
     *done = 1;
     if (!h || h->done) goto fn_exit;
     for (int i = 0; i < h->nev; i++) {
@@ -172,18 +172,18 @@ static int cu_test(void *hv, int *done)
                         cudaGetErrorString(e));
         }
     }
-    mpiacc_cu_handle_finish(h);
+    mpiacc_cuda_handle_finish(h);
 fn_exit:
     return mpi_errno;
 fn_fail:
     goto fn_exit;
 }
 
-static void cu_release(void *h) { mpiacc_cu_handle_put(h); }
+static void cu_release(void *h) { mpiacc_cuda_handle_put(h); }
 
-static int cu_host_alloc(size_t bytes, void **p) { return mpiacc_cu_host_alloc(bytes, p); }
+static int cu_host_alloc(size_t bytes, void **p) { return mpiacc_cuda_host_alloc(bytes, p); }
 
-static void cu_host_free(void *p, size_t bytes) { mpiacc_cu_host_free(p, bytes); }
+static void cu_host_free(void *p, size_t bytes) { mpiacc_cuda_host_free(p, bytes); }
 
 static int cu_describe(char *out, size_t len)
 {
@@ -206,12 +206,11 @@ static int cu_describe(char *out, size_t len)
                                 p.major, p.minor, (double)p.totalGlobalMem / (1 << 30), p.multiProcessorCount, bus);
     }
     if (off < len)
-        snprintf(out + off, len - off, "  pack mode: %s%s\n",
-                 mpiacc_cu_mode == MPIACC_CU_MODE_ONESHOT  ? "oneshot"
-                 : mpiacc_cu_mode == MPIACC_CU_MODE_DEVICE ? "device"
-                 : mpiacc_cu_mode == MPIACC_CU_MODE_MEMCPY2D ? "memcpy2d"
-                                                             : "auto (model measured at first use)",
-                 mpiacc_cu_generic_available() ? "" : "; generic kernel missing (no datatype engine)");
+        snprintf(out + off, len - off, "  pack mode: %s\n",
+                 mpiacc_cuda_mode == MPIACC_CUDA_MODE_ONESHOT    ? "oneshot"
+                 : mpiacc_cuda_mode == MPIACC_CUDA_MODE_DEVICE   ? "device"
+                 : mpiacc_cuda_mode == MPIACC_CUDA_MODE_MEMCPY2D ? "memcpy2d"
+                                                                 : "auto (model measured at first use)");
     return MPI_SUCCESS;
 }
 
@@ -222,17 +221,17 @@ static const mpiacc_backend_t cuda_backend = {
     .finalize = cu_finalize,
     .validate = cu_validate,
     .capture = cu_capture,
-    .pack = mpiacc_cu_pack,
-    .unpack = mpiacc_cu_unpack,
-    .pack_dev = mpiacc_cu_pack_dev,
-    .unpack_dev = mpiacc_cu_unpack_dev,
+    .pack = mpiacc_cuda_pack,
+    .unpack = mpiacc_cuda_unpack,
+    .pack_dev = mpiacc_cuda_pack_dev,
+    .unpack_dev = mpiacc_cuda_unpack_dev,
     .test = cu_test,
     .release = cu_release,
     .host_alloc = cu_host_alloc,
     .host_free = cu_host_free,
-    .type_data_free = mpiacc_cu_blob_free,
+    .type_data_free = mpiacc_cuda_blob_free,
     .describe = cu_describe,
-    .ipc = &mpiacc_cu_ipc,
+    .ipc = &mpiacc_cuda_ipc,
 };
 
 const mpiacc_backend_t *mpiacc_cuda_backend(void) { return &cuda_backend; }

@@ -41,18 +41,18 @@ _Static_assert(sizeof(cudaIpcMemHandle_t) == 64 && sizeof(cudaIpcEventHandle_t) 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 #define LOCK() pthread_mutex_lock(&lock)
 #define UNLOCK() pthread_mutex_unlock(&lock)
-#define STAT(f_) MPIACC_CU_IPC_STAT(f_)
+#define STAT(f_) MPIACC_CUDA_IPC_STAT(f_)
 
-mpiacc_ipc_stats_t mpiacc_cu_ipc_st;
+mpiacc_ipc_stats_t mpiacc_cuda_ipc_st;
 static uint64_t self_owner;
 
-static int enabled_knob = -1; /* mpiacc_cuda_ipc_set_enabled */
+int mpiacc_cuda_ipc_enabled_knob = -1; /* cuda_testhooks.c: mpiacc_cuda_ipc_set_enabled */
 
 /* MPIACC_IPC=0 disables exports (the protocol then falls back); read once. */
 static int ipc_enabled(void)
 {
     static int env = -1;
-    int v = __atomic_load_n(&enabled_knob, __ATOMIC_RELAXED);
+    int v = __atomic_load_n(&mpiacc_cuda_ipc_enabled_knob, __ATOMIC_RELAXED);
     if (v >= 0) return v;
     if ((v = __atomic_load_n(&env, __ATOMIC_RELAXED)) < 0) {
         v = mpiacc_env_bool("MPIACC_IPC");
@@ -60,8 +60,6 @@ static int ipc_enabled(void)
     }
     return v;
 }
-
-void mpiacc_cuda_ipc_set_enabled(int on) { __atomic_store_n(&enabled_knob, on < 0 ? -1 : !!on, __ATOMIC_RELAXED); }
 
 /* ---- driver entry points ---------------------------------------------- */
 
@@ -121,7 +119,7 @@ typedef struct xev { /* an interprocess event of the exporter's pool */
     uint64_t id;
     int dev, sidx, busy;
 } xev_t;
-static xev_t *xev_free[MPIACC_CU_MAXDEV], *xev_all;
+static xev_t *xev_free[MPIACC_CUDA_MAXDEV], *xev_all;
 static uint64_t xev_ids;
 
 /* Cached allocation of buffer `id` (lock held), or NULL. */
@@ -190,7 +188,7 @@ static void ipc_export_release(void *token)
 {
     xev_t *e = token;
     if (!e) return;
-    if (e->sidx >= 0) mpiacc_cu_stream_put(e->dev, e->sidx);
+    if (e->sidx >= 0) mpiacc_cuda_stream_put(e->dev, e->sidx);
     LOCK();
     e->sidx = -1;
     e->busy = 0;
@@ -208,23 +206,23 @@ static int fallback(int *ok, const char *why)
 }
 
 /* Records a reserved interprocess event behind dep (dep's device). */
-static int export_event(mpiacc_cu_h_t *dep, mpiacc_ipc_export_t *x, xev_t **out)
+static int export_event(mpiacc_cuda_h_t *dep, mpiacc_ipc_export_t *x, xev_t **out)
 {
     int mpi_errno = MPI_SUCCESS, dev = dep->dev, old = -1;
     xev_t *e = NULL;
     cudaStream_t st;
     *out = NULL;
-    MPIACC_CHECK(mpiacc_cu_dev_enter(dev, &old));
+    MPIACC_CHECK(mpiacc_cuda_dev_enter(dev, &old));
     mpi_errno = xev_get(dev, &e);
-    if (mpi_errno == MPI_SUCCESS) mpi_errno = mpiacc_cu_stream_get(dev, &e->sidx);
+    if (mpi_errno == MPI_SUCCESS) mpi_errno = mpiacc_cuda_stream_get(dev, &e->sidx);
     if (mpi_errno == MPI_SUCCESS) {
         cudaError_t ce = cudaSuccess;
-        st = mpiacc_cu_devs[dev].streams[e->sidx];
+        st = mpiacc_cuda_devs[dev].streams[e->sidx];
         for (int i = 0; i < dep->nev && ce == cudaSuccess; i++) ce = cudaStreamWaitEvent(st, dep->ev[i], 0);
         if (ce == cudaSuccess) ce = cudaEventRecord(e->ev, st);
-        if (ce != cudaSuccess) mpi_errno = mpiacc_cu_err("cudaEventRecord (interprocess event)", ce);
+        if (ce != cudaSuccess) mpi_errno = mpiacc_cuda_err("cudaEventRecord (interprocess event)", ce);
     }
-    mpiacc_cu_dev_leave(dev, old);
+    mpiacc_cuda_dev_leave(dev, old);
     if (mpi_errno != MPI_SUCCESS) goto fn_fail;
     memcpy(x->event_handle, &e->h, sizeof e->h);
     x->event_id = e->id;
@@ -253,9 +251,9 @@ static int ipc_export_buf(const mpiacc_attrs_t *a, void *dep, void *buf, MPI_Ain
     if (!ipc_enabled()) return fallback(ok, "MPIACC_IPC=0");
     if (hi <= lo) return fallback(ok, "no bytes");
     if (!drv_ready()) return fallback(ok, "no driver entry points");
-    if (dep) dev = ((mpiacc_cu_h_t *)dep)->dev;
-    else MPIACC_CHECK(mpiacc_cu_resolve_device(a, &dev));
-    MPIACC_CHECK(mpiacc_cu_dev_enter(dev, &old));
+    if (dep) dev = ((mpiacc_cuda_h_t *)dep)->dev;
+    else MPIACC_CHECK(mpiacc_cuda_resolve_device(a, &dev));
+    MPIACC_CHECK(mpiacc_cuda_dev_enter(dev, &old));
     entered = 1;
     {
         CUpointer_attribute at[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_BUFFER_ID,
@@ -319,13 +317,13 @@ static int ipc_export_buf(const mpiacc_attrs_t *a, void *dep, void *buf, MPI_Ain
     x->lo = lo;
     x->hi = hi;
     x->device = bdev;
-    if (dep && !((mpiacc_cu_h_t *)dep)->done && ((mpiacc_cu_h_t *)dep)->nev > 0)
+    if (dep && !((mpiacc_cuda_h_t *)dep)->done && ((mpiacc_cuda_h_t *)dep)->nev > 0)
         MPIACC_CHECK(export_event(dep, x, &e));
     *token = e;
     *ok = 1;
     STAT(exports);
 fn_exit:
-    if (entered) mpiacc_cu_dev_leave(dev, old);
+    if (entered) mpiacc_cuda_dev_leave(dev, old);
     return mpi_errno;
 fn_fail:
     memset(x, 0, sizeof *x);
@@ -349,7 +347,7 @@ static int own_event_wait(const mpiacc_ipc_export_t *x, cudaStream_t st)
     if (!found)
         MPIACC_FAIL(MPIACC_ERRK_INTERN, "CUDA IPC: exported event %llu is not reserved (released before the import?)",
                     (unsigned long long)x->event_id);
-    if (ce != cudaSuccess) mpi_errno = mpiacc_cu_err("cudaStreamWaitEvent (exported event)", ce);
+    if (ce != cudaSuccess) mpi_errno = mpiacc_cuda_err("cudaStreamWaitEvent (exported event)", ce);
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -365,7 +363,7 @@ static int peer_enable(int dev, int peer)
         MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA IPC: device %d cannot read device %d directly (no peer access)", dev, peer);
     ce = cudaDeviceEnablePeerAccess(peer, 0);
     if (ce == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError(), ce = cudaSuccess;
-    if (ce != cudaSuccess) mpi_errno = mpiacc_cu_err("cudaDeviceEnablePeerAccess", ce);
+    if (ce != cudaSuccess) mpi_errno = mpiacc_cuda_err("cudaDeviceEnablePeerAccess", ce);
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -393,11 +391,11 @@ static int ipc_import_copy(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_
     void *mref = NULL, *bref = NULL;
     const void *sdblob = NULL, *ddblob = NULL;
     char *mbase = NULL;
-    mpiacc_cu_h_t *h = NULL, *dp = dep;
+    mpiacc_cuda_h_t *h = NULL, *dp = dep;
     cudaStream_t st = NULL;
     cudaEvent_t ev;
     cudaError_t ce;
-    mpiacc_cu_xcopy_t k;
+    mpiacc_cuda_xcopy_t k;
     *xfer = NULL;
     if (!x || !d || !d->type) MPIACC_FAIL(MPIACC_ERRK_INTERN, "CUDA IPC: import without export or destination");
     MPIACC_CHECK(blob_check(src_blob, src_blob_bytes, &ssize));
@@ -413,56 +411,56 @@ static int ipc_import_copy(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_
                     "CUDA IPC: the exported bytes [%lld, %lld) lie outside the exported allocation of %llu bytes",
                     (long long)(x->offset + x->lo), (long long)(x->offset + x->hi), (unsigned long long)x->alloc_bytes);
     if (dp) dev = dp->dev;
-    else MPIACC_CHECK(mpiacc_cu_resolve_device(a, &dev));
-    MPIACC_CHECK(mpiacc_cu_dev_enter(dev, &old));
+    else MPIACC_CHECK(mpiacc_cuda_resolve_device(a, &dev));
+    MPIACC_CHECK(mpiacc_cuda_dev_enter(dev, &old));
     entered = 1;
     same = x->owner == self_owner;
     if (same) {
         mbase = (char *)(uintptr_t)x->base_addr;
         STAT(mem_same_process);
     } else {
-        MPIACC_CHECK(mpiacc_cu_ipcc_map_get(x, dev, &mbase, &mref));
+        MPIACC_CHECK(mpiacc_cuda_ipcc_map_get(x, dev, &mbase, &mref));
     }
     memset(&k, 0, sizeof k);
     k.src.blob = src_blob, k.src.base = mbase + x->offset;
     k.dst.blob = d->type->blob, k.dst.base = d->buf;
     k.first = d->first, k.last = d->last;
-    if (mpiacc_cu_xcopy_plan(&k, src_count, d->count) != 0)
+    if (mpiacc_cuda_xcopy_plan(&k, src_count, d->count) != 0)
         MPIACC_FAIL(MPIACC_ERRK_INTERN, "CUDA IPC: a datatype description is not a traversal blob");
     /* device copies of the layouts the kernel traverses (a dense side is not read) */
-    if (!k.src.dense) MPIACC_CHECK(mpiacc_cu_ipcc_blob_get(dev, src_blob, src_blob_bytes, &sdblob, &bref));
-    if (!k.dst.dense) MPIACC_CHECK(mpiacc_cu_blob_get(dev, d->type, &ddblob));
+    if (!k.src.dense) MPIACC_CHECK(mpiacc_cuda_ipcc_blob_get(dev, src_blob, src_blob_bytes, &sdblob, &bref));
+    if (!k.dst.dense) MPIACC_CHECK(mpiacc_cuda_blob_get(dev, d->type, &ddblob));
     if (same && x->device != dev && !(k.src.dense && k.dst.dense)) MPIACC_CHECK(peer_enable(dev, x->device));
-    MPIACC_CHECK(mpiacc_cu_handle_get(dev, &h));
+    MPIACC_CHECK(mpiacc_cuda_handle_get(dev, &h));
     h->is_xfer = 1;
     h->ipc_map = mref, h->ipc_blob = bref; /* dropped when the copy is done */
     mref = bref = NULL;
-    MPIACC_CHECK(mpiacc_cu_stream_get(dev, &h->sidx));
-    st = mpiacc_cu_devs[dev].streams[h->sidx];
+    MPIACC_CHECK(mpiacc_cuda_stream_get(dev, &h->sidx));
+    st = mpiacc_cuda_devs[dev].streams[h->sidx];
     if (x->flags & MPIACC_IPC_F_EVENT)
-        MPIACC_CHECK(same ? own_event_wait(x, st) : mpiacc_cu_ipcc_event_wait(x, st));
+        MPIACC_CHECK(same ? own_event_wait(x, st) : mpiacc_cuda_ipcc_event_wait(x, st));
     if (dp && !dp->done)
-        for (int i = 0; i < dp->nev; i++) MPIACC_CU_CHECK(cudaStreamWaitEvent(st, dp->ev[i], 0));
+        for (int i = 0; i < dp->nev; i++) MPIACC_CUDA_CHECK(cudaStreamWaitEvent(st, dp->ev[i], 0));
     k.src.blob = sdblob, k.dst.blob = ddblob;
-    ce = (cudaError_t)mpiacc_cu_launch_xcopy(&k, mpiacc_cu_devs[dev].nsm, st);
+    ce = (cudaError_t)mpiacc_cuda_launch_xcopy(&k, mpiacc_cuda_devs[dev].nsm, st);
     if (ce != cudaSuccess)
         MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA IPC: layout copy (%s, word %d B) failed to start: %s (%s)",
                     k.src.dense && k.dst.dense ? "memcpy" : "kernel", k.ws, cudaGetErrorName(ce),
                     cudaGetErrorString(ce));
-    MPIACC_CHECK(mpiacc_cu_event_get(dev, &ev));
+    MPIACC_CHECK(mpiacc_cuda_event_get(dev, &ev));
     h->ev[h->nev++] = ev;
-    MPIACC_CU_CHECK(cudaEventRecord(ev, st));
+    MPIACC_CUDA_CHECK(cudaEventRecord(ev, st));
     *xfer = h;
 fn_exit:
-    if (entered) mpiacc_cu_dev_leave(dev, old);
+    if (entered) mpiacc_cuda_dev_leave(dev, old);
     return mpi_errno;
 fn_fail:
     if (h) {
         if (st) cudaStreamSynchronize(st); /* nothing enqueued may still read the mapping */
         h->done = 1;
-        mpiacc_cu_handle_put(h);
+        mpiacc_cuda_handle_put(h);
     }
-    if (mref || bref) mpiacc_cu_ipc_unuse(mref, bref);
+    if (mref || bref) mpiacc_cuda_ipc_unuse(mref, bref);
     goto fn_exit;
 }
 
@@ -470,20 +468,20 @@ fn_fail:
 
 static void ipc_stats(mpiacc_ipc_stats_t *s)
 {
-#define LD(f_) s->f_ = __atomic_load_n(&mpiacc_cu_ipc_st.f_, __ATOMIC_RELAXED)
+#define LD(f_) s->f_ = __atomic_load_n(&mpiacc_cuda_ipc_st.f_, __ATOMIC_RELAXED)
     LD(mem_opens), LD(mem_hits), LD(mem_evictions), LD(mem_closes), LD(mem_same_process), LD(event_opens);
     LD(event_hits), LD(event_creates), LD(exports), LD(export_fallbacks), LD(blob_uploads);
 #undef LD
 }
 
-const struct mpiacc_backend_ipc mpiacc_cu_ipc = {
+const struct mpiacc_backend_ipc mpiacc_cuda_ipc = {
     .export_buf = ipc_export_buf,
     .export_release = ipc_export_release,
     .import_copy = ipc_import_copy,
     .stats = ipc_stats,
 };
 
-void mpiacc_cu_ipc_init(void)
+void mpiacc_cuda_ipc_init(void)
 {
     struct timespec ts;
     uint64_t z;
@@ -494,21 +492,21 @@ void mpiacc_cu_ipc_init(void)
     z ^= z >> 31;
     LOCK();
     self_owner = (uint64_t)(uint32_t)getpid() << 32 | (uint32_t)z;
-    memset(&mpiacc_cu_ipc_st, 0, sizeof mpiacc_cu_ipc_st);
+    memset(&mpiacc_cuda_ipc_st, 0, sizeof mpiacc_cuda_ipc_st);
     nxmem = 0;
     UNLOCK();
 }
 
-void mpiacc_cu_ipc_finalize(void)
+void mpiacc_cuda_ipc_finalize(void)
 {
     int old = -1;
     cudaGetDevice(&old);
-    for (int dev = 0; dev < mpiacc_cu_ndev && dev < MPIACC_CU_MAXDEV; dev++) { /* copies reading mappings */
-        mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
+    for (int dev = 0; dev < mpiacc_cuda_ndev && dev < MPIACC_CUDA_MAXDEV; dev++) { /* copies reading mappings */
+        mpiacc_cuda_dev_t *D = &mpiacc_cuda_devs[dev];
         if (!D->ready || cudaSetDevice(dev) != cudaSuccess) continue;
         for (int i = 0; i < D->nstreams; i++) cudaStreamSynchronize(D->streams[i]);
     }
-    mpiacc_cu_ipcc_finalize();
+    mpiacc_cuda_ipcc_finalize();
     LOCK();
     while (xev_all) {
         xev_t *e = xev_all;

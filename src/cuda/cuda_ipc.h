@@ -10,18 +10,23 @@
 #include "core/backend_ipc.h"
 
 /* Counters of backend_ipc.h, updated with relaxed atomics. */
-extern mpiacc_ipc_stats_t mpiacc_cu_ipc_st;
-#define MPIACC_CU_IPC_STAT(f_) __atomic_add_fetch(&mpiacc_cu_ipc_st.f_, 1, __ATOMIC_RELAXED)
+extern mpiacc_ipc_stats_t mpiacc_cuda_ipc_st;
+#define MPIACC_CUDA_IPC_STAT(f_) __atomic_add_fetch(&mpiacc_cuda_ipc_st.f_, 1, __ATOMIC_RELAXED)
+
+/* Overrides of MPIACC_IPC (-1: the variable; 0 / 1) and MPIACC_IPC_CACHE
+ * (0: the variable; a cap > 0), set only by cuda_testhooks.c. */
+extern int mpiacc_cuda_ipc_enabled_knob;
+extern int mpiacc_cuda_ipc_cache_knob;
 
 /* The mapping of x's allocation on device dev (current): *base is the
- * mapped allocation base, *ref a reference released by mpiacc_cu_ipc_unuse. */
-int mpiacc_cu_ipcc_map_get(const mpiacc_ipc_export_t *x, int dev, char **base, void **ref);
+ * mapped allocation base, *ref a reference released by mpiacc_cuda_ipc_unuse. */
+int mpiacc_cuda_ipcc_map_get(const mpiacc_ipc_export_t *x, int dev, char **base, void **ref);
 /* Makes st (device dev, current) wait for x's interprocess event. */
-int mpiacc_cu_ipcc_event_wait(const mpiacc_ipc_export_t *x, cudaStream_t st);
+int mpiacc_cuda_ipcc_event_wait(const mpiacc_ipc_export_t *x, cudaStream_t st);
 /* Device copy on dev (current) of a sender blob, cached by content;
- * *ref is released by mpiacc_cu_ipc_unuse. */
-int mpiacc_cu_ipcc_blob_get(int dev, const void *blob, size_t bytes, const void **dblob, void **ref);
+ * *ref is released by mpiacc_cuda_ipc_unuse. */
+int mpiacc_cuda_ipcc_blob_get(int dev, const void *blob, size_t bytes, const void **dblob, void **ref);
 /* Closes / frees everything (GPU work already finished). */
-void mpiacc_cu_ipcc_finalize(void);
+void mpiacc_cuda_ipcc_finalize(void);
 
 #endif

@@ -31,15 +31,15 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER, open_lock = PTHREAD_MUTEX_INITIALIZER;
 #define LOCK() pthread_mutex_lock(&lock)
 #define UNLOCK() pthread_mutex_unlock(&lock)
-#define STAT(f_) MPIACC_CU_IPC_STAT(f_)
+#define STAT(f_) MPIACC_CUDA_IPC_STAT(f_)
 
-static int cap_knob; /* mpiacc_cuda_ipc_set_cache */
+int mpiacc_cuda_ipc_cache_knob; /* cuda_testhooks.c: mpiacc_cuda_ipc_set_cache */
 
 /* MPIACC_IPC_CACHE: mappings kept per exporting process (default 64); read once. */
 static int ipc_cache_cap(void)
 {
     static int env;
-    int v = __atomic_load_n(&cap_knob, __ATOMIC_RELAXED);
+    int v = __atomic_load_n(&mpiacc_cuda_ipc_cache_knob, __ATOMIC_RELAXED);
     if (v > 0) return v;
     if ((v = __atomic_load_n(&env, __ATOMIC_RELAXED)) == 0) {
         long long e = mpiacc_env_int("MPIACC_IPC_CACHE"); /* validated by the parser */
@@ -48,8 +48,6 @@ static int ipc_cache_cap(void)
     }
     return v;
 }
-
-void mpiacc_cuda_ipc_set_cache(int cap) { __atomic_store_n(&cap_knob, cap > 0 ? cap : 0, __ATOMIC_RELAXED); }
 
 /* ---- mappings ------------------------------------------------------------ */
 
@@ -128,7 +126,7 @@ static void imap_close(imap_t *m)
     free(m);
 }
 
-int mpiacc_cu_ipcc_map_get(const mpiacc_ipc_export_t *x, int dev, char **base, void **ref)
+int mpiacc_cuda_ipcc_map_get(const mpiacc_ipc_export_t *x, int dev, char **base, void **ref)
 {
     int mpi_errno = MPI_SUCCESS, cap = ipc_cache_cap();
     iowner_t *o;
@@ -228,10 +226,10 @@ static iev_t *iev_find_locked(iowner_t *o, uint64_t id)
 static int wait_locked(cudaStream_t st, iev_t *e)
 {
     cudaError_t ce = cudaStreamWaitEvent(st, e->ev, 0);
-    return ce == cudaSuccess ? MPI_SUCCESS : mpiacc_cu_err("cudaStreamWaitEvent (interprocess event)", ce);
+    return ce == cudaSuccess ? MPI_SUCCESS : mpiacc_cuda_err("cudaStreamWaitEvent (interprocess event)", ce);
 }
 
-int mpiacc_cu_ipcc_event_wait(const mpiacc_ipc_export_t *x, cudaStream_t st)
+int mpiacc_cuda_ipcc_event_wait(const mpiacc_ipc_export_t *x, cudaStream_t st)
 {
     int mpi_errno = MPI_SUCCESS, cap = 4 * ipc_cache_cap();
     iowner_t *o;
@@ -332,13 +330,13 @@ static void sblob_free(sblob_t *b)
     int old = -1;
     cudaGetDevice(&old);
     if (old != b->dev) cudaSetDevice(b->dev);
-    mpiacc_cu_dev_free(b->dev, b->d);
+    mpiacc_cuda_dev_free(b->dev, b->d);
     if (old >= 0 && old != b->dev) cudaSetDevice(old);
     free(b->host);
     free(b);
 }
 
-int mpiacc_cu_ipcc_blob_get(int dev, const void *blob, size_t bytes, const void **dblob, void **ref)
+int mpiacc_cuda_ipcc_blob_get(int dev, const void *blob, size_t bytes, const void **dblob, void **ref)
 {
     int mpi_errno = MPI_SUCCESS;
     const uint64_t hash = blob_hash(blob, bytes);
@@ -352,9 +350,9 @@ int mpiacc_cu_ipcc_blob_get(int dev, const void *blob, size_t bytes, const void 
         MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
     memcpy(nb->host, blob, bytes);
     nb->hash = hash, nb->bytes = bytes, nb->dev = dev, nb->refs = 1;
-    MPIACC_CHECK(mpiacc_cu_dev_alloc(dev, bytes, &nb->d));
-    ce = cudaMemcpyAsync(nb->d, blob, bytes, cudaMemcpyHostToDevice, mpiacc_cu_devs[dev].service);
-    if (ce == cudaSuccess) ce = cudaStreamSynchronize(mpiacc_cu_devs[dev].service);
+    MPIACC_CHECK(mpiacc_cuda_dev_alloc(dev, bytes, &nb->d));
+    ce = cudaMemcpyAsync(nb->d, blob, bytes, cudaMemcpyHostToDevice, mpiacc_cuda_devs[dev].service);
+    if (ce == cudaSuccess) ce = cudaStreamSynchronize(mpiacc_cuda_devs[dev].service);
     if (ce != cudaSuccess) MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA: uploading a sender's datatype blob failed: %s (%s)",
                                        cudaGetErrorName(ce), cudaGetErrorString(ce));
     STAT(blob_uploads);
@@ -389,7 +387,7 @@ fn_fail:
 
 /* ---- references, finalize ---------------------------------------------------- */
 
-void mpiacc_cu_ipc_unuse(void *map, void *blob)
+void mpiacc_cuda_ipc_unuse(void *map, void *blob)
 {
     LOCK();
     if (map) ((imap_t *)map)->refs--;
@@ -397,7 +395,7 @@ void mpiacc_cu_ipc_unuse(void *map, void *blob)
     UNLOCK();
 }
 
-void mpiacc_cu_ipcc_finalize(void)
+void mpiacc_cuda_ipcc_finalize(void)
 {
     pthread_mutex_lock(&open_lock);
     LOCK();

@@ -105,7 +105,7 @@ static vgeom make_vgeom(char *packed, long long nwords, int ws)
 /* One 16-byte packed piece <-> V words at the addresses ad[0..V-1]. */
 template <typename W, int V, int DIR> static HD void move_piece(char *pv, char *const *ad)
 {
-    if (DIR == MPIACC_CU_DIR_PACK) {
+    if (DIR == MPIACC_CUDA_DIR_PACK) {
         vec16 v = {{0, 0, 0, 0}};
 #pragma unroll
         for (int m = 0; m < V; m++) vput(v, m, ld_ro((const W *)ad[m]));
@@ -129,7 +129,7 @@ static unsigned grid_for(long long nv, int u, int bd, int nsm)
 
 /* ---- completion signal (device only) ---------------------------------- */
 
-static __device__ __forceinline__ void signal_done(const mpiacc_cu_signal_t &sig)
+static __device__ __forceinline__ void signal_done(const mpiacc_cuda_signal_t &sig)
 {
     if (sig.count == NULL) return; /* uniform */
     __syncthreads();               /* the block's stores happen before ... */
@@ -153,7 +153,7 @@ static __device__ __forceinline__ void signal_done(const mpiacc_cu_signal_t &sig
 struct skp {
     char *base;
     vgeom g;
-    mpiacc_cu_strided_t s;
+    mpiacc_cuda_strided_t s;
 };
 
 /* Where word w of the strided range is: address, position x in its row,
@@ -163,7 +163,7 @@ struct sloc {
     long long x, wi;
 };
 
-static HD sloc s_locate(char *base, const mpiacc_cu_strided_t &s, long long w, int ws)
+static HD sloc s_locate(char *base, const mpiacc_cuda_strided_t &s, long long w, int ws)
 {
     long long r, x, off = 0, i0, wi;
     if (w < s.row_words) { /* first row (every word of a one-row range) */
@@ -175,7 +175,7 @@ static HD sloc s_locate(char *base, const mpiacc_cu_strided_t &s, long long w, i
         r = w / s.row_words, x = w - r * s.row_words;
     }
 #pragma unroll
-    for (int d = 1; d < MPIACC_CU_MAXDIMS; d++) {
+    for (int d = 1; d < MPIACC_CUDA_MAXDIMS; d++) {
         if (d < s.nd) {
             long long i;
             if (s.narrow) {
@@ -202,14 +202,14 @@ static HD sloc s_locate(char *base, const mpiacc_cu_strided_t &s, long long w, i
     return L;
 }
 
-static HD_SLOW sloc s_locate_slow(char *base, const mpiacc_cu_strided_t &s, long long w, int ws)
+static HD_SLOW sloc s_locate_slow(char *base, const mpiacc_cuda_strided_t &s, long long w, int ws)
 {
     return s_locate(base, s, w, ws);
 }
 
 /* Input addresses of the V words from global word w0 on. */
 template <typename W>
-static HD void s_addrs(char *base, const mpiacc_cu_strided_t &s, long long w0, char *(&ad)[shape<W>::V])
+static HD void s_addrs(char *base, const mpiacc_cuda_strided_t &s, long long w0, char *(&ad)[shape<W>::V])
 {
     const int ws = (int)sizeof(W), V = shape<W>::V;
     sloc L = s_locate(base, s, w0, ws);
@@ -248,7 +248,7 @@ template <typename W, int DIR> static HD void s_vec_one(const skp &k, long long 
         if (kk < 0 || kk >= k.g.nwords) continue;
         W *io = (W *)s_locate_slow(k.base, k.s, k.s.first_w + kk, (int)sizeof(W)).p;
         W *pk = (W *)(pv + m * (int)sizeof(W));
-        if (DIR == MPIACC_CU_DIR_PACK) *pk = ld_ro(io);
+        if (DIR == MPIACC_CUDA_DIR_PACK) *pk = ld_ro(io);
         else *io = *pk;
     }
 }
@@ -270,7 +270,7 @@ static HD void strided_body(const skp &k, unsigned bid, unsigned tid, unsigned n
         }
         /* interior tile: every vector complete; U vectors per thread */
         char *ad[U][V];
-        if (DIR == MPIACC_CU_DIR_PACK) {
+        if (DIR == MPIACC_CUDA_DIR_PACK) {
             W val[U][V];
 #pragma unroll
             for (int u = 0; u < U; u++)
@@ -301,7 +301,7 @@ static HD void strided_body(const skp &k, unsigned bid, unsigned tid, unsigned n
 }
 
 template <typename W, int U, int DIR>
-__global__ void __launch_bounds__(THREADS) k_strided(const __grid_constant__ skp k, const mpiacc_cu_signal_t sig)
+__global__ void __launch_bounds__(THREADS) k_strided(const __grid_constant__ skp k, const mpiacc_cuda_signal_t sig)
 {
     strided_body<W, U, DIR>(k, blockIdx.x, threadIdx.x, gridDim.x, blockDim.x);
     signal_done(sig);
@@ -329,13 +329,13 @@ static HD void const_body(const skp &k, unsigned bid, unsigned tid, unsigned nb,
                     const long long kk = k0 + m;
                     if (kk < 0 || kk >= k.g.nwords) continue;
                     W *io = (W *)(k.base + (k.s.first_w + kk) * st), *pk = (W *)(pv + m * (int)sizeof(W));
-                    if (DIR == MPIACC_CU_DIR_PACK) *pk = ld_ro(io);
+                    if (DIR == MPIACC_CUDA_DIR_PACK) *pk = ld_ro(io);
                     else *io = *pk;
                 }
             }
             continue;
         }
-        if (DIR == MPIACC_CU_DIR_PACK) {
+        if (DIR == MPIACC_CUDA_DIR_PACK) {
             W val[U][V];
 #pragma unroll
             for (int u = 0; u < U; u++) {
@@ -366,7 +366,7 @@ static HD void const_body(const skp &k, unsigned bid, unsigned tid, unsigned nb,
 
 template <typename W, int U, int DIR>
 __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) k_const(const __grid_constant__ skp k,
-                                                                  const mpiacc_cu_signal_t sig)
+                                                                  const mpiacc_cuda_signal_t sig)
 {
     const_body<W, U, DIR>(k, blockIdx.x, threadIdx.x, gridDim.x, blockDim.x);
     signal_done(sig);
@@ -378,9 +378,9 @@ template <typename W> struct cshape {
     static const int U = shape<W>::V >= 4 ? 1 : 2;
 };
 
-static bool const_form(const mpiacc_cu_strided_t *s) { return s->nd == 1 && s->nwb == 1; }
+static bool const_form(const mpiacc_cuda_strided_t *s) { return s->nd == 1 && s->nwb == 1; }
 
-static skp make_skp(char *base, char *packed, const mpiacc_cu_strided_t *s, int ws)
+static skp make_skp(char *base, char *packed, const mpiacc_cuda_strided_t *s, int ws)
 {
     skp k;
     const long long lim = 0x7fffffffLL;
@@ -394,23 +394,23 @@ static skp make_skp(char *base, char *packed, const mpiacc_cu_strided_t *s, int 
 
 template <typename W, int U> static const void *strided_fn(int dir)
 {
-    return dir == MPIACC_CU_DIR_PACK ? (const void *)k_strided<W, U, MPIACC_CU_DIR_PACK>
-                                     : (const void *)k_strided<W, U, MPIACC_CU_DIR_UNPACK>;
+    return dir == MPIACC_CUDA_DIR_PACK ? (const void *)k_strided<W, U, MPIACC_CUDA_DIR_PACK>
+                                     : (const void *)k_strided<W, U, MPIACC_CUDA_DIR_UNPACK>;
 }
 
 template <typename W, int U> static const void *const_fn(int dir)
 {
-    return dir == MPIACC_CU_DIR_PACK ? (const void *)k_const<W, U, MPIACC_CU_DIR_PACK>
-                                     : (const void *)k_const<W, U, MPIACC_CU_DIR_UNPACK>;
+    return dir == MPIACC_CUDA_DIR_PACK ? (const void *)k_const<W, U, MPIACC_CUDA_DIR_PACK>
+                                     : (const void *)k_const<W, U, MPIACC_CUDA_DIR_UNPACK>;
 }
 
 template <typename W>
-static cudaError_t launch_strided_w(int dir, char *base, char *packed, const mpiacc_cu_strided_t *s, int nsm,
-                                    const mpiacc_cu_signal_t *sig, cudaStream_t st)
+static cudaError_t launch_strided_w(int dir, char *base, char *packed, const mpiacc_cuda_strided_t *s, int nsm,
+                                    const mpiacc_cuda_signal_t *sig, cudaStream_t st)
 {
     const int UM = shape<W>::UMAX;
     skp k = make_skp(base, packed, s, (int)sizeof(W));
-    mpiacc_cu_signal_t sg = {NULL, NULL, 0};
+    mpiacc_cuda_signal_t sg = {NULL, NULL, 0};
     if (sig) sg = *sig;
     /* unrolled form only when the grid bound leaves work for it */
     const long long wave = (long long)(nsm > 0 ? nsm : 1) * BLOCKS_PER_SM * THREADS;
@@ -433,8 +433,8 @@ template <typename W, int U> static void emulate_strided_wu(int dir, const skp &
     const unsigned grid = grid_for(k.g.nv, U, EMU_THREADS, EMU_NSM);
     for (unsigned b = 0; b < grid; b++)
         for (unsigned t = 0; t < EMU_THREADS; t++) {
-            if (dir == MPIACC_CU_DIR_PACK) strided_body<W, U, MPIACC_CU_DIR_PACK>(k, b, t, grid, EMU_THREADS);
-            else strided_body<W, U, MPIACC_CU_DIR_UNPACK>(k, b, t, grid, EMU_THREADS);
+            if (dir == MPIACC_CUDA_DIR_PACK) strided_body<W, U, MPIACC_CUDA_DIR_PACK>(k, b, t, grid, EMU_THREADS);
+            else strided_body<W, U, MPIACC_CUDA_DIR_UNPACK>(k, b, t, grid, EMU_THREADS);
         }
 }
 
@@ -443,13 +443,13 @@ template <typename W, int U> static void emulate_const_wu(int dir, const skp &k)
     const unsigned grid = grid_for(k.g.nv, U, EMU_THREADS, EMU_NSM);
     for (unsigned b = 0; b < grid; b++)
         for (unsigned t = 0; t < EMU_THREADS; t++) {
-            if (dir == MPIACC_CU_DIR_PACK) const_body<W, U, MPIACC_CU_DIR_PACK>(k, b, t, grid, EMU_THREADS);
-            else const_body<W, U, MPIACC_CU_DIR_UNPACK>(k, b, t, grid, EMU_THREADS);
+            if (dir == MPIACC_CUDA_DIR_PACK) const_body<W, U, MPIACC_CUDA_DIR_PACK>(k, b, t, grid, EMU_THREADS);
+            else const_body<W, U, MPIACC_CUDA_DIR_UNPACK>(k, b, t, grid, EMU_THREADS);
         }
 }
 
 template <typename W>
-static cudaError_t emulate_strided_w(int dir, char *base, char *packed, const mpiacc_cu_strided_t *s, int variant)
+static cudaError_t emulate_strided_w(int dir, char *base, char *packed, const mpiacc_cuda_strided_t *s, int variant)
 {
     const skp k = make_skp(base, packed, s, (int)sizeof(W));
     if (const_form(s) && !(variant & 2)) { /* the kernel the launcher picks */
@@ -463,13 +463,13 @@ static cudaError_t emulate_strided_w(int dir, char *base, char *packed, const mp
     return cudaSuccess;
 }
 
-static int strided_ok(const mpiacc_cu_strided_t *s)
+static int strided_ok(const mpiacc_cuda_strided_t *s)
 {
-    return s->row_words > 0 && s->nwb > 0 && s->nd >= 1 && s->nd <= MPIACC_CU_MAXDIMS;
+    return s->row_words > 0 && s->nwb > 0 && s->nd >= 1 && s->nd <= MPIACC_CUDA_MAXDIMS;
 }
 
-extern "C" int mpiacc_cu_emulate_strided(int ws, int dir, char *base, char *packed, const mpiacc_cu_strided_t *s,
-                                         int variant)
+extern "C" int mpiacc_cuda_emulate_strided(int ws, int dir, char *base, char *packed, const mpiacc_cuda_strided_t *s,
+                                           int variant)
 {
     if (s->nwords <= 0) return (int)cudaSuccess;
     if (!strided_ok(s)) return (int)cudaErrorInvalidValue;
@@ -483,8 +483,8 @@ extern "C" int mpiacc_cu_emulate_strided(int ws, int dir, char *base, char *pack
     }
 }
 
-extern "C" int mpiacc_cu_launch_strided(int ws, int dir, char *base, char *packed, const mpiacc_cu_strided_t *s,
-                                        int nsm, const mpiacc_cu_signal_t *sig, cudaStream_t st)
+extern "C" int mpiacc_cuda_launch_strided(int ws, int dir, char *base, char *packed, const mpiacc_cuda_strided_t *s,
+                                          int nsm, const mpiacc_cuda_signal_t *sig, cudaStream_t st)
 {
     if (s->nwords <= 0) return (int)cudaSuccess;
     if (!strided_ok(s)) return (int)cudaErrorInvalidValue;
@@ -499,8 +499,6 @@ extern "C" int mpiacc_cu_launch_strided(int ws, int dir, char *base, char *packe
 }
 
 /* ---- generic point-based kernel ------------------------------------- */
-
-#if defined(MPIACC_TV_FN)
 
 struct gkp {
     const mpiacc_tv_i64 *blob;
@@ -551,7 +549,7 @@ template <typename W, int DIR> static HD void g_vec_one(const gkp &k, long long 
         if (kk < 0 || kk >= k.g.nwords) continue;
         W *io = (W *)(k.buf + g_locate_slow(k.blob, k.first + kk * ws).off);
         W *pk = (W *)(pv + m * ws);
-        if (DIR == MPIACC_CU_DIR_PACK) *pk = ld_ro(io);
+        if (DIR == MPIACC_CUDA_DIR_PACK) *pk = ld_ro(io);
         else *io = *pk;
     }
 }
@@ -562,7 +560,7 @@ static HD void generic_body(const gkp &k, unsigned bid, unsigned tid, unsigned n
     for (long long j = (long long)bid * bd + tid; j < k.g.nv; j += (long long)nb * bd) g_vec_one<W, DIR>(k, j);
 }
 
-template <typename W, int DIR> __global__ void __launch_bounds__(THREADS) k_generic(const __grid_constant__ gkp k, const mpiacc_cu_signal_t sig)
+template <typename W, int DIR> __global__ void __launch_bounds__(THREADS) k_generic(const __grid_constant__ gkp k, const mpiacc_cuda_signal_t sig)
 {
     generic_body<W, DIR>(k, blockIdx.x, threadIdx.x, gridDim.x, blockDim.x);
     signal_done(sig);
@@ -586,14 +584,14 @@ static cudaError_t emulate_generic_w(int dir, const void *hblob, char *buf, char
     const unsigned grid = grid_for(k.g.nv, 1, EMU_THREADS, EMU_NSM);
     for (unsigned b = 0; b < grid; b++)
         for (unsigned t = 0; t < EMU_THREADS; t++) {
-            if (dir == MPIACC_CU_DIR_PACK) generic_body<W, MPIACC_CU_DIR_PACK>(k, b, t, grid, EMU_THREADS);
-            else generic_body<W, MPIACC_CU_DIR_UNPACK>(k, b, t, grid, EMU_THREADS);
+            if (dir == MPIACC_CUDA_DIR_PACK) generic_body<W, MPIACC_CUDA_DIR_PACK>(k, b, t, grid, EMU_THREADS);
+            else generic_body<W, MPIACC_CUDA_DIR_UNPACK>(k, b, t, grid, EMU_THREADS);
         }
     return cudaSuccess;
 }
 
-extern "C" int mpiacc_cu_emulate_generic(int ws, int dir, const void *hblob, char *buf, char *packed,
-                                         long long first, long long nwords)
+extern "C" int mpiacc_cuda_emulate_generic(int ws, int dir, const void *hblob, char *buf, char *packed,
+                                           long long first, long long nwords)
 {
     if (nwords <= 0) return (int)cudaSuccess;
     switch (ws) {
@@ -608,20 +606,20 @@ extern "C" int mpiacc_cu_emulate_generic(int ws, int dir, const void *hblob, cha
 
 template <typename W>
 static cudaError_t launch_generic_w(int dir, const void *dblob, char *buf, char *packed, long long first,
-                                    long long nwords, int nsm, const mpiacc_cu_signal_t *sig, cudaStream_t st)
+                                    long long nwords, int nsm, const mpiacc_cuda_signal_t *sig, cudaStream_t st)
 {
     gkp k = make_gkp(dblob, buf, packed, first, nwords, (int)sizeof(W));
-    mpiacc_cu_signal_t sg = {NULL, NULL, 0};
+    mpiacc_cuda_signal_t sg = {NULL, NULL, 0};
     if (sig) sg = *sig;
     void *args[] = {(void *)&k, (void *)&sg};
-    const void *fn = dir == MPIACC_CU_DIR_PACK ? (const void *)k_generic<W, MPIACC_CU_DIR_PACK>
-                                               : (const void *)k_generic<W, MPIACC_CU_DIR_UNPACK>;
+    const void *fn = dir == MPIACC_CUDA_DIR_PACK ? (const void *)k_generic<W, MPIACC_CUDA_DIR_PACK>
+                                               : (const void *)k_generic<W, MPIACC_CUDA_DIR_UNPACK>;
     return cudaLaunchKernel(fn, dim3(grid_for(k.g.nv, 1, THREADS, nsm)), dim3(THREADS), args, 0, st);
 }
 
-extern "C" int mpiacc_cu_launch_generic(int ws, int dir, const void *dblob, char *buf, char *packed,
-                                        long long first, long long nwords, int nsm, const mpiacc_cu_signal_t *sig,
-                                        cudaStream_t st)
+extern "C" int mpiacc_cuda_launch_generic(int ws, int dir, const void *dblob, char *buf, char *packed,
+                                          long long first, long long nwords, int nsm, const mpiacc_cuda_signal_t *sig,
+                                          cudaStream_t st)
 {
     if (nwords <= 0) return (int)cudaSuccess;
     switch (ws) {
@@ -633,27 +631,3 @@ extern "C" int mpiacc_cu_launch_generic(int ws, int dir, const void *dblob, char
     default: return (int)cudaErrorInvalidValue;
     }
 }
-
-extern "C" int mpiacc_cu_generic_available(void) { return 1; }
-
-#else /* traverse.h is still the placeholder: no generic kernel */
-
-extern "C" int mpiacc_cu_launch_generic(int ws, int dir, const void *dblob, char *buf, char *packed,
-                                        long long first, long long nwords, int nsm, const mpiacc_cu_signal_t *sig,
-                                        cudaStream_t st)
-{
-    (void)ws, (void)dir, (void)dblob, (void)buf, (void)packed, (void)first, (void)nwords, (void)nsm, (void)sig,
-        (void)st;
-    return (int)cudaErrorNotSupported;
-}
-
-extern "C" int mpiacc_cu_emulate_generic(int ws, int dir, const void *hblob, char *buf, char *packed,
-                                         long long first, long long nwords)
-{
-    (void)ws, (void)dir, (void)hblob, (void)buf, (void)packed, (void)first, (void)nwords;
-    return (int)cudaErrorNotSupported;
-}
-
-extern "C" int mpiacc_cu_generic_available(void) { return 0; }
-
-#endif

@@ -13,21 +13,21 @@ extern "C" {
 
 /* Dimensions of a strided transfer: the canonical form's dims, plus the
  * element dimension (count, extent) when count > 1. */
-#define MPIACC_CU_MAXDIMS 6
+#define MPIACC_CUDA_MAXDIMS 6
 
 /* A strided transfer, word-based.  Word w (global index, ws bytes) is word
  * (w % nwb) of block b = w / nwb; block b has index tuple (i0..i{nd-1})
  * with i0 fastest, i_d < counts[d], at base + sum_d i_d*strides[d].  The
  * kernel moves words [first_w, first_w + nwords) to / from packed[0..]. */
-typedef struct mpiacc_cu_strided {
+typedef struct mpiacc_cuda_strided {
     long long first_w, nwords; /* word range                         */
     long long nwb;             /* words per block (blk / ws)         */
     long long row_words;       /* nwb * counts[0]                    */
-    int nd;                    /* dims in use, 1..MPIACC_CU_MAXDIMS  */
+    int nd;                    /* dims in use, 1..MPIACC_CUDA_MAXDIMS  */
     int narrow;                /* set by the launcher: 32-bit index math suffices */
-    long long counts[MPIACC_CU_MAXDIMS];
-    long long strides[MPIACC_CU_MAXDIMS]; /* bytes, may be negative */
-} mpiacc_cu_strided_t;
+    long long counts[MPIACC_CUDA_MAXDIMS];
+    long long strides[MPIACC_CUDA_MAXDIMS]; /* bytes, may be negative */
+} mpiacc_cuda_strided_t;
 
 /* Completion signal of a kernel (optional; count == NULL: none).  Each
  * block, once its stores are done, adds 1 to *count; the last one resets
@@ -36,13 +36,13 @@ typedef struct mpiacc_cu_strided {
  * published device-wide without waiting for the stream to retire it.
  * One counter per kernel in flight: the caller owns count until it has
  * seen the flag. */
-typedef struct mpiacc_cu_signal {
+typedef struct mpiacc_cuda_signal {
     unsigned int *count;
     volatile unsigned int *flag;
     unsigned int seq;
-} mpiacc_cu_signal_t;
+} mpiacc_cuda_signal_t;
 
-enum { MPIACC_CU_DIR_PACK = 0, MPIACC_CU_DIR_UNPACK = 1 };
+enum { MPIACC_CUDA_DIR_PACK = 0, MPIACC_CUDA_DIR_UNPACK = 1 };
 
 /* Both kernels work on the packed side in aligned 16-byte vectors: each
  * thread gathers (pack) or scatters (unpack) the 16/ws words of a vector
@@ -55,14 +55,13 @@ enum { MPIACC_CU_DIR_PACK = 0, MPIACC_CU_DIR_UNPACK = 1 };
 /* Strided kernel, word size ws in {1,2,4,8,16}: pack moves base -> packed,
  * unpack packed -> base.  Every pointer handed in must be ws-aligned.
  * sig may be NULL.  Returns a cudaError_t (as int). */
-int mpiacc_cu_launch_strided(int ws, int dir, char *base, char *packed, const mpiacc_cu_strided_t *s, int nsm,
-                             const mpiacc_cu_signal_t *sig, cudaStream_t st);
+int mpiacc_cuda_launch_strided(int ws, int dir, char *base, char *packed, const mpiacc_cuda_strided_t *s, int nsm,
+                               const mpiacc_cuda_signal_t *sig, cudaStream_t st);
 
 /* Generic point-based kernel over the blob of traverse.h: word w covers
- * packed bytes first + w*ws ... of the type at buf.  nsm sizes the grid.
- * Returns cudaErrorNotSupported when traverse.h is not the engine's yet. */
-int mpiacc_cu_launch_generic(int ws, int dir, const void *dblob, char *buf, char *packed, long long first,
-                             long long nwords, int nsm, const mpiacc_cu_signal_t *sig, cudaStream_t st);
+ * packed bytes first + w*ws ... of the type at buf.  nsm sizes the grid. */
+int mpiacc_cuda_launch_generic(int ws, int dir, const void *dblob, char *buf, char *packed, long long first,
+                               long long nwords, int nsm, const mpiacc_cuda_signal_t *sig, cudaStream_t st);
 
 /* Host emulations of the two kernels (same code, run thread by thread on
  * the CPU; host pointers, host blob): tests check the index arithmetic
@@ -73,11 +72,9 @@ int mpiacc_cu_launch_generic(int ws, int dir, const void *dblob, char *buf, char
  * one vector per thread and tile); bit 1 (strided only): the general
  * strided kernel even where the launcher picks the constant-stride one
  * (nd == 1, one word per block). */
-int mpiacc_cu_emulate_strided(int ws, int dir, char *base, char *packed, const mpiacc_cu_strided_t *s, int variant);
-int mpiacc_cu_emulate_generic(int ws, int dir, const void *hblob, char *buf, char *packed, long long first,
-                              long long nwords);
-/* Whether the generic kernel was compiled against a real traverse.h. */
-int mpiacc_cu_generic_available(void);
+int mpiacc_cuda_emulate_strided(int ws, int dir, char *base, char *packed, const mpiacc_cuda_strided_t *s, int variant);
+int mpiacc_cuda_emulate_generic(int ws, int dir, const void *hblob, char *buf, char *packed, long long first,
+                                long long nwords);
 
 #ifdef __cplusplus
 }

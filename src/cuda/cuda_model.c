@@ -17,10 +17,10 @@
 
 #include "cuda_internal.h"
 
-static int state[MPIACC_CU_MAXDEV]; /* 0 not measured, 1 measuring, 2 done */
-static char *model_host[MPIACC_CU_MAXDEV]; /* measurement buffer, freed at finalize */
+static int state[MPIACC_CUDA_MAXDEV]; /* 0 not measured, 1 measuring, 2 done */
+static char *model_host[MPIACC_CUDA_MAXDEV]; /* measurement buffer, freed at finalize */
 
-static void defaults(mpiacc_cu_model_t *M)
+static void defaults(mpiacc_cuda_model_t *M)
 {
     /* Orientation figures of an H100/H200 PCIe machine (machine-baselines). */
     M->lat_k = 3e-6, M->bw_dev = 1.5e12;
@@ -33,7 +33,7 @@ static void defaults(mpiacc_cu_model_t *M)
 /* A contiguous copy through the strided kernel (n a multiple of ws). */
 static cudaError_t kcopy(int ws, int dir, void *dev, void *packed, size_t n, int nsm, cudaStream_t st)
 {
-    mpiacc_cu_strided_t s = {0};
+    mpiacc_cuda_strided_t s = {0};
     s.nd = 1;
     s.counts[0] = (long long)(n / (size_t)ws);
     s.strides[0] = ws;
@@ -41,7 +41,7 @@ static cudaError_t kcopy(int ws, int dir, void *dev, void *packed, size_t n, int
     s.row_words = s.counts[0];
     s.first_w = 0;
     s.nwords = s.counts[0];
-    return (cudaError_t)mpiacc_cu_launch_strided(ws, dir, dev, packed, &s, nsm, NULL, st);
+    return (cudaError_t)mpiacc_cuda_launch_strided(ws, dir, dev, packed, &s, nsm, NULL, st);
 }
 
 enum { OP_D2H, OP_H2D, OP_KDEV, OP_ZCW16, OP_ZCW1, OP_ZCR16, OP_ZCR1, OP_N };
@@ -52,11 +52,11 @@ static cudaError_t run_op(int op, size_t n, char *d, char *h, int nsm, cudaStrea
     switch (op) {
     case OP_D2H: return cudaMemcpyAsync(h, d, n, cudaMemcpyDeviceToHost, st);
     case OP_H2D: return cudaMemcpyAsync(d, h, n, cudaMemcpyHostToDevice, st);
-    case OP_KDEV: return kcopy(16, MPIACC_CU_DIR_PACK, d, d + half, n, nsm, st);
-    case OP_ZCW16: return kcopy(16, MPIACC_CU_DIR_PACK, d, h, n, nsm, st);
-    case OP_ZCW1: return kcopy(1, MPIACC_CU_DIR_PACK, d, h, n, nsm, st);
-    case OP_ZCR16: return kcopy(16, MPIACC_CU_DIR_UNPACK, d, h, n, nsm, st);
-    default: return kcopy(1, MPIACC_CU_DIR_UNPACK, d, h, n, nsm, st);
+    case OP_KDEV: return kcopy(16, MPIACC_CUDA_DIR_PACK, d, d + half, n, nsm, st);
+    case OP_ZCW16: return kcopy(16, MPIACC_CUDA_DIR_PACK, d, h, n, nsm, st);
+    case OP_ZCW1: return kcopy(1, MPIACC_CUDA_DIR_PACK, d, h, n, nsm, st);
+    case OP_ZCR16: return kcopy(16, MPIACC_CUDA_DIR_UNPACK, d, h, n, nsm, st);
+    default: return kcopy(1, MPIACC_CUDA_DIR_UNPACK, d, h, n, nsm, st);
     }
 }
 
@@ -86,25 +86,25 @@ static void fit(double n1, double t1, double n2, double t2, double *lat, double 
     *lat = l > 0 ? l : 0;
 }
 
-static int measure(int dev, mpiacc_cu_model_t *M)
+static int measure(int dev, mpiacc_cuda_model_t *M)
 {
     int mpi_errno = MPI_SUCCESS;
     const size_t n1 = 64 << 10, n2 = 4 << 20;
-    cudaStream_t st = mpiacc_cu_devs[dev].service;
+    cudaStream_t st = mpiacc_cuda_devs[dev].service;
     cudaEvent_t e0 = NULL, e1 = NULL;
     char *d = NULL, *h = NULL;
     double t[OP_N][2];
     double *lat[OP_N] = {&M->lat_d2h, &M->lat_h2d, &M->lat_k, &M->lat_zcw, NULL, &M->lat_zcr, NULL};
     double *bw[OP_N] = {&M->bw_d2h, &M->bw_h2d, &M->bw_dev, &M->bw_zcw16, &M->bw_zcw1, &M->bw_zcr16, &M->bw_zcr1};
 
-    MPIACC_CHECK(mpiacc_cu_dev_alloc(dev, 2 * n2, (void **)&d));
-    MPIACC_CU_CHECK(cudaHostAlloc((void **)&h, n2, cudaHostAllocMapped | cudaHostAllocPortable));
-    MPIACC_CU_CHECK(cudaEventCreate(&e0));
-    MPIACC_CU_CHECK(cudaEventCreate(&e1));
-    MPIACC_CU_CHECK(cudaMemsetAsync(d, 0, 2 * n2, st));
+    MPIACC_CHECK(mpiacc_cuda_dev_alloc(dev, 2 * n2, (void **)&d));
+    MPIACC_CUDA_CHECK(cudaHostAlloc((void **)&h, n2, cudaHostAllocMapped | cudaHostAllocPortable));
+    MPIACC_CUDA_CHECK(cudaEventCreate(&e0));
+    MPIACC_CUDA_CHECK(cudaEventCreate(&e1));
+    MPIACC_CUDA_CHECK(cudaMemsetAsync(d, 0, 2 * n2, st));
     for (int op = 0; op < OP_N; op++) {
-        MPIACC_CU_CHECK(time_op(op, n1, d, h, mpiacc_cu_devs[dev].nsm, st, e0, e1, &t[op][0]));
-        MPIACC_CU_CHECK(time_op(op, n2, d, h, mpiacc_cu_devs[dev].nsm, st, e0, e1, &t[op][1]));
+        MPIACC_CUDA_CHECK(time_op(op, n1, d, h, mpiacc_cuda_devs[dev].nsm, st, e0, e1, &t[op][0]));
+        MPIACC_CUDA_CHECK(time_op(op, n2, d, h, mpiacc_cuda_devs[dev].nsm, st, e0, e1, &t[op][1]));
         double l = 0, b = *bw[op];
         fit((double)n1, t[op][0], (double)n2, t[op][1], &l, &b);
         *bw[op] = b;
@@ -121,20 +121,20 @@ fn_exit:
     /* cudaFreeHost waits for the whole device (the application's kernels
      * too): keep the buffer until MPI_Finalize. */
     if (h) model_host[dev] = h;
-    if (d) mpiacc_cu_dev_free(dev, d);
+    if (d) mpiacc_cuda_dev_free(dev, d);
     return mpi_errno;
 fn_fail:
     goto fn_exit;
 }
 
-int mpiacc_cu_model_ensure(int dev)
+int mpiacc_cuda_model_ensure(int dev)
 {
     int mpi_errno = MPI_SUCCESS, expect = 0;
-    mpiacc_cu_model_t *M = &mpiacc_cu_devs[dev].model;
+    mpiacc_cuda_model_t *M = &mpiacc_cuda_devs[dev].model;
     if (__atomic_load_n(&state[dev], __ATOMIC_ACQUIRE) == 2) return MPI_SUCCESS;
     if (!__atomic_compare_exchange_n(&state[dev], &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return MPI_SUCCESS; /* another thread measures; defaults meanwhile */
-    mpiacc_cu_model_t m;
+    mpiacc_cuda_model_t m;
     defaults(&m);
     mpi_errno = measure(dev, &m);
     if (mpi_errno != MPI_SUCCESS) {
@@ -148,25 +148,25 @@ int mpiacc_cu_model_ensure(int dev)
     return mpi_errno;
 }
 
-void mpiacc_cu_model_reset(void)
+void mpiacc_cuda_model_reset(void)
 {
-    for (int i = 0; i < MPIACC_CU_MAXDEV; i++) {
+    for (int i = 0; i < MPIACC_CUDA_MAXDEV; i++) {
         __atomic_store_n(&state[i], 0, __ATOMIC_RELEASE);
         if (model_host[i]) cudaFreeHost(model_host[i]);
         model_host[i] = NULL;
     }
 }
 
-int mpiacc_cu_model_oneshot(int dev, int dir, double n, double b, int ws)
+int mpiacc_cuda_model_oneshot(int dev, int dir, double n, double b, int ws)
 {
-    mpiacc_cu_model_t M;
-    if (__atomic_load_n(&state[dev], __ATOMIC_ACQUIRE) == 2) M = mpiacc_cu_devs[dev].model; /* immutable now */
+    mpiacc_cuda_model_t M;
+    if (__atomic_load_n(&state[dev], __ATOMIC_ACQUIRE) == 2) M = mpiacc_cuda_devs[dev].model; /* immutable now */
     else defaults(&M);
     int k = ws >= 16 ? 4 : ws >= 8 ? 3 : ws >= 4 ? 2 : ws >= 2 ? 1 : 0;
     double sect = b < 32 ? 32.0 / (b > 0 ? b : 1) : 1.0;
     double strided = n * sect / M.bw_dev, launch = 2e-6;
     double t_one, t_dev;
-    if (dir == MPIACC_CU_DIR_PACK) {
+    if (dir == MPIACC_CUDA_DIR_PACK) {
         double bwz = M.bw_zcw1 + (M.bw_zcw16 - M.bw_zcw1) * k / 4.0;
         t_one = M.lat_zcw + (n / bwz > strided ? n / bwz : strided);
         t_dev = M.lat_k + strided + n / M.bw_dev + M.lat_d2h + n / M.bw_d2h + launch;

@@ -5,7 +5,7 @@
  * device temp buffers (power-of-two classes), device copies of datatype
  * blobs and the registry of pinned mapped staging memory.
  *
- * Locking: mpiacc_cu_lock guards the lists and counters only; no CUDA call
+ * Locking: mpiacc_cuda_lock guards the lists and counters only; no CUDA call
  * that may allocate, synchronise or wait is made with it held (streams,
  * events, device memory and blob uploads are made outside it and then
  * published under it; a thread that lost a race frees its spare copy
@@ -18,15 +18,15 @@
 
 #include "cuda_internal.h"
 
-pthread_mutex_t mpiacc_cu_lock = PTHREAD_MUTEX_INITIALIZER;
-int mpiacc_cu_ndev;
-int mpiacc_cu_mode;
-int mpiacc_cu_force_generic;
-mpiacc_cu_dev_t mpiacc_cu_devs[MPIACC_CU_MAXDEV];
+pthread_mutex_t mpiacc_cuda_lock = PTHREAD_MUTEX_INITIALIZER;
+int mpiacc_cuda_ndev;
+int mpiacc_cuda_mode;
+int mpiacc_cuda_force_generic;
+mpiacc_cuda_dev_t mpiacc_cuda_devs[MPIACC_CUDA_MAXDEV];
 
 static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
-static cudaStream_t freestream[MPIACC_CU_MAXDEV]; /* ordered frees of blobs */
-static mpiacc_cu_h_t *hfree, *hall;
+static cudaStream_t freestream[MPIACC_CUDA_MAXDEV]; /* ordered frees of blobs */
+static mpiacc_cuda_h_t *hfree, *hall;
 
 typedef struct pinned { void *p; size_t bytes; } pinned_t;
 static pinned_t *pinned;
@@ -34,15 +34,15 @@ static int npinned, cappinned;
 
 typedef struct blobcache {
     const mpiacc_pack_type_t *t;
-    void *d[MPIACC_CU_MAXDEV];
+    void *d[MPIACC_CUDA_MAXDEV];
     struct blobcache *prev, *next;
 } blobcache_t;
 static blobcache_t *blobs;
 
-#define LOCK() pthread_mutex_lock(&mpiacc_cu_lock)
-#define UNLOCK() pthread_mutex_unlock(&mpiacc_cu_lock)
+#define LOCK() pthread_mutex_lock(&mpiacc_cuda_lock)
+#define UNLOCK() pthread_mutex_unlock(&mpiacc_cuda_lock)
 
-int mpiacc_cu_err(const char *call, cudaError_t e)
+int mpiacc_cuda_err(const char *call, cudaError_t e)
 {
     return mpiacc_err(MPIACC_ERRK_CUDA, "CUDA: %s failed: %s (%s)", call, cudaGetErrorName(e),
                       cudaGetErrorString(e));
@@ -50,7 +50,7 @@ int mpiacc_cu_err(const char *call, cudaError_t e)
 
 /* ---- devices -------------------------------------------------------- */
 
-int mpiacc_cu_resolve_device(const mpiacc_attrs_t *a, int *dev)
+int mpiacc_cuda_resolve_device(const mpiacc_attrs_t *a, int *dev)
 {
     int mpi_errno = MPI_SUCCESS;
     cudaError_t e;
@@ -62,10 +62,10 @@ int mpiacc_cu_resolve_device(const mpiacc_attrs_t *a, int *dev)
     } else if (a && a->has_device) {
         *dev = a->device;
     } else {
-        MPIACC_CU_CHECK(cudaGetDevice(dev));
+        MPIACC_CUDA_CHECK(cudaGetDevice(dev));
     }
-    if (*dev < 0 || *dev >= mpiacc_cu_ndev || *dev >= MPIACC_CU_MAXDEV)
-        MPIACC_FAIL(MPIACC_ERRK_ARG, "CUDA device ordinal %d is invalid (%d devices)", *dev, mpiacc_cu_ndev);
+    if (*dev < 0 || *dev >= mpiacc_cuda_ndev || *dev >= MPIACC_CUDA_MAXDEV)
+        MPIACC_FAIL(MPIACC_ERRK_ARG, "CUDA device ordinal %d is invalid (%d devices)", *dev, mpiacc_cuda_ndev);
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -76,13 +76,13 @@ fn_fail:
 static int dev_setup(int dev)
 {
     int mpi_errno = MPI_SUCCESS;
-    mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
+    mpiacc_cuda_dev_t *D = &mpiacc_cuda_devs[dev];
     int v = 0;
-    MPIACC_CU_CHECK(cudaDeviceGetAttribute(&D->nsm, cudaDevAttrMultiProcessorCount, dev));
+    MPIACC_CUDA_CHECK(cudaDeviceGetAttribute(&D->nsm, cudaDevAttrMultiProcessorCount, dev));
     if (cudaDeviceGetAttribute(&v, cudaDevAttrMemoryPoolsSupported, dev) != cudaSuccess) v = 0;
     D->mempools = v;
-    MPIACC_CU_CHECK(cudaStreamCreateWithFlags(&D->service, cudaStreamNonBlocking));
-    MPIACC_CU_CHECK(cudaStreamCreateWithFlags(&freestream[dev], cudaStreamNonBlocking));
+    MPIACC_CUDA_CHECK(cudaStreamCreateWithFlags(&D->service, cudaStreamNonBlocking));
+    MPIACC_CUDA_CHECK(cudaStreamCreateWithFlags(&freestream[dev], cudaStreamNonBlocking));
     __atomic_store_n(&D->ready, 1, __ATOMIC_RELEASE);
     MPIACC_LOG(MPIACC_LOG_DEBUG, "CUDA device %d ready (%d SMs, memory pools %d)", dev, D->nsm, D->mempools);
 fn_exit:
@@ -91,28 +91,28 @@ fn_fail:
     goto fn_exit;
 }
 
-int mpiacc_cu_dev_enter(int dev, int *old)
+int mpiacc_cuda_dev_enter(int dev, int *old)
 {
     int mpi_errno = MPI_SUCCESS;
     *old = -1;
-    if (dev < 0 || dev >= mpiacc_cu_ndev || dev >= MPIACC_CU_MAXDEV)
-        MPIACC_FAIL(MPIACC_ERRK_ARG, "CUDA device ordinal %d is invalid (%d devices)", dev, mpiacc_cu_ndev);
-    MPIACC_CU_CHECK(cudaGetDevice(old));
-    if (*old != dev) MPIACC_CU_CHECK(cudaSetDevice(dev));
-    if (!__atomic_load_n(&mpiacc_cu_devs[dev].ready, __ATOMIC_ACQUIRE)) {
+    if (dev < 0 || dev >= mpiacc_cuda_ndev || dev >= MPIACC_CUDA_MAXDEV)
+        MPIACC_FAIL(MPIACC_ERRK_ARG, "CUDA device ordinal %d is invalid (%d devices)", dev, mpiacc_cuda_ndev);
+    MPIACC_CUDA_CHECK(cudaGetDevice(old));
+    if (*old != dev) MPIACC_CUDA_CHECK(cudaSetDevice(dev));
+    if (!__atomic_load_n(&mpiacc_cuda_devs[dev].ready, __ATOMIC_ACQUIRE)) {
         pthread_mutex_lock(&setup_lock);
-        if (!mpiacc_cu_devs[dev].ready) mpi_errno = dev_setup(dev);
+        if (!mpiacc_cuda_devs[dev].ready) mpi_errno = dev_setup(dev);
         pthread_mutex_unlock(&setup_lock);
         if (mpi_errno != MPI_SUCCESS) goto fn_fail;
     }
 fn_exit:
     return mpi_errno;
 fn_fail:
-    mpiacc_cu_dev_leave(dev, *old);
+    mpiacc_cuda_dev_leave(dev, *old);
     goto fn_exit;
 }
 
-void mpiacc_cu_dev_leave(int dev, int old)
+void mpiacc_cuda_dev_leave(int dev, int old)
 {
     if (old >= 0 && old != dev) cudaSetDevice(old);
 }
@@ -122,20 +122,20 @@ void mpiacc_cu_dev_leave(int dev, int old)
 /* Picks the least busy stream; a new one is made when all are busy and
  * there is room.  The stream is created outside the lock and published
  * under it; if another thread filled the table meanwhile, ours is dropped. */
-int mpiacc_cu_stream_get(int dev, int *sidx)
+int mpiacc_cuda_stream_get(int dev, int *sidx)
 {
     int mpi_errno = MPI_SUCCESS, best;
-    mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
+    mpiacc_cuda_dev_t *D = &mpiacc_cuda_devs[dev];
     cudaStream_t fresh = NULL;
     for (;;) {
         best = -1;
         LOCK();
         for (int i = 0; i < D->nstreams; i++)
             if (best < 0 || D->inflight[i] < D->inflight[best]) best = i;
-        if ((best < 0 || D->inflight[best] > 0) && D->nstreams < MPIACC_CU_MAXSTREAMS) {
+        if ((best < 0 || D->inflight[best] > 0) && D->nstreams < MPIACC_CUDA_MAXSTREAMS) {
             if (!fresh) {
                 UNLOCK();
-                MPIACC_CU_CHECK(cudaStreamCreateWithFlags(&fresh, cudaStreamNonBlocking));
+                MPIACC_CUDA_CHECK(cudaStreamCreateWithFlags(&fresh, cudaStreamNonBlocking));
                 continue; /* look again: the table may have changed */
             }
             best = D->nstreams;
@@ -158,20 +158,20 @@ fn_fail:
 
 static void stream_put_locked(int dev, int sidx)
 {
-    if (sidx >= 0 && mpiacc_cu_devs[dev].inflight[sidx] > 0) mpiacc_cu_devs[dev].inflight[sidx]--;
+    if (sidx >= 0 && mpiacc_cuda_devs[dev].inflight[sidx] > 0) mpiacc_cuda_devs[dev].inflight[sidx]--;
 }
 
-void mpiacc_cu_stream_put(int dev, int sidx)
+void mpiacc_cuda_stream_put(int dev, int sidx)
 {
     LOCK();
     stream_put_locked(dev, sidx);
     UNLOCK();
 }
 
-int mpiacc_cu_event_get(int dev, cudaEvent_t *ev)
+int mpiacc_cuda_event_get(int dev, cudaEvent_t *ev)
 {
     int mpi_errno = MPI_SUCCESS;
-    mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
+    mpiacc_cuda_dev_t *D = &mpiacc_cuda_devs[dev];
     LOCK();
     if (D->nevents > 0) {
         *ev = D->events[--D->nevents];
@@ -179,7 +179,7 @@ int mpiacc_cu_event_get(int dev, cudaEvent_t *ev)
         goto fn_exit;
     }
     UNLOCK();
-    MPIACC_CU_CHECK(cudaEventCreateWithFlags(ev, cudaEventDisableTiming));
+    MPIACC_CUDA_CHECK(cudaEventCreateWithFlags(ev, cudaEventDisableTiming));
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -190,7 +190,7 @@ fn_fail:
  * waits: a pending event's resources are released when it completes). */
 static void event_put_locked(int dev, cudaEvent_t ev)
 {
-    mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
+    mpiacc_cuda_dev_t *D = &mpiacc_cuda_devs[dev];
     if (D->nevents == D->capevents) {
         int cap = D->capevents ? 2 * D->capevents : 64;
         cudaEvent_t *n = realloc(D->events, (size_t)cap * sizeof *n);
@@ -204,10 +204,10 @@ static void event_put_locked(int dev, cudaEvent_t ev)
     D->events[D->nevents++] = ev;
 }
 
-int mpiacc_cu_handle_get(int dev, mpiacc_cu_h_t **out)
+int mpiacc_cuda_handle_get(int dev, mpiacc_cuda_h_t **out)
 {
     int mpi_errno = MPI_SUCCESS;
-    mpiacc_cu_h_t *h;
+    mpiacc_cuda_h_t *h;
     LOCK();
     h = hfree;
     if (h) hfree = h->next;
@@ -232,9 +232,9 @@ fn_fail:
     goto fn_exit;
 }
 
-static void buf_put_locked(int dev, mpiacc_cu_buf_t *b);
+static void buf_put_locked(int dev, mpiacc_cuda_buf_t *b);
 
-void mpiacc_cu_handle_finish(mpiacc_cu_h_t *h)
+void mpiacc_cuda_handle_finish(mpiacc_cuda_h_t *h)
 {
     LOCK();
     for (int i = 0; i < h->nev; i++) event_put_locked(h->dev, h->ev[i]);
@@ -246,19 +246,19 @@ void mpiacc_cu_handle_finish(mpiacc_cu_h_t *h)
     h->done = 1;
     UNLOCK();
     if (h->ipc_map || h->ipc_blob) { /* the GPU is done with the mapping and blob */
-        mpiacc_cu_ipc_unuse(h->ipc_map, h->ipc_blob);
+        mpiacc_cuda_ipc_unuse(h->ipc_map, h->ipc_blob);
         h->ipc_map = h->ipc_blob = NULL;
     }
 }
 
-void mpiacc_cu_handle_put(mpiacc_cu_h_t *h)
+void mpiacc_cuda_handle_put(mpiacc_cuda_h_t *h)
 {
     if (!h) return;
     /* An xfer released early: the GPU must be done with the buffers it
      * holds.  A dep needs no wait (its events can be re-recorded safely). */
     if (!h->done && h->is_xfer)
         for (int i = 0; i < h->nev; i++) cudaEventSynchronize(h->ev[i]);
-    mpiacc_cu_handle_finish(h);
+    mpiacc_cuda_handle_finish(h);
     LOCK();
     h->next = hfree;
     hfree = h;
@@ -267,10 +267,10 @@ void mpiacc_cu_handle_put(mpiacc_cu_h_t *h)
 
 /* ---- device memory -------------------------------------------------- */
 
-int mpiacc_cu_dev_alloc(int dev, size_t bytes, void **p)
+int mpiacc_cuda_dev_alloc(int dev, size_t bytes, void **p)
 {
     int mpi_errno = MPI_SUCCESS;
-    mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
+    mpiacc_cuda_dev_t *D = &mpiacc_cuda_devs[dev];
     cudaError_t e;
     if (D->mempools) {
         e = cudaMallocAsync(p, bytes, D->service);
@@ -296,8 +296,8 @@ fn_fail:
  * which is merely early, never late. */
 static void dev_free_ordered(int dev, void *p)
 {
-    mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
-    cudaStream_t busy[MPIACC_CU_MAXSTREAMS];
+    mpiacc_cuda_dev_t *D = &mpiacc_cuda_devs[dev];
+    cudaStream_t busy[MPIACC_CUDA_MAXSTREAMS];
     int nbusy = 0;
     if (!p) return;
     if (!D->mempools) {
@@ -310,7 +310,7 @@ static void dev_free_ordered(int dev, void *p)
     UNLOCK();
     for (int i = 0; i < nbusy; i++) {
         cudaEvent_t ev;
-        if (mpiacc_cu_event_get(dev, &ev) != MPI_SUCCESS) {
+        if (mpiacc_cuda_event_get(dev, &ev) != MPI_SUCCESS) {
             cudaStreamSynchronize(busy[i]);
             continue;
         }
@@ -323,12 +323,12 @@ static void dev_free_ordered(int dev, void *p)
     cudaFreeAsync(p, freestream[dev]);
 }
 
-void mpiacc_cu_dev_free(int dev, void *p)
+void mpiacc_cuda_dev_free(int dev, void *p)
 {
     if (!p) return;
-    if (mpiacc_cu_devs[dev].mempools) {
-        cudaFreeAsync(p, mpiacc_cu_devs[dev].service);
-        cudaStreamSynchronize(mpiacc_cu_devs[dev].service);
+    if (mpiacc_cuda_devs[dev].mempools) {
+        cudaFreeAsync(p, mpiacc_cuda_devs[dev].service);
+        cudaStreamSynchronize(mpiacc_cuda_devs[dev].service);
     } else {
         cudaFree(p);
     }
@@ -337,16 +337,16 @@ void mpiacc_cu_dev_free(int dev, void *p)
 static int size_class(size_t bytes)
 {
     int c = 8; /* at least 256 bytes */
-    while (c < MPIACC_CU_NCLASS - 1 && ((size_t)1 << c) < bytes) c++;
+    while (c < MPIACC_CUDA_NCLASS - 1 && ((size_t)1 << c) < bytes) c++;
     return c;
 }
 
-int mpiacc_cu_buf_get(int dev, size_t bytes, mpiacc_cu_buf_t **out)
+int mpiacc_cuda_buf_get(int dev, size_t bytes, mpiacc_cuda_buf_t **out)
 {
     int mpi_errno = MPI_SUCCESS;
-    mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
+    mpiacc_cuda_dev_t *D = &mpiacc_cuda_devs[dev];
     int c = size_class(bytes);
-    mpiacc_cu_buf_t *b;
+    mpiacc_cuda_buf_t *b;
     LOCK();
     b = D->bufs[c];
     if (b) D->bufs[c] = b->next;
@@ -354,7 +354,7 @@ int mpiacc_cu_buf_get(int dev, size_t bytes, mpiacc_cu_buf_t **out)
     if (!b) {
         if (!(b = calloc(1, sizeof *b))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
         b->cls = c;
-        mpi_errno = mpiacc_cu_dev_alloc(dev, (size_t)1 << c, &b->p);
+        mpi_errno = mpiacc_cuda_dev_alloc(dev, (size_t)1 << c, &b->p);
         if (mpi_errno != MPI_SUCCESS) {
             free(b);
             goto fn_fail;
@@ -368,23 +368,15 @@ fn_fail:
     goto fn_exit;
 }
 
-static void buf_put_locked(int dev, mpiacc_cu_buf_t *b)
+static void buf_put_locked(int dev, mpiacc_cuda_buf_t *b)
 {
-    b->next = mpiacc_cu_devs[dev].bufs[b->cls];
-    mpiacc_cu_devs[dev].bufs[b->cls] = b;
-}
-
-void mpiacc_cu_buf_put(int dev, mpiacc_cu_buf_t *b)
-{
-    if (!b) return;
-    LOCK();
-    buf_put_locked(dev, b);
-    UNLOCK();
+    b->next = mpiacc_cuda_devs[dev].bufs[b->cls];
+    mpiacc_cuda_devs[dev].bufs[b->cls] = b;
 }
 
 /* ---- pinned mapped staging -------------------------------------------- */
 
-int mpiacc_cu_host_alloc(size_t bytes, void **p)
+int mpiacc_cuda_host_alloc(size_t bytes, void **p)
 {
     int mpi_errno = MPI_SUCCESS;
     cudaError_t e = cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocMapped | cudaHostAllocPortable);
@@ -415,7 +407,7 @@ fn_fail:
     goto fn_exit;
 }
 
-void mpiacc_cu_host_free(void *p, size_t bytes)
+void mpiacc_cuda_host_free(void *p, size_t bytes)
 {
     int found = 0;
     if (!p) return;
@@ -431,7 +423,7 @@ void mpiacc_cu_host_free(void *p, size_t bytes)
     else cudaFreeHost(p);
 }
 
-int mpiacc_cu_host_is_pinned(const void *p, size_t bytes)
+int mpiacc_cuda_host_is_pinned(const void *p, size_t bytes)
 {
     int r = 0;
     const char *c = p;
@@ -450,14 +442,14 @@ int mpiacc_cu_host_is_pinned(const void *p, size_t bytes)
 static int blob_upload(int dev, const mpiacc_pack_type_t *t, void **out)
 {
     int mpi_errno = MPI_SUCCESS;
-    cudaStream_t st = mpiacc_cu_devs[dev].service;
-    MPIACC_CHECK(mpiacc_cu_dev_alloc(dev, t->blob_bytes, out));
-    MPIACC_CU_CHECK(cudaMemcpyAsync(*out, t->blob, t->blob_bytes, cudaMemcpyHostToDevice, st));
-    MPIACC_CU_CHECK(cudaStreamSynchronize(st));
+    cudaStream_t st = mpiacc_cuda_devs[dev].service;
+    MPIACC_CHECK(mpiacc_cuda_dev_alloc(dev, t->blob_bytes, out));
+    MPIACC_CUDA_CHECK(cudaMemcpyAsync(*out, t->blob, t->blob_bytes, cudaMemcpyHostToDevice, st));
+    MPIACC_CUDA_CHECK(cudaStreamSynchronize(st));
 fn_exit:
     return mpi_errno;
 fn_fail:
-    mpiacc_cu_dev_free(dev, *out); /* NULL when the allocation failed */
+    mpiacc_cuda_dev_free(dev, *out); /* NULL when the allocation failed */
     *out = NULL;
     goto fn_exit;
 }
@@ -466,7 +458,7 @@ fn_fail:
  * with the lock released (allocation and a synchronisation of the service
  * stream), then published, unless another thread published one meanwhile,
  * in which case ours is freed and theirs used. */
-int mpiacc_cu_blob_get(int dev, const mpiacc_pack_type_t *ct, const void **dblob)
+int mpiacc_cuda_blob_get(int dev, const mpiacc_pack_type_t *ct, const void **dblob)
 {
     int mpi_errno = MPI_SUCCESS;
     const mpiacc_pack_type_t *t = ct;
@@ -501,7 +493,7 @@ int mpiacc_cu_blob_get(int dev, const mpiacc_pack_type_t *ct, const void **dblob
     if (c && !c->d[dev]) c->d[dev] = d, spare = NULL;
     d = c ? c->d[dev] : NULL;
     UNLOCK();
-    if (spare) mpiacc_cu_dev_free(dev, spare); /* never used by a kernel */
+    if (spare) mpiacc_cuda_dev_free(dev, spare); /* never used by a kernel */
     if (!d) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
     *dblob = d;
 fn_exit:
@@ -521,42 +513,42 @@ static void blob_unlink_locked(blobcache_t *c)
 
 /* The type's last reference is gone (no blob_get can race): unlink the
  * cache entry under the lock, free the device copies outside it. */
-void mpiacc_cu_blob_free(void *data)
+void mpiacc_cuda_blob_free(void *data)
 {
     blobcache_t *c = data;
-    void *d[MPIACC_CU_MAXDEV];
+    void *d[MPIACC_CUDA_MAXDEV];
     int old = -1, n = 0;
     LOCK();
     if (c) {
-        for (int dev = 0; dev < MPIACC_CU_MAXDEV; dev++) n += (d[dev] = c->d[dev]) != NULL;
+        for (int dev = 0; dev < MPIACC_CUDA_MAXDEV; dev++) n += (d[dev] = c->d[dev]) != NULL;
         blob_unlink_locked(c);
     }
     UNLOCK();
     if (!n) return;
     cudaGetDevice(&old);
-    for (int dev = 0; dev < mpiacc_cu_ndev && dev < MPIACC_CU_MAXDEV; dev++)
+    for (int dev = 0; dev < mpiacc_cuda_ndev && dev < MPIACC_CUDA_MAXDEV; dev++)
         if (d[dev] && cudaSetDevice(dev) == cudaSuccess) dev_free_ordered(dev, d[dev]);
     if (old >= 0) cudaSetDevice(old);
 }
 
 /* ---- init / finalize ------------------------------------------------ */
 
-int mpiacc_cu_pool_init(void)
+int mpiacc_cuda_pool_init(void)
 {
-    memset(mpiacc_cu_devs, 0, sizeof mpiacc_cu_devs);
+    memset(mpiacc_cuda_devs, 0, sizeof mpiacc_cuda_devs);
     memset(freestream, 0, sizeof freestream);
     hfree = hall = NULL;
     blobs = NULL;
     return MPI_SUCCESS;
 }
 
-void mpiacc_cu_pool_finalize(void)
+void mpiacc_cuda_pool_finalize(void)
 {
     int old = -1;
     cudaGetDevice(&old);
     LOCK();
-    for (int dev = 0; dev < MPIACC_CU_MAXDEV; dev++) {
-        mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
+    for (int dev = 0; dev < MPIACC_CUDA_MAXDEV; dev++) {
+        mpiacc_cuda_dev_t *D = &mpiacc_cuda_devs[dev];
         if (!D->ready) continue;
         cudaSetDevice(dev);
         for (int i = 0; i < D->nstreams; i++) {
@@ -564,19 +556,19 @@ void mpiacc_cu_pool_finalize(void)
             cudaStreamSynchronize(D->streams[i]);
         }
         cudaStreamSynchronize(freestream[dev]);
-        for (mpiacc_cu_h_t *h = hall; h; h = h->all) { /* handles never released */
+        for (mpiacc_cuda_h_t *h = hall; h; h = h->all) { /* handles never released */
             if (h->dev != dev || h->done) continue;
             for (int i = 0; i < h->nev; i++) cudaEventDestroy(h->ev[i]);
             h->nev = 0;
-            if (h->tmp) mpiacc_cu_dev_free(dev, h->tmp->p), free(h->tmp), h->tmp = NULL;
+            if (h->tmp) mpiacc_cuda_dev_free(dev, h->tmp->p), free(h->tmp), h->tmp = NULL;
         }
         for (blobcache_t *c = blobs; c; c = c->next)
-            if (c->d[dev]) mpiacc_cu_dev_free(dev, c->d[dev]), c->d[dev] = NULL;
-        for (int k = 0; k < MPIACC_CU_NCLASS; k++)
+            if (c->d[dev]) mpiacc_cuda_dev_free(dev, c->d[dev]), c->d[dev] = NULL;
+        for (int k = 0; k < MPIACC_CUDA_NCLASS; k++)
             while (D->bufs[k]) {
-                mpiacc_cu_buf_t *b = D->bufs[k];
+                mpiacc_cuda_buf_t *b = D->bufs[k];
                 D->bufs[k] = b->next;
-                mpiacc_cu_dev_free(dev, b->p);
+                mpiacc_cuda_dev_free(dev, b->p);
                 free(b);
             }
         for (int i = 0; i < D->nevents; i++) cudaEventDestroy(D->events[i]);
@@ -589,7 +581,7 @@ void mpiacc_cu_pool_finalize(void)
     }
     while (blobs) blob_unlink_locked(blobs);
     while (hall) {
-        mpiacc_cu_h_t *h = hall;
+        mpiacc_cuda_h_t *h = hall;
         hall = h->all;
         free(h);
     }

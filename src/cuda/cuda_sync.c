@@ -1,14 +1,14 @@
 /*
  * cuda_sync.c: how a blocking call (pack_dev / unpack_dev: MPI_Pack and
  * MPI_Unpack on device buffers) waits for its one kernel or copy.
- * MPIACC_CUDA_SYNC (or mpiacc_cuda_set_sync) picks the method:
+ * MPIACC_CUDA_SYNC (or the test hook mpiacc_cuda_set_sync) picks the method:
  *   stream  cudaStreamSynchronize
  *   query   busy loop on cudaStreamQuery
  *   event   cudaEventRecord (cudaEventDisableTiming) + busy loop on
  *           cudaEventQuery
  *   flag    (default) the kernel's last block writes a sequence number
  *           into mapped pinned memory after a system-scope fence (see
- *           mpiacc_cu_signal_t); the host polls it with volatile reads, and
+ *           mpiacc_cuda_signal_t); the host polls it with volatile reads, and
  *           every 256 polls asks cudaStreamQuery, so an asynchronous error
  *           or a finished stream ends the loop too.  Copies (no kernel)
  *           wait as in `query`.
@@ -38,34 +38,18 @@ typedef struct sigdev {
     int busy[NSLOT];        /* 0 free, 1 taken, 2 poisoned           */
 } sigdev_t;
 
-static sigdev_t sigs[MPIACC_CU_MAXDEV];
-static int sync_mode = -1; /* MPIACC_CU_SYNC_*, read from the environment at first use */
+static sigdev_t sigs[MPIACC_CUDA_MAXDEV];
+int mpiacc_cuda_sync_choice = -1; /* MPIACC_CUDA_SYNC_*, read from the environment at first use */
 
-static const char *const names[] = {"stream", "query", "event", "flag"};
-
-const char *mpiacc_cuda_sync_name(int mode)
+int mpiacc_cuda_sync_mode(void)
 {
-    return mode >= 0 && mode < MPIACC_CU_SYNC_N ? names[mode] : "?";
-}
-
-static int mode_now(void)
-{
-    int m = __atomic_load_n(&sync_mode, __ATOMIC_RELAXED);
+    int m = __atomic_load_n(&mpiacc_cuda_sync_choice, __ATOMIC_RELAXED);
     if (m < 0) {
-        m = mpiacc_env_enum("MPIACC_CUDA_SYNC"); /* stream|query|event|flag: MPIACC_CU_SYNC_* */
-        __atomic_store_n(&sync_mode, m, __ATOMIC_RELAXED);
+        m = mpiacc_env_enum("MPIACC_CUDA_SYNC"); /* stream|query|event|flag: MPIACC_CUDA_SYNC_* */
+        __atomic_store_n(&mpiacc_cuda_sync_choice, m, __ATOMIC_RELAXED);
     }
     return m;
 }
-
-int mpiacc_cuda_set_sync(int mode)
-{
-    int old = mode_now();
-    if (mode >= 0 && mode < MPIACC_CU_SYNC_N) __atomic_store_n(&sync_mode, mode, __ATOMIC_RELAXED);
-    return old;
-}
-
-int mpiacc_cuda_get_sync(void) { return mode_now(); }
 
 static void cpu_relax(void)
 {
@@ -88,8 +72,8 @@ static void setup(int dev)
     /* on the non-blocking service stream: the legacy stream would wait for
      * the application's work on blocking streams */
     if (cudaMalloc(&dc, bytes) != cudaSuccess ||
-        cudaMemsetAsync(dc, 0, bytes, mpiacc_cu_devs[dev].service) != cudaSuccess ||
-        cudaStreamSynchronize(mpiacc_cu_devs[dev].service) != cudaSuccess)
+        cudaMemsetAsync(dc, 0, bytes, mpiacc_cuda_devs[dev].service) != cudaSuccess ||
+        cudaStreamSynchronize(mpiacc_cuda_devs[dev].service) != cudaSuccess)
         goto fail;
     for (nev = 0; nev < NSLOT; nev++)
         if (cudaEventCreateWithFlags(&S->ev[nev], cudaEventDisableTiming) != cudaSuccess) goto fail;
@@ -107,14 +91,14 @@ fail:
     __atomic_store_n(&S->state, -1, __ATOMIC_RELEASE);
 }
 
-void mpiacc_cu_wait_prepare(int dev, mpiacc_cu_wait_t *w)
+void mpiacc_cuda_wait_prepare(int dev, mpiacc_cuda_wait_t *w)
 {
     sigdev_t *S = &sigs[dev];
     static _Thread_local unsigned hint;
     memset(w, 0, sizeof *w);
     w->dev = dev, w->slot = -1;
-    w->mode = mode_now();
-    if (w->mode != MPIACC_CU_SYNC_FLAG && w->mode != MPIACC_CU_SYNC_EVENT) return;
+    w->mode = mpiacc_cuda_sync_mode();
+    if (w->mode != MPIACC_CUDA_SYNC_FLAG && w->mode != MPIACC_CUDA_SYNC_EVENT) return;
     if (__atomic_load_n(&S->state, __ATOMIC_ACQUIRE) == 0) {
         int expect = 0;
         if (__atomic_compare_exchange_n(&S->state, &expect, 2, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) setup(dev);
@@ -129,14 +113,14 @@ void mpiacc_cu_wait_prepare(int dev, mpiacc_cu_wait_t *w)
             break;
         }
     }
-    if (w->slot < 0 || w->mode != MPIACC_CU_SYNC_FLAG) return;
+    if (w->slot < 0 || w->mode != MPIACC_CUDA_SYNC_FLAG) return;
     if (++S->seq[w->slot] == 0) S->seq[w->slot] = 1; /* the flag starts at 0 */
     w->sig.count = S->dcount + (size_t)w->slot * SLOT_STRIDE;
     w->sig.flag = S->dflag + (size_t)w->slot * SLOT_STRIDE;
     w->sig.seq = S->seq[w->slot];
 }
 
-static void slot_put(mpiacc_cu_wait_t *w, int ok)
+static void slot_put(mpiacc_cuda_wait_t *w, int ok)
 {
     if (w->slot < 0) return;
     __atomic_store_n(&sigs[w->dev].busy[w->slot], ok ? 0 : 2, __ATOMIC_RELEASE);
@@ -162,21 +146,21 @@ static cudaError_t spin_flag(const volatile unsigned *f, unsigned seq, cudaStrea
     }
 }
 
-int mpiacc_cu_wait_finish(mpiacc_cu_wait_t *w, cudaStream_t st, int kernel_signals)
+int mpiacc_cuda_wait_finish(mpiacc_cuda_wait_t *w, cudaStream_t st, int kernel_signals)
 {
     int mpi_errno = MPI_SUCCESS;
     sigdev_t *S = &sigs[w->dev];
     cudaError_t e;
     const char *what;
-    if (w->mode == MPIACC_CU_SYNC_FLAG && w->slot >= 0 && kernel_signals) {
+    if (w->mode == MPIACC_CUDA_SYNC_FLAG && w->slot >= 0 && kernel_signals) {
         what = "completion flag (cudaStreamQuery)";
         e = spin_flag(S->hflag + (size_t)w->slot * SLOT_STRIDE, w->sig.seq, st);
-    } else if (w->mode == MPIACC_CU_SYNC_EVENT && w->slot >= 0) {
+    } else if (w->mode == MPIACC_CUDA_SYNC_EVENT && w->slot >= 0) {
         what = "cudaEventRecord / cudaEventQuery";
         e = cudaEventRecord(S->ev[w->slot], st);
         if (e == cudaSuccess)
             while ((e = cudaEventQuery(S->ev[w->slot])) == cudaErrorNotReady) cpu_relax();
-    } else if (w->mode == MPIACC_CU_SYNC_STREAM) {
+    } else if (w->mode == MPIACC_CUDA_SYNC_STREAM) {
         what = "cudaStreamSynchronize";
         e = cudaStreamSynchronize(st);
     } else {
@@ -184,26 +168,26 @@ int mpiacc_cu_wait_finish(mpiacc_cu_wait_t *w, cudaStream_t st, int kernel_signa
         e = spin_stream(st);
     }
     if (e != cudaSuccess) {
-        mpi_errno = mpiacc_cu_err(what, e);
+        mpi_errno = mpiacc_cuda_err(what, e);
         cudaStreamSynchronize(st);
     }
     slot_put(w, e == cudaSuccess);
     return mpi_errno;
 }
 
-void mpiacc_cu_wait_abandon(mpiacc_cu_wait_t *w, cudaStream_t st)
+void mpiacc_cuda_wait_abandon(mpiacc_cuda_wait_t *w, cudaStream_t st)
 {
     if (w->slot < 0) return;
     if (st) cudaStreamSynchronize(st); /* nothing of ours may still run with the slot */
     slot_put(w, 0);
 }
 
-void mpiacc_cu_sync_finalize(void)
+void mpiacc_cuda_sync_finalize(void)
 {
     int old = -1;
     cudaGetDevice(&old);
-    pthread_mutex_lock(&mpiacc_cu_lock);
-    for (int dev = 0; dev < MPIACC_CU_MAXDEV; dev++) {
+    pthread_mutex_lock(&mpiacc_cuda_lock);
+    for (int dev = 0; dev < MPIACC_CUDA_MAXDEV; dev++) {
         sigdev_t *S = &sigs[dev];
         if (S->state == 1 && cudaSetDevice(dev) == cudaSuccess) {
             for (int i = 0; i < NSLOT; i++) cudaEventDestroy(S->ev[i]);
@@ -212,6 +196,6 @@ void mpiacc_cu_sync_finalize(void)
         }
         memset(S, 0, sizeof *S);
     }
-    pthread_mutex_unlock(&mpiacc_cu_lock);
+    pthread_mutex_unlock(&mpiacc_cuda_lock);
     if (old >= 0) cudaSetDevice(old);
 }

@@ -102,7 +102,7 @@ template <typename W, int V> __global__ void __launch_bounds__(XC_THREADS) k_xco
     xc_body<W, V>(k, blockIdx.x, threadIdx.x, gridDim.x, blockDim.x);
 }
 
-static xk make_xk(const mpiacc_cu_xcopy_t *c)
+static xk make_xk(const mpiacc_cuda_xcopy_t *c)
 {
     xk k;
     k.sb = (const mpiacc_tv_i64 *)c->src.blob;
@@ -151,7 +151,10 @@ static int blob_ok(const void *blob)
     return blob && ((const mpiacc_tv_i64 *)blob)[MPIACC_TV_H_MAGIC] == MPIACC_TV_MAGIC_VALUE;
 }
 
-extern "C" int mpiacc_cu_xcopy_dense(const void *blob, long long count, long long *start)
+/* Whether `count` elements of the layout in blob (host) are one dense
+ * block; *start receives its offset from the buffer.  Reads the canonical
+ * strided header of traverse.h. */
+static int xcopy_dense(const void *blob, long long count, long long *start)
 {
     const mpiacc_tv_i64 *b = (const mpiacc_tv_i64 *)blob;
     const long long size = b[MPIACC_TV_H_SIZE];
@@ -175,7 +178,7 @@ extern "C" int mpiacc_cu_xcopy_dense(const void *blob, long long count, long lon
 }
 
 /* Word-size bound of one side. */
-static int side_ws(const mpiacc_cu_xside_t *s)
+static int side_ws(const mpiacc_cuda_xside_t *s)
 {
     const mpiacc_tv_i64 *b = (const mpiacc_tv_i64 *)s->blob;
     int ws;
@@ -186,15 +189,15 @@ static int side_ws(const mpiacc_cu_xside_t *s)
     return ws < 1 ? 1 : ws;
 }
 
-extern "C" int mpiacc_cu_xcopy_plan(mpiacc_cu_xcopy_t *k, long long src_count, long long dst_count)
+extern "C" int mpiacc_cuda_xcopy_plan(mpiacc_cuda_xcopy_t *k, long long src_count, long long dst_count)
 {
     int ws;
     if (!blob_ok(k->src.blob) || !blob_ok(k->dst.blob)) return -1;
     const long long ab = ((const mpiacc_tv_i64 *)k->src.blob)[MPIACC_TV_H_ALIGN];
     const long long ad = ((const mpiacc_tv_i64 *)k->dst.blob)[MPIACC_TV_H_ALIGN];
     if (ab < 1 || ab > 16 || (ab & (ab - 1)) || ad < 1 || ad > 16 || (ad & (ad - 1))) return -1;
-    k->src.dense = mpiacc_cu_xcopy_dense(k->src.blob, src_count, &k->src.start);
-    k->dst.dense = mpiacc_cu_xcopy_dense(k->dst.blob, dst_count, &k->dst.start);
+    k->src.dense = xcopy_dense(k->src.blob, src_count, &k->src.start);
+    k->dst.dense = xcopy_dense(k->dst.blob, dst_count, &k->dst.start);
     ws = side_ws(&k->src);
     if (side_ws(&k->dst) < ws) ws = side_ws(&k->dst);
     if (p2div((unsigned long long)k->first) < ws) ws = p2div((unsigned long long)k->first);
@@ -203,7 +206,7 @@ extern "C" int mpiacc_cu_xcopy_plan(mpiacc_cu_xcopy_t *k, long long src_count, l
     return 0;
 }
 
-extern "C" int mpiacc_cu_launch_xcopy(const mpiacc_cu_xcopy_t *c, int nsm, cudaStream_t st)
+extern "C" int mpiacc_cuda_launch_xcopy(const mpiacc_cuda_xcopy_t *c, int nsm, cudaStream_t st)
 {
     if (c->last <= c->first) return (int)cudaSuccess;
     if (c->src.dense && c->dst.dense)
@@ -220,7 +223,7 @@ extern "C" int mpiacc_cu_launch_xcopy(const mpiacc_cu_xcopy_t *c, int nsm, cudaS
     }
 }
 
-extern "C" int mpiacc_cu_emulate_xcopy(const mpiacc_cu_xcopy_t *c, int variant)
+extern "C" int mpiacc_cuda_emulate_xcopy(const mpiacc_cuda_xcopy_t *c, int variant)
 {
     if (c->last <= c->first) return (int)cudaSuccess;
     xk k = make_xk(c);

@@ -17,40 +17,35 @@ extern "C" {
 #endif
 
 /* One side of a copy. */
-typedef struct mpiacc_cu_xside {
+typedef struct mpiacc_cuda_xside {
     const void *blob; /* traverse.h blob: host copy for the plan and the
                          emulation, device copy for a launch            */
     char *base;       /* the buffer as passed to MPI (offsets relative)  */
     int dense;        /* count elements form one dense block: byte p at
                          base + start + p, no traversal needed           */
     long long start;  /* dense only                                      */
-} mpiacc_cu_xside_t;
+} mpiacc_cuda_xside_t;
 
-typedef struct mpiacc_cu_xcopy {
-    mpiacc_cu_xside_t src, dst;
+typedef struct mpiacc_cuda_xcopy {
+    mpiacc_cuda_xside_t src, dst;
     long long first, last; /* packed byte range                          */
     int ws;                /* word size (1, 2, 4, 8, 16), set by the plan */
-} mpiacc_cu_xcopy_t;
-
-/* Whether `count` elements of the layout in blob (host) are one dense
- * block; *start receives its offset from the buffer.  Reads the canonical
- * strided header of traverse.h. */
-int mpiacc_cu_xcopy_dense(const void *blob, long long count, long long *start);
+} mpiacc_cuda_xcopy_t;
 
 /* Completes a plan: k->src/dst blob (host), base and the range set; fills
  * dense/start of both sides (counts given) and ws.  Returns 0, or -1 for a
  * blob that is not a traverse.h blob. */
-int mpiacc_cu_xcopy_plan(mpiacc_cu_xcopy_t *k, long long src_count, long long dst_count);
+int mpiacc_cuda_xcopy_plan(mpiacc_cuda_xcopy_t *k, long long src_count, long long dst_count);
 
 /* Enqueues the copy of plan k (blobs replaced by device copies; both
  * sides dense: one cudaMemcpyAsync) on st.  nsm bounds the grid.
  * Returns a cudaError_t (as int). */
-int mpiacc_cu_launch_xcopy(const mpiacc_cu_xcopy_t *k, int nsm, cudaStream_t st);
+int mpiacc_cuda_launch_xcopy(const mpiacc_cuda_xcopy_t *k, int nsm, cudaStream_t st);
 
 /* Host emulation of the same kernel body (host blobs and buffers), thread
  * by thread over a small grid; variant 1 forces the traversal on dense
  * sides too.  For tests without a GPU.  Returns a cudaError_t (as int). */
-int mpiacc_cu_emulate_xcopy(const mpiacc_cu_xcopy_t *k, int variant);
+int mpiacc_cuda_emulate_xcopy(const mpiacc_cuda_xcopy_t *k, int variant);
 
 #ifdef __cplusplus
 }

@@ -23,17 +23,7 @@
 
 #define MEMCPY2D_AUTO_MIN_ROW 2048
 
-static _Thread_local const char *last_method = "none";
-
-const char *mpiacc_cuda_last_method(void) { return last_method; }
-
-int mpiacc_cuda_set_mode(int mode, int force_generic)
-{
-    int old = mpiacc_cu_mode;
-    mpiacc_cu_mode = mode;
-    mpiacc_cu_force_generic = force_generic;
-    return old;
-}
+_Thread_local const char *mpiacc_cuda_xfer_method = "none";
 
 /* Largest power of two <= 16 dividing v (16 for 0). */
 static int p2div(unsigned long long v)
@@ -45,28 +35,12 @@ static int p2div(unsigned long long v)
 
 static int imin(int a, int b) { return a < b ? a : b; }
 
-typedef struct plan {
-    int kind;          /* PLAN_COPY, PLAN_STRIDED, PLAN_GENERIC */
-    int ws;            /* word size of the kernel               */
-    char *base;        /* COPY: byte `first` lives at base+first; STRIDED: buf+start; GENERIC: buf */
-    long long blk;     /* block bytes (STRIDED), chunk (GENERIC) */
-    mpiacc_cu_strided_t s;
-} plan_t;
-enum { PLAN_COPY, PLAN_STRIDED, PLAN_GENERIC };
-
 static int tv_align_of(const mpiacc_pack_type_t *T)
 {
-#if defined(MPIACC_TV_FN)
     return T->blob ? (int)mpiacc_tv_align((const mpiacc_tv_i64 *)T->blob) : 1;
-#else
-    (void)T;
-    return 1;
-#endif
 }
 
-/* Plans the kernel side of a transfer of packed bytes [first, last) of
- * d->count elements, with the packed side at `packed` (byte `first`). */
-static int make_plan(const mpiacc_xfer_desc_t *d, const char *packed, plan_t *P)
+int mpiacc_cuda_plan_make(const mpiacc_xfer_desc_t *d, const char *packed, mpiacc_cuda_plan_t *P)
 {
     int mpi_errno = MPI_SUCCESS;
     const mpiacc_pack_type_t *T = d->type;
@@ -81,13 +55,13 @@ static int make_plan(const mpiacc_xfer_desc_t *d, const char *packed, plan_t *P)
         MPIACC_FAIL(MPIACC_ERRK_COUNT, "CUDA: bad range [%lld, %lld) of %lld x %lld bytes", first, last,
                     (long long)d->count, (long long)T->size);
     if (T->contiguous) { /* one dense block: packed byte 0 at `start` */
-        P->kind = PLAN_COPY;
+        P->kind = MPIACC_CUDA_PLAN_COPY;
         P->base = buf + T->start;
         goto fn_exit;
     }
-    if (T->strided && !mpiacc_cu_force_generic && T->blk > 0 && T->ndims >= 0 &&
+    if (T->strided && !mpiacc_cuda_force_generic && T->blk > 0 && T->ndims >= 0 &&
         T->ndims <= MPIACC_PACK_MAX_DIMS) {
-        long long blk = T->blk, cnt[MPIACC_CU_MAXDIMS], str[MPIACC_CU_MAXDIMS];
+        long long blk = T->blk, cnt[MPIACC_CUDA_MAXDIMS], str[MPIACC_CUDA_MAXDIMS];
         int nd = 0, ws;
         for (int i = 0; i < T->ndims; i++)
             if (T->counts[i] != 1) cnt[nd] = T->counts[i], str[nd] = T->strides[i], nd++;
@@ -107,19 +81,19 @@ static int make_plan(const mpiacc_xfer_desc_t *d, const char *packed, plan_t *P)
             }
         }
         if (nd == 0) {
-            P->kind = PLAN_COPY;
+            P->kind = MPIACC_CUDA_PLAN_COPY;
             P->base = buf + T->start;
             goto fn_exit;
         }
         ws = imin(p2div((unsigned long long)blk), p2div((uintptr_t)(buf + T->start)));
         for (int i = 0; i < nd; i++) ws = imin(ws, p2div((unsigned long long)llabs(str[i])));
         ws = imin(ws, imin(p2div((uintptr_t)packed), imin(p2div(first), p2div(last))));
-        P->kind = PLAN_STRIDED;
+        P->kind = MPIACC_CUDA_PLAN_STRIDED;
         P->ws = ws;
         P->base = buf + T->start;
         P->blk = blk;
         P->s.nd = nd;
-        for (int i = 0; i < MPIACC_CU_MAXDIMS; i++)
+        for (int i = 0; i < MPIACC_CUDA_MAXDIMS; i++)
             P->s.counts[i] = i < nd ? cnt[i] : 1, P->s.strides[i] = i < nd ? str[i] : 0;
         P->s.nwb = blk / ws;
         P->s.row_words = P->s.nwb * cnt[0];
@@ -127,11 +101,8 @@ static int make_plan(const mpiacc_xfer_desc_t *d, const char *packed, plan_t *P)
         P->s.nwords = (last - first) / ws;
         goto fn_exit;
     }
-    if (!mpiacc_cu_generic_available())
-        MPIACC_FAIL(MPIACC_ERRK_TYPE, "CUDA: this datatype needs the generic kernel, which was built without "
-                                      "the datatype engine's traverse.h");
     if (!T->blob) MPIACC_FAIL(MPIACC_ERRK_TYPE, "CUDA: datatype has no point-based representation");
-    P->kind = PLAN_GENERIC;
+    P->kind = MPIACC_CUDA_PLAN_GENERIC;
     P->base = buf;
     P->blk = T->unit;
     P->ws = imin(imin(p2div((unsigned long long)T->unit), tv_align_of(T)),
@@ -143,66 +114,67 @@ fn_fail:
 }
 
 /* One-dimensional strided plan whose range is whole rows: memcpy2D-able. */
-static int can_2d(const plan_t *P, const mpiacc_xfer_desc_t *d)
+static int can_2d(const mpiacc_cuda_plan_t *P, const mpiacc_xfer_desc_t *d)
 {
-    if (P->kind != PLAN_STRIDED || P->s.nd != 1 || P->s.strides[0] < P->blk) return 0;
+    if (P->kind != MPIACC_CUDA_PLAN_STRIDED || P->s.nd != 1 || P->s.strides[0] < P->blk) return 0;
     return d->first % P->blk == 0 && d->last % P->blk == 0;
 }
 
-static int enqueue_2d(const plan_t *P, const mpiacc_xfer_desc_t *d, int dir, char *packed, cudaStream_t st)
+static int enqueue_2d(const mpiacc_cuda_plan_t *P, const mpiacc_xfer_desc_t *d, int dir, char *packed, cudaStream_t st)
 {
     int mpi_errno = MPI_SUCCESS;
     const size_t w = (size_t)P->blk, pitch = (size_t)P->s.strides[0];
     const size_t rows = (size_t)((d->last - d->first) / P->blk);
     char *src = P->base + (d->first / P->blk) * P->s.strides[0];
-    if (dir == MPIACC_CU_DIR_PACK)
-        MPIACC_CU_CHECK(cudaMemcpy2DAsync(packed, w, src, pitch, w, rows, cudaMemcpyDefault, st));
+    if (dir == MPIACC_CUDA_DIR_PACK)
+        MPIACC_CUDA_CHECK(cudaMemcpy2DAsync(packed, w, src, pitch, w, rows, cudaMemcpyDefault, st));
     else
-        MPIACC_CU_CHECK(cudaMemcpy2DAsync(src, pitch, packed, w, w, rows, cudaMemcpyDefault, st));
-    last_method = "memcpy2d";
+        MPIACC_CUDA_CHECK(cudaMemcpy2DAsync(src, pitch, packed, w, w, rows, cudaMemcpyDefault, st));
+    mpiacc_cuda_xfer_method = "memcpy2d";
 fn_exit:
     return mpi_errno;
 fn_fail:
     goto fn_exit;
 }
 
-/* Copy for PLAN_COPY. */
-static int enqueue_copy(const plan_t *P, const mpiacc_xfer_desc_t *d, int dir, char *packed, cudaStream_t st)
+int mpiacc_cuda_plan_copy(const mpiacc_cuda_plan_t *P, const mpiacc_xfer_desc_t *d, int dir, char *packed,
+                          cudaStream_t st)
 {
     int mpi_errno = MPI_SUCCESS;
     char *dev = P->base + d->first;
     size_t n = (size_t)(d->last - d->first);
-    if (dir == MPIACC_CU_DIR_PACK)
-        MPIACC_CU_CHECK(cudaMemcpyAsync(packed, dev, n, cudaMemcpyDefault, st));
+    if (dir == MPIACC_CUDA_DIR_PACK)
+        MPIACC_CUDA_CHECK(cudaMemcpyAsync(packed, dev, n, cudaMemcpyDefault, st));
     else
-        MPIACC_CU_CHECK(cudaMemcpyAsync(dev, packed, n, cudaMemcpyDefault, st));
-    last_method = "memcpy";
+        MPIACC_CUDA_CHECK(cudaMemcpyAsync(dev, packed, n, cudaMemcpyDefault, st));
+    mpiacc_cuda_xfer_method = "memcpy";
 fn_exit:
     return mpi_errno;
 fn_fail:
     goto fn_exit;
 }
 
-/* The kernel for a STRIDED or GENERIC plan (sig: completion signal or NULL). */
-static int enqueue_kernel(int dev, const plan_t *P, const mpiacc_xfer_desc_t *d, int dir, char *packed,
-                          const mpiacc_cu_signal_t *sig, cudaStream_t st)
+int mpiacc_cuda_plan_kernel(int dev, const mpiacc_cuda_plan_t *P, const mpiacc_xfer_desc_t *d, int dir,
+                            char *packed, const mpiacc_cuda_signal_t *sig, cudaStream_t st)
 {
     int mpi_errno = MPI_SUCCESS;
-    const int nsm = mpiacc_cu_devs[dev].nsm;
+    const int nsm = mpiacc_cuda_devs[dev].nsm;
     cudaError_t e;
-    if (P->kind == PLAN_STRIDED) {
-        e = (cudaError_t)mpiacc_cu_launch_strided(P->ws, dir, P->base, packed, &P->s, nsm, sig, st);
-        if (e != cudaSuccess) MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA: strided %s kernel launch (word %d B) failed: %s (%s)",
-                                          dir == MPIACC_CU_DIR_PACK ? "pack" : "unpack", P->ws,
-                                          cudaGetErrorName(e), cudaGetErrorString(e));
+    if (P->kind == MPIACC_CUDA_PLAN_STRIDED) {
+        e = (cudaError_t)mpiacc_cuda_launch_strided(P->ws, dir, P->base, packed, &P->s, nsm, sig, st);
+        if (e != cudaSuccess)
+            MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA: strided %s kernel launch (word %d B) failed: %s (%s)",
+                        dir == MPIACC_CUDA_DIR_PACK ? "pack" : "unpack", P->ws, cudaGetErrorName(e),
+                        cudaGetErrorString(e));
     } else {
         const void *dblob = NULL;
-        MPIACC_CHECK(mpiacc_cu_blob_get(dev, d->type, &dblob));
-        e = (cudaError_t)mpiacc_cu_launch_generic(P->ws, dir, dblob, P->base, packed, d->first,
-                                                  (d->last - d->first) / P->ws, nsm, sig, st);
-        if (e != cudaSuccess) MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA: generic %s kernel launch (word %d B) failed: %s (%s)",
-                                          dir == MPIACC_CU_DIR_PACK ? "pack" : "unpack", P->ws,
-                                          cudaGetErrorName(e), cudaGetErrorString(e));
+        MPIACC_CHECK(mpiacc_cuda_blob_get(dev, d->type, &dblob));
+        e = (cudaError_t)mpiacc_cuda_launch_generic(P->ws, dir, dblob, P->base, packed, d->first,
+                                                    (d->last - d->first) / P->ws, nsm, sig, st);
+        if (e != cudaSuccess)
+            MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA: generic %s kernel launch (word %d B) failed: %s (%s)",
+                        dir == MPIACC_CUDA_DIR_PACK ? "pack" : "unpack", P->ws, cudaGetErrorName(e),
+                        cudaGetErrorString(e));
     }
 fn_exit:
     return mpi_errno;
@@ -213,9 +185,9 @@ fn_fail:
 static int wait_dep(cudaStream_t st, void *dep)
 {
     int mpi_errno = MPI_SUCCESS;
-    mpiacc_cu_h_t *h = dep;
+    mpiacc_cuda_h_t *h = dep;
     if (!h || h->done) goto fn_exit;
-    for (int i = 0; i < h->nev; i++) MPIACC_CU_CHECK(cudaStreamWaitEvent(st, h->ev[i], 0));
+    for (int i = 0; i < h->nev; i++) MPIACC_CUDA_CHECK(cudaStreamWaitEvent(st, h->ev[i], 0));
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -225,52 +197,52 @@ fn_fail:
 static int call_device(const mpiacc_attrs_t *a, void *dep, int *dev)
 {
     if (dep) {
-        *dev = ((mpiacc_cu_h_t *)dep)->dev;
+        *dev = ((mpiacc_cuda_h_t *)dep)->dev;
         return MPI_SUCCESS;
     }
-    return mpiacc_cu_resolve_device(a, dev);
+    return mpiacc_cuda_resolve_device(a, dev);
 }
 
 /* Enqueues the whole transfer between d->buf and host staging d->host on st;
  * h receives the device temp buffer if one is used. */
-static int enqueue_host(int dev, mpiacc_cu_h_t *h, const mpiacc_xfer_desc_t *d, int dir, cudaStream_t st)
+static int enqueue_host(int dev, mpiacc_cuda_h_t *h, const mpiacc_xfer_desc_t *d, int dir, cudaStream_t st)
 {
     int mpi_errno = MPI_SUCCESS, oneshot;
     const size_t n = (size_t)(d->last - d->first);
     char *host = d->host;
-    plan_t P;
-    MPIACC_CHECK(make_plan(d, host, &P));
-    if (P.kind == PLAN_COPY) {
-        MPIACC_CHECK(enqueue_copy(&P, d, dir, host, st));
+    mpiacc_cuda_plan_t P;
+    MPIACC_CHECK(mpiacc_cuda_plan_make(d, host, &P));
+    if (P.kind == MPIACC_CUDA_PLAN_COPY) {
+        MPIACC_CHECK(mpiacc_cuda_plan_copy(&P, d, dir, host, st));
         goto fn_exit;
     }
-    if (can_2d(&P, d) && (mpiacc_cu_mode == MPIACC_CU_MODE_MEMCPY2D ||
-                          (mpiacc_cu_mode == MPIACC_CU_MODE_AUTO && P.blk >= MEMCPY2D_AUTO_MIN_ROW))) {
+    if (can_2d(&P, d) && (mpiacc_cuda_mode == MPIACC_CUDA_MODE_MEMCPY2D ||
+                          (mpiacc_cuda_mode == MPIACC_CUDA_MODE_AUTO && P.blk >= MEMCPY2D_AUTO_MIN_ROW))) {
         MPIACC_CHECK(enqueue_2d(&P, d, dir, host, st));
         goto fn_exit;
     }
-    if (!mpiacc_cu_host_is_pinned(host, n)) oneshot = 0; /* never let a kernel touch pageable memory */
-    else if (mpiacc_cu_mode == MPIACC_CU_MODE_ONESHOT) oneshot = 1;
-    else if (mpiacc_cu_mode == MPIACC_CU_MODE_DEVICE) oneshot = 0;
+    if (!mpiacc_cuda_host_is_pinned(host, n)) oneshot = 0; /* never let a kernel touch pageable memory */
+    else if (mpiacc_cuda_mode == MPIACC_CUDA_MODE_ONESHOT) oneshot = 1;
+    else if (mpiacc_cuda_mode == MPIACC_CUDA_MODE_DEVICE) oneshot = 0;
     else {
-        MPIACC_CHECK(mpiacc_cu_model_ensure(dev));
-        oneshot = mpiacc_cu_model_oneshot(dev, dir, (double)n, (double)P.blk, P.ws);
+        MPIACC_CHECK(mpiacc_cuda_model_ensure(dev));
+        oneshot = mpiacc_cuda_model_oneshot(dev, dir, (double)n, (double)P.blk, P.ws);
     }
     if (oneshot) {
-        MPIACC_CHECK(enqueue_kernel(dev, &P, d, dir, host, NULL, st));
-        last_method = "oneshot";
+        MPIACC_CHECK(mpiacc_cuda_plan_kernel(dev, &P, d, dir, host, NULL, st));
+        mpiacc_cuda_xfer_method = "oneshot";
         goto fn_exit;
     }
-    MPIACC_CHECK(mpiacc_cu_buf_get(dev, n, &h->tmp));
-    MPIACC_CHECK(make_plan(d, h->tmp->p, &P));
-    if (dir == MPIACC_CU_DIR_PACK) {
-        MPIACC_CHECK(enqueue_kernel(dev, &P, d, dir, h->tmp->p, NULL, st));
-        MPIACC_CU_CHECK(cudaMemcpyAsync(host, h->tmp->p, n, cudaMemcpyDefault, st));
+    MPIACC_CHECK(mpiacc_cuda_buf_get(dev, n, &h->tmp));
+    MPIACC_CHECK(mpiacc_cuda_plan_make(d, h->tmp->p, &P));
+    if (dir == MPIACC_CUDA_DIR_PACK) {
+        MPIACC_CHECK(mpiacc_cuda_plan_kernel(dev, &P, d, dir, h->tmp->p, NULL, st));
+        MPIACC_CUDA_CHECK(cudaMemcpyAsync(host, h->tmp->p, n, cudaMemcpyDefault, st));
     } else {
-        MPIACC_CU_CHECK(cudaMemcpyAsync(h->tmp->p, host, n, cudaMemcpyDefault, st));
-        MPIACC_CHECK(enqueue_kernel(dev, &P, d, dir, h->tmp->p, NULL, st));
+        MPIACC_CUDA_CHECK(cudaMemcpyAsync(h->tmp->p, host, n, cudaMemcpyDefault, st));
+        MPIACC_CHECK(mpiacc_cuda_plan_kernel(dev, &P, d, dir, h->tmp->p, NULL, st));
     }
-    last_method = "device";
+    mpiacc_cuda_xfer_method = "device";
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -280,63 +252,62 @@ fn_fail:
 static int xfer_host(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer, int dir)
 {
     int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0;
-    mpiacc_cu_h_t *h = NULL;
+    mpiacc_cuda_h_t *h = NULL;
     cudaStream_t st = NULL;
     cudaEvent_t ev;
     *xfer = NULL;
     if (d->last <= d->first) goto fn_exit;
     if (!d->type || !d->host) MPIACC_FAIL(MPIACC_ERRK_INTERN, "CUDA: transfer without type or staging");
     MPIACC_CHECK(call_device(a, dep, &dev));
-    MPIACC_CHECK(mpiacc_cu_dev_enter(dev, &old));
+    MPIACC_CHECK(mpiacc_cuda_dev_enter(dev, &old));
     entered = 1;
-    MPIACC_CHECK(mpiacc_cu_handle_get(dev, &h));
+    MPIACC_CHECK(mpiacc_cuda_handle_get(dev, &h));
     h->is_xfer = 1;
-    MPIACC_CHECK(mpiacc_cu_stream_get(dev, &h->sidx));
-    st = mpiacc_cu_devs[dev].streams[h->sidx];
+    MPIACC_CHECK(mpiacc_cuda_stream_get(dev, &h->sidx));
+    st = mpiacc_cuda_devs[dev].streams[h->sidx];
     MPIACC_CHECK(wait_dep(st, dep));
     MPIACC_CHECK(enqueue_host(dev, h, d, dir, st));
-    MPIACC_CHECK(mpiacc_cu_event_get(dev, &ev));
+    MPIACC_CHECK(mpiacc_cuda_event_get(dev, &ev));
     h->ev[h->nev++] = ev;
-    MPIACC_CU_CHECK(cudaEventRecord(ev, st));
+    MPIACC_CUDA_CHECK(cudaEventRecord(ev, st));
     *xfer = h;
 fn_exit:
-    if (entered) mpiacc_cu_dev_leave(dev, old);
+    if (entered) mpiacc_cuda_dev_leave(dev, old);
     return mpi_errno;
 fn_fail:
     if (h) {
         if (st) cudaStreamSynchronize(st); /* whatever was enqueued must end before reuse */
         h->done = 1;
-        mpiacc_cu_handle_put(h);
+        mpiacc_cuda_handle_put(h);
     }
     goto fn_exit;
 }
 
-int mpiacc_cu_pack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer)
+int mpiacc_cuda_pack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer)
 {
-    return xfer_host(a, dep, d, xfer, MPIACC_CU_DIR_PACK);
+    return xfer_host(a, dep, d, xfer, MPIACC_CUDA_DIR_PACK);
 }
 
-int mpiacc_cu_unpack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer)
+int mpiacc_cuda_unpack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer)
 {
-    return xfer_host(a, dep, d, xfer, MPIACC_CU_DIR_UNPACK);
+    return xfer_host(a, dep, d, xfer, MPIACC_CUDA_DIR_UNPACK);
 }
 
-/* Device of a call, made current (*old: the previous one).  Fast path: no
- * stream, event or device attribute and the current device already set
- * up: one cudaGetDevice (a thread-local read in the runtime). */
-static int enter_call_device(const mpiacc_attrs_t *a, void *dep, int *dev, int *old)
+/* Fast path: no stream, event or device attribute and the current device
+ * already set up: one cudaGetDevice (a thread-local read in the runtime). */
+int mpiacc_cuda_enter_call_device(const mpiacc_attrs_t *a, void *dep, int *dev, int *old)
 {
     int mpi_errno = MPI_SUCCESS, cur = -1;
     if (!dep && !(a && (a->has_stream || a->has_device))) {
-        MPIACC_CU_CHECK(cudaGetDevice(&cur));
-        if (cur >= 0 && cur < mpiacc_cu_ndev && cur < MPIACC_CU_MAXDEV &&
-            __atomic_load_n(&mpiacc_cu_devs[cur].ready, __ATOMIC_ACQUIRE)) {
+        MPIACC_CUDA_CHECK(cudaGetDevice(&cur));
+        if (cur >= 0 && cur < mpiacc_cuda_ndev && cur < MPIACC_CUDA_MAXDEV &&
+            __atomic_load_n(&mpiacc_cuda_devs[cur].ready, __ATOMIC_ACQUIRE)) {
             *dev = *old = cur;
             goto fn_exit;
         }
     }
     MPIACC_CHECK(call_device(a, dep, dev));
-    MPIACC_CHECK(mpiacc_cu_dev_enter(*dev, old));
+    MPIACC_CHECK(mpiacc_cuda_dev_enter(*dev, old));
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -353,125 +324,47 @@ static int xfer_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t
     int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0, sidx = -1, waiting = 0, signals = 0;
     cudaStream_t st = NULL;
     char *pk = (char *)packed + packed_off;
-    mpiacc_cu_wait_t w;
-    plan_t P;
+    mpiacc_cuda_wait_t w;
+    mpiacc_cuda_plan_t P;
     if (d->last <= d->first) goto fn_exit;
     if (!d->type) MPIACC_FAIL(MPIACC_ERRK_INTERN, "CUDA: transfer without type");
-    MPIACC_CHECK(enter_call_device(a, dep, &dev, &old));
+    MPIACC_CHECK(mpiacc_cuda_enter_call_device(a, dep, &dev, &old));
     entered = 1;
-    MPIACC_CHECK(make_plan(d, pk, &P));
-    MPIACC_CHECK(mpiacc_cu_stream_get(dev, &sidx));
-    st = mpiacc_cu_devs[dev].streams[sidx];
+    MPIACC_CHECK(mpiacc_cuda_plan_make(d, pk, &P));
+    MPIACC_CHECK(mpiacc_cuda_stream_get(dev, &sidx));
+    st = mpiacc_cuda_devs[dev].streams[sidx];
     MPIACC_CHECK(wait_dep(st, dep));
-    mpiacc_cu_wait_prepare(dev, &w);
+    mpiacc_cuda_wait_prepare(dev, &w);
     waiting = 1;
-    if (P.kind == PLAN_COPY) {
-        MPIACC_CHECK(enqueue_copy(&P, d, dir, pk, st));
-    } else if (mpiacc_cu_mode == MPIACC_CU_MODE_MEMCPY2D && can_2d(&P, d)) {
+    if (P.kind == MPIACC_CUDA_PLAN_COPY) {
+        MPIACC_CHECK(mpiacc_cuda_plan_copy(&P, d, dir, pk, st));
+    } else if (mpiacc_cuda_mode == MPIACC_CUDA_MODE_MEMCPY2D && can_2d(&P, d)) {
         MPIACC_CHECK(enqueue_2d(&P, d, dir, pk, st));
     } else {
-        MPIACC_CHECK(enqueue_kernel(dev, &P, d, dir, pk, &w.sig, st));
+        MPIACC_CHECK(mpiacc_cuda_plan_kernel(dev, &P, d, dir, pk, &w.sig, st));
         signals = w.sig.count != NULL;
-        last_method = "kernel";
+        mpiacc_cuda_xfer_method = "kernel";
     }
     waiting = 0;
-    MPIACC_CHECK(mpiacc_cu_wait_finish(&w, st, signals));
+    MPIACC_CHECK(mpiacc_cuda_wait_finish(&w, st, signals));
 fn_exit:
-    if (sidx >= 0) mpiacc_cu_stream_put(dev, sidx);
-    if (entered) mpiacc_cu_dev_leave(dev, old);
+    if (sidx >= 0) mpiacc_cuda_stream_put(dev, sidx);
+    if (entered) mpiacc_cuda_dev_leave(dev, old);
     return mpi_errno;
 fn_fail:
-    if (waiting) mpiacc_cu_wait_abandon(&w, st);
+    if (waiting) mpiacc_cuda_wait_abandon(&w, st);
     else if (st) cudaStreamSynchronize(st);
     goto fn_exit;
 }
 
-int mpiacc_cu_pack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void *packed,
-                       MPI_Aint packed_off)
-{
-    return xfer_dev(a, dep, d, packed, packed_off, MPIACC_CU_DIR_PACK);
-}
-
-int mpiacc_cu_unpack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void *packed,
+int mpiacc_cuda_pack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void *packed,
                          MPI_Aint packed_off)
 {
-    return xfer_dev(a, dep, d, packed, packed_off, MPIACC_CU_DIR_UNPACK);
+    return xfer_dev(a, dep, d, packed, packed_off, MPIACC_CUDA_DIR_PACK);
 }
 
-int mpiacc_cu_enqueue_xfer(const mpiacc_xfer_desc_t *d, void *packed, int dir, cudaStream_t st)
+int mpiacc_cuda_unpack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void *packed,
+                           MPI_Aint packed_off)
 {
-    int mpi_errno = MPI_SUCCESS, dev = -1, old = -1;
-    plan_t P;
-    if (d->last <= d->first) goto fn_exit;
-    MPIACC_CHECK(enter_call_device(NULL, NULL, &dev, &old));
-    mpi_errno = make_plan(d, packed, &P);
-    if (mpi_errno == MPI_SUCCESS) {
-        if (P.kind == PLAN_COPY) mpi_errno = enqueue_copy(&P, d, dir, packed, st);
-        else mpi_errno = enqueue_kernel(dev, &P, d, dir, packed, NULL, st);
-    }
-    mpiacc_cu_dev_leave(dev, old);
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
-}
-
-/* Test hook: plans like a real transfer (packed side at host pointer
- * `packed`) and runs the chosen kernel's host emulation on host memory.
- * Kernels run twice: as planned, and with the packed side moved to a
- * copy that is misaligned by one word against 16 bytes (cut first and
- * last vectors), strided ones also in the unrolled variant; the two
- * results must agree (for unpack: over every byte the type can touch). */
-static int emulate_run(const plan_t *P, const mpiacc_xfer_desc_t *d, char *packed, int dir, int variant)
-{
-    const long long n = d->last - d->first;
-    if (P->kind == PLAN_STRIDED) return mpiacc_cu_emulate_strided(P->ws, dir, P->base, packed, &P->s, variant);
-    return mpiacc_cu_emulate_generic(P->ws, dir, d->type->blob, P->base, packed, d->first, n / P->ws);
-}
-
-int mpiacc_cu_emulate_xfer(const mpiacc_xfer_desc_t *d, void *packed, int dir, int *ws, const char **kind)
-{
-    int mpi_errno = MPI_SUCCESS;
-    cudaError_t e = cudaSuccess;
-    const size_t n = (size_t)(d->last - d->first);
-    char *scratch = NULL, *snap = NULL, *res = NULL, *lo = NULL, *pk2;
-    size_t span = 0;
-    MPI_Count blo, bhi;
-    plan_t P;
-    MPIACC_CHECK(make_plan(d, packed, &P));
-    MPIACC_CHECK(mpiacc_pack_span(d->type, d->count, &blo, &bhi)); /* the bytes unpack may write */
-    *ws = P.kind == PLAN_COPY ? 0 : P.ws;
-    *kind = P.kind == PLAN_COPY ? "copy" : P.kind == PLAN_STRIDED ? "strided" : "generic";
-    if (P.kind == PLAN_COPY) {
-        if (dir == MPIACC_CU_DIR_PACK) memcpy(packed, P.base + d->first, n);
-        else memcpy(P.base + d->first, packed, n);
-        goto fn_exit;
-    }
-    if (!(scratch = aligned_alloc(16, (n + 47) / 16 * 16))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
-    pk2 = scratch + (P.ws < 16 ? P.ws : 16);
-    if (dir == MPIACC_CU_DIR_UNPACK) {
-        lo = (char *)d->buf + blo;
-        span = (size_t)(bhi - blo);
-        if (!(snap = malloc(span + 1)) || !(res = malloc(span + 1))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
-        memcpy(snap, lo, span);
-        memcpy(pk2, packed, n);
-    }
-    if ((e = (cudaError_t)emulate_run(&P, d, packed, dir, 0)) != cudaSuccess) goto emu_fail;
-    if (dir == MPIACC_CU_DIR_UNPACK) memcpy(res, lo, span), memcpy(lo, snap, span);
-    if ((e = (cudaError_t)emulate_run(&P, d, pk2, dir, 1)) != cudaSuccess) goto emu_fail;
-    if (dir == MPIACC_CU_DIR_PACK ? memcmp(packed, pk2, n) != 0 : memcmp(res, lo, span) != 0)
-        MPIACC_FAIL(MPIACC_ERRK_INTERN, "emulation: %s kernel variants disagree (ws %d)", *kind, P.ws);
-    if (P.kind == PLAN_STRIDED) { /* the general strided kernel must agree too */
-        if (dir == MPIACC_CU_DIR_UNPACK) memcpy(lo, snap, span);
-        if ((e = (cudaError_t)emulate_run(&P, d, pk2, dir, 2)) != cudaSuccess) goto emu_fail;
-        if (dir == MPIACC_CU_DIR_PACK ? memcmp(packed, pk2, n) != 0 : memcmp(res, lo, span) != 0)
-            MPIACC_FAIL(MPIACC_ERRK_INTERN, "emulation: general and launched strided kernels disagree (ws %d)", P.ws);
-    }
-fn_exit:
-    free(scratch), free(snap), free(res);
-    return mpi_errno;
-emu_fail:
-    MPIACC_FAIL(MPIACC_ERRK_INTERN, "emulation failed: %s", cudaGetErrorName(e));
-fn_fail:
-    goto fn_exit;
+    return xfer_dev(a, dep, d, packed, packed_off, MPIACC_CUDA_DIR_UNPACK);
 }

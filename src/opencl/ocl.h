@@ -159,13 +159,15 @@ int mpiacc_ocl_mem_context(cl_mem m, const mpiacc_attrs_t *a, cl_context *ctx, s
 /* Device of an attribute queue (must belong to ctx), or NULL without queue. */
 int mpiacc_ocl_attr_device(const mpiacc_attrs_t *a, cl_context ctx, cl_device_id *dev);
 
-/* Which strategy pack/unpack chose last (tests and benchmarks only):
- * 'c' contiguous copy, 'r' rect copy, 'k' kernel. */
-extern _Atomic int mpiacc_ocl_last_strategy;
 /* Rect policy, from MPIACC_OCL_RECT at init: 0 auto (CPU devices, or rows
  * of at least MPIACC_OCL_RECT_MIN bytes, default 64), 1 never, 2 always
- * when the shape allows.  Tests may set it directly. */
+ * when the shape allows.  Tests set it through ocl_testhooks.h. */
 extern int mpiacc_ocl_rect_policy;
 extern long long mpiacc_ocl_rect_min;
+
+/* ---- ocl_xfer.c ---- */
+/* The strategy the calling thread's last pack/unpack used: "copy", "rect"
+ * or "kernel"; read by tests through ocl_testhooks.h. */
+extern _Thread_local const char *mpiacc_ocl_xfer_method;
 
 #endif /* MPIACC_OCL_H_INCLUDED */

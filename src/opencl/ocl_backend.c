@@ -13,7 +13,6 @@
 #include "core/env.h"
 
 pthread_mutex_t mpiacc_ocl_lock = PTHREAD_MUTEX_INITIALIZER;
-_Atomic int mpiacc_ocl_last_strategy;
 int mpiacc_ocl_rect_policy;
 long long mpiacc_ocl_rect_min = 64;
 

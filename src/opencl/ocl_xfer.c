@@ -2,16 +2,18 @@
  * opencl/ocl_xfer.c: pack / unpack between a cl_mem and host staging (or a
  * packed cl_mem), chained on the device after the captured dependency.
  *
- * Strategies, chosen per call:
- *  'c' the bytes are one dense block: clEnqueueRead/Write/CopyBuffer;
- *  'r' the canonical strided form folds to at most 2 strided dimensions
- *      of blk-byte rows and the range covers whole rows: a few
- *      clEnqueue*BufferRect commands (and plain copies of single rows)
- *      planned by ocl_rect.c under rules every implementation accepts, or
- *      the kernel when the plan cannot (used where they win: CPU devices,
- *      or rows of at least MPIACC_OCL_RECT_MIN bytes, default 64);
- *  'k' the generic kernel walking the traversal blob, through a pooled
- *      device temporary for host transfers (kernel + one contiguous copy).
+ * Strategies, chosen per call (mpiacc_ocl_xfer_method names the last one):
+ *  copy    the bytes are one dense block: clEnqueueRead/Write/CopyBuffer;
+ *  rect    the canonical strided form folds to at most 2 strided dimensions
+ *          of blk-byte rows and the range covers whole rows: a few
+ *          clEnqueue*BufferRect commands (and plain copies of single rows)
+ *          planned by ocl_rect.c under rules every implementation accepts,
+ *          or the kernel when the plan cannot (used where they win: CPU
+ *          devices, or rows of at least MPIACC_OCL_RECT_MIN bytes, default
+ *          64);
+ *  kernel  the generic kernel walking the traversal blob, through a pooled
+ *          device temporary for host transfers (kernel + one contiguous
+ *          copy).
  * All commands of one transfer go to one internal in-order queue, the first
  * one waiting for the captured events; the handle keeps the first and last.
  */
@@ -19,6 +21,8 @@
 #include <string.h>
 
 #include "ocl.h"
+
+_Thread_local const char *mpiacc_ocl_xfer_method = "none";
 
 typedef struct xf {
     int unpack;          /* 0: buf -> packed side; 1: packed side -> buf */
@@ -73,7 +77,7 @@ static int do_contig(xf_t *x, cl_long base)
         MPIACC_OCL_CALL("clEnqueueCopyBuffer", clEnqueueCopyBuffer(q, x->dpk, x->buf, (size_t)x->dpk_off, off,
                                                                    n, WAITN(x), WAITL(x), &ev));
     enq_done(x, ev);
-    mpiacc_ocl_last_strategy = 'c';
+    mpiacc_ocl_xfer_method = "copy";
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -121,7 +125,7 @@ static int do_rect(xf_t *x, const mpiacc_ocl_rcmd_t *cmds, int n)
                                                     c->brow, c->bslice, WAITN(x), WAITL(x), &ev));
         enq_done(x, ev);
     }
-    mpiacc_ocl_last_strategy = 'r';
+    mpiacc_ocl_xfer_method = "rect";
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -185,7 +189,7 @@ static int do_kernel(xf_t *x)
         }
         if (ev) enq_done(x, ev);
     }
-    mpiacc_ocl_last_strategy = 'k';
+    mpiacc_ocl_xfer_method = "kernel";
 fn_exit:
     return mpi_errno;
 fn_fail:

@@ -41,7 +41,8 @@ static int get_extent(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
  * learnt from MPI itself by packing a buffer whose bytes hold their own
  * offsets, then described as a struct of the contiguous runs found.
  */
-static int probe_named(MPI_Datatype type, MPI_Count size, MPI_Count extent, pk_arena_t *a, pk_node_t **out)
+static int probe_named(MPI_Datatype type, MPI_Count size, MPI_Count extent, mpiacc_pack_arena_t *a,
+                       mpiacc_pack_node_t **out)
 {
     int mpi_errno = MPI_SUCCESS;
     MPI_Count tlb, text, pos = 0;
@@ -65,14 +66,14 @@ static int probe_named(MPI_Datatype type, MPI_Count size, MPI_Count extent, pk_a
                 lens[nruns++] = 1;
             }
         }
-        pk_node_t *s = mpiacc_pack_new_node(a, PK_STRUCT);
+        mpiacc_pack_node_t *s = mpiacc_pack_new_node(a, MPIACC_PACK_STRUCT);
         if (!s) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory analysing a datatype");
         s->count = nruns;
         s->displs = mpiacc_pack_arena_alloc(a, sizeof(MPI_Count) * nruns);
-        s->kids = mpiacc_pack_arena_alloc(a, sizeof(pk_node_t *) * nruns);
+        s->kids = mpiacc_pack_arena_alloc(a, sizeof(mpiacc_pack_node_t *) * nruns);
         if (!s->displs || !s->kids) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory analysing a datatype");
         for (int i = 0; i < nruns; i++) {
-            pk_node_t *l = mpiacc_pack_new_node(a, PK_LEAF);
+            mpiacc_pack_node_t *l = mpiacc_pack_new_node(a, MPIACC_PACK_LEAF);
             if (!l) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory analysing a datatype");
             l->size = l->extent = lens[i];
             s->kids[i] = l;
@@ -88,7 +89,7 @@ fn_fail:
     goto fn_exit;
 }
 
-static int decode_named(MPI_Datatype type, pk_arena_t *a, pk_node_t **out)
+static int decode_named(MPI_Datatype type, mpiacc_pack_arena_t *a, mpiacc_pack_node_t **out)
 {
     int mpi_errno = MPI_SUCCESS;
     MPI_Count size, lb, extent;
@@ -96,7 +97,7 @@ static int decode_named(MPI_Datatype type, pk_arena_t *a, pk_node_t **out)
         MPIACC_FAIL(MPIACC_ERRK_TYPE, "cannot query the size of a datatype");
     MPIACC_CHECK(get_extent(type, &lb, &extent));
     if (lb == 0 && size == extent) {
-        pk_node_t *l = mpiacc_pack_new_node(a, PK_LEAF);
+        mpiacc_pack_node_t *l = mpiacc_pack_new_node(a, MPIACC_PACK_LEAF);
         if (!l) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory analysing a datatype");
         l->size = l->extent = size;
         *out = l;
@@ -110,10 +111,10 @@ fn_fail:
 }
 
 /* New VEC of count x child at stride; canonicalised. */
-static pk_node_t *mkvec(pk_arena_t *a, MPI_Count count, MPI_Count stride, MPI_Count off, pk_node_t *child,
-                        int *err)
+static mpiacc_pack_node_t *mkvec(mpiacc_pack_arena_t *a, MPI_Count count, MPI_Count stride, MPI_Count off,
+                                 mpiacc_pack_node_t *child, int *err)
 {
-    pk_node_t *v = mpiacc_pack_new_node(a, PK_VEC);
+    mpiacc_pack_node_t *v = mpiacc_pack_new_node(a, MPIACC_PACK_VEC);
     if (!v) {
         *err = mpiacc_err(MPIACC_ERRK_NOMEM, "out of memory analysing a datatype");
         return NULL;
@@ -122,7 +123,7 @@ static pk_node_t *mkvec(pk_arena_t *a, MPI_Count count, MPI_Count stride, MPI_Co
     v->stride = stride;
     v->off = off;
     v->child = child;
-    if (pk_mul(count, child->size, &v->size)) {
+    if (mpiacc_pack_mul(count, child->size, &v->size)) {
         *err = mpiacc_err(MPIACC_ERRK_COUNT, "datatype size overflows MPI_Count");
         return NULL;
     }
@@ -139,23 +140,24 @@ static pk_node_t *mkvec(pk_arena_t *a, MPI_Count count, MPI_Count stride, MPI_Co
 
 /* Builds a subarray (C or Fortran order) over child: one VEC per dimension,
  * outermost first in the tree. */
-static int decode_subarray(const contents_t *c, pk_node_t *child, pk_arena_t *a, pk_node_t **out)
+static int decode_subarray(const contents_t *c, mpiacc_pack_node_t *child, mpiacc_pack_arena_t *a,
+                           mpiacc_pack_node_t **out)
 {
     int mpi_errno = MPI_SUCCESS;
     int nd = c->ints[0];
     int order = LARGE ? c->ints[1] : c->ints[3 * nd + 1];
     MPI_Count stride = child->extent, sz, sub, st;
-    pk_node_t *n = child;
+    mpiacc_pack_node_t *n = child;
     for (int k = 0; k < nd; k++) {
         int d = order == MPI_ORDER_C ? nd - 1 - k : k; /* fastest dimension first */
         sz = LARGE ? c->counts[d] : c->ints[1 + d];
         sub = LARGE ? c->counts[nd + d] : c->ints[1 + nd + d];
         st = LARGE ? c->counts[2 * nd + d] : c->ints[1 + 2 * nd + d];
         MPI_Count off;
-        if (pk_mul(st, stride, &off)) OVERFLOW();
+        if (mpiacc_pack_mul(st, stride, &off)) OVERFLOW();
         n = mkvec(a, sub, stride, off, n, &mpi_errno);
         if (!n) goto fn_fail;
-        if (pk_mul(stride, sz, &stride)) OVERFLOW();
+        if (mpiacc_pack_mul(stride, sz, &stride)) OVERFLOW();
     }
     *out = n;
 fn_exit:
@@ -168,8 +170,8 @@ fn_fail:
  * cext) of a dimension of gsize elements cyclically dealt to psize
  * processes, me being coordinate r.  BLOCK is the case of at most one block
  * per process, NONE the case of one process. */
-static pk_node_t *darray_dim(pk_arena_t *a, MPI_Count gsize, MPI_Count darg, MPI_Count psize, MPI_Count r,
-                             MPI_Count cext, pk_node_t *child, int *err)
+static mpiacc_pack_node_t *darray_dim(mpiacc_pack_arena_t *a, MPI_Count gsize, MPI_Count darg, MPI_Count psize,
+                                      MPI_Count r, MPI_Count cext, mpiacc_pack_node_t *child, int *err)
 {
     /* gsize, darg, psize >= 1 and 0 <= r < psize (checked by MPI), so the
      * block counts below stay within gsize; the byte offsets are checked */
@@ -178,10 +180,10 @@ static pk_node_t *darray_dim(pk_arena_t *a, MPI_Count gsize, MPI_Count darg, MPI
     MPI_Count last = r + (mine - 1) * psize;                          /* my last block (< nblocks) */
     MPI_Count rem = (mine > 0 && last >= gsize / darg) ? gsize - last * darg : 0;
     MPI_Count nfull = rem ? mine - 1 : mine, bstride, boff, poff;
-    pk_node_t *full, *part, *s;
+    mpiacc_pack_node_t *full, *part, *s;
     if (mine == 0) return mkvec(a, 0, cext, 0, child, err);
-    if (pk_mul(darg, cext, &bstride) || pk_mul(r, bstride, &boff) || pk_mul(last, bstride, &poff) ||
-        pk_mul(psize, bstride, &bstride)) {
+    if (mpiacc_pack_mul(darg, cext, &bstride) || mpiacc_pack_mul(r, bstride, &boff) ||
+        mpiacc_pack_mul(last, bstride, &poff) || mpiacc_pack_mul(psize, bstride, &bstride)) {
         *err = mpiacc_err(MPIACC_ERRK_COUNT, "darray displacements overflow MPI_Count");
         return NULL;
     }
@@ -191,9 +193,9 @@ static pk_node_t *darray_dim(pk_arena_t *a, MPI_Count gsize, MPI_Count darg, MPI
     if (!full || !rem) return full;
     part = mkvec(a, rem, cext, poff, child, err);
     if (!part) return NULL;
-    s = mpiacc_pack_new_node(a, PK_STRUCT);
+    s = mpiacc_pack_new_node(a, MPIACC_PACK_STRUCT);
     if (s) {
-        s->kids = mpiacc_pack_arena_alloc(a, 2 * sizeof(pk_node_t *));
+        s->kids = mpiacc_pack_arena_alloc(a, 2 * sizeof(mpiacc_pack_node_t *));
         s->displs = mpiacc_pack_arena_alloc(a, 2 * sizeof(MPI_Count));
     }
     if (!s || !s->kids || !s->displs) {
@@ -208,14 +210,15 @@ static pk_node_t *darray_dim(pk_arena_t *a, MPI_Count gsize, MPI_Count darg, MPI
     return mpiacc_pack_canon(a, s);
 }
 
-static int decode_darray(const contents_t *c, pk_node_t *child, pk_arena_t *a, pk_node_t **out)
+static int decode_darray(const contents_t *c, mpiacc_pack_node_t *child, mpiacc_pack_arena_t *a,
+                         mpiacc_pack_node_t **out)
 {
     int mpi_errno = MPI_SUCCESS;
     int rank = c->ints[1], nd = c->ints[2];
     const int *distribs, *dargs, *psizes;
     int order;
     MPI_Count coords[64], stride = child->extent;
-    pk_node_t *n = child;
+    mpiacc_pack_node_t *n = child;
     if (nd > 64) MPIACC_FAIL(MPIACC_ERRK_TYPE, "darray with %d dimensions is not supported", nd);
     if (LARGE) {
         distribs = c->ints + 3;
@@ -246,7 +249,7 @@ static int decode_darray(const contents_t *c, pk_node_t *child, pk_arena_t *a, p
         }
         n = darray_dim(a, gsize, darg, psize, r, stride, n, &mpi_errno);
         if (!n) goto fn_fail;
-        if (pk_mul(stride, gsize, &stride)) OVERFLOW();
+        if (mpiacc_pack_mul(stride, gsize, &stride)) OVERFLOW();
     }
     *out = n;
 fn_exit:
@@ -255,20 +258,20 @@ fn_fail:
     goto fn_exit;
 }
 
-static int decode_combiner(const contents_t *c, MPI_Count extent, pk_arena_t *a, pk_node_t **out)
+static int decode_combiner(const contents_t *c, MPI_Count extent, mpiacc_pack_arena_t *a, mpiacc_pack_node_t **out)
 {
     int mpi_errno = MPI_SUCCESS;
-    pk_node_t **kids = NULL, *n = NULL;
+    mpiacc_pack_node_t **kids = NULL, *n = NULL;
     MPI_Count count, blen, stride, cext, nkids = c->comb == MPI_COMBINER_STRUCT ? c->nd : 1;
 
     if (c->nd < 1 && c->comb != MPI_COMBINER_STRUCT)
         MPIACC_FAIL(MPIACC_ERRK_TYPE, "datatype combiner %d without a base type", c->comb);
     if (c->nd < 1) { /* an empty struct */
-        if (!(n = mpiacc_pack_new_node(a, PK_LEAF))) NOMEM();
+        if (!(n = mpiacc_pack_new_node(a, MPIACC_PACK_LEAF))) NOMEM();
         *out = n;
         goto fn_exit;
     }
-    kids = mpiacc_pack_arena_alloc(a, sizeof(pk_node_t *) * (size_t)nkids);
+    kids = mpiacc_pack_arena_alloc(a, sizeof(mpiacc_pack_node_t *) * (size_t)nkids);
     if (!kids) NOMEM();
     for (MPI_Count i = 0; i < nkids; i++) MPIACC_CHECK(mpiacc_pack_decode(c->types[i], a, &kids[i]));
     cext = kids[0]->extent;
@@ -295,7 +298,7 @@ static int decode_combiner(const contents_t *c, MPI_Count extent, pk_arena_t *a,
             stride = c->counts[2];
         else
             stride = c->comb == MPI_COMBINER_VECTOR ? c->ints[2] : c->addrs[0];
-        if (c->comb == MPI_COMBINER_VECTOR && pk_mul(stride, cext, &stride)) OVERFLOW();
+        if (c->comb == MPI_COMBINER_VECTOR && mpiacc_pack_mul(stride, cext, &stride)) OVERFLOW();
         n = mkvec(a, blen, cext, 0, kids[0], &mpi_errno);
         if (n) n = mkvec(a, count, stride, 0, n, &mpi_errno);
         break;
@@ -308,7 +311,7 @@ static int decode_combiner(const contents_t *c, MPI_Count extent, pk_arena_t *a,
         int bytes = c->comb != MPI_COMBINER_INDEXED_BLOCK && c->comb != MPI_COMBINER_INDEXED;
         MPI_Count total = 0;
         count = LARGE ? c->counts[0] : c->ints[0];
-        n = mpiacc_pack_new_node(a, PK_IDX);
+        n = mpiacc_pack_new_node(a, MPIACC_PACK_IDX);
         if (!n) NOMEM();
         n->count = count;
         n->stride = cext;
@@ -328,21 +331,21 @@ static int decode_combiner(const contents_t *c, MPI_Count extent, pk_arena_t *a,
                 else
                     d = block ? c->ints[2 + i] : c->ints[1 + count + i];
             }
-            if (!bytes && pk_mul(d, cext, &d)) OVERFLOW();
+            if (!bytes && mpiacc_pack_mul(d, cext, &d)) OVERFLOW();
             n->displs[i] = d;
-            if (pk_add(total, n->blens[i], &total)) OVERFLOW();
+            if (mpiacc_pack_add(total, n->blens[i], &total)) OVERFLOW();
         }
-        if (pk_mul(total, kids[0]->size, &n->size)) OVERFLOW();
+        if (mpiacc_pack_mul(total, kids[0]->size, &n->size)) OVERFLOW();
         n = mpiacc_pack_canon(a, n);
         break;
     }
     case MPI_COMBINER_STRUCT:
     case MPI_COMBINER_STRUCT_INTEGER:
         count = LARGE ? c->counts[0] : c->ints[0];
-        n = mpiacc_pack_new_node(a, PK_STRUCT);
+        n = mpiacc_pack_new_node(a, MPIACC_PACK_STRUCT);
         if (!n) NOMEM();
         n->count = count;
-        n->kids = mpiacc_pack_arena_alloc(a, sizeof(pk_node_t *) * (size_t)(count + 1));
+        n->kids = mpiacc_pack_arena_alloc(a, sizeof(mpiacc_pack_node_t *) * (size_t)(count + 1));
         n->displs = mpiacc_pack_arena_alloc(a, sizeof(MPI_Count) * (size_t)(count + 1));
         if (!n->kids || !n->displs) NOMEM();
         for (MPI_Count i = 0; i < count; i++) {
@@ -350,7 +353,7 @@ static int decode_combiner(const contents_t *c, MPI_Count extent, pk_arena_t *a,
             n->displs[i] = LARGE ? c->counts[1 + count + i] : c->addrs[i];
             n->kids[i] = mkvec(a, blen, kids[i]->extent, 0, kids[i], &mpi_errno);
             if (!n->kids[i]) goto fn_fail;
-            if (pk_add(n->size, n->kids[i]->size, &n->size)) OVERFLOW();
+            if (mpiacc_pack_add(n->size, n->kids[i]->size, &n->size)) OVERFLOW();
         }
         n = mpiacc_pack_canon(a, n);
         break;
@@ -372,7 +375,7 @@ fn_fail:
     goto fn_exit;
 }
 
-int mpiacc_pack_decode(MPI_Datatype type, pk_arena_t *a, pk_node_t **out)
+int mpiacc_pack_decode(MPI_Datatype type, mpiacc_pack_arena_t *a, mpiacc_pack_node_t **out)
 {
     int mpi_errno = MPI_SUCCESS;
     contents_t c = {0};

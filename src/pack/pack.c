@@ -77,8 +77,8 @@ int mpiacc_pack_type_analyze(MPI_Datatype type, mpiacc_pack_type_t **out)
 {
     int mpi_errno = MPI_SUCCESS;
     mpiacc_pack_type_t *t = NULL;
-    pk_arena_t *arena = NULL;
-    pk_node_t *root;
+    mpiacc_pack_arena_t *arena = NULL;
+    mpiacc_pack_node_t *root;
     MPI_Count text, align;
 
     *out = NULL;
@@ -91,7 +91,7 @@ int mpiacc_pack_type_analyze(MPI_Datatype type, mpiacc_pack_type_t **out)
         PMPI_Type_get_extent_c(type, &t->lb, &t->extent) != MPI_SUCCESS ||
         PMPI_Type_get_true_extent_c(type, &t->true_lb, &text) != MPI_SUCCESS)
         MPIACC_FAIL(MPIACC_ERRK_COUNT, "the datatype's size or extent is not representable");
-    if (pk_add(t->true_lb, text, &t->true_ub))
+    if (mpiacc_pack_add(t->true_lb, text, &t->true_ub))
         MPIACC_FAIL(MPIACC_ERRK_COUNT, "the datatype's true extent overflows");
     MPIACC_CHECK(mpiacc_pack_decode(type, arena, &root));
     if (root->size != t->size)
@@ -204,12 +204,12 @@ int mpiacc_pack_span(const mpiacc_pack_type_t *t, MPI_Count count, MPI_Count *lo
     if (count == 0 || t->size == 0) goto fn_exit;
     /* element e starts e*extent from the buffer: count elements spread
      * over (count-1)*extent (negative extents spread downwards) */
-    if (pk_mul(count - 1, t->extent, &rep) || pk_add(t->data_lb, rep < 0 ? rep : 0, lo) ||
-        pk_add(t->data_ub, rep > 0 ? rep : 0, hi))
+    if (mpiacc_pack_mul(count - 1, t->extent, &rep) || mpiacc_pack_add(t->data_lb, rep < 0 ? rep : 0, lo) ||
+        mpiacc_pack_add(t->data_ub, rep > 0 ? rep : 0, hi))
         MPIACC_FAIL(MPIACC_ERRK_COUNT,
                     "%lld elements of a datatype with extent %lld reach offsets past 64 bits from the buffer",
                     (long long)count, (long long)t->extent);
-    if (pk_sub(*hi, *lo, &width) || width > MPIACC_PACK_SPAN_MAX)
+    if (mpiacc_pack_sub(*hi, *lo, &width) || width > MPIACC_PACK_SPAN_MAX)
         MPIACC_FAIL(MPIACC_ERRK_BUFFER,
                     "%lld elements of a datatype with extent %lld touch bytes %llu apart, more than any "
                     "address space holds (2^57)",
@@ -227,7 +227,7 @@ static int check_range(const mpiacc_pack_type_t *t, MPI_Count count, MPI_Count f
 {
     MPI_Count total, lo, hi;
     int mpi_errno;
-    if (!t || count < 0 || pk_mul(count, t->size, &total))
+    if (!t || count < 0 || mpiacc_pack_mul(count, t->size, &total))
         return mpiacc_err(MPIACC_ERRK_COUNT, "bad element count %lld", (long long)count);
     if (first < 0 || last < first || last > total)
         return mpiacc_err(MPIACC_ERRK_COUNT, "packed range [%lld, %lld) outside [0, %lld)", (long long)first,

@@ -11,11 +11,11 @@
 
 /* Tree node kinds share the values of the serialised kinds (traverse.h). */
 enum {
-    PK_LEAF = MPIACC_TV_LEAF,
-    PK_VEC = MPIACC_TV_VEC,
-    PK_HIDX = MPIACC_TV_HIDX,
-    PK_IDX = MPIACC_TV_IDX,
-    PK_STRUCT = MPIACC_TV_STRUCT
+    MPIACC_PACK_LEAF = MPIACC_TV_LEAF,
+    MPIACC_PACK_VEC = MPIACC_TV_VEC,
+    MPIACC_PACK_HIDX = MPIACC_TV_HIDX,
+    MPIACC_PACK_IDX = MPIACC_TV_IDX,
+    MPIACC_PACK_STRUCT = MPIACC_TV_STRUCT
 };
 
 /*
@@ -29,52 +29,52 @@ enum {
  *           displs[h] + j*stride.
  *   STRUCT: count members, member h = kids[h] at displs[h].
  */
-typedef struct pk_node {
+typedef struct mpiacc_pack_node {
     int kind;
     MPI_Count count, off, size, extent, stride;
     MPI_Count *displs; /* HIDX, IDX, STRUCT */
     MPI_Count *blens;  /* IDX: child elements per block */
-    struct pk_node *child;
-    struct pk_node **kids; /* STRUCT */
-} pk_node_t;
+    struct mpiacc_pack_node *child;
+    struct mpiacc_pack_node **kids; /* STRUCT */
+} mpiacc_pack_node_t;
 
 /* Bump allocator for one analysis (freed all at once). */
-typedef struct pk_arena_blk {
-    struct pk_arena_blk *next;
+typedef struct mpiacc_pack_arena_blk {
+    struct mpiacc_pack_arena_blk *next;
     size_t used, cap;
     _Alignas(16) unsigned char mem[];
-} pk_arena_blk_t;
+} mpiacc_pack_arena_blk_t;
 
-typedef struct pk_arena {
-    pk_arena_blk_t *head;
+typedef struct mpiacc_pack_arena {
+    mpiacc_pack_arena_blk_t *head;
     _Alignas(16) unsigned char first_mem[4096]; /* first block lives inline */
     size_t first_used;
-} pk_arena_t;
+} mpiacc_pack_arena_t;
 
-void mpiacc_pack_arena_init(pk_arena_t *a);
-void *mpiacc_pack_arena_alloc(pk_arena_t *a, size_t bytes);
-void mpiacc_pack_arena_free(pk_arena_t *a);
+void mpiacc_pack_arena_init(mpiacc_pack_arena_t *a);
+void *mpiacc_pack_arena_alloc(mpiacc_pack_arena_t *a, size_t bytes);
+void mpiacc_pack_arena_free(mpiacc_pack_arena_t *a);
 
 /* Safe arithmetic: returns nonzero on overflow. */
-static inline int pk_mul(MPI_Count a, MPI_Count b, MPI_Count *r) { return __builtin_mul_overflow(a, b, r); }
-static inline int pk_add(MPI_Count a, MPI_Count b, MPI_Count *r) { return __builtin_add_overflow(a, b, r); }
-static inline int pk_sub(MPI_Count a, MPI_Count b, MPI_Count *r) { return __builtin_sub_overflow(a, b, r); }
+static inline int mpiacc_pack_mul(MPI_Count a, MPI_Count b, MPI_Count *r) { return __builtin_mul_overflow(a, b, r); }
+static inline int mpiacc_pack_add(MPI_Count a, MPI_Count b, MPI_Count *r) { return __builtin_add_overflow(a, b, r); }
+static inline int mpiacc_pack_sub(MPI_Count a, MPI_Count b, MPI_Count *r) { return __builtin_sub_overflow(a, b, r); }
 
 /* decode.c: the tree of one element of `type` (canonicalised bottom-up as it
  * is built). */
-int mpiacc_pack_decode(MPI_Datatype type, pk_arena_t *a, pk_node_t **out);
+int mpiacc_pack_decode(MPI_Datatype type, mpiacc_pack_arena_t *a, mpiacc_pack_node_t **out);
 
 /* canon.c */
-pk_node_t *mpiacc_pack_new_node(pk_arena_t *a, int kind);
+mpiacc_pack_node_t *mpiacc_pack_new_node(mpiacc_pack_arena_t *a, int kind);
 /* Canonicalises n in place (its children are already canonical); returns
  * the node that replaces it.  Never fails. */
-pk_node_t *mpiacc_pack_canon(pk_arena_t *a, pk_node_t *n);
+mpiacc_pack_node_t *mpiacc_pack_canon(mpiacc_pack_arena_t *a, mpiacc_pack_node_t *n);
 /* Fills t's touched bounds, strided form, contiguous flag, unit (chunk)
  * and alignment.  MPI_ERR_COUNT when an offset the traversal computes can
  * leave [-MPIACC_PACK_OFF_MAX, MPIACC_PACK_OFF_MAX]. */
-int mpiacc_pack_describe(const pk_node_t *root, mpiacc_pack_type_t *t, MPI_Count *align);
+int mpiacc_pack_describe(const mpiacc_pack_node_t *root, mpiacc_pack_type_t *t, MPI_Count *align);
 
 /* serialize.c: builds t->blob from the canonical tree. */
-int mpiacc_pack_serialize(const pk_node_t *root, mpiacc_pack_type_t *t, MPI_Count align);
+int mpiacc_pack_serialize(const mpiacc_pack_node_t *root, mpiacc_pack_type_t *t, MPI_Count align);
 
 #endif

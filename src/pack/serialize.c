@@ -12,20 +12,20 @@
 
 typedef mpiacc_tv_i64 word_t;
 
-static void measure(const pk_node_t *n, size_t *nodes, size_t *look)
+static void measure(const mpiacc_pack_node_t *n, size_t *nodes, size_t *look)
 {
     (*nodes)++;
     switch (n->kind) {
-    case PK_VEC: measure(n->child, nodes, look); break;
-    case PK_HIDX:
+    case MPIACC_PACK_VEC: measure(n->child, nodes, look); break;
+    case MPIACC_PACK_HIDX:
         *look += (size_t)n->count;
         measure(n->child, nodes, look);
         break;
-    case PK_IDX:
+    case MPIACC_PACK_IDX:
         *look += 2 * (size_t)n->count + 1;
         measure(n->child, nodes, look);
         break;
-    case PK_STRUCT:
+    case MPIACC_PACK_STRUCT:
         *look += 3 * (size_t)n->count + 1;
         for (MPI_Count i = 0; i < n->count; i++) measure(n->kids[i], nodes, look);
         break;
@@ -33,7 +33,7 @@ static void measure(const pk_node_t *n, size_t *nodes, size_t *look)
     }
 }
 
-static void emit(const pk_node_t *n, word_t *blob, size_t *at, size_t *look)
+static void emit(const mpiacc_pack_node_t *n, word_t *blob, size_t *at, size_t *look)
 {
     word_t *w = blob + *at;
     MPI_Count i;
@@ -47,18 +47,18 @@ static void emit(const pk_node_t *n, word_t *blob, size_t *at, size_t *look)
     w[MPIACC_TV_N_STRIDE] = n->stride;
     w[MPIACC_TV_N_LOOK] = 0;
     switch (n->kind) {
-    case PK_VEC:
+    case MPIACC_PACK_VEC:
         w[MPIACC_TV_N_CSIZE] = n->child->size;
         emit(n->child, blob, at, look);
         break;
-    case PK_HIDX:
+    case MPIACC_PACK_HIDX:
         w[MPIACC_TV_N_CSIZE] = n->child->size;
         w[MPIACC_TV_N_LOOK] = (word_t)*look;
         for (i = 0; i < n->count; i++) blob[*look + i] = n->displs[i];
         *look += (size_t)n->count;
         emit(n->child, blob, at, look);
         break;
-    case PK_IDX: {
+    case MPIACC_PACK_IDX: {
         word_t *pre = blob + *look;
         w[MPIACC_TV_N_CSIZE] = n->child->size;
         w[MPIACC_TV_N_LOOK] = (word_t)*look;
@@ -71,7 +71,7 @@ static void emit(const pk_node_t *n, word_t *blob, size_t *at, size_t *look)
         emit(n->child, blob, at, look);
         break;
     }
-    case PK_STRUCT: {
+    case MPIACC_PACK_STRUCT: {
         size_t mine = *look;
         word_t *pre = blob + mine;
         w[MPIACC_TV_N_LOOK] = (word_t)mine;
@@ -89,7 +89,7 @@ static void emit(const pk_node_t *n, word_t *blob, size_t *at, size_t *look)
     }
 }
 
-int mpiacc_pack_serialize(const pk_node_t *root, mpiacc_pack_type_t *t, MPI_Count align)
+int mpiacc_pack_serialize(const mpiacc_pack_node_t *root, mpiacc_pack_type_t *t, MPI_Count align)
 {
     int mpi_errno = MPI_SUCCESS;
     size_t nodes = 0, look = 0, words, at = MPIACC_TV_HDR_WORDS, lk;

@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "testutil.h"
-#include "cuda/cuda_internal.h"
+#include "cuda/cuda_testhooks.h"
 #include "cu_cases.h"
 #include "cu_randtype.h"
 #include "regress_types.h"
@@ -124,7 +124,7 @@ static int run_type(const char *name, MPI_Datatype mt, const mpiacc_pack_type_t 
         }
         /* a strided form whose range collapses to one dense block is copied
          * (memcpy) in every mode */
-        if (!T->contiguous && (mode == MPIACC_CU_MODE_ONESHOT || mode == MPIACC_CU_MODE_DEVICE) &&
+        if (!T->contiguous && (mode == MPIACC_CUDA_MODE_ONESHOT || mode == MPIACC_CUDA_MODE_DEVICE) &&
             strcmp(method, mode_name(mode)) != 0 && strcmp(method, "memcpy") != 0) {
             fprintf(stderr, "%s: mode %s but the pack used %s\n", name, mode_name(mode), method);
             bad++;
@@ -175,7 +175,7 @@ static int run_type(const char *name, MPI_Datatype mt, const mpiacc_pack_type_t 
     CK(cudaFree(dout));
     CK(cudaFree(dpk));
     free(in), free(exp), free(ref), free(back);
-    mpiacc_cuda_set_mode(MPIACC_CU_MODE_AUTO, 0);
+    mpiacc_cuda_set_mode(MPIACC_CUDA_MODE_AUTO, 0);
     return bad;
 }
 
@@ -227,7 +227,7 @@ static void test_dependency(void **state)
         cu_fill(h, span, seed);
         pos = 0;
         MK(MPI_Pack(h, 1, mt, exp, (int)total, &pos, MPI_COMM_WORLD));
-        mpiacc_cuda_set_mode(variant & 1 ? MPIACC_CU_MODE_DEVICE : MPIACC_CU_MODE_ONESHOT, 0);
+        mpiacc_cuda_set_mode(variant & 1 ? MPIACC_CUDA_MODE_DEVICE : MPIACC_CUDA_MODE_ONESHOT, 0);
         if (variant < 2) {
             CK(cu_test_spin_fill(ustream, dbuf, span, seed, 150));
         } else {
@@ -274,7 +274,7 @@ static void test_dependency(void **state)
         int done1 = 0, done2 = 0;
         double t0;
         MK(B->host_alloc((size_t)total, &stg2));
-        mpiacc_cuda_set_mode(MPIACC_CU_MODE_AUTO, 0);
+        mpiacc_cuda_set_mode(MPIACC_CUDA_MODE_AUTO, 0);
         CK(cu_test_spin_fill(ustream, dbuf, span, seed32, 500));
         MK(B->capture(&a, dbuf, &dep));
         MK(B->pack(&a, dep, &d, &x));
@@ -292,7 +292,7 @@ static void test_dependency(void **state)
         B->release(x), B->release(dep), B->release(x2), B->release(dep2);
         B->host_free(stg2, (size_t)total);
     }
-    mpiacc_cuda_set_mode(MPIACC_CU_MODE_AUTO, 0);
+    mpiacc_cuda_set_mode(MPIACC_CUDA_MODE_AUTO, 0);
     B->host_free(stg, (size_t)total);
     CK(cudaEventDestroy(uev));
     CK(cudaFree(dbuf));
@@ -354,7 +354,6 @@ static void test_errors(void **state)
     assert_non_null(strstr(desc, "device 0"));
 }
 
-#if defined(MPIACC_TV_FN) /* datatype engine merged: regressions, random corpus */
 /* Whether two packed bytes of count x T read the same buffer byte (then an
  * unpack's result depends on the order of the writes). */
 static int overlapping(const mpiacc_pack_type_t *T, int count, long long off, long long alloc)
@@ -485,7 +484,7 @@ static void test_corpus(void **state)
         mpiacc_pack_type_release(T);
         MPI_Type_free(&mt);
     }
-    mpiacc_cuda_set_mode(MPIACC_CU_MODE_AUTO, 0);
+    mpiacc_cuda_set_mode(MPIACC_CUDA_MODE_AUTO, 0);
     printf("corpus: %ld derived random types (%ld too large skipped, %ld overlapping pack-only, %ld also "
            "device-to-device) in %.2f s, seed %llu\n",
            derived, skipped, nover, ndev, now() - t0, (unsigned long long)seed);
@@ -563,7 +562,6 @@ static void test_regress(void **state)
     CK(cudaFree(dbuf));
     CK(cudaFree(dpk));
 }
-#endif
 
 int main(int argc, char **argv)
 {
@@ -589,10 +587,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_strided),
         cmocka_unit_test(test_dependency),
-#if defined(MPIACC_TV_FN)
         cmocka_unit_test(test_regress),
         cmocka_unit_test(test_corpus),
-#endif
     };
     fails = MPIACC_TEST_RUN("cuda_backend", tests, NULL, NULL);
     cudaStreamDestroy(ustream);

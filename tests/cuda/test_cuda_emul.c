@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "testutil.h"
-#include "cuda/cuda_internal.h"
+#include "cuda/cuda_testhooks.h"
 #include "cu_cases.h"
 #include "cu_randtype.h"
 #include "regress_types.h"
@@ -48,7 +48,7 @@ static int check_type(const char *name, MPI_Datatype mt, const mpiacc_pack_type_
     if (cuts[2] > total) cuts[2] = total;
     d.buf = in + off, d.type = T, d.count = count;
     d.first = 0, d.last = total;
-    assert_int_equal(mpiacc_cu_emulate_xfer(&d, got, MPIACC_CU_DIR_PACK, &ws, &kind), MPI_SUCCESS);
+    assert_int_equal(mpiacc_cuda_emulate_xfer(&d, got, MPIACC_CUDA_DIR_PACK, &ws, &kind), MPI_SUCCESS);
     *ws_full = ws;
     long long at = cu_diff(got, exp, total);
     if (at >= 0) {
@@ -64,7 +64,7 @@ static int check_type(const char *name, MPI_Datatype mt, const mpiacc_pack_type_
         if (cuts[k + 1] <= cuts[k]) continue;
         d.first = cuts[k], d.last = cuts[k + 1];
         memset(got, 0xEE, (size_t)(d.last - d.first));
-        assert_int_equal(mpiacc_cu_emulate_xfer(&d, got, MPIACC_CU_DIR_PACK, &ws, &kind), MPI_SUCCESS);
+        assert_int_equal(mpiacc_cuda_emulate_xfer(&d, got, MPIACC_CUDA_DIR_PACK, &ws, &kind), MPI_SUCCESS);
         at = cu_diff(got, exp + d.first, d.last - d.first);
         if (at >= 0) {
             fprintf(stderr, "%s count %d: pack of [%lld,%lld) (%s, ws %d) differs at packed byte %lld\n", name,
@@ -73,7 +73,7 @@ static int check_type(const char *name, MPI_Datatype mt, const mpiacc_pack_type_
         }
         d.buf = out + off;
         memcpy(got, exp + d.first, (size_t)(d.last - d.first));
-        assert_int_equal(mpiacc_cu_emulate_xfer(&d, got, MPIACC_CU_DIR_UNPACK, &ws, &kind), MPI_SUCCESS);
+        assert_int_equal(mpiacc_cuda_emulate_xfer(&d, got, MPIACC_CUDA_DIR_UNPACK, &ws, &kind), MPI_SUCCESS);
         d.buf = in + off;
     }
     at = cu_diff(out, ref, alloc);
@@ -112,7 +112,6 @@ static void test_cases(void **state)
     assert_int_equal(bad, 0);
 }
 
-#if defined(MPIACC_TV_FN) /* the datatype engine is merged */
 static int check_engine(const char *name, MPI_Datatype mt, int count)
 {
     mpiacc_pack_type_t *T = NULL;
@@ -121,11 +120,11 @@ static int check_engine(const char *name, MPI_Datatype mt, int count)
     assert_int_equal(mpiacc_pack_type_analyze(mt, &T), MPI_SUCCESS);
     cu_place(mt, count, 16, &off, &span);
     if (T->size > 0) {
-        mpiacc_cuda_set_mode(MPIACC_CU_MODE_AUTO, 0);
+        mpiacc_cuda_set_mode(MPIACC_CUDA_MODE_AUTO, 0);
         bad += check_type(name, mt, T, count, off, span, &ws);
-        mpiacc_cuda_set_mode(MPIACC_CU_MODE_AUTO, 1);
+        mpiacc_cuda_set_mode(MPIACC_CUDA_MODE_AUTO, 1);
         if (T->blob) bad += check_type(name, mt, T, count, off, span, &ws);
-        mpiacc_cuda_set_mode(MPIACC_CU_MODE_AUTO, 0);
+        mpiacc_cuda_set_mode(MPIACC_CUDA_MODE_AUTO, 0);
     }
     mpiacc_pack_type_release(T);
     return bad;
@@ -193,11 +192,11 @@ static void test_regress(void **state)
         n = rg_expected(g, buf, want);
         assert_int_equal(mpiacc_pack_type_analyze(g->dt, &T), MPI_SUCCESS);
         d.buf = buf, d.type = T, d.count = g->count, d.first = 0, d.last = (MPI_Count)n;
-        assert_int_equal(mpiacc_cu_emulate_xfer(&d, got, MPIACC_CU_DIR_PACK, &ws, &kind), MPI_SUCCESS);
+        assert_int_equal(mpiacc_cuda_emulate_xfer(&d, got, MPIACC_CUDA_DIR_PACK, &ws, &kind), MPI_SUCCESS);
         if (memcmp(got, want, n) != 0) fail_msg("%s: %s plan packed other bytes", g->name, kind);
         memset(back, 0, sizeof back);
         d.buf = back;
-        assert_int_equal(mpiacc_cu_emulate_xfer(&d, want, MPIACC_CU_DIR_UNPACK, &ws, &kind), MPI_SUCCESS);
+        assert_int_equal(mpiacc_cuda_emulate_xfer(&d, want, MPIACC_CUDA_DIR_UNPACK, &ws, &kind), MPI_SUCCESS);
         for (int k = 0; k < (int)sizeof back; k++)
             if (back[k] != (rg_touched(g, k) ? buf[k] : 0)) fail_msg("%s: %s plan unpacked byte %d", g->name, kind, k);
         mpiacc_pack_type_release(T);
@@ -207,7 +206,7 @@ static void test_regress(void **state)
     for (int count = 2; count <= 5; count++) {
         mpiacc_xfer_desc_t d = {.buf = buf, .type = T, .count = count, .first = 0, .last = count};
         const char *kind;
-        int ws, cls = MPI_SUCCESS, err = mpiacc_cu_emulate_xfer(&d, got, MPIACC_CU_DIR_PACK, &ws, &kind);
+        int ws, cls = MPI_SUCCESS, err = mpiacc_cuda_emulate_xfer(&d, got, MPIACC_CUDA_DIR_PACK, &ws, &kind);
         if (err != MPI_SUCCESS) MPI_Error_class(err, &cls);
         if (cls != MPI_ERR_COUNT && cls != MPI_ERR_BUFFER)
             fail_msg("count %d of a 2^62-extent type: class %d, expected MPI_ERR_COUNT or MPI_ERR_BUFFER", count, cls);
@@ -215,7 +214,6 @@ static void test_regress(void **state)
     mpiacc_pack_type_release(T);
     MPI_Type_free(&r);
 }
-#endif
 
 int main(int argc, char **argv)
 {
@@ -224,11 +222,9 @@ int main(int argc, char **argv)
     seed32 = (unsigned)mpiacc_test_seed();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cases),
-#if defined(MPIACC_TV_FN)
         cmocka_unit_test(test_engine),
         cmocka_unit_test(test_regress),
         cmocka_unit_test(test_corpus),
-#endif
     };
     fails = MPIACC_TEST_RUN("cuda_emul", tests, NULL, NULL);
     MPI_Finalize();

@@ -18,7 +18,7 @@
 
 #include <pthread.h>
 
-#include "cuda/cuda_internal.h"
+#include "cuda/cuda_testhooks.h"
 #include "cu_ipc_msg.h"
 #include "cu_randtype.h"
 #include "test_kernels.h"

@@ -30,12 +30,12 @@ static void hfill(unsigned char *p, long long n, unsigned seed)
  * allocation) into cd x D (doff); returns the number of failures and the
  * plan's word size / dense sides through *plan (may be NULL). */
 static int one(const char *name, MPI_Datatype S, int cs, MPI_Datatype D, int cd, long long first, long long last,
-               long long soff, long long doff, mpiacc_cu_xcopy_t *plan)
+               long long soff, long long doff, mpiacc_cuda_xcopy_t *plan)
 {
     mpiacc_pack_type_t *TS = NULL, *TD = NULL;
     long long slo, shi, dlo, dhi, sbytes, dbytes;
     unsigned char *src, *dst, *img, *exp;
-    mpiacc_cu_xcopy_t k;
+    mpiacc_cuda_xcopy_t k;
     int bad = 0;
     assert_int_equal(mpiacc_pack_type_analyze(S, &TS), MPI_SUCCESS);
     assert_int_equal(mpiacc_pack_type_analyze(D, &TD), MPI_SUCCESS);
@@ -52,7 +52,7 @@ static int one(const char *name, MPI_Datatype S, int cs, MPI_Datatype D, int cd,
     k.src.blob = TS->blob, k.src.base = (char *)src + soff;
     k.dst.blob = TD->blob, k.dst.base = (char *)dst + doff;
     k.first = first, k.last = last;
-    assert_int_equal(mpiacc_cu_xcopy_plan(&k, cs, cd), 0);
+    assert_int_equal(mpiacc_cuda_xcopy_plan(&k, cs, cd), 0);
     if (first % k.ws || last % k.ws || (!k.src.dense && TS->unit % k.ws) || (!k.dst.dense && TD->unit % k.ws)) {
         fprintf(stderr, "%s: word %d does not divide the range [%lld,%lld) or the units %lld / %lld\n", name, k.ws,
                 first, last, (long long)TS->unit, (long long)TD->unit);
@@ -64,7 +64,7 @@ static int one(const char *name, MPI_Datatype S, int cs, MPI_Datatype D, int cd,
     }
     for (int variant = 0; variant < 2; variant++) {
         memcpy(dst, img, (size_t)dbytes);
-        assert_int_equal(mpiacc_cu_emulate_xcopy(&k, variant), 0);
+        assert_int_equal(mpiacc_cuda_emulate_xcopy(&k, variant), 0);
         for (long long i = 0; i < dbytes; i++)
             if (dst[i] != exp[i]) {
                 fprintf(stderr, "%s (variant %d, ws %d, dense %d/%d, range [%lld,%lld)): byte %lld is 0x%02x, "
@@ -84,7 +84,7 @@ static int one(const char *name, MPI_Datatype S, int cs, MPI_Datatype D, int cd,
 static void directed(void **state)
 {
     MPI_Datatype c256, v64, c64, v8, v24, st, ix;
-    mpiacc_cu_xcopy_t k;
+    mpiacc_cuda_xcopy_t k;
     int bad = 0;
     (void)state;
     MPI_Type_contiguous(256, MPI_INT, &c256), MPI_Type_commit(&c256);

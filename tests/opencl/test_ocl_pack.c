@@ -6,7 +6,7 @@
 #include <pthread.h>
 
 #include "ocl_fixture.h"
-#include "opencl/ocl.h"
+#include "opencl/ocl_testhooks.h"
 #include "ocl_types.h"
 #include "regress_types.h"
 
@@ -51,7 +51,7 @@ static int wait_quiet(void *h)
  * compares with MPI_Pack; then unpacks MPI_Pack's bytes into a zeroed cl_mem
  * and compares with MPI_Unpack into zeroed host memory.  Returns the
  * strategy used by the last pack; returns the number of failed checks. */
-static int roundtrip_q(MPI_Datatype dt, int count, int pieces, int *strategy)
+static int roundtrip_q(MPI_Datatype dt, int count, int pieces, const char **strategy)
 {
     mpiacc_pack_type_t *t = NULL;
     int bad = 0;
@@ -80,7 +80,7 @@ static int roundtrip_q(MPI_Datatype dt, int count, int pieces, int *strategy)
                                 .host = got + first};
         x = NULL;
         CHK(fx.be->pack(&a, NULL, &d, &x) == MPI_SUCCESS);
-        if (last > first) *strategy = mpiacc_ocl_last_strategy;
+        if (last > first) *strategy = mpiacc_ocl_last_method();
         CHK(wait_quiet(x) == 0);
     }
     CHK(memcmp(got, want, (size_t)pos) == 0);
@@ -112,7 +112,7 @@ out:
     return bad;
 }
 
-static void roundtrip(MPI_Datatype dt, int count, int pieces, int *strategy)
+static void roundtrip(MPI_Datatype dt, int count, int pieces, const char **strategy)
 {
     assert_int_equal(roundtrip_q(dt, count, pieces, strategy), 0);
 }
@@ -189,14 +189,14 @@ static MPI_Datatype subarray3d(int z, int y, int x, int sz, int sy, int sx, int 
 static void contiguous(void **state)
 {
     MPI_Datatype t;
-    int s = 0;
+    const char *s = "none";
     MPI_Type_contiguous(1000, MPI_INT, &t);
     MPI_Type_commit(&t);
     for (int pieces = 1; pieces <= 3; pieces++) {
         roundtrip(t, 1, pieces, &s);
-        assert_int_equal(s, 'c');
+        assert_string_equal(s, "copy");
         roundtrip(t, 3, pieces, &s);
-        assert_int_equal(s, 'c');
+        assert_string_equal(s, "copy");
     }
     roundtrip_dev(t, 2, 0);
     roundtrip_dev(t, 2, 12);
@@ -209,20 +209,20 @@ static void vector_rect(void **state)
 {
     MPI_Datatype t = vector_bytes(100, 96, 256);
     MPI_Datatype r = resized(vector_bytes(50, 128, 512), 50 * 512);
-    int s = 0;
-    mpiacc_ocl_rect_policy = 2;
+    const char *s = "none";
+    mpiacc_ocl_set_rect_policy(2);
     for (int pieces = 1; pieces <= 3; pieces++) {
         roundtrip(t, 1, pieces, &s);
-        assert_int_equal(s, 'r');
+        assert_string_equal(s, "rect");
         roundtrip(r, 3, pieces, &s); /* elements continue the row pattern */
-        assert_int_equal(s, 'r');
+        assert_string_equal(s, "rect");
     }
     roundtrip_dev(t, 1, 0);
     roundtrip_dev(t, 1, 96 * 3);
     roundtrip_dev(t, 1, 13); /* MPI_Pack at an odd position: the kernel */
     roundtrip_dev(r, 2, 40);
     roundtrip_dev(r, 3, 128);
-    mpiacc_ocl_rect_policy = 0;
+    mpiacc_ocl_set_rect_policy(0);
     MPI_Type_free(&t);
     MPI_Type_free(&r);
 }
@@ -231,22 +231,22 @@ static void subarray_rect(void **state)
 {
     MPI_Datatype t = subarray3d(10, 12, 16, 4, 5, 8, 3, 2, 4);
     MPI_Datatype u = subarray3d(6, 7, 8, 3, 3, 4, 3, 4, 4); /* touches the last plane and row */
-    int s = 0;
-    mpiacc_ocl_rect_policy = 2;
+    const char *s = "none";
+    mpiacc_ocl_set_rect_policy(2);
     for (int pieces = 1; pieces <= 4; pieces++) {
         roundtrip(t, 1, pieces, &s);
-        assert_int_equal(s, 'r');
+        assert_string_equal(s, "rect");
         roundtrip(t, 2, pieces, &s);
     }
     for (int pieces = 1; pieces <= 3; pieces++) {
         roundtrip(u, 1, pieces, &s);
-        assert_int_equal(s, 'r');
+        assert_string_equal(s, "rect");
     }
     roundtrip_dev(t, 1, 8);
     roundtrip_dev(t, 1, 32 * 5);
     roundtrip_dev(u, 1, 0);
     roundtrip_dev(u, 1, 7);
-    mpiacc_ocl_rect_policy = 0;
+    mpiacc_ocl_set_rect_policy(0);
     MPI_Type_free(&t);
     MPI_Type_free(&u);
 }
@@ -256,21 +256,21 @@ static void subarray_rect(void **state)
 static void kernel_path(void **state)
 {
     MPI_Datatype t = vector_bytes(100, 6, 20), v;
-    int s = 0;
+    const char *s = "none";
     MPI_Type_vector(7, 3, 5, MPI_INT, &v);
     MPI_Type_commit(&v);
     roundtrip(t, 3, 1, &s); /* 3 elements: extent not on the row grid */
-    assert_int_equal(s, 'k');
-    mpiacc_ocl_rect_policy = 1; /* never rect: the kernel for every shape */
+    assert_string_equal(s, "kernel");
+    mpiacc_ocl_set_rect_policy(1); /* never rect: the kernel for every shape */
     MPI_Type_free(&t);
     t = vector_bytes(10, 64, 128);
     roundtrip(t, 1, 2, &s);
-    assert_int_equal(s, 'k');
+    assert_string_equal(s, "kernel");
     roundtrip(t, 2, 3, &s);
     roundtrip(v, 5, 2, &s);
     roundtrip_dev(t, 3, 2);
     roundtrip_dev(v, 2, 4);
-    mpiacc_ocl_rect_policy = 0;
+    mpiacc_ocl_set_rect_policy(0);
     MPI_Type_free(&t);
     MPI_Type_free(&v);
 }
@@ -284,7 +284,7 @@ typedef struct {
 static void *thr_main(void *p)
 {
     thr_arg_t *ta = p;
-    int s;
+    const char *s;
     for (int i = 0; i < ta->iters; i++) ta->bad += roundtrip_q(ta->dt, 1 + i % 3, 1 + i % 2, &s);
     return NULL;
 }
@@ -478,21 +478,23 @@ static void huge_extent(void **state)
 static void random_types(void **state)
 {
     uint64_t seed = mpiacc_test_seed(), st = seed;
-    long n = tg_corpus_size(20000, 100000), by_strategy[128] = {0}, ndev = 0, noverlap = 0;
+    static const char *const strategies[3] = {"copy", "rect", "kernel"};
+    long n = tg_corpus_size(20000, 100000), by_strategy[3] = {0}, ndev = 0, noverlap = 0;
     double t0 = fx_now();
     tg_src_t src = {.state = seed, .max_size = 1 << 16, .max_span = 1 << 20};
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     for (long i = 0; i < n; i++) {
-        int count = 1 + (int)(mpiacc_test_rand(&st) % 3), pieces = 1 + (int)(mpiacc_test_rand(&st) % 3), s = 0;
+        int count = 1 + (int)(mpiacc_test_rand(&st) % 3), pieces = 1 + (int)(mpiacc_test_rand(&st) % 3);
+        const char *s = "none";
         MPI_Datatype raw, dt = random_placed_depth(&src, count, 1 + (int)(i % 5), &raw);
         mpiacc_pack_type_t *t = NULL;
         assert_int_equal(mpiacc_pack_type_analyze(dt, &t), MPI_SUCCESS);
         skip_unpack_check = t->size > 0 && overlapping(t, count, span_of(dt, count));
         noverlap += skip_unpack_check;
-        mpiacc_ocl_rect_policy = (int)(i % 3);
+        mpiacc_ocl_set_rect_policy((int)(i % 3));
         if (roundtrip_q(dt, count, pieces, &s)) fail_msg("random type %ld (%s), count %d, pieces %d, policy %d", i,
                                                          tg_combiner_name(raw), count, pieces, (int)(i % 3));
-        by_strategy[s & 127]++;
+        for (int k = 0; k < 3; k++) by_strategy[k] += strcmp(s, strategies[k]) == 0;
         if (t->size > 0) {
             roundtrip_dev(dt, count, (int)(mpiacc_test_rand(&st) % 3) * 4);
             ndev++;
@@ -501,12 +503,12 @@ static void random_types(void **state)
         MPI_Type_free(&dt);
         tg_free(&raw);
     }
-    mpiacc_ocl_rect_policy = 0;
+    mpiacc_ocl_set_rect_policy(0);
     skip_unpack_check = 0;
     printf("random types on %s: %ld in %.2f s (seed %llu): strategies copy %ld, rect %ld, kernel %ld; %ld "
            "device-to-device; %ld overlapping (unpack not compared)\n",
-           fx.name, n, fx_now() - t0, (unsigned long long)seed, by_strategy['c'], by_strategy['r'],
-           by_strategy['k'], ndev, noverlap);
+           fx.name, n, fx_now() - t0, (unsigned long long)seed, by_strategy[0], by_strategy[1],
+           by_strategy[2], ndev, noverlap);
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,14 @@
+/*
+ * ocl_testhooks.c: the knobs of ocl_testhooks.h (tests and benchmarks only;
+ * built into libmpiacc_internal.a, not into libmpiacc.so).
+ */
+#include "ocl_testhooks.h"
+
+int mpiacc_ocl_set_rect_policy(int policy)
+{
+    int old = mpiacc_ocl_rect_policy;
+    mpiacc_ocl_rect_policy = policy;
+    return old;
+}
+
+const char *mpiacc_ocl_last_method(void) { return mpiacc_ocl_xfer_method; }

@@ -1,0 +1,20 @@
+/*
+ * ocl_testhooks.h: the OpenCL backend's knobs for tests and benchmarks (it
+ * also gives them the internals of ocl.h).  ocl_testhooks.c is built
+ * into libmpiacc_internal.a only: libmpiacc.so has none of these functions,
+ * and the library never calls them.
+ */
+#ifndef MPIACC_OCL_TESTHOOKS_H_INCLUDED
+#define MPIACC_OCL_TESTHOOKS_H_INCLUDED
+
+#include "ocl.h"
+
+/* Rect policy (as MPIACC_OCL_RECT: 0 auto, 1 never, 2 always when the
+ * shape allows); returns the previous one. */
+int mpiacc_ocl_set_rect_policy(int policy);
+
+/* The strategy the calling thread's last pack/unpack used: "copy", "rect",
+ * "kernel"; "none" before any. */
+const char *mpiacc_ocl_last_method(void);
+
+#endif
