@@ -109,6 +109,51 @@ extern MPIACC_API int MPIACC_CL_QUEUE;
 extern MPIACC_API int MPIACC_EVENT;
 extern MPIACC_API int MPIACC_DEVICE;
 
+/*
+ * Direct protocol (opt-in per communicator)
+ *
+ * By default a device message is packed into host memory and sent as
+ * MPI_PACKED on the application's communicator.  On a *direct*
+ * communicator mpiacc may also move it device to device (CUDA IPC between
+ * processes of one node) or pipeline it in chunks through pinned host
+ * buffers, choosing per message.  To do so its messages travel on hidden
+ * communicators of mpiacc's own, with mpiacc's header; MPI still does all
+ * matching.  Making a communicator direct is an assertion by the
+ * application, collective over the communicator:
+ *
+ *   every message sent from a device-tagged datatype (MPIACC_BUF_CUDA or
+ *   MPIACC_BUF_OPENCL) on it is received into a device-tagged datatype, and
+ *   every device-tagged receive on it receives such a message; and every
+ *   process calls MPI through mpiacc.
+ *
+ * (CUDA and OpenCL may be mixed; host datatypes, MPIACC_BUF_HOST with or
+ * without MPIACC_EVENT, are host messages and stay on the communicator as
+ * without the assertion.)  How:
+ *  - info key MPIACC_DIRECT_INFO ("mpiacc_direct") = "true" (also 1, yes,
+ *    on; any case) given to MPI_Comm_set_info or MPI_Comm_dup_with_info
+ *    (or MPI_Comm_split_type / MPI_Dist_graph_create[_adjacent]); "false"
+ *    turns it off.  The value must be the same on every process.
+ *  - MPIACC_DIRECT=1 in the environment of every process: MPI_COMM_WORLD
+ *    is direct.
+ *  - Every communicator made from a direct one by MPI_Comm_dup, _split,
+ *    _split_type, _create, _create_group, MPI_Cart_create, MPI_Cart_sub,
+ *    MPI_Graph_create or MPI_Dist_graph_create[_adjacent] is direct unless
+ *    its info says "false".  MPI_Comm_idup's communicators and
+ *    intercommunicators are never direct.  MPI_Comm_get_info reports the
+ *    key ("true" / "false") on every communicator.
+ * Without the assertion nothing changes.  On a direct communicator the
+ * semantics are MPI's (statuses, wildcards, MPI_ERR_TRUNCATE, MPI_Cancel
+ * of receives, MPI_PROC_NULL, every completion call); a failure on either
+ * side completes both requests with an error.  MPI_Probe / MPI_Iprobe /
+ * MPI_Mprobe see host messages only.
+ * Environment (the same on every process): MPIACC_EAGER_MAX (bytes up to
+ * which a message travels in one message, default 64K), MPIACC_PIPELINE_CHUNK
+ * (chunk bytes of the pipelined protocol, default 1M), MPIACC_IPC=0 (no
+ * CUDA IPC).  Fallbacks between protocols are logged once at
+ * MPIACC_LOG=info.
+ */
+#define MPIACC_DIRECT_INFO "mpiacc_direct"
+
 /* Values of MPIACC_BUF_TYPE, usable directly as the attribute value. */
 #define MPIACC_BUF_HOST   ((void *)(intptr_t)1)
 #define MPIACC_BUF_CUDA   ((void *)(intptr_t)2)

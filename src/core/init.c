@@ -7,6 +7,7 @@
 #include "attrs/attrs.h"
 #include "pack/pack.h"
 #include "streampool/streampool.h"
+#include "protocol/direct_comm.h"
 
 int mpiacc_disabled;
 int mpiacc_initialized;
@@ -27,6 +28,7 @@ static int start_modules(void)
     MPIACC_CHECK(mpiacc_pack_init());
     MPIACC_CHECK(mpiacc_backends_init());
     MPIACC_CHECK(mpiacc_streampool_init());
+    MPIACC_CHECK(mpiacc_direct_init());
     mpiacc_initialized = 1;
     MPIACC_LOG(MPIACC_LOG_INFO, "mpiacc %d.%d initialised (thread level %d)", MPIACC_VERSION_MAJOR,
                MPIACC_VERSION_MINOR, mpiacc_thread_level);
@@ -65,6 +67,7 @@ MPIACC_PUBLIC int MPI_Finalize(void)
      * application can complete them and call MPI_Finalize again. */
     MPIACC_CHECK(mpiacc_streampool_finalize());
     MPIACC_LOG(MPIACC_LOG_DEBUG, "finalize: request pool released");
+    mpiacc_direct_finalize();
     mpiacc_backends_finalize();
     mpiacc_pack_finalize();
     mpiacc_attrs_finalize();
