@@ -36,12 +36,10 @@ static int is_ours(int keyval)
     return 0;
 }
 
-/* Interposed to notice mpiacc attributes on predefined datatypes. */
-MPIACC_PUBLIC int MPI_Type_set_attr(MPI_Datatype type, int keyval, void *value)
+void mpiacc_attrs_note_set(MPI_Datatype type, int keyval)
 {
     if (keyval == MPIACC_BUF_TYPE && keyval != MPI_KEYVAL_INVALID) atomic_store(&mpiacc_attrs_any_tagged, 1);
     if (mpiacc_attrs_is_builtin(type) && is_ours(keyval)) atomic_store(&mpiacc_attrs_builtin_tagged, 1);
-    return PMPI_Type_set_attr(type, keyval, value);
 }
 
 int mpiacc_attrs_init(void)

@@ -7,7 +7,7 @@
 
 #include <stdatomic.h>
 
-#include "../core/core.h"
+#include "core/core.h"
 
 /* Create / free the public keyvals (MPI_Init / MPI_Finalize). */
 int mpiacc_attrs_init(void);
@@ -18,6 +18,10 @@ void mpiacc_attrs_finalize(void);
  * a->kind == MPIACC_KIND_NONE: the caller forwards to MPI.  An invalid
  * buffer type value gives an MPI_ERR_ARG-class error. */
 int mpiacc_attrs_get(MPI_Datatype type, mpiacc_attrs_t *a);
+
+/* MPI_Type_set_attr(type, keyval, ...) is being called: notes what the
+ * fast check below must know (src/interpose/attr.c). */
+void mpiacc_attrs_note_set(MPI_Datatype type, int keyval);
 
 /* Set (for good) once an mpiacc attribute is put on a predefined datatype,
  * or when MPI's handles cannot be classified (see attrs.c): then predefined

@@ -1,5 +1,5 @@
 /* core/backend.c: the backend registry (CPU always, CUDA/OpenCL if built
- * and a device exists). */
+ * and a device exists).  The entry layer passes the candidate tables. */
 #include <stddef.h>
 
 #include "core.h"
@@ -17,14 +17,9 @@ const char *mpiacc_kind_name(int kind)
     }
 }
 
-int mpiacc_backends_init(void)
+int mpiacc_backends_init(const mpiacc_backend_t *const cand[MPIACC_KIND_MAX])
 {
     int mpi_errno = MPI_SUCCESS;
-    const mpiacc_backend_t *cand[MPIACC_KIND_MAX] = {
-        [MPIACC_KIND_HOST] = mpiacc_cpu_backend(),
-        [MPIACC_KIND_CUDA] = mpiacc_cuda_backend(),
-        [MPIACC_KIND_OPENCL] = mpiacc_opencl_backend(),
-    };
     for (int k = MPIACC_KIND_HOST; k < MPIACC_KIND_MAX; k++) {
         int present = 0;
         tables[k] = NULL;
@@ -71,6 +66,6 @@ const mpiacc_backend_t *mpiacc_backend_get(int kind)
 const char *mpiacc_backend_why_absent(int kind)
 {
     if (kind <= MPIACC_KIND_NONE || kind >= MPIACC_KIND_MAX) return "unknown buffer type";
-    if (!mpiacc_initialized) return "MPI is not initialised";
+    if (!mpiacc_core_initialized) return "MPI is not initialised";
     return tables[kind] ? "present" : why_absent[kind];
 }

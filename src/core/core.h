@@ -26,10 +26,6 @@
 
 #include "mpiacc.h"
 
-/* Marks the MPI_* entry points mpiacc defines (the library is built with
- * hidden visibility; MPICH's header does not mark them). */
-#define MPIACC_PUBLIC __attribute__((visibility("default")))
-
 /* ---- errors --------------------------------------------------------- */
 
 /* Kinds of error mpiacc reports; each maps to an MPI error class and owns
@@ -95,12 +91,13 @@ void mpiacc_log_write(int level, const char *fmt, ...)
 
 /* ---- library state -------------------------------------------------- */
 
+/* Set by the entry layer (src/interpose/init.c); read everywhere. */
 /* Non-zero when MPIACC_DISABLE=1 was set at MPI_Init: forward everything. */
-extern int mpiacc_disabled;
+extern int mpiacc_core_disabled;
 /* Non-zero between mpiacc's MPI_Init and MPI_Finalize. */
-extern int mpiacc_initialized;
+extern int mpiacc_core_initialized;
 /* Thread level MPI granted. */
-extern int mpiacc_thread_level;
+extern int mpiacc_core_thread_level;
 
 /* ---- backends ------------------------------------------------------- */
 
@@ -171,9 +168,13 @@ typedef struct mpiacc_backend {
     /* Host staging memory (pinned where the backend benefits from it). */
     int (*host_alloc)(size_t bytes, void **p);
     void (*host_free)(void *p, size_t bytes);
-    /* Drops whatever the backend cached for a datatype (device copies of
-     * its representation); called when the datatype's analysis is freed. */
-    void (*type_forget)(struct mpiacc_pack_type *t);
+    /* Optional (NULL: the backend keeps nothing per datatype).  A backend
+     * may keep data on a datatype analysis (device copies of its
+     * representation) in the analysis's slot number `kind`
+     * (mpiacc_pack_slot_get/_set, src/pack/pack.h); this frees that data
+     * when the analysis is released (the entry layer registers it with
+     * mpiacc_pack_slot_register while the backend is up). */
+    void (*type_data_free)(void *data);
     /* Human-readable description of devices found, for mpiacc-info. */
     int (*describe)(char *out, size_t len);
     /* Optional (NULL: no check).  Called at MPI call time, after validate,
@@ -188,14 +189,17 @@ typedef struct mpiacc_backend {
 const mpiacc_backend_t *mpiacc_backend_get(int kind);
 /* Why mpiacc_backend_get(kind) is NULL (a static string). */
 const char *mpiacc_backend_why_absent(int kind);
-/* Each backend module provides one of these (a stub returns NULL). */
+/* Each backend module provides one of these (a stub returns NULL); only the
+ * entry layer (src/interpose/init.c) calls them. */
 const mpiacc_backend_t *mpiacc_cpu_backend(void);
 const mpiacc_backend_t *mpiacc_cuda_backend(void);
 const mpiacc_backend_t *mpiacc_opencl_backend(void);
 /* Whether the backend was compiled in at all (the stub says no). */
 int mpiacc_cuda_compiled(void);
 int mpiacc_opencl_compiled(void);
-int mpiacc_backends_init(void);
+/* Starts the candidate tables (indexed by kind; NULL: not compiled in) and
+ * keeps those that found a device. */
+int mpiacc_backends_init(const mpiacc_backend_t *const cand[MPIACC_KIND_MAX]);
 void mpiacc_backends_finalize(void);
 
 const char *mpiacc_kind_name(int kind);

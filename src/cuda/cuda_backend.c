@@ -154,8 +154,6 @@ static int cu_host_alloc(size_t bytes, void **p) { return mpiacc_cu_host_alloc(b
 
 static void cu_host_free(void *p, size_t bytes) { mpiacc_cu_host_free(p, bytes); }
 
-static void cu_type_forget(struct mpiacc_pack_type *t) { mpiacc_cu_type_forget(t); }
-
 static int cu_describe(char *out, size_t len)
 {
     int n = 0, rt = 0, drv = 0;
@@ -201,7 +199,7 @@ static const mpiacc_backend_t cuda_backend = {
     .release = cu_release,
     .host_alloc = cu_host_alloc,
     .host_free = cu_host_free,
-    .type_forget = cu_type_forget,
+    .type_data_free = mpiacc_cu_blob_free,
     .describe = cu_describe,
 };
 

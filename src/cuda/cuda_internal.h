@@ -119,7 +119,8 @@ void mpiacc_cu_host_free(void *p, size_t bytes);
 int mpiacc_cu_host_is_pinned(const void *p, size_t bytes);
 /* Device copy of a type's blob (cached per type and device). */
 int mpiacc_cu_blob_get(int dev, const mpiacc_pack_type_t *t, const void **dblob);
-void mpiacc_cu_type_forget(mpiacc_pack_type_t *t);
+/* The backend's type_data_free: frees a datatype's device blobs. */
+void mpiacc_cu_blob_free(void *data);
 
 /* ---- cuda_model.c ---- */
 /* Measures the device once (dev current, lock not held). */

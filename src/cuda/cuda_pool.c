@@ -26,7 +26,7 @@ static pinned_t *pinned;
 static int npinned, cappinned;
 
 typedef struct blobcache {
-    mpiacc_pack_type_t *t;
+    const mpiacc_pack_type_t *t;
     void *d[MPIACC_CU_MAXDEV];
     struct blobcache *prev, *next;
 } blobcache_t;
@@ -415,11 +415,11 @@ int mpiacc_cu_host_is_pinned(const void *p, size_t bytes)
 int mpiacc_cu_blob_get(int dev, const mpiacc_pack_type_t *ct, const void **dblob)
 {
     int mpi_errno = MPI_SUCCESS;
-    mpiacc_pack_type_t *t = (mpiacc_pack_type_t *)ct; /* the cache slot is ours */
+    const mpiacc_pack_type_t *t = ct;
     blobcache_t *c;
     void *d = NULL;
     LOCK();
-    c = t->backend_cache[MPIACC_KIND_CUDA];
+    c = mpiacc_pack_slot_get(t, MPIACC_KIND_CUDA);
     if (c && c->d[dev]) {
         *dblob = c->d[dev];
         UNLOCK();
@@ -434,11 +434,16 @@ int mpiacc_cu_blob_get(int dev, const mpiacc_pack_type_t *ct, const void **dblob
             UNLOCK();
             MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
         }
+        /* Slot writes happen under LOCK, so installing cannot race. */
+        if (!mpiacc_pack_slot_set(t, MPIACC_KIND_CUDA, NULL, c)) {
+            free(c);
+            UNLOCK();
+            MPIACC_FAIL(MPIACC_ERRK_INTERN, "CUDA: the datatype's blob slot changed under the lock");
+        }
         c->t = t;
         c->next = blobs;
         if (blobs) blobs->prev = c;
         blobs = c;
-        t->backend_cache[MPIACC_KIND_CUDA] = c;
     }
     mpi_errno = mpiacc_cu_dev_alloc(dev, t->blob_bytes, &d);
     if (mpi_errno == MPI_SUCCESS) {
@@ -464,16 +469,15 @@ static void blob_unlink_locked(blobcache_t *c)
     if (c->prev) c->prev->next = c->next;
     else blobs = c->next;
     if (c->next) c->next->prev = c->prev;
-    c->t->backend_cache[MPIACC_KIND_CUDA] = NULL;
+    mpiacc_pack_slot_set(c->t, MPIACC_KIND_CUDA, c, NULL);
     free(c);
 }
 
-void mpiacc_cu_type_forget(mpiacc_pack_type_t *t)
+void mpiacc_cu_blob_free(void *data)
 {
-    blobcache_t *c;
+    blobcache_t *c = data;
     int old = -1;
     LOCK();
-    c = t->backend_cache[MPIACC_KIND_CUDA];
     if (c) {
         cudaGetDevice(&old);
         for (int dev = 0; dev < mpiacc_cu_ndev && dev < MPIACC_CU_MAXDEV; dev++) {

@@ -17,11 +17,12 @@
  * MPI_Comm_free and MPI_Comm_disconnect need no wrapper: the attribute's
  * delete callback releases the hidden communicators.
  */
+#include "interpose.h"
 #include "protocol/direct_comm.h"
 
 static int active(void)
 {
-    return mpiacc_initialized && !mpiacc_disabled;
+    return mpiacc_core_initialized && !mpiacc_core_disabled;
 }
 
 /* After a constructor of newcomm from parent: info_value as read by
@@ -48,14 +49,14 @@ static int read_info(MPI_Comm comm, MPI_Info info, int *value)
     return mpi_errno == MPI_SUCCESS ? mpi_errno : mpiacc_err_return_comm(comm, mpi_errno);
 }
 
-MPIACC_PUBLIC int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+MPIACC_INTERPOSE_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     int err = PMPI_Comm_dup(comm, newcomm);
     if (err != MPI_SUCCESS || !active()) return err;
     return inherit(comm, -1, newcomm);
 }
 
-MPIACC_PUBLIC int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+MPIACC_INTERPOSE_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     int err, v = -1;
     if (active() && (err = read_info(comm, info, &v)) != MPI_SUCCESS) return err;
@@ -64,14 +65,14 @@ MPIACC_PUBLIC int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm 
     return inherit(comm, v, newcomm);
 }
 
-MPIACC_PUBLIC int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+MPIACC_INTERPOSE_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     int err = PMPI_Comm_split(comm, color, key, newcomm);
     if (err != MPI_SUCCESS || !active()) return err;
     return inherit(comm, -1, newcomm);
 }
 
-MPIACC_PUBLIC int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+MPIACC_INTERPOSE_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     int err, v = -1;
     if (active() && (err = read_info(comm, info, &v)) != MPI_SUCCESS) return err;
@@ -80,7 +81,7 @@ MPIACC_PUBLIC int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MP
     return inherit(comm, v, newcomm);
 }
 
-MPIACC_PUBLIC int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+MPIACC_INTERPOSE_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     int err = PMPI_Comm_create(comm, group, newcomm), inter = 0;
     if (err != MPI_SUCCESS || !active()) return err;
@@ -89,14 +90,14 @@ MPIACC_PUBLIC int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newc
     return inherit(comm, -1, newcomm);
 }
 
-MPIACC_PUBLIC int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+MPIACC_INTERPOSE_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
     int err = PMPI_Comm_create_group(comm, group, tag, newcomm);
     if (err != MPI_SUCCESS || !active()) return err;
     return inherit(comm, -1, newcomm);
 }
 
-MPIACC_PUBLIC int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+MPIACC_INTERPOSE_EXPORT int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
                                   MPI_Comm *comm_cart)
 {
     int err = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
@@ -104,14 +105,14 @@ MPIACC_PUBLIC int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[]
     return inherit(comm_old, -1, comm_cart);
 }
 
-MPIACC_PUBLIC int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+MPIACC_INTERPOSE_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
     int err = PMPI_Cart_sub(comm, remain_dims, newcomm);
     if (err != MPI_SUCCESS || !active()) return err;
     return inherit(comm, -1, newcomm);
 }
 
-MPIACC_PUBLIC int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder,
+MPIACC_INTERPOSE_EXPORT int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder,
                                    MPI_Comm *comm_graph)
 {
     int err = PMPI_Graph_create(comm_old, nnodes, indx, edges, reorder, comm_graph);
@@ -119,7 +120,7 @@ MPIACC_PUBLIC int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx
     return inherit(comm_old, -1, comm_graph);
 }
 
-MPIACC_PUBLIC int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+MPIACC_INTERPOSE_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
                                         const int destinations[], const int weights[], MPI_Info info, int reorder,
                                         MPI_Comm *comm_dist_graph)
 {
@@ -131,7 +132,7 @@ MPIACC_PUBLIC int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sour
     return inherit(comm_old, v, comm_dist_graph);
 }
 
-MPIACC_PUBLIC int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+MPIACC_INTERPOSE_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                                  const int sourceweights[], int outdegree, const int destinations[],
                                                  const int destweights[], MPI_Info info, int reorder,
                                                  MPI_Comm *comm_dist_graph)
@@ -146,7 +147,7 @@ MPIACC_PUBLIC int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree
 
 /* Collective, as MPI_Comm_set_info is: the key turns the protocol on or
  * off for comm (communicators made from it before keep theirs). */
-MPIACC_PUBLIC int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+MPIACC_INTERPOSE_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     int err, v = -1;
     if (active() && (err = read_info(comm, info, &v)) != MPI_SUCCESS) return err;
@@ -159,7 +160,7 @@ MPIACC_PUBLIC int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 /* MPI may keep or drop unknown keys: mpiacc says what is in effect, on
  * every communicator ("true" or "false"), so that an info read here and
  * passed to MPI_Comm_dup_with_info gives the same protocol. */
-MPIACC_PUBLIC int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+MPIACC_INTERPOSE_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
     int err = PMPI_Comm_get_info(comm, info_used);
     if (err != MPI_SUCCESS || !active()) return err;

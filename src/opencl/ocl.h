@@ -10,7 +10,7 @@
  *  - mpiacc_ocl_handle_t: a dep or xfer handle (pooled): up to two events
  *    to wait for, plus the temporary buffer the transfer uses.
  *  - a datatype's blob is copied to a device buffer once per context and kept
- *    in type->backend_cache[MPIACC_KIND_OPENCL] (a list, one per context).
+ *    in the analysis's data slot MPIACC_KIND_OPENCL (a list, one per context).
  */
 #ifndef MPIACC_OCL_H_INCLUDED
 #define MPIACC_OCL_H_INCLUDED
@@ -104,8 +104,9 @@ void mpiacc_ocl_ctx_release_all(void);
 mpiacc_ocl_handle_t *mpiacc_ocl_handle_new(void);
 void mpiacc_ocl_handle_free(mpiacc_ocl_handle_t *h);
 void mpiacc_ocl_handle_pool_release(void);
-/* Type cache cleanup (backend's type_forget; lock taken inside). */
-void mpiacc_ocl_type_forget(mpiacc_pack_type_t *t);
+/* The backend's type_data_free: releases a datatype's blob list (the data
+ * of its slot MPIACC_KIND_OPENCL); lock taken inside. */
+void mpiacc_ocl_blob_free(void *data);
 
 /* ---- ocl_xfer.c ---- */
 /* The backend's validate_span: the cl_mem holds count x type. */

@@ -416,7 +416,7 @@ static void ocl_release(void *hv)
 }
 
 /* Staging: ordinary page-aligned host memory (the runtime copies from any
- * host pointer; the streampool pools these by size). */
+ * host pointer; the protocol's staging pool pools these by size). */
 static int ocl_host_alloc(size_t bytes, void **p)
 {
     *p = NULL;
@@ -442,7 +442,7 @@ static const mpiacc_backend_t ocl_table = {
     .release = ocl_release,
     .host_alloc = ocl_host_alloc,
     .host_free = ocl_host_free,
-    .type_forget = mpiacc_ocl_type_forget,
+    .type_data_free = mpiacc_ocl_blob_free,
     .describe = ocl_describe,
     .validate_span = mpiacc_ocl_validate_span,
 };

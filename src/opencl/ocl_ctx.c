@@ -193,12 +193,13 @@ typedef struct blob_entry {
 int mpiacc_ocl_blob_get(mpiacc_ocl_ctx_t *cx, const mpiacc_pack_type_t *tc, cl_mem *out)
 {
     int mpi_errno = MPI_SUCCESS;
-    mpiacc_pack_type_t *t = (mpiacc_pack_type_t *)tc; /* the cache slot is ours */
-    blob_entry_t *b;
+    const mpiacc_pack_type_t *t = tc;
+    blob_entry_t *b, *head;
     cl_int e;
 
     *out = NULL;
-    for (b = t->backend_cache[MPIACC_KIND_OPENCL]; b; b = b->next)
+    head = mpiacc_pack_slot_get(t, MPIACC_KIND_OPENCL);
+    for (b = head; b; b = b->next)
         if (b->ctx == cx->ctx) {
             *out = b->mem;
             goto fn_exit;
@@ -213,9 +214,13 @@ int mpiacc_ocl_blob_get(mpiacc_ocl_ctx_t *cx, const mpiacc_pack_type_t *tc, cl_m
         MPIACC_OCL_CALL("clCreateBuffer (datatype blob)", e);
     }
     b->ctx = cx->ctx;
-    b->next = t->backend_cache[MPIACC_KIND_OPENCL];
-    t->backend_cache[MPIACC_KIND_OPENCL] = b;
-    t->backend_cache_ctx[MPIACC_KIND_OPENCL] = cx->ctx;
+    b->next = head;
+    /* The list only changes under mpiacc_ocl_lock, so this cannot fail. */
+    if (!mpiacc_pack_slot_set(t, MPIACC_KIND_OPENCL, head, b)) {
+        clReleaseMemObject(b->mem);
+        free(b);
+        MPIACC_FAIL(MPIACC_ERRK_INTERN, "OpenCL: the datatype's blob list changed under the lock");
+    }
     *out = b->mem;
 fn_exit:
     return mpi_errno;
@@ -223,18 +228,16 @@ fn_fail:
     goto fn_exit;
 }
 
-void mpiacc_ocl_type_forget(mpiacc_pack_type_t *t)
+void mpiacc_ocl_blob_free(void *data)
 {
     blob_entry_t *b, *nb;
     pthread_mutex_lock(&mpiacc_ocl_lock);
-    for (b = t->backend_cache[MPIACC_KIND_OPENCL]; b; b = nb) {
+    for (b = data; b; b = nb) {
         nb = b->next;
         /* OpenCL frees it once the kernels using it have finished. */
         clReleaseMemObject(b->mem);
         free(b);
     }
-    t->backend_cache[MPIACC_KIND_OPENCL] = NULL;
-    t->backend_cache_ctx[MPIACC_KIND_OPENCL] = NULL;
     pthread_mutex_unlock(&mpiacc_ocl_lock);
 }
 

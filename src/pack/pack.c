@@ -3,7 +3,8 @@
  * (decode -> canonicalise -> describe -> serialise), its cache on the
  * datatype (an attribute: dups share the analysis through the copy
  * callback, MPI_Type_free releases it through the delete callback), and the
- * host reference pack/unpack driven by traverse.h.
+ * host reference pack/unpack driven by traverse.h, and the data slots other
+ * modules keep on an analysis.
  *
  * Thread safety: the reference count is atomic; creating the cache entry of
  * a type is serialised by a mutex (two threads analysing the same new type
@@ -18,6 +19,8 @@
 static int cache_keyval = MPI_KEYVAL_INVALID;
 static MPI_Comm check_comm = MPI_COMM_NULL; /* MPI_ERRORS_RETURN, for validity checks */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Registered free functions of the data slots. */
+static void (*slot_free[MPIACC_PACK_NSLOTS])(void *data);
 
 static int cache_copy(MPI_Datatype old, int keyval, void *extra, void *in, void *out, int *flag)
 {
@@ -158,14 +161,35 @@ fn_fail:
 void mpiacc_pack_type_release(mpiacc_pack_type_t *t)
 {
     if (!t || __atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
-    for (int k = 0; k < MPIACC_KIND_MAX; k++) {
-        const mpiacc_backend_t *b;
-        if (!t->backend_cache[k]) continue;
-        b = mpiacc_backend_get(k);
-        if (b && b->type_forget) b->type_forget(t);
+    for (int k = 0; k < MPIACC_PACK_NSLOTS; k++) {
+        void *data = __atomic_load_n(&t->slots[k], __ATOMIC_ACQUIRE);
+        void (*fn)(void *) = __atomic_load_n(&slot_free[k], __ATOMIC_ACQUIRE);
+        if (data && fn) fn(data);
     }
     free(t->blob);
     free(t);
+}
+
+/* ---- data slots -------------------------------------------------------- */
+
+void mpiacc_pack_slot_register(int slot, void (*free_fn)(void *data))
+{
+    if (slot >= 0 && slot < MPIACC_PACK_NSLOTS) __atomic_store_n(&slot_free[slot], free_fn, __ATOMIC_RELEASE);
+}
+
+void *mpiacc_pack_slot_get(const mpiacc_pack_type_t *t, int slot)
+{
+    if (slot < 0 || slot >= MPIACC_PACK_NSLOTS) return NULL;
+    return __atomic_load_n(&t->slots[slot], __ATOMIC_ACQUIRE);
+}
+
+int mpiacc_pack_slot_set(const mpiacc_pack_type_t *ct, int slot, void *expected, void *data)
+{
+    /* The slots are the one mutable part of a shared, otherwise read-only
+     * analysis. */
+    mpiacc_pack_type_t *t = (mpiacc_pack_type_t *)ct;
+    if (slot < 0 || slot >= MPIACC_PACK_NSLOTS) return 0;
+    return __atomic_compare_exchange_n(&t->slots[slot], &expected, data, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
 /* ---- host reference pack / unpack ------------------------------------ */

@@ -17,6 +17,8 @@
 #include "traverse.h"
 
 #define MPIACC_PACK_MAX_DIMS 4 /* canonical strided form, at most this many dims */
+/* Data slots on an analysis (a backend uses the slot numbered by its kind). */
+#define MPIACC_PACK_NSLOTS 4
 
 typedef struct mpiacc_pack_type {
     int refcount; /* atomic; shared by dups */
@@ -60,10 +62,9 @@ typedef struct mpiacc_pack_type {
      * offset at which a chunk starts (== mpiacc_tv_align(blob)). */
     MPI_Count align;
 
-    /* Backend caches (e.g. device copy of the blob), indexed by kind;
-     * released through the backend's type_forget. */
-    void *backend_cache[MPIACC_KIND_MAX];
-    void *backend_cache_ctx[MPIACC_KIND_MAX];
+    /* Per-user data slots (mpiacc_pack_slot_*): read and written only
+     * through those functions (atomically). */
+    void *slots[MPIACC_PACK_NSLOTS];
 } mpiacc_pack_type_t;
 
 /* Called from MPI_Init / MPI_Finalize (create / free the cache keyval). */
@@ -77,6 +78,23 @@ int mpiacc_pack_type_get(MPI_Datatype type, mpiacc_pack_type_t **out);
 void mpiacc_pack_type_release(mpiacc_pack_type_t *t);
 /* Analyses without caching on the datatype (tests, uncached use). */
 int mpiacc_pack_type_analyze(MPI_Datatype type, mpiacc_pack_type_t **out);
+
+/*
+ * Data slots: a user of the engine (a backend) keeps its own data on an
+ * analysis (e.g. a device copy of the blob) in slot `slot`, and registers
+ * the function that frees it; the engine calls that function with the data
+ * when the analysis is released, and knows nothing else about it.
+ */
+/* Sets (or, with NULL, clears) the function freeing slot `slot`'s data.
+ * Data left in a slot with no function registered is not freed. */
+void mpiacc_pack_slot_register(int slot, void (*free_fn)(void *data));
+/* The data in slot `slot` (NULL: none). */
+void *mpiacc_pack_slot_get(const mpiacc_pack_type_t *t, int slot);
+/* Atomically replaces `expected` by `data` in slot `slot`: returns 1 when it
+ * did, 0 when the slot did not hold `expected` (then nothing changed).
+ * Installing is expected = NULL (two threads cannot both install); clearing
+ * is data = NULL. */
+int mpiacc_pack_slot_set(const mpiacc_pack_type_t *t, int slot, void *expected, void *data);
 
 /* Host reference: pack packed bytes [first, last) of `count` elements of
  * the type at `inbuf` into `out` (last-first bytes); unpack is the inverse.

@@ -377,7 +377,7 @@ static void test_random(void **state)
             if (T->blob) bad += run_type(name, mt, T, count, off, span, MPIACC_CU_MODE_ONESHOT);
             mpiacc_cuda_set_mode(MPIACC_CU_MODE_AUTO, 0);
         }
-        mpiacc_pack_type_release(T); /* calls type_forget: frees the device blob */
+        mpiacc_pack_type_release(T); /* calls the slot free hook: frees the device blob */
         MPI_Type_free(&mt);
     }
     assert_int_equal(bad, 0);

@@ -8,7 +8,7 @@
  * no operation is left pending (MPI_Finalize would refuse).
  */
 #include "cu_p2p.h"
-#include "streampool/streampool.h"
+#include "reqpool/reqpool.h"
 
 #define NI 1024
 static unsigned char *dbuf, *dpk;
@@ -140,8 +140,8 @@ static void bad_inputs(void **state)
             }
         free(h), free(g);
         MPI_CK(MPI_Type_free(&t));
-        if (mpiacc_streampool_pending() != 0)
-            CU_BAD(bad, "%d operations left pending after the errors", mpiacc_streampool_pending());
+        if (mpiacc_rp_pending() != 0)
+            CU_BAD(bad, "%d operations left pending after the errors", mpiacc_rp_pending());
     }
     printf("%d bad-input calls checked\n", tried);
     cu_all_ok(bad, "bad inputs");

@@ -11,7 +11,7 @@
  */
 #include "ocl_fixture.h"
 #include "ocl_types.h"
-#include "streampool/streampool.h"
+#include "reqpool/reqpool.h"
 
 static int rank, peer;
 enum { TAG_DATA = 7, TAG_READY = 8 };
@@ -327,11 +327,11 @@ static void empty_and_proc_null(void **state)
     int flag = 0, n = -1;
 
     assert_int_equal(MPI_Isend(m, 1, t, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &r), MPI_SUCCESS);
-    assert_int_equal(mpiacc_streampool_pending(), 0);
+    assert_int_equal(mpiacc_rp_pending(), 0);
     assert_int_equal(MPI_Test(&r, &flag, &st), MPI_SUCCESS);
     assert_true(flag);
     assert_int_equal(MPI_Irecv(m, 1, t, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &r), MPI_SUCCESS);
-    assert_int_equal(mpiacc_streampool_pending(), 0);
+    assert_int_equal(mpiacc_rp_pending(), 0);
     assert_int_equal(MPI_Test(&r, &flag, &st), MPI_SUCCESS);
     assert_true(flag);
     assert_int_equal(st.MPI_SOURCE, MPI_PROC_NULL);
@@ -343,11 +343,11 @@ static void empty_and_proc_null(void **state)
     /* zero count: an empty message still matches */
     if (rank == 0) {
         assert_int_equal(MPI_Isend(m, 0, t, 1, 15, MPI_COMM_WORLD, &r), MPI_SUCCESS);
-        assert_int_equal(mpiacc_streampool_pending(), 0);
+        assert_int_equal(mpiacc_rp_pending(), 0);
         assert_int_equal(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_SUCCESS);
     } else {
         assert_int_equal(MPI_Irecv(m, 0, t, 0, 15, MPI_COMM_WORLD, &r), MPI_SUCCESS);
-        assert_int_equal(mpiacc_streampool_pending(), 0);
+        assert_int_equal(mpiacc_rp_pending(), 0);
         assert_int_equal(MPI_Wait(&r, &st), MPI_SUCCESS);
         MPI_Get_count(&st, t, &n);
         assert_int_equal(n, 0);
@@ -374,7 +374,7 @@ static void cancel_receive(void **state)
         assert_int_equal(MPI_Wait(&r, &st), MPI_SUCCESS);
         MPI_Test_cancelled(&st, &flag);
         assert_true(flag);
-        assert_int_equal(mpiacc_streampool_pending(), 0);
+        assert_int_equal(mpiacc_rp_pending(), 0);
         MPI_Barrier(MPI_COMM_WORLD);
         assert_int_equal(MPI_Recv(m2, 1, t, 0, 16, MPI_COMM_WORLD, &st), MPI_SUCCESS);
         MPI_Test_cancelled(&st, &flag);

@@ -11,7 +11,7 @@
  */
 #include "ocl_fixture.h"
 #include "ocl_types.h"
-#include "streampool/streampool.h"
+#include "reqpool/reqpool.h"
 
 #define N 256
 static int rank, peer, handler_calls, handler_class;
@@ -47,7 +47,7 @@ static void expect(int err, int cls, const char *words, const char *what, int li
     }
     if (got != cls) fail_msg("line %d: %s: error class %d (%s), expected %d", line, what, got, msg, cls);
     if (words && !strstr(msg, words)) fail_msg("line %d: %s: message \"%s\" lacks \"%s\"", line, what, msg, words);
-    if (mpiacc_streampool_pending() != 0) fail_msg("line %d: %s left an operation pending", line, what);
+    if (mpiacc_rp_pending() != 0) fail_msg("line %d: %s left an operation pending", line, what);
 }
 
 /* Before each case: both ranks meet, then receive and drop any message
@@ -258,7 +258,7 @@ static void failed_dependency(void **state)
     assert_int_equal(MPI_Waitall(3, r, st), MPI_ERR_IN_STATUS);
     MPI_Error_class(st[2].MPI_ERROR, &flag);
     assert_int_equal(flag, MPI_ERR_OTHER);
-    assert_int_equal(mpiacc_streampool_pending(), 0);
+    assert_int_equal(mpiacc_rp_pending(), 0);
     clReleaseEvent(bad);
     clReleaseMemObject(m);
     MPI_Type_free(&t);

@@ -1,4 +1,4 @@
-/* Every transition of the operation state machine (src/streampool/op.c),
+/* Every transition of the operation state machine (src/reqpool/op.c),
  * driven through the CPU backend with gated host datatypes.  Needs >= 2
  * ranks; the out-of-order test uses a third when present. */
 #include <string.h>
@@ -140,7 +140,7 @@ static void non_overtaking(void **s)
         /* host send behind a deferred device send */
         atomic_store(&slow, 0);
         MPI_Isend(a, 1, ts, 1, 8, MPI_COMM_WORLD, &rq[0]);
-        assert_int_not_equal(atomic_load(&mpiacc_sp_deferred_sends), 0);
+        assert_int_not_equal(atomic_load(&mpiacc_rp_deferred_sends), 0);
         {
             long h0 = transitions(S_NEW, S_READY);
             MPI_Isend(b, N, MPI_INT, 1, 8, MPI_COMM_WORLD, &rq[1]);
@@ -148,7 +148,7 @@ static void non_overtaking(void **s)
         }
         atomic_store(&slow, 1);
         MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
-        assert_int_equal(atomic_load(&mpiacc_sp_deferred_sends), 0);
+        assert_int_equal(atomic_load(&mpiacc_rp_deferred_sends), 0);
         MPI_Type_free(&ts);
         MPI_Type_free(&tf);
     } else if (rank == 1) {

@@ -7,7 +7,7 @@
 
 #include "testutil.h"
 #include "mpiacc.h"
-#include "streampool/sp_internal.h"
+#include "protocol/protocol.h"
 
 /* count x MPI_INT, as a vector(count, 1, 2) when strided, tagged host with
  * `gate` as its dependency (NULL: no dependency but still through the pool
@@ -25,18 +25,18 @@ static inline MPI_Datatype pool_type(int count, int strided, atomic_int *gate)
 
 static inline long transitions(int from, int to)
 {
-    return atomic_load(&mpiacc_sp_transitions[from][to]);
+    return atomic_load(&mpiacc_rp_transitions[from][to]);
 }
 
-#define S_NEW MPIACC_SP_NEW
-#define S_DEP MPIACC_SP_DEP_PENDING
-#define S_PACK MPIACC_SP_PACKING
-#define S_READY MPIACC_SP_READY
-#define S_FLIGHT MPIACC_SP_IN_FLIGHT
-#define S_UNPACK MPIACC_SP_UNPACKING
-#define S_DONE MPIACC_SP_DONE
-#define S_ERROR MPIACC_SP_T_ERROR
-#define S_CANCEL MPIACC_SP_T_CANCEL
+#define S_NEW MPIACC_RP_NEW
+#define S_DEP MPIACC_RP_DEP_PENDING
+#define S_PACK MPIACC_RP_PACKING
+#define S_READY MPIACC_RP_READY
+#define S_FLIGHT MPIACC_RP_IN_FLIGHT
+#define S_UNPACK MPIACC_RP_UNPACKING
+#define S_DONE MPIACC_RP_DONE
+#define S_ERROR MPIACC_RP_T_ERROR
+#define S_CANCEL MPIACC_RP_T_CANCEL
 
 static inline void fill_ints(int *b, int n, int seed)
 {

@@ -114,7 +114,7 @@ static void free_before_completion(void **s)
         assert_memory_equal(buf, ref, sizeof ref);
     }
     for (int total = 1; total > 0;) {
-        int mine = mpiacc_streampool_pending();
+        int mine = mpiacc_rp_pending();
         MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     }
     MPI_Type_free(&t);
@@ -183,11 +183,14 @@ static void pack_unpack_through_backend(void **s)
 /* After warm-up, steady traffic allocates no staging. */
 static void steady_state_no_allocation(void **s)
 {
-    long before;
+    mpiacc_util_pool_stats_t before, after;
     exchange(0);
-    before = atomic_load(&mpiacc_sp_pool.nstaging_allocs);
+    mpiacc_proto_staging_stats(MPIACC_KIND_HOST, &before);
     for (int i = 0; i < 5; i++) exchange(0);
-    assert_int_equal(atomic_load(&mpiacc_sp_pool.nstaging_allocs), before);
+    mpiacc_proto_staging_stats(MPIACC_KIND_HOST, &after);
+    assert_int_equal(after.allocs, before.allocs);
+    assert_true(after.reuses > before.reuses);
+    assert_int_equal(after.cur_objs, before.cur_objs);
 }
 
 /* MPI_THREAD_MULTIPLE: 4 threads each send and receive tagged buffers. */

@@ -1,0 +1,253 @@
+/*
+ * dispatch/dispatch.c: the interposed point-to-point calls that missed the
+ * host fast path.  Reads the datatype's attributes; a host datatype goes to
+ * MPI (or, while a device send to the same peer waits for its turn, behind
+ * it: the ordered protocol); a device datatype is checked (backend present
+ * and happy with the attributes and buffer, datatype analysable, size
+ * representable, buffer large enough) and becomes a pooled operation of the
+ * protocol chosen here (today always the staged one).
+ */
+#include "dispatch.h"
+#include "protocol/protocol.h"
+
+/* A datatype needs the pool: a device kind, or a host kind with an event. */
+static int wants_pool(const mpiacc_attrs_t *a)
+{
+    return a->kind != MPIACC_KIND_NONE && (a->kind != MPIACC_KIND_HOST || a->has_event);
+}
+
+int mpiacc_dispatch_backend(const mpiacc_attrs_t *a, void *buf, const mpiacc_backend_t **be)
+{
+    int mpi_errno = MPI_SUCCESS;
+    *be = mpiacc_backend_get(a->kind);
+    if (!*be)
+        MPIACC_FAIL(MPIACC_ERRK_BACKEND, "%s buffers are not available: %s", mpiacc_kind_name(a->kind),
+                    mpiacc_backend_why_absent(a->kind));
+    if ((*be)->validate) MPIACC_CHECK((*be)->validate(a, buf));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+int mpiacc_dispatch_packed_bytes(const mpiacc_pack_type_t *t, MPI_Count count, MPI_Count *bytes)
+{
+    int mpi_errno = MPI_SUCCESS;
+    if (count < 0) MPIACC_FAIL(MPIACC_ERRK_COUNT, "negative count %lld", (long long)count);
+    if (t->size > 0 && count > ((MPI_Count)1 << 62) / t->size)
+        MPIACC_FAIL(MPIACC_ERRK_COUNT, "count %lld of a %lld-byte datatype overflows", (long long)count,
+                    (long long)t->size);
+    *bytes = t->size * count;
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* The backend's call-time check that buf holds count x t (optional). */
+static int check_span(const mpiacc_backend_t *be, const mpiacc_attrs_t *a, void *buf, mpiacc_pack_type_t *t,
+                      MPI_Count count, MPI_Count bytes)
+{
+    mpiacc_xfer_desc_t d = {.buf = buf, .type = t, .count = count, .first = 0, .last = bytes, .host = NULL};
+    return be->validate_span ? be->validate_span(a, &d) : MPI_SUCCESS;
+}
+
+/* The protocol carrying a device operation (set up but not submitted). */
+static const mpiacc_proto_t *choose_protocol(const mpiacc_rp_op_t *op)
+{
+    return &mpiacc_proto_staged;
+}
+
+/* A host send while device sends are deferred: with *deferred = 0 and
+ * nothing done when no unissued send goes to (comm, dest); otherwise queued
+ * behind them (ordered protocol; *req is a generalized request). */
+static int host_send_ordered(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                             MPI_Comm comm, int mode, MPI_Request *req, int *deferred)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_rp_op_t *op = NULL;
+
+    *deferred = 0;
+    pthread_mutex_lock(&mpiacc_rp_pool.lock);
+    if (!mpiacc_rp_sendq_has_peer(comm, dest, NULL)) goto fn_exit;
+    if (!(op = mpiacc_rp_op_alloc(1, mode, (void *)buf, count, dest, tag, comm)))
+        MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for an operation");
+    op->proto = &mpiacc_proto_ordered;
+    /* Keep the datatype alive: the application may free it after the call. */
+    MPIACC_CHECK(PMPI_Type_dup(type, &op->host_type));
+    mpi_errno = mpiacc_rp_submit(op, req, 1);
+    op = NULL; /* disposed of by submit on failure */
+    if (mpi_errno != MPI_SUCCESS) goto fn_fail;
+    *deferred = 1;
+fn_exit:
+    pthread_mutex_unlock(&mpiacc_rp_pool.lock);
+    return mpi_errno;
+fn_fail:
+    mpiacc_rp_discard(op);
+    goto fn_exit;
+}
+
+/* A device send or receive: the operation is set up at call time
+ * (attributes, datatype analysis, dependency) and handed to the pool.
+ * Empty and MPI_PROC_NULL operations go to MPI directly (an empty send
+ * still keeps its place behind deferred sends to the same peer). */
+static int device_op(int is_send, void *buf, MPI_Count count, MPI_Datatype type, const mpiacc_attrs_t *a,
+                     int peer, int tag, MPI_Comm comm, int mode, MPI_Request *req)
+{
+    int mpi_errno = MPI_SUCCESS, deferred = 0;
+    const mpiacc_backend_t *be;
+    mpiacc_rp_op_t *op = NULL;
+    mpiacc_pack_type_t *t = NULL;
+    MPI_Count bytes = 0;
+
+    MPIACC_CHECK(mpiacc_dispatch_backend(a, buf, &be));
+    if (peer != MPI_PROC_NULL) {
+        MPIACC_CHECK(mpiacc_pack_type_get(type, &t));
+        MPIACC_CHECK(mpiacc_dispatch_packed_bytes(t, count, &bytes));
+    }
+    if (bytes == 0) {
+        if (is_send && peer != MPI_PROC_NULL)
+            MPIACC_CHECK(host_send_ordered(NULL, 0, MPI_BYTE, peer, tag, comm, mode, req, &deferred));
+        if (!deferred)
+            MPIACC_CHECK(is_send ? PMPI_Isend_c(NULL, 0, MPI_BYTE, peer, tag, comm, req)
+                                 : PMPI_Irecv_c(NULL, 0, MPI_BYTE, peer, tag, comm, req));
+        goto fn_exit;
+    }
+    MPIACC_CHECK(check_span(be, a, buf, t, count, bytes));
+    if (!(op = mpiacc_rp_op_alloc(is_send, mode, buf, count, peer, tag, comm)))
+        MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for an operation");
+    op->be = be;
+    op->attrs = *a;
+    op->type = t;
+    t = NULL;
+    op->bytes = bytes;
+    op->proto = choose_protocol(op);
+    if (be->capture) MPIACC_CHECK(be->capture(a, buf, &op->dep));
+    mpi_errno = mpiacc_rp_submit(op, req, 0);
+    op = NULL; /* disposed of by submit on failure */
+    if (mpi_errno != MPI_SUCCESS) goto fn_fail;
+fn_exit:
+    if (t) mpiacc_pack_type_release(t);
+    return mpi_errno;
+fn_fail:
+    mpiacc_rp_discard(op);
+    goto fn_exit;
+}
+
+/* ---- entry points ---------------------------------------------------------- */
+
+static int pmpi_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                      int mode, MPI_Request *req)
+{
+    switch (mode) {
+    case MPIACC_RP_SEND_SYNC: return PMPI_Issend_c(buf, count, dt, dest, tag, comm, req);
+    case MPIACC_RP_SEND_READY: return PMPI_Irsend_c(buf, count, dt, dest, tag, comm, req);
+    default: return PMPI_Isend_c(buf, count, dt, dest, tag, comm, req);
+    }
+}
+
+static int pmpi_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int mode)
+{
+    switch (mode) {
+    case MPIACC_RP_SEND_SYNC: return PMPI_Ssend_c(buf, count, dt, dest, tag, comm);
+    case MPIACC_RP_SEND_READY: return PMPI_Rsend_c(buf, count, dt, dest, tag, comm);
+    default: return PMPI_Send_c(buf, count, dt, dest, tag, comm);
+    }
+}
+
+int mpiacc_dispatch_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                         int mode, MPI_Request *req)
+{
+    int mpi_errno = MPI_SUCCESS, deferred = 0;
+    MPI_Request r = MPI_REQUEST_NULL;
+    mpiacc_attrs_t a;
+
+    MPIACC_CHECK(mpiacc_attrs_get(dt, &a));
+    if (wants_pool(&a)) {
+        MPIACC_CHECK(device_op(1, (void *)buf, count, dt, &a, dest, tag, comm, mode, &r));
+    } else {
+        if (!mpiacc_dispatch_no_deferred())
+            MPIACC_CHECK(host_send_ordered(buf, count, dt, dest, tag, comm, mode, &r, &deferred));
+        if (!deferred) {
+            /* Nothing to order behind: plain MPI (its own error handling). */
+            return req ? pmpi_isend(buf, count, dt, dest, tag, comm, mode, req)
+                       : pmpi_send(buf, count, dt, dest, tag, comm, mode);
+        }
+    }
+    if (req) *req = r;
+    else return PMPI_Wait(&r, MPI_STATUS_IGNORE);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    mpi_errno = mpiacc_err_return_comm(comm, mpi_errno);
+    goto fn_exit;
+}
+
+int mpiacc_dispatch_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                         MPI_Status *status, MPI_Request *req)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Request r = MPI_REQUEST_NULL;
+    mpiacc_attrs_t a;
+
+    MPIACC_CHECK(mpiacc_attrs_get(dt, &a));
+    if (!wants_pool(&a))
+        return req ? PMPI_Irecv_c(buf, count, dt, src, tag, comm, req)
+                   : PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
+    MPIACC_CHECK(device_op(0, buf, count, dt, &a, src, tag, comm, MPIACC_RP_SEND_STD, &r));
+    if (req) *req = r;
+    else return PMPI_Wait(&r, status);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    mpi_errno = mpiacc_err_return_comm(comm, mpi_errno);
+    goto fn_exit;
+}
+
+int mpiacc_dispatch_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+                             void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm,
+                             MPI_Status *status)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    MPI_Status st[2];
+
+    /* Receive first so that a send to self finds it posted. */
+    mpi_errno = mpiacc_dispatch_recv(rbuf, rcount, rtype, src, rtag, comm, NULL, &reqs[0]);
+    if (mpi_errno != MPI_SUCCESS) return mpi_errno;
+    mpi_errno = mpiacc_dispatch_send(sbuf, scount, stype, dest, stag, comm, MPIACC_RP_SEND_STD, &reqs[1]);
+    if (mpi_errno != MPI_SUCCESS) {
+        PMPI_Cancel(&reqs[0]);
+        PMPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+        return mpi_errno;
+    }
+    mpi_errno = PMPI_Waitall(2, reqs, st);
+    if (status != MPI_STATUS_IGNORE) *status = st[0];
+    if (mpi_errno == MPI_ERR_IN_STATUS)
+        mpi_errno = st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR : st[1].MPI_ERROR;
+    return mpi_errno;
+}
+
+int mpiacc_dispatch_pack(int packing, const void *inbuf, MPI_Count insize_or_count, MPI_Datatype dt,
+                         void *outbuf, MPI_Count outsize_or_count, MPI_Count *position, MPI_Comm comm, int *host)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_attrs_t a;
+    *host = 0;
+    MPIACC_CHECK(mpiacc_attrs_get(dt, &a));
+    if (!wants_pool(&a)) {
+        *host = 1;
+        goto fn_exit;
+    }
+    if (packing)
+        MPIACC_CHECK(mpiacc_dispatch_pack_device(1, (void *)inbuf, insize_or_count, dt, &a, outbuf,
+                                                 outsize_or_count, position));
+    else
+        MPIACC_CHECK(mpiacc_dispatch_pack_device(0, outbuf, outsize_or_count, dt, &a, (void *)inbuf,
+                                                 insize_or_count, position));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    mpi_errno = mpiacc_err_return_comm(comm, mpi_errno);
+    goto fn_exit;
+}

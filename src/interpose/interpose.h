@@ -1,0 +1,29 @@
+/*
+ * interpose: the MPI_* entry points mpiacc defines (one file per family).
+ * Each one first takes the host fast path — a datatype without an mpiacc
+ * attribute (and, for sends, no device send waiting for its turn) goes
+ * straight to PMPI: one attribute lookup and one atomic load, no lock, no
+ * allocation, no driver call — and otherwise hands the call to the
+ * dispatcher (src/dispatch).
+ */
+#ifndef MPIACC_INTERPOSE_H_INCLUDED
+#define MPIACC_INTERPOSE_H_INCLUDED
+
+#include "dispatch/dispatch.h"
+
+/* Marks the MPI_* entry points (the library is built with hidden
+ * visibility; MPICH's header does not mark them). */
+#define MPIACC_INTERPOSE_EXPORT __attribute__((visibility("default")))
+
+/* The fast-path tests: a send, and any other call (receive, pack). */
+static inline int mpiacc_interpose_send_fast(MPI_Datatype dt)
+{
+    return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE && mpiacc_dispatch_no_deferred();
+}
+
+static inline int mpiacc_interpose_untagged(MPI_Datatype dt)
+{
+    return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE;
+}
+
+#endif

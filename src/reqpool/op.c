@@ -1,0 +1,349 @@
+/*
+ * reqpool/op.c: the life of one operation — the state machine, its
+ * generalized request and the progress hook that drives it.
+ *
+ * STATE MACHINE (every arrow is counted in mpiacc_rp_transitions and tested
+ * in tests/reqpool).  [generic] steps are taken here; [P] steps by the op's
+ * protocol (op->proto; the protocol named in brackets).
+ *
+ *  Device send (MPI_Isend & co. on a device-tagged datatype) [staged]
+ *   NEW --(backend chains on the device: pack enqueued behind dep)--> PACKING
+ *   NEW --(backend host_waits and dep pending)----------------------> DEP_PENDING
+ *   NEW --(backend host_waits and no dep: pack now)-----------------> PACKING
+ *   DEP_PENDING --(dep done: pack enqueued)-------------------------> PACKING
+ *   PACKING --(pack done)-------------------------------------------> READY
+ *   READY --[generic](no earlier unissued send to the same
+ *            (comm, dest); issue: PMPI_Isend of the packed bytes
+ *            as MPI_PACKED)--------------------------------------------> IN_FLIGHT
+ *   IN_FLIGHT --[generic](MPIX_Request_is_complete)------------------> DONE
+ *
+ *  Host send issued while a device send to the same (comm, dest) is still
+ *  unissued (MPI's non-overtaking rule) [ordered]:
+ *   NEW --------------------------------------------------------------> READY
+ *   READY --> IN_FLIGHT --> DONE as above (issue sends the user's datatype)
+ *
+ *  Device receive (MPI_Irecv & co.) [staged]
+ *   NEW --(PMPI_Irecv into staging, posted at call time)------------> IN_FLIGHT
+ *   IN_FLIGHT --[generic: inner receive complete, then received():]
+ *       (bytes landed; backend chains: unpack behind dep)-----------> UNPACKING
+ *   IN_FLIGHT --(bytes landed; host_waits, dep pending)-------------> DEP_PENDING
+ *   IN_FLIGHT --(bytes landed; host_waits, no dep)------------------> UNPACKING
+ *   DEP_PENDING --(dep done: unpack enqueued)-----------------------> UNPACKING
+ *   UNPACKING --(unpack done)---------------------------------------> DONE
+ *
+ *  Error and cancel paths [generic]
+ *   any state --(a backend or MPI failure)--> ERROR: resources released, the
+ *       generalized request completes with the error in its status (the
+ *       completion call returns it; Waitall reports MPI_ERR_IN_STATUS).
+ *       A receive whose message is too long completes with MPI_ERR_TRUNCATE.
+ *   receive IN_FLIGHT --(MPI_Cancel: PMPI_Cancel of the inner receive, which
+ *       then completes cancelled)--> CANCELLED: status says cancelled.
+ *       MPI_Cancel in any later state, and on sends, does nothing (the
+ *       operation completes normally, as MPI allows).
+ *
+ * Entering DONE/ERROR/CANCELLED: the op leaves the pool's lists, releases
+ * its handles, protocol resources and type reference, then
+ * MPI_Grequest_complete; after that only the generalized request's free
+ * callback touches the op (it gives it back to the op pool).
+ *
+ * A new protocol adds its states to the enum in reqpool.h and its arrows
+ * here (e.g. chunked pipelining between PACKING and IN_FLIGHT, CUDA IPC
+ * handshakes between READY and DONE); sends that go through READY keep the
+ * send-ordering queue for free.
+ *
+ * Locking.  One mutex (mpiacc_rp_pool.lock) guards the pool's lists and
+ * every op in them.  Application threads take it in the MPI calls and may
+ * call PMPI functions while holding it (our lock, then MPI's).  The progress
+ * poll function runs inside MPI (possibly holding MPI's lock), so it only
+ * ever *tries* the mutex and returns "no progress" when it is busy: there is
+ * never a wait in the other order, hence no deadlock.  The
+ * generalized-request callbacks take no lock but the op pool's, inside
+ * which no MPI function is called.
+ */
+#include <sched.h>
+
+#include "reqpool.h"
+
+_Static_assert(MPIACC_RP_T_ERROR >= MPIACC_RP_NSTATES && MPIACC_RP_T_CANCEL >= MPIACC_RP_NSTATES &&
+                   MPIACC_RP_T_ERROR != MPIACC_RP_T_CANCEL && MPIACC_RP_T_CANCEL < MPIACC_RP_NTARGETS,
+               "the pseudo-targets must not collide with a state");
+
+atomic_long mpiacc_rp_transitions[MPIACC_RP_NSTATES][MPIACC_RP_NTARGETS];
+
+void mpiacc_rp_move(mpiacc_rp_op_t *op, int to)
+{
+    atomic_fetch_add_explicit(&mpiacc_rp_transitions[op->state][to], 1, memory_order_relaxed);
+    if (to < MPIACC_RP_NSTATES) op->state = (mpiacc_rp_state_t)to;
+}
+
+int mpiacc_rp_isend(mpiacc_rp_op_t *op, const void *buf, MPI_Count n, MPI_Datatype t)
+{
+    switch (op->mode) {
+    case MPIACC_RP_SEND_SYNC: return PMPI_Issend_c(buf, n, t, op->peer, op->tag, op->comm, &op->inner);
+    case MPIACC_RP_SEND_READY: return PMPI_Irsend_c(buf, n, t, op->peer, op->tag, op->comm, &op->inner);
+    default: return PMPI_Isend_c(buf, n, t, op->peer, op->tag, op->comm, &op->inner);
+    }
+}
+
+/* ---- generalized request callbacks ------------------------------------- */
+
+static int query_fn(void *extra, MPI_Status *status)
+{
+    mpiacc_rp_op_t *op = extra;
+    status->MPI_SOURCE = op->st_source;
+    status->MPI_TAG = op->st_tag;
+    status->MPI_ERROR = op->error;
+    PMPI_Status_set_elements_x(status, MPI_BYTE, op->is_send ? 0 : op->bytes);
+    PMPI_Status_set_cancelled(status, op->cancelled);
+    return op->error;
+}
+
+static int free_fn(void *extra)
+{
+    mpiacc_rp_op_free(extra);
+    return MPI_SUCCESS;
+}
+
+static int cancel_fn(void *extra, int complete)
+{
+    mpiacc_rp_op_t *op = extra;
+    /* Only a flag: the poll function does the PMPI_Cancel under the pool
+     * lock (taking that lock here, inside MPI, could deadlock). */
+    if (!complete && !op->is_send) atomic_store(&op->cancel_req, 1);
+    return MPI_SUCCESS;
+}
+
+/* MPICH's MPI_Waitall expects a generalized request that is not complete
+ * to be completed by its wait function (it asserts otherwise when the array
+ * also holds MPI_REQUEST_NULL), so the request is an extended one whose wait
+ * function drives MPI's progress once; MPICH calls it (outside its lock)
+ * until the request is complete, and the progress hook does the work. */
+static int wait_fn(int count, void **states, double timeout, MPI_Status *status)
+{
+    int mpi_errno = MPIX_Stream_progress(MPIX_STREAM_NULL);
+    /* The caller is blocked on device work anyway: let other threads run
+     * (a CPU OpenCL device's workers, other ranks of an oversubscribed
+     * node).  On an idle core this returns at once. */
+    sched_yield();
+    return mpi_errno;
+}
+
+/* Called by MPI_Test* / Waitany / Waitsome (outside MPICH's lock), which
+ * then skip their own progress for this request: drive it here too. */
+static int greq_poll_fn(void *extra, MPI_Status *status)
+{
+    return MPIX_Stream_progress(MPIX_STREAM_NULL);
+}
+
+/* ---- completion ---------------------------------------------------------- */
+
+static void release_resources(mpiacc_rp_op_t *op)
+{
+    if (op->be) {
+        if (op->dep) op->be->release(op->dep);
+        if (op->xfer) op->be->release(op->xfer);
+    }
+    op->dep = op->xfer = NULL;
+    if (op->proto && op->proto->release) op->proto->release(op);
+    if (op->type) mpiacc_pack_type_release(op->type);
+    op->type = NULL;
+}
+
+void mpiacc_rp_discard(mpiacc_rp_op_t *op)
+{
+    if (!op) return;
+    release_resources(op);
+    mpiacc_rp_op_free(op);
+}
+
+/* to: MPIACC_RP_DONE, MPIACC_RP_T_ERROR or MPIACC_RP_T_CANCEL */
+static void finish(mpiacc_rp_op_t *op, int to, int error)
+{
+    MPI_Request greq = op->greq;
+    mpiacc_rp_sendq_remove(op);
+    if (op->inner != MPI_REQUEST_NULL) {
+        /* Only on error/cancel paths: the inner request was never waited. */
+        PMPI_Request_free(&op->inner);
+    }
+    mpiacc_rp_unlink(op);
+    release_resources(op);
+    op->error = error;
+    op->cancelled = (to == MPIACC_RP_T_CANCEL);
+    mpiacc_rp_move(op, to);
+    op->state = MPIACC_RP_DONE;
+    if (error != MPI_SUCCESS)
+        MPIACC_LOG(MPIACC_LOG_INFO, "%s to/from %d tag %d failed", op->is_send ? "send" : "receive", op->peer,
+                   op->tag);
+    PMPI_Grequest_complete(greq); /* op may be freed from here on */
+}
+
+/* ---- the machine ----------------------------------------------------------- */
+
+/* IN_FLIGHT: the inner request.  Returns 1 when op completed. */
+static int in_flight(mpiacc_rp_op_t *op, int *mpi_errno)
+{
+    MPI_Status st;
+    int cancelled = 0, complete = 0;
+    MPI_Count n = 0;
+
+    if (!op->is_send && atomic_exchange(&op->cancel_req, 0)) PMPI_Cancel(&op->inner);
+    if (!MPIX_Request_is_complete(op->inner)) return 0;
+    /* Complete: waiting does not enter progress. */
+    *mpi_errno = PMPI_Wait(&op->inner, &st);
+    op->inner = MPI_REQUEST_NULL;
+    if (*mpi_errno != MPI_SUCCESS) return 0; /* e.g. MPI_ERR_TRUNCATE */
+    if (op->is_send) {
+        finish(op, MPIACC_RP_DONE, MPI_SUCCESS);
+        return 1;
+    }
+    PMPI_Test_cancelled(&st, &cancelled);
+    if (cancelled) {
+        finish(op, MPIACC_RP_T_CANCEL, MPI_SUCCESS);
+        return 1;
+    }
+    PMPI_Get_count_c(&st, MPI_BYTE, &n);
+    op->st_source = st.MPI_SOURCE;
+    op->st_tag = st.MPI_TAG;
+    op->bytes = n;
+    *mpi_errno = op->proto->received(op, &complete);
+    if (*mpi_errno == MPI_SUCCESS && complete) {
+        finish(op, MPIACC_RP_DONE, MPI_SUCCESS);
+        return 1;
+    }
+    return 0;
+}
+
+/* Moves op as far along its state machine as it can go now; lock held.
+ * Returns 1 when op completed (it must not be touched afterwards). */
+static int advance(mpiacc_rp_op_t *op)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int complete;
+
+    for (;;) {
+        mpiacc_rp_state_t before = op->state;
+        switch (op->state) {
+        case MPIACC_RP_NEW: /* not in the pool yet */
+            break;
+        case MPIACC_RP_READY:
+            if (mpiacc_rp_sendq_has_peer(op->comm, op->peer, op)) break;
+            MPIACC_CHECK(op->proto->issue(op));
+            mpiacc_rp_sendq_remove(op);
+            mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
+            break;
+        case MPIACC_RP_IN_FLIGHT:
+            if (in_flight(op, &mpi_errno)) return 1;
+            if (mpi_errno != MPI_SUCCESS) goto fn_fail;
+            break;
+        case MPIACC_RP_DONE:
+            return 1;
+        default: /* the protocol's own states */
+            complete = 0;
+            MPIACC_CHECK(op->proto->advance(op, &complete));
+            if (complete) {
+                finish(op, MPIACC_RP_DONE, MPI_SUCCESS);
+                return 1;
+            }
+            break;
+        }
+        if (op->state == before) break; /* nothing more to do now */
+    }
+    return 0;
+fn_fail:
+    finish(op, MPIACC_RP_T_ERROR, mpi_errno);
+    return 1;
+}
+
+/* Advances every active operation once; lock held. */
+static void progress_locked(void)
+{
+    mpiacc_rp_op_t *op, *next;
+    for (op = mpiacc_rp_pool.head; op; op = next) {
+        next = op->next;
+        advance(op);
+    }
+}
+
+/* ---- progress hook ------------------------------------------------------- */
+
+static int async_poll_fn(MPIX_Async_thing thing)
+{
+    int done;
+    (void)thing;
+    if (pthread_mutex_trylock(&mpiacc_rp_pool.lock) != 0) return MPIX_ASYNC_NOPROGRESS;
+    progress_locked();
+    done = mpiacc_rp_pool.nactive == 0;
+    if (done) mpiacc_rp_pool.registered = 0;
+    pthread_mutex_unlock(&mpiacc_rp_pool.lock);
+    return done ? MPIX_ASYNC_DONE : MPIX_ASYNC_NOPROGRESS;
+}
+
+/* ---- submission ---------------------------------------------------------- */
+
+/* Lock held.  On failure, op has been disposed of. */
+static int submit_locked(mpiacc_rp_op_t *op, MPI_Request *req)
+{
+    int mpi_errno = MPIX_Grequest_start(query_fn, free_fn, cancel_fn, greq_poll_fn, wait_fn, op, &op->greq);
+    if (mpi_errno != MPI_SUCCESS) {
+        mpiacc_rp_discard(op);
+        return mpi_errno;
+    }
+    mpi_errno = op->proto->start(op);
+    if (mpi_errno == MPI_SUCCESS && !mpiacc_rp_pool.registered) {
+        mpi_errno = MPIX_Async_start(async_poll_fn, NULL, MPIX_STREAM_NULL);
+        if (mpi_errno == MPI_SUCCESS) mpiacc_rp_pool.registered = 1;
+    }
+    if (mpi_errno != MPI_SUCCESS) {
+        MPI_Request r = op->greq;
+        release_resources(op);
+        op->error = mpi_errno;
+        PMPI_Grequest_complete(r);
+        PMPI_Request_free(&r); /* frees op through the free callback */
+        return mpi_errno;
+    }
+    mpiacc_rp_insert(op);
+    *req = op->greq;
+    progress_locked(); /* the call itself is a progress point */
+    return MPI_SUCCESS;
+}
+
+int mpiacc_rp_submit(mpiacc_rp_op_t *op, MPI_Request *req, int locked)
+{
+    int mpi_errno = MPI_SUCCESS;
+    if (op->proto->prepare && (mpi_errno = op->proto->prepare(op)) != MPI_SUCCESS) {
+        mpiacc_rp_discard(op);
+        return mpi_errno;
+    }
+    if (!locked) pthread_mutex_lock(&mpiacc_rp_pool.lock);
+    mpi_errno = submit_locked(op, req);
+    if (!locked) pthread_mutex_unlock(&mpiacc_rp_pool.lock);
+    return mpi_errno;
+}
+
+/* ---- init / finalize ----------------------------------------------------- */
+
+int mpiacc_rp_init(void)
+{
+    atomic_store(&mpiacc_rp_deferred_sends, 0);
+    return MPI_SUCCESS;
+}
+
+int mpiacc_rp_finalize(void)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int n = mpiacc_rp_pending();
+
+    if (n > 0)
+        MPIACC_FAIL(MPIACC_ERRK_PENDING,
+                    "MPI_Finalize called with %d mpiacc operation(s) pending; complete them (MPI_Wait...) first", n);
+    /* Let the poll function see the empty pool and unregister itself. */
+    for (long i = 0; i < 1000000 && mpiacc_rp_pool.registered; i++) {
+        int flag;
+        PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+    }
+    mpiacc_rp_pool_release();
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}

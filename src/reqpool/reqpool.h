@@ -1,0 +1,159 @@
+/*
+ * reqpool: the request pool hooked into MPICH's progress engine.  Owns the
+ * life of every pooled operation: its generalized request, its state, the
+ * generic steps of the state machine (send ordering, the inner PMPI request,
+ * completion) and the lists it sits on.  The protocol-specific steps (what
+ * is packed where, what is sent, what happens when bytes land) belong to the
+ * operation's protocol (op->proto, src/protocol).  The states and every
+ * transition are documented once, in op.c.
+ */
+#ifndef MPIACC_REQPOOL_H_INCLUDED
+#define MPIACC_REQPOOL_H_INCLUDED
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "core/core.h"
+#include "pack/pack.h"
+
+/* Send modes of the interposed calls. */
+enum { MPIACC_RP_SEND_STD, MPIACC_RP_SEND_SYNC, MPIACC_RP_SEND_READY };
+
+/* Operation states; op.c documents the machine.  A protocol needing more
+ * states adds them here (before MPIACC_RP_NSTATES) and in op.c's comment. */
+typedef enum {
+    MPIACC_RP_NEW,         /* being set up in the MPI call                     */
+    MPIACC_RP_DEP_PENDING, /* waiting on the host for the data dependency      */
+    MPIACC_RP_PACKING,     /* send: pack into staging enqueued                 */
+    MPIACC_RP_READY,       /* send: data ready, waiting for its turn (ordering) */
+    MPIACC_RP_IN_FLIGHT,   /* PMPI request active (send or receive)            */
+    MPIACC_RP_UNPACKING,   /* receive: unpack from staging enqueued            */
+    MPIACC_RP_DONE,        /* generalized request completed (op being freed)   */
+    MPIACC_RP_NSTATES
+} mpiacc_rp_state_t;
+
+/* Indexes of mpiacc_rp_transitions[from][to]: states, plus these two
+ * pseudo-targets (the op ends in DONE either way). */
+#define MPIACC_RP_T_ERROR MPIACC_RP_NSTATES
+#define MPIACC_RP_T_CANCEL (MPIACC_RP_NSTATES + 1)
+#define MPIACC_RP_NTARGETS (MPIACC_RP_NSTATES + 2)
+
+struct mpiacc_rp_op;
+
+/*
+ * A protocol: how an operation's data travels.  The generic machine (op.c)
+ * calls these under the pool lock, except prepare.  All return MPI error
+ * codes; a failure sends the op to ERROR.  A protocol changes the op's state
+ * only through mpiacc_rp_move().
+ */
+typedef struct mpiacc_proto {
+    const char *name;
+    /* Optional.  At call time, before the pool lock and before the
+     * generalized request exists: allocations (staging...).  On failure the
+     * op is discarded (release is called). */
+    int (*prepare)(struct mpiacc_rp_op *op);
+    /* NEW -> the first state (a send eventually reaches READY, a receive
+     * IN_FLIGHT with op->inner posted). */
+    int (*start)(struct mpiacc_rp_op *op);
+    /* One step of the op in one of the protocol's own states (any state but
+     * NEW, READY, IN_FLIGHT and DONE); sets *complete when the op is
+     * finished (the machine then completes it). */
+    int (*advance)(struct mpiacc_rp_op *op, int *complete);
+    /* READY, the op's turn: starts the PMPI send of its data into
+     * op->inner (in op->mode; mpiacc_rp_isend does that). */
+    int (*issue)(struct mpiacc_rp_op *op);
+    /* Receive IN_FLIGHT: the inner receive completed (op->bytes holds the
+     * received count, op->st_* its status); sets *complete when the op is
+     * finished, else moves it on. */
+    int (*received)(struct mpiacc_rp_op *op, int *complete);
+    /* Frees what the protocol holds (staging, datatype copies); may be
+     * called on a partly set-up op; idempotent. */
+    void (*release)(struct mpiacc_rp_op *op);
+} mpiacc_proto_t;
+
+typedef struct mpiacc_rp_op {
+    struct mpiacc_rp_op *next, *prev;   /* pool's active list, call order   */
+    struct mpiacc_rp_op *snext, *sprev; /* pool's unissued-send queue        */
+    mpiacc_rp_state_t state;
+    const mpiacc_proto_t *proto;
+    int is_send;
+    int mode; /* MPIACC_RP_SEND_*                                          */
+    int in_sendq;
+    const mpiacc_backend_t *be; /* NULL when no device is involved          */
+    mpiacc_attrs_t attrs;
+    mpiacc_pack_type_t *type; /* analysis (reference held), device ops   */
+    MPI_Count count;
+    void *buf;
+    void *dep, *xfer; /* backend handles                                 */
+    MPI_Count bytes;  /* packed bytes: to send, or capacity / received   */
+    /* protocol data */
+    void *staging;
+    int staging_class;
+    MPI_Datatype host_type; /* a host send's datatype (a dup)           */
+    /* matching */
+    int peer, tag;
+    MPI_Comm comm;
+    MPI_Request inner; /* the PMPI request                                   */
+    MPI_Request greq;  /* the application's generalized request            */
+    /* result */
+    int error;
+    int st_source, st_tag, cancelled;
+    atomic_int cancel_req;
+} mpiacc_rp_op_t;
+
+/* ---- pool.c: lists, queues, operation memory ------------------------- */
+
+typedef struct mpiacc_rp_pool {
+    pthread_mutex_t lock;          /* guards everything below            */
+    mpiacc_rp_op_t *head, *tail;   /* active operations                  */
+    mpiacc_rp_op_t *shead, *stail; /* sends not yet handed to MPI        */
+    int nactive;
+    int registered; /* a poll function is registered with MPIX_Async_start */
+} mpiacc_rp_pool_t;
+
+extern mpiacc_rp_pool_t mpiacc_rp_pool;
+
+/* Sends not yet handed to MPI; while it is zero, host sends need no
+ * ordering check at all. */
+extern atomic_int mpiacc_rp_deferred_sends;
+
+/* A new op (state NEW, handles null) for this envelope (mode:
+ * MPIACC_RP_SEND_*, ignored for a receive), or NULL when out of memory. */
+mpiacc_rp_op_t *mpiacc_rp_op_alloc(int is_send, int mode, void *buf, MPI_Count count, int peer, int tag,
+                                   MPI_Comm comm);
+void mpiacc_rp_op_free(mpiacc_rp_op_t *op);
+/* Adds op to the active list, and a send to the send queue; lock held. */
+void mpiacc_rp_insert(mpiacc_rp_op_t *op);
+/* Takes op off the active list; lock held. */
+void mpiacc_rp_unlink(mpiacc_rp_op_t *op);
+/* Takes a send off the send queue (no-op when not on it); lock held. */
+void mpiacc_rp_sendq_remove(mpiacc_rp_op_t *op);
+/* Whether an unissued send to (comm, peer) queued before `before` exists
+ * (before == NULL: anywhere in the queue); lock held. */
+int mpiacc_rp_sendq_has_peer(MPI_Comm comm, int peer, const mpiacc_rp_op_t *before);
+/* Number of operations not yet complete. */
+int mpiacc_rp_pending(void);
+void mpiacc_rp_pool_release(void);
+
+/* ---- op.c: the state machine ----------------------------------------- */
+
+int mpiacc_rp_init(void);
+/* Fails with an MPIACC_ERRK_PENDING error while operations are pending. */
+int mpiacc_rp_finalize(void);
+
+/* Hands a set-up op (NEW, op->proto set) to the pool: prepare, generalized
+ * request, start, pool, one progress pass.  Takes the pool lock unless
+ * `locked`.  On failure the op is disposed of and *req is untouched. */
+int mpiacc_rp_submit(mpiacc_rp_op_t *op, MPI_Request *req, int locked);
+/* Disposes of an op that was never submitted (protocol release, handles,
+ * type reference, memory). */
+void mpiacc_rp_discard(mpiacc_rp_op_t *op);
+/* Counts and takes a transition (to: a state or MPIACC_RP_T_*). */
+void mpiacc_rp_move(mpiacc_rp_op_t *op, int to);
+/* PMPI_Isend / Issend / Irsend (op->mode) to op's peer into op->inner. */
+int mpiacc_rp_isend(mpiacc_rp_op_t *op, const void *buf, MPI_Count n, MPI_Datatype t);
+
+/* Counters for tests: transitions taken since MPI_Init. */
+extern atomic_long mpiacc_rp_transitions[MPIACC_RP_NSTATES][MPIACC_RP_NTARGETS];
+
+#endif
