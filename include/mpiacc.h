@@ -25,14 +25,20 @@
  *    after the work that was enqueued on MPIACC_STREAM / MPIACC_CL_QUEUE
  *    before the MPI call has finished (for an in-order OpenCL queue; an
  *    out-of-order queue implies no dependency), and after MPIACC_EVENT.
+ *    A CUDA buffer without MPIACC_STREAM depends on the default stream (see
+ *    MPIACC_STREAM below), so plain code such as cudaMemcpy(d, h, ...) or
+ *    cudaMemset(d, ...) followed by MPI_Send / MPI_Recv on d is ordered.
  *    Work enqueued after the MPI call is not waited for.
  *  - Completion: the MPI_Request returned is a real MPI request that works
  *    with every completion function (MPI_Wait*, MPI_Test*, MPI_Cancel for
  *    receives, MPI_Request_free, MPI_Request_get_status).  Once a receive has
  *    completed, its data is in the buffer and visible to any later work on
- *    any stream or queue.  Operations complete in the order their GPU work
- *    finishes, not in issue order; MPI's non-overtaking rule still holds for
- *    messages between one pair of processes on one communicator.
+ *    any stream or queue (for CUDA: the request completes only once mpiacc
+ *    has seen the event after its unpack complete, so later work on the
+ *    legacy default stream or any other stream needs no extra ordering).
+ *    Operations complete in the order their GPU work finishes, not in
+ *    issue order; MPI's non-overtaking rule still holds for messages
+ *    between one pair of processes on one communicator.
  *  - Buffers: for CUDA the buffer argument is a device pointer; for OpenCL it
  *    is the cl_mem handle itself, and byte offsets inside it come from the
  *    datatype (displacements, lower bound, subarray starts).
@@ -88,7 +94,25 @@ extern "C" {
  * Attribute keyvals for MPI_Type_set_attr / MPI_Type_get_attr.
  *
  * MPIACC_BUF_TYPE  where the buffer lives: one of the MPIACC_BUF_* values.
- * MPIACC_STREAM    a cudaStream_t the data depends on (CUDA buffers).
+ * MPIACC_STREAM    a cudaStream_t the data depends on (CUDA buffers): the
+ *                  call is ordered after the work enqueued on it before the
+ *                  call, and after nothing else (plus MPIACC_EVENT).  Not set,
+ *                  or set to NULL: the default-stream dependency, i.e. after
+ *                  all work enqueued before the call on the device's legacy
+ *                  default stream and on every blocking stream of that
+ *                  device in this process; that includes every thread's
+ *                  per-thread default stream, so code built with
+ *                  --default-stream legacy or per-thread (or passing
+ *                  cudaStreamPerThread) is covered, as are streams made by
+ *                  cudaStreamCreate.  Work on streams created with
+ *                  cudaStreamNonBlocking is not: name such a stream here
+ *                  (or record an MPIACC_EVENT).  Like any legacy-stream
+ *                  operation, the default-stream dependency also makes work
+ *                  enqueued later on blocking streams wait for that point.
+ *                  Giving a stream replaces the default-stream dependency
+ *                  by that stream's, with neither effect.  No host
+ *                  synchronisation either way: mpiacc's GPU work waits on
+ *                  the GPU.
  * MPIACC_CL_QUEUE  a cl_command_queue the data depends on (OpenCL buffers);
  *                  its context must be the cl_mem's context.
  * MPIACC_EVENT     a cudaEvent_t (CUDA) or cl_event (OpenCL) the data also

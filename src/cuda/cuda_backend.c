@@ -2,11 +2,21 @@
  * cuda_backend.c: the CUDA backend table (MPIACC_KIND_CUDA) — init,
  * validation, dependency capture, completion tests, staging, description.
  *
- * Dependencies: capture() records a pooled event on MPIACC_STREAM (the
- * legacy default stream when the attribute value is NULL) at call time;
- * when MPIACC_EVENT is set, an internal stream waits on it and records a
- * second event, which snapshots "the event as recorded now".  Packs and
- * unpacks wait for these on the GPU (cudaStreamWaitEvent), never on the host.
+ * Dependencies: capture() runs in the calling thread at MPI call time and
+ * always records a pooled event, so every pack and unpack is ordered after
+ * the application's work that the buffer may depend on:
+ *  - MPIACC_STREAM set to a stream: the event is recorded on that stream
+ *    (and only there: the application said which work matters);
+ *  - otherwise (no MPIACC_STREAM, or MPIACC_STREAM = NULL): on the legacy
+ *    default stream, cudaStreamLegacy.  See record_default() for why this
+ *    also covers code built with --default-stream per-thread.
+ * When MPIACC_EVENT is set, an internal stream also waits on it and records
+ * a second event, which snapshots "the event as recorded now".  Packs and
+ * unpacks wait for these on the GPU (cudaStreamWaitEvent), never on the
+ * host.  Completion: a pack or unpack handle is done once cudaEventQuery
+ * reports its final event complete (cu_test); the request pool completes a
+ * receive only after that, so the data are then in device memory and
+ * visible to any work the application enqueues afterwards, on any stream.
  * Devices: the stream's device, else MPIACC_DEVICE, else the current one;
  * the device is made current for the call and restored afterwards.
  * The library links the static CUDA runtime: without a driver,
@@ -84,6 +94,35 @@ fn_fail:
     goto fn_exit;
 }
 
+/*
+ * The "default stream" dependency of a call without a stream (dev current).
+ *
+ * The event is recorded on cudaStreamLegacy explicitly (the library's own
+ * notion of the NULL handle does not matter then).  Recording is an action
+ * on the legacy default stream, and such an action first waits for all
+ * prior work of every blocking stream of the context (CUDA runtime
+ * documentation, "Stream synchronization behavior": the legacy stream
+ * synchronises with all streams of the context except those created with
+ * cudaStreamNonBlocking).  The per-thread default stream of every thread is
+ * a blocking stream ("not a non-blocking stream ... will synchronize with
+ * the legacy default stream").  So this one event completes only after:
+ *  - work on the legacy default stream (code built with the default
+ *    --default-stream legacy: cudaMemcpy from pageable memory whose DMA is
+ *    still in flight when it returns, cudaMemset, kernel<<<g, b>>>...);
+ *  - work on the per-thread default stream of this thread and of every
+ *    other thread (code built with --default-stream per-thread, or passing
+ *    cudaStreamPerThread);
+ *  - work on streams created with cudaStreamCreate (blocking).
+ * A record on cudaStreamPerThread would add nothing: it orders only after
+ * the calling thread's per-thread stream (and, that stream being blocking,
+ * after the legacy stream), a subset of the above.  Work on non-blocking
+ * streams is not covered: that is what MPIACC_STREAM / MPIACC_EVENT are for.
+ * The record waits for nothing on the host.  It is refused while another
+ * thread captures a CUDA graph in cudaStreamCaptureModeGlobal (legacy-stream
+ * work is illegal then): the call fails with the CUDA error.
+ */
+static cudaError_t record_default(cudaEvent_t ev) { return cudaEventRecord(ev, cudaStreamLegacy); }
+
 static int cu_capture(const mpiacc_attrs_t *a, void *buf, void **dep)
 {
     int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0;
@@ -91,16 +130,14 @@ static int cu_capture(const mpiacc_attrs_t *a, void *buf, void **dep)
     cudaEvent_t ev;
     (void)buf;
     *dep = NULL;
-    if (!a->has_stream && !(a->has_event && a->event)) goto fn_exit;
     MPIACC_CHECK(mpiacc_cu_resolve_device(a, &dev));
     MPIACC_CHECK(mpiacc_cu_dev_enter(dev, &old));
     entered = 1;
     MPIACC_CHECK(mpiacc_cu_handle_get(dev, &h));
-    if (a->has_stream) {
-        MPIACC_CHECK(mpiacc_cu_event_get(dev, &ev));
-        h->ev[h->nev++] = ev;
-        MPIACC_CU_CHECK(cudaEventRecord(ev, (cudaStream_t)a->stream));
-    }
+    MPIACC_CHECK(mpiacc_cu_event_get(dev, &ev));
+    h->ev[h->nev++] = ev;
+    if (a->has_stream && a->stream) MPIACC_CU_CHECK(cudaEventRecord(ev, (cudaStream_t)a->stream));
+    else MPIACC_CU_CHECK(record_default(ev));
     if (a->has_event && a->event) {
         cudaStream_t st;
         MPIACC_CHECK(mpiacc_cu_stream_get(dev, &h->sidx));

@@ -72,7 +72,9 @@ typedef struct mpiacc_cu_h {
     mpiacc_cu_buf_t *tmp;     /* device temp buffer held           */
 } mpiacc_cu_h_t;
 
-/* Global state (cuda_pool.c).  `lock` guards every pool and device setup. */
+/* Global state (cuda_pool.c).  mpiacc_cu_lock guards the pools' lists and
+ * counters; it is never held across a CUDA call that allocates, waits or
+ * synchronises (see cuda_pool.c).  Device setup has its own lock. */
 extern pthread_mutex_t mpiacc_cu_lock;
 extern int mpiacc_cu_ndev;
 extern int mpiacc_cu_mode;          /* MPIACC_CU_MODE_*, from MPIACC_CUDA_PACK */

@@ -143,9 +143,7 @@ int mpiacc_cu_model_ensure(int dev)
         mpi_errno = MPI_SUCCESS;
     }
     m.done = 1;
-    pthread_mutex_lock(&mpiacc_cu_lock);
-    *M = m;
-    pthread_mutex_unlock(&mpiacc_cu_lock);
+    *M = m; /* published by the release below; never written again until finalize */
     __atomic_store_n(&state[dev], 2, __ATOMIC_RELEASE);
     return mpi_errno;
 }
@@ -162,13 +160,8 @@ void mpiacc_cu_model_reset(void)
 int mpiacc_cu_model_oneshot(int dev, int dir, double n, double b, int ws)
 {
     mpiacc_cu_model_t M;
-    if (__atomic_load_n(&state[dev], __ATOMIC_ACQUIRE) == 2) {
-        pthread_mutex_lock(&mpiacc_cu_lock);
-        M = mpiacc_cu_devs[dev].model;
-        pthread_mutex_unlock(&mpiacc_cu_lock);
-    } else {
-        defaults(&M);
-    }
+    if (__atomic_load_n(&state[dev], __ATOMIC_ACQUIRE) == 2) M = mpiacc_cu_devs[dev].model; /* immutable now */
+    else defaults(&M);
     int k = ws >= 16 ? 4 : ws >= 8 ? 3 : ws >= 4 ? 2 : ws >= 2 ? 1 : 0;
     double sect = b < 32 ? 32.0 / (b > 0 ? b : 1) : 1.0;
     double strided = n * sect / M.bw_dev, launch = 2e-6;

@@ -3,9 +3,15 @@
  * (non-blocking, handed out least-busy first so independent operations do
  * not queue behind one another), events (cudaEventDisableTiming), handles,
  * device temp buffers (power-of-two classes), device copies of datatype
- * blobs and the registry of pinned mapped staging memory.  One mutex guards
- * all of it; nothing here calls CUDA with the mutex held except setup,
- * blob upload and stream/event creation, which are rare.
+ * blobs and the registry of pinned mapped staging memory.
+ *
+ * Locking: mpiacc_cu_lock guards the lists and counters only; no CUDA call
+ * that may allocate, synchronise or wait is made with it held (streams,
+ * events, device memory and blob uploads are made outside it and then
+ * published under it; a thread that lost a race frees its spare copy
+ * afterwards).  Device setup runs once per device under its own lock,
+ * setup_lock, which nothing on the hot path takes once the device is ready.
+ * Finalize (single-threaded by MPI's rules) is the exception.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +24,7 @@ int mpiacc_cu_mode;
 int mpiacc_cu_force_generic;
 mpiacc_cu_dev_t mpiacc_cu_devs[MPIACC_CU_MAXDEV];
 
+static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
 static cudaStream_t freestream[MPIACC_CU_MAXDEV]; /* ordered frees of blobs */
 static mpiacc_cu_h_t *hfree, *hall;
 
@@ -65,7 +72,7 @@ fn_fail:
     goto fn_exit;
 }
 
-/* First use of a device (dev current, lock held). */
+/* First use of a device (dev current, setup_lock held). */
 static int dev_setup(int dev)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -93,9 +100,9 @@ int mpiacc_cu_dev_enter(int dev, int *old)
     MPIACC_CU_CHECK(cudaGetDevice(old));
     if (*old != dev) MPIACC_CU_CHECK(cudaSetDevice(dev));
     if (!__atomic_load_n(&mpiacc_cu_devs[dev].ready, __ATOMIC_ACQUIRE)) {
-        LOCK();
+        pthread_mutex_lock(&setup_lock);
         if (!mpiacc_cu_devs[dev].ready) mpi_errno = dev_setup(dev);
-        UNLOCK();
+        pthread_mutex_unlock(&setup_lock);
         if (mpi_errno != MPI_SUCCESS) goto fn_fail;
     }
 fn_exit:
@@ -112,27 +119,38 @@ void mpiacc_cu_dev_leave(int dev, int old)
 
 /* ---- streams, events, handles (dev current) ------------------------- */
 
+/* Picks the least busy stream; a new one is made when all are busy and
+ * there is room.  The stream is created outside the lock and published
+ * under it; if another thread filled the table meanwhile, ours is dropped. */
 int mpiacc_cu_stream_get(int dev, int *sidx)
 {
-    int mpi_errno = MPI_SUCCESS, best = -1;
+    int mpi_errno = MPI_SUCCESS, best;
     mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
-    LOCK();
-    for (int i = 0; i < D->nstreams; i++)
-        if (best < 0 || D->inflight[i] < D->inflight[best]) best = i;
-    if ((best < 0 || D->inflight[best] > 0) && D->nstreams < MPIACC_CU_MAXSTREAMS) {
-        cudaError_t e = cudaStreamCreateWithFlags(&D->streams[D->nstreams], cudaStreamNonBlocking);
-        if (e != cudaSuccess) {
-            UNLOCK();
-            MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA: cudaStreamCreateWithFlags failed: %s (%s)",
-                        cudaGetErrorName(e), cudaGetErrorString(e));
+    cudaStream_t fresh = NULL;
+    for (;;) {
+        best = -1;
+        LOCK();
+        for (int i = 0; i < D->nstreams; i++)
+            if (best < 0 || D->inflight[i] < D->inflight[best]) best = i;
+        if ((best < 0 || D->inflight[best] > 0) && D->nstreams < MPIACC_CU_MAXSTREAMS) {
+            if (!fresh) {
+                UNLOCK();
+                MPIACC_CU_CHECK(cudaStreamCreateWithFlags(&fresh, cudaStreamNonBlocking));
+                continue; /* look again: the table may have changed */
+            }
+            best = D->nstreams;
+            D->streams[best] = fresh;
+            D->inflight[best] = 0;
+            D->nstreams++;
+            fresh = NULL;
         }
-        best = D->nstreams++;
-        D->inflight[best] = 0;
+        D->inflight[best]++;
+        *sidx = best;
+        UNLOCK();
+        break;
     }
-    D->inflight[best]++;
-    *sidx = best;
-    UNLOCK();
 fn_exit:
+    if (fresh) cudaStreamDestroy(fresh); /* not needed after all: nothing was enqueued on it */
     return mpi_errno;
 fn_fail:
     goto fn_exit;
@@ -168,6 +186,8 @@ fn_fail:
     goto fn_exit;
 }
 
+/* Out of memory for the free list: the event is destroyed (which never
+ * waits: a pending event's resources are released when it completes). */
 static void event_put_locked(int dev, cudaEvent_t ev)
 {
     mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
@@ -265,26 +285,35 @@ fn_fail:
 }
 
 /* Frees after everything now enqueued on the work streams (dev current,
- * lock held): no device-wide synchronisation on the way. */
-static void dev_free_ordered_locked(int dev, void *p)
+ * lock not held): no device-wide synchronisation on the way.  Streams are
+ * never destroyed before finalize, so the handles taken under the lock stay
+ * valid; a stream that gets work after the snapshot is waited for too,
+ * which is merely early, never late. */
+static void dev_free_ordered(int dev, void *p)
 {
     mpiacc_cu_dev_t *D = &mpiacc_cu_devs[dev];
+    cudaStream_t busy[MPIACC_CU_MAXSTREAMS];
+    int nbusy = 0;
     if (!p) return;
     if (!D->mempools) {
         cudaFree(p);
         return;
     }
-    for (int i = 0; i < D->nstreams; i++) {
+    LOCK();
+    for (int i = 0; i < D->nstreams; i++)
+        if (D->inflight[i]) busy[nbusy++] = D->streams[i];
+    UNLOCK();
+    for (int i = 0; i < nbusy; i++) {
         cudaEvent_t ev;
-        if (!D->inflight[i]) continue;
-        if (D->nevents > 0) ev = D->events[--D->nevents];
-        else if (cudaEventCreateWithFlags(&ev, cudaEventDisableTiming) != cudaSuccess) {
-            cudaStreamSynchronize(D->streams[i]);
+        if (mpiacc_cu_event_get(dev, &ev) != MPI_SUCCESS) {
+            cudaStreamSynchronize(busy[i]);
             continue;
         }
-        cudaEventRecord(ev, D->streams[i]);
+        cudaEventRecord(ev, busy[i]);
         cudaStreamWaitEvent(freestream[dev], ev, 0);
-        event_put_locked(dev, ev);
+        LOCK();
+        event_put_locked(dev, ev); /* the wait took its snapshot: reusable at once */
+        UNLOCK();
     }
     cudaFreeAsync(p, freestream[dev]);
 }
@@ -412,52 +441,64 @@ int mpiacc_cu_host_is_pinned(const void *p, size_t bytes)
 
 /* ---- device copies of blobs ----------------------------------------- */
 
+/* Upload of a blob to dev (dev current, no lock held). */
+static int blob_upload(int dev, const mpiacc_pack_type_t *t, void **out)
+{
+    int mpi_errno = MPI_SUCCESS;
+    cudaStream_t st = mpiacc_cu_devs[dev].service;
+    MPIACC_CHECK(mpiacc_cu_dev_alloc(dev, t->blob_bytes, out));
+    MPIACC_CU_CHECK(cudaMemcpyAsync(*out, t->blob, t->blob_bytes, cudaMemcpyHostToDevice, st));
+    MPIACC_CU_CHECK(cudaStreamSynchronize(st));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    mpiacc_cu_dev_free(dev, *out); /* NULL when the allocation failed */
+    *out = NULL;
+    goto fn_exit;
+}
+
+/* The blob's device copy: looked up under the lock; on a miss uploaded
+ * with the lock released (allocation and a synchronisation of the service
+ * stream), then published, unless another thread published one meanwhile,
+ * in which case ours is freed and theirs used. */
 int mpiacc_cu_blob_get(int dev, const mpiacc_pack_type_t *ct, const void **dblob)
 {
     int mpi_errno = MPI_SUCCESS;
     const mpiacc_pack_type_t *t = ct;
     blobcache_t *c;
-    void *d = NULL;
+    void *d = NULL, *spare = NULL;
+    if (!t->blob || !t->blob_bytes)
+        MPIACC_FAIL(MPIACC_ERRK_TYPE, "datatype has no point-based representation for the CUDA kernels");
     LOCK();
     c = mpiacc_pack_slot_get(t, MPIACC_KIND_CUDA);
-    if (c && c->d[dev]) {
-        *dblob = c->d[dev];
-        UNLOCK();
+    d = c ? c->d[dev] : NULL;
+    UNLOCK();
+    if (d) {
+        *dblob = d;
         goto fn_exit;
     }
-    if (!t->blob || !t->blob_bytes) {
-        UNLOCK();
-        MPIACC_FAIL(MPIACC_ERRK_TYPE, "datatype has no point-based representation for the CUDA kernels");
-    }
-    if (!c) {
-        if (!(c = calloc(1, sizeof *c))) {
-            UNLOCK();
-            MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
-        }
+    MPIACC_CHECK(blob_upload(dev, t, &d));
+    LOCK();
+    c = mpiacc_pack_slot_get(t, MPIACC_KIND_CUDA);
+    if (!c && (c = calloc(1, sizeof *c)) != NULL) {
         /* Slot writes happen under LOCK, so installing cannot race. */
         if (!mpiacc_pack_slot_set(t, MPIACC_KIND_CUDA, NULL, c)) {
             free(c);
-            UNLOCK();
-            MPIACC_FAIL(MPIACC_ERRK_INTERN, "CUDA: the datatype's blob slot changed under the lock");
-        }
-        c->t = t;
-        c->next = blobs;
-        if (blobs) blobs->prev = c;
-        blobs = c;
-    }
-    mpi_errno = mpiacc_cu_dev_alloc(dev, t->blob_bytes, &d);
-    if (mpi_errno == MPI_SUCCESS) {
-        cudaError_t e = cudaMemcpyAsync(d, t->blob, t->blob_bytes, cudaMemcpyHostToDevice, mpiacc_cu_devs[dev].service);
-        if (e == cudaSuccess) e = cudaStreamSynchronize(mpiacc_cu_devs[dev].service);
-        if (e != cudaSuccess) {
-            mpiacc_cu_dev_free(dev, d);
-            mpi_errno = mpiacc_cu_err("cudaMemcpyAsync (datatype blob upload)", e);
+            c = NULL;
         } else {
-            c->d[dev] = d;
-            *dblob = d;
+            c->t = t;
+            c->next = blobs;
+            if (blobs) blobs->prev = c;
+            blobs = c;
         }
     }
+    spare = d; /* ours, unless published now */
+    if (c && !c->d[dev]) c->d[dev] = d, spare = NULL;
+    d = c ? c->d[dev] : NULL;
     UNLOCK();
+    if (spare) mpiacc_cu_dev_free(dev, spare); /* never used by a kernel */
+    if (!d) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
+    *dblob = d;
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -473,21 +514,24 @@ static void blob_unlink_locked(blobcache_t *c)
     free(c);
 }
 
+/* The type's last reference is gone (no blob_get can race): unlink the
+ * cache entry under the lock, free the device copies outside it. */
 void mpiacc_cu_blob_free(void *data)
 {
     blobcache_t *c = data;
-    int old = -1;
+    void *d[MPIACC_CU_MAXDEV];
+    int old = -1, n = 0;
     LOCK();
     if (c) {
-        cudaGetDevice(&old);
-        for (int dev = 0; dev < mpiacc_cu_ndev && dev < MPIACC_CU_MAXDEV; dev++) {
-            if (!c->d[dev]) continue;
-            if (cudaSetDevice(dev) == cudaSuccess) dev_free_ordered_locked(dev, c->d[dev]);
-        }
-        if (old >= 0) cudaSetDevice(old);
+        for (int dev = 0; dev < MPIACC_CU_MAXDEV; dev++) n += (d[dev] = c->d[dev]) != NULL;
         blob_unlink_locked(c);
     }
     UNLOCK();
+    if (!n) return;
+    cudaGetDevice(&old);
+    for (int dev = 0; dev < mpiacc_cu_ndev && dev < MPIACC_CU_MAXDEV; dev++)
+        if (d[dev] && cudaSetDevice(dev) == cudaSuccess) dev_free_ordered(dev, d[dev]);
+    if (old >= 0) cudaSetDevice(old);
 }
 
 /* ---- init / finalize ------------------------------------------------ */

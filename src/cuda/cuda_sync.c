@@ -15,6 +15,9 @@
  * bench/pack measures all four.  Slots (device counter, host flag word,
  * event) are per device, taken exclusively per call; when none is free the
  * call waits as in `query`.  A slot whose wait failed is never reused.
+ * The slots of a device are set up by the first thread that needs them,
+ * with no lock held (it allocates and synchronises); calls made meanwhile
+ * by other threads wait as in `query`.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +28,7 @@
 #define SLOT_STRIDE 32 /* unsigned ints: one 128-byte line per slot */
 
 typedef struct sigdev {
-    int state;              /* 0 not set up, 1 ready, -1 unavailable */
+    int state;              /* 0 not set up, 2 being set up, 1 ready, -1 unavailable */
     unsigned *dcount;       /* device counters                       */
     unsigned *hflag;        /* mapped pinned flags (host pointer)    */
     unsigned *dflag;        /* the same, device pointer              */
@@ -77,8 +80,9 @@ static void cpu_relax(void)
 #endif
 }
 
-/* First use on dev (dev current, lock held).  Failure only disables slots. */
-static void setup_locked(int dev)
+/* First use on dev (dev current; the caller moved state 0 -> 2, no lock
+ * held).  Failure only disables slots. */
+static void setup(int dev)
 {
     sigdev_t *S = &sigs[dev];
     void *h = NULL, *dp = NULL, *dc = NULL;
@@ -118,9 +122,8 @@ void mpiacc_cu_wait_prepare(int dev, mpiacc_cu_wait_t *w)
     w->mode = mode_now();
     if (w->mode != MPIACC_CU_SYNC_FLAG && w->mode != MPIACC_CU_SYNC_EVENT) return;
     if (__atomic_load_n(&S->state, __ATOMIC_ACQUIRE) == 0) {
-        pthread_mutex_lock(&mpiacc_cu_lock);
-        if (S->state == 0) setup_locked(dev);
-        pthread_mutex_unlock(&mpiacc_cu_lock);
+        int expect = 0;
+        if (__atomic_compare_exchange_n(&S->state, &expect, 2, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) setup(dev);
     }
     if (__atomic_load_n(&S->state, __ATOMIC_ACQUIRE) != 1) return;
     for (unsigned i = 0; i < NSLOT; i++) {
