@@ -193,7 +193,7 @@ static int in_flight(mpiacc_rp_op_t *op, int *mpi_errno)
     op->inner = MPI_REQUEST_NULL;
     if (*mpi_errno != MPI_SUCCESS) return 0; /* e.g. MPI_ERR_TRUNCATE */
     if (op->is_send) {
-        finish(op, MPIACC_RP_DONE, MPI_SUCCESS);
+        finish(op, op->error != MPI_SUCCESS ? MPIACC_RP_T_ERROR : MPIACC_RP_DONE, op->error);
         return 1;
     }
     PMPI_Test_cancelled(&st, &cancelled);
@@ -207,7 +207,7 @@ static int in_flight(mpiacc_rp_op_t *op, int *mpi_errno)
     op->bytes = n;
     *mpi_errno = op->proto->received(op, &complete);
     if (*mpi_errno == MPI_SUCCESS && complete) {
-        finish(op, MPIACC_RP_DONE, MPI_SUCCESS);
+        finish(op, op->error != MPI_SUCCESS ? MPIACC_RP_T_ERROR : MPIACC_RP_DONE, op->error);
         return 1;
     }
     return 0;
@@ -229,7 +229,7 @@ static int advance(mpiacc_rp_op_t *op)
             if (mpiacc_rp_sendq_has_peer(op->comm, op->peer, op)) break;
             MPIACC_CHECK(op->proto->issue(op));
             mpiacc_rp_sendq_remove(op);
-            mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
+            if (op->state == MPIACC_RP_READY) mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
             break;
         case MPIACC_RP_IN_FLIGHT:
             if (in_flight(op, &mpi_errno)) return 1;
@@ -241,7 +241,7 @@ static int advance(mpiacc_rp_op_t *op)
             complete = 0;
             MPIACC_CHECK(op->proto->advance(op, &complete));
             if (complete) {
-                finish(op, MPIACC_RP_DONE, MPI_SUCCESS);
+                finish(op, op->error != MPI_SUCCESS ? MPIACC_RP_T_ERROR : MPIACC_RP_DONE, op->error);
                 return 1;
             }
             break;

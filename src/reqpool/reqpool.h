@@ -29,6 +29,11 @@ typedef enum {
     MPIACC_RP_IN_FLIGHT,   /* PMPI request active (send or receive)            */
     MPIACC_RP_UNPACKING,   /* receive: unpack from staging enqueued            */
     MPIACC_RP_DONE,        /* generalized request completed (op being freed)   */
+    /* direct protocol (src/protocol/direct.c, eager.c, pipeline.c, ipc.c) */
+    MPIACC_RP_STREAMING,   /* pipelined: chunks being packed/sent or received/unpacked */
+    MPIACC_RP_WAIT_FIN,    /* send: all sent, waiting for the receiver's answer */
+    MPIACC_RP_COPYING,     /* receive: IPC copy from the sender's memory enqueued */
+    MPIACC_RP_CLOSING,     /* receive: FIN to the sender being sent             */
     MPIACC_RP_NSTATES
 } mpiacc_rp_state_t;
 
@@ -60,7 +65,10 @@ typedef struct mpiacc_proto {
      * finished (the machine then completes it). */
     int (*advance)(struct mpiacc_rp_op *op, int *complete);
     /* READY, the op's turn: starts the PMPI send of its data into
-     * op->inner (in op->mode; mpiacc_rp_isend does that). */
+     * op->inner (in op->mode; mpiacc_rp_isend does that).  The op then
+     * leaves the send queue and goes to IN_FLIGHT, unless issue moved it to
+     * a state of its own (its first message posted, the rest of the message
+     * on its own). */
     int (*issue)(struct mpiacc_rp_op *op);
     /* Receive IN_FLIGHT: the inner receive completed (op->bytes holds the
      * received count, op->st_* its status); sets *complete when the op is
@@ -95,7 +103,9 @@ typedef struct mpiacc_rp_op {
     MPI_Comm comm;
     MPI_Request inner; /* the PMPI request                                   */
     MPI_Request greq;  /* the application's generalized request            */
-    /* result */
+    void *pstate; /* the protocol's own per-operation state (direct protocol) */
+    /* result; a protocol may set error before the op completes: the op then
+     * completes with it (after the protocol finished talking to its peer) */
     int error;
     int st_source, st_tag, cancelled;
     atomic_int cancel_req;
