@@ -6,7 +6,7 @@
  * that drift hits them alike.  Prints median one-way latencies and the ratio.
  * Target: <= 2 % overhead.
  *
- *   mpiexec -n 2 bench/host_overhead [--iters N] [--rounds R] [--csv FILE]
+ *   mpiexec -n 2 bench/host_overhead [--iters N] [--rounds R] [--csv FILE] [--help]
  * (bind the ranks to cores for stable figures: mpiexec -bind-to core)
  */
 #include <stdio.h>
@@ -15,13 +15,8 @@
 
 #include <mpi.h>
 
+#include "bench.h"
 #include "mpiacc.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* One block of `iters` round trips; returns the one-way latency in us. */
 static double block(int plain, char *buf, int count, MPI_Datatype t, int iters, int rank)
@@ -66,26 +61,32 @@ int main(int argc, char **argv)
     MPI_Datatype dummy;
     char buf[1024] = {0};
     FILE *f = NULL;
+    cli_opt_t opts[] = {
+        {"iters", CLI_INT, &iters, "round trips per block (warm-up: iters/4)", NULL, 4, 1e9},
+        {"rounds", CLI_INT, &rounds, "rounds (pairs of blocks)", NULL, 1, 1e6},
+        {"csv", CLI_FILE, &csv, "also write the rows to this CSV file", NULL, CLI_ANY},
+    };
+    const cli_prog_t prog = {"host_overhead", "mpiexec -n 2 host_overhead [options]",
+                             "Cost of mpiacc's interposition on host ping-pong (MPI-ACC Fig 3): plain MPICH\n"
+                             "(PMPI_*) against mpiacc's MPI_Send/MPI_Recv, one-way latency, same run.",
+                             opts, sizeof opts / sizeof opts[0]};
 
+    cli_parse(&prog, argc, argv);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
-    }
     if (nranks != 2) {
         if (rank == 0) fprintf(stderr, "host_overhead needs exactly 2 ranks\n");
         MPI_Finalize();
         return 1;
     }
     if (rank == 0) {
-        printf("host ping-pong, one-way latency: %d rounds, each one block of %d round trips with plain MPICH\n"
-               "and one through mpiacc, in alternating order; medians over rounds, and the median of the\n"
-               "per-round ratios (paired, so drift between rounds cancels)\n", rounds, iters);
-        printf("%8s %-9s %14s %14s %12s\n", "bytes", "datatype", "plain MPICH us", "mpiacc us", "overhead");
-        if (csv && (f = fopen(csv, "w"))) fprintf(f, "bytes,datatype,plain_us,mpiacc_us,median_ratio\n");
+        bench_header("host_overhead", "host ping-pong, plain MPICH vs mpiacc interposition", "host", "-");
+        printf("# one-way latency: %d rounds, each one block of %d round trips with plain MPICH\n"
+               "# and one through mpiacc, in alternating order; medians over rounds, and the median of the\n"
+               "# per-round ratios (paired, so drift between rounds cancels)\n", rounds, iters);
+        printf("%8s %-9s %14s %14s %12s\n", "Size (B)", "datatype", "MPICH (us)", "mpiacc (us)", "overhead");
+        f = bench_csv_open(csv, "bytes,datatype,plain_us,mpiacc_us,median_ratio");
     }
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         double *tp = malloc(sizeof(double) * rounds), *tm = malloc(sizeof(double) * rounds);
@@ -114,22 +115,20 @@ int main(int argc, char **argv)
             }
             ratio[r] = tm[r] / tp[r];
         }
-        qsort(tp, rounds, sizeof(double), cmp_double);
-        qsort(tm, rounds, sizeof(double), cmp_double);
-        qsort(ratio, rounds, sizeof(double), cmp_double);
+        /* upper median (the middle value for the default odd rounds) */
+        double mp = bench_percentile(tp, rounds, 50), mm = bench_percentile(tm, rounds, 50);
+        double mr = bench_percentile(ratio, rounds, 50);
         if (rank == 0) {
             const char *dt = cases[c].tagged ? "derived*" : cases[c].derived ? "derived" : "MPI_BYTE";
-            printf("%8d %-9s %14.3f %14.3f %+11.2f%%\n", cases[c].bytes, dt, tp[rounds / 2], tm[rounds / 2],
-                   (ratio[rounds / 2] - 1) * 100);
-            if (f) fprintf(f, "%d,%s,%.4f,%.4f,%.4f\n", cases[c].bytes, dt, tp[rounds / 2], tm[rounds / 2],
-                           ratio[rounds / 2]);
+            printf("%8d %-9s %14.3f %14.3f %+11.2f%%\n", cases[c].bytes, dt, mp, mm, (mr - 1) * 100);
+            if (f) fprintf(f, "%d,%s,%.4f,%.4f,%.4f\n", cases[c].bytes, dt, mp, mm, mr);
         }
         if (cases[c].derived) MPI_Type_free(&t);
         free(tp);
         free(tm);
         free(ratio);
     }
-    if (rank == 0) printf("derived*: after another datatype was tagged with MPIACC_BUF_TYPE (attribute lookup)\n");
+    if (rank == 0) printf("# derived*: after another datatype was tagged with MPIACC_BUF_TYPE (attribute lookup)\n");
     if (f) fclose(f);
     MPI_Type_free(&dummy);
     MPI_Finalize();

@@ -1,5 +1,6 @@
 /* Small helpers shared by the OpenCL benchmarks (not part of the library):
- * device set-up, a busy kernel that also writes its output, timing. */
+ * device set-up and a busy kernel that also writes its output (statistics,
+ * timing, header and CSV: bench/common/bench.h). */
 #ifndef MPIACC_BENCH_OCL_COMMON_H_INCLUDED
 #define MPIACC_BENCH_OCL_COMMON_H_INCLUDED
 
@@ -10,10 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <mpi.h>
 
+#include "bench.h"
 #include "mpiacc.h"
 #include "ocl_select.h" /* tests/opencl: MPIACC_TEST_OPENCL_PLATFORM */
 
@@ -43,13 +44,6 @@ static const char *bocl_src =
     "  for (int k = 0; k < iters; k++) x = x * 0.9999f + 0.5f;\n"
     "  for (size_t j = i; j < (size_t)n; j += get_global_size(0)) out[j] = x + (float)j;\n"
     "}\n";
-
-static double bocl_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Returns 0 when no OpenCL device exists (on the platform chosen by
  * MPIACC_TEST_OPENCL_PLATFORM, see tests/opencl/ocl_select.h). */
@@ -118,18 +112,6 @@ static MPI_Datatype bocl_type(size_t n, cl_command_queue q)
     MPI_Type_set_attr(t, MPIACC_BUF_TYPE, MPIACC_BUF_OPENCL);
     if (q) MPI_Type_set_attr(t, MPIACC_CL_QUEUE, (void *)q);
     return t;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 #endif

@@ -14,7 +14,7 @@
  * kernel launch until both receivers have acknowledged.
  * Sweep 1: K0's duration (K1 fixed); sweep 2: the size sent after K1, with
  * K0 at the best point of sweep 1.
- * Usage: mpiexec -n 3 ooo [--k1-ms 20] [--size BYTES] [--reps 5] [--csv FILE] [--test-loop]
+ * Usage: mpiexec -n 3 ooo [--k1-ms 20] [--size BYTES] [--reps 5] [--csv FILE] [--test-loop] [--help]
  */
 #include "ocl_common.h"
 
@@ -43,7 +43,7 @@ static double run_once(st_t *s, const ctl_t *c)
 
     t0 = bocl_type(s0, with_q ? s->qa : NULL);
     t1 = bocl_type(s1, with_q ? s->qb : NULL);
-    t = bocl_now();
+    t = bench_now();
     bocl_work(&s->b, s->qa, s->buf0, s0, (int)c->iters0, &ev[0]);
     bocl_work(&s->b, s->qb, s->buf1, s1, (int)c->iters1, &ev[1]);
     if (c->variant == V_SIMPLE) {
@@ -78,7 +78,7 @@ static double run_once(st_t *s, const ctl_t *c)
     }
     MPI_Recv(NULL, 0, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Recv(NULL, 0, MPI_BYTE, 2, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    t = bocl_now() - t;
+    t = bench_now() - t;
     clReleaseEvent(ev[0]);
     clReleaseEvent(ev[1]);
     MPI_Type_free(&t0);
@@ -90,14 +90,13 @@ static double run_once(st_t *s, const ctl_t *c)
 static void point(st_t *s, ctl_t c, int reps, double ms[NV])
 {
     double v[NV][64];
-    if (reps > 64) reps = 64;
     for (int r = 0; r < reps; r++)
         for (int k = 0; k < NV; k++) {
             c.variant = k;
             MPI_Bcast(&c, 6, MPI_INT64_T, 0, MPI_COMM_WORLD);
             v[k][r] = run_once(s, &c);
         }
-    for (int k = 0; k < NV; k++) ms[k] = 1e3 * median(v[k], reps);
+    for (int k = 0; k < NV; k++) ms[k] = 1e3 * bench_median(v[k], (size_t)reps);
 }
 
 static void receiver(int rank)
@@ -126,12 +125,12 @@ static double kernel_ms(st_t *s, int iters, size_t bytes)
 {
     double v[3];
     for (int r = 0; r < 3; r++) {
-        double t = bocl_now();
+        double t = bench_now();
         bocl_work(&s->b, s->qa, s->buf0, bytes, iters, NULL);
         clFinish(s->qa);
-        v[r] = 1e3 * (bocl_now() - t);
+        v[r] = 1e3 * (bench_now() - t);
     }
-    return median(v, 3);
+    return bench_median(v, 3);
 }
 
 static void report(FILE *csv, const char *sweep, double x, const ctl_t *c, const double ms[NV])
@@ -148,25 +147,34 @@ static void report(FILE *csv, const char *sweep, double x, const ctl_t *c, const
 
 int main(int argc, char **argv)
 {
-    int rank, size, reps = 5, have = 0;
+    int rank, size, reps = 5, have = 0, test_loop = 0;
     double k1_ms = 20;
-    size_t s0 = 4 << 20;
+    long long size0 = 4 << 20;
+    size_t s0;
     const char *csvpath = NULL;
     st_t s;
     FILE *csv = NULL;
     static const double f0[] = {1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0};
     static const double fs[] = {0.25, 0.5, 1.0, 2.0, 4.0};
 
+    cli_opt_t opts[] = {
+        {"k1-ms", CLI_DOUBLE, &k1_ms, "duration of kernel K1 (ms)", NULL, 0.01, 1e5},
+        {"size", CLI_SIZE, &size0, "bytes sent after each kernel (sweep 2 scales the second)", NULL, 4, 1 << 30},
+        {"reps", CLI_INT, &reps, "repetitions per point (median; at most 64)", NULL, 1, 64},
+        {"csv", CLI_FILE, &csvpath, "also write the rows to this CSV file", NULL, CLI_ANY},
+        {"test-loop", CLI_FLAG, &test_loop, "advanced variant: MPI_Test each request instead of MPI_Testany", NULL,
+         CLI_ANY},
+    };
+    const cli_prog_t prog = {"ooo", "mpiexec -n 3 ooo [options]",
+                             "MPI-ACC Fig 7 with OpenCL queues: out-of-order completion, simple and advanced\n"
+                             "explicit synchronisation against mpiacc's queue attribute, same run.",
+                             opts, sizeof opts / sizeof opts[0]};
+    cli_parse(&prog, argc, argv);
+    use_testany = !test_loop;
+    s0 = (size_t)size0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--k1-ms") && i + 1 < argc) k1_ms = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--size") && i + 1 < argc) s0 = (size_t)atoll(argv[++i]);
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csvpath = argv[++i];
-        else if (!strcmp(argv[i], "--test-loop")) use_testany = 0;
-    }
     if (size != 3) {
         if (!rank) fprintf(stderr, "ooo: run with exactly 3 ranks\n");
         MPI_Finalize();
@@ -190,9 +198,8 @@ int main(int argc, char **argv)
     s.maxs = s0 * 4;
     s.buf0 = bocl_buf(&s.b, s0);
     s.buf1 = bocl_buf(&s.b, s.maxs);
-    if (csvpath && !(csv = fopen(csvpath, "w"))) fprintf(stderr, "ooo: cannot write %s\n", csvpath);
-    if (csv) fprintf(csv, "sweep,x,k0_iters,k1_iters,s0,s1,simple_ms,advanced_ms,mpiacc_ms,"
-                          "gain_advanced_pct,gain_mpiacc_pct,mpiacc_over_advanced\n");
+    csv = bench_csv_open(csvpath, "sweep,x,k0_iters,k1_iters,s0,s1,simple_ms,advanced_ms,mpiacc_ms,"
+                                  "gain_advanced_pct,gain_mpiacc_pct,mpiacc_over_advanced");
 
     /* Calibrate the kernel: iterations per ms. */
     int probe = 20000;
@@ -202,10 +209,11 @@ int main(int argc, char **argv)
         pm = kernel_ms(&s, probe, s0);
     }
     ctl_t c = {0, 0, 0, (int64_t)(probe * k1_ms / pm), (int64_t)s0, (int64_t)s0};
-    printf("ooo: device \"%s\", %d reps, K1 %.1f ms (%lld iterations, measured alone %.2f ms), size %zu B\n",
-           s.b.name, reps, k1_ms, (long long)c.iters1, kernel_ms(&s, (int)c.iters1, s0), s0);
-    printf("%-6s %8s %10s %10s %9s %9s %9s %9s %9s %8s\n", "sweep", "x", "size0", "size1", "simple", "advanced",
-           "mpiacc", "gain_adv", "gain_acc", "acc/adv");
+    bench_header("ooo", "MPI-ACC Fig 7, out-of-order completion with OpenCL queues", "OpenCL", s.b.name);
+    printf("# %d reps, K1 %.1f ms (%lld iterations, measured alone %.2f ms), size %zu B\n",
+           reps, k1_ms, (long long)c.iters1, kernel_ms(&s, (int)c.iters1, s0), s0);
+    printf("%-6s %8s %10s %10s %9s %9s %9s %9s %9s %8s\n", "sweep", "x", "size0 (B)", "size1 (B)", "simple ms",
+           "advanc ms", "mpiacc ms", "gain_adv", "gain_acc", "acc/adv");
 
     /* Sweep 1: K0 = f x K1. */
     double best_gain = -1e9, best_f = 1.0, ms[NV];
@@ -226,7 +234,7 @@ int main(int argc, char **argv)
         point(&s, c, reps, ms);
         report(csv, "size1", fs[i], &c, ms);
     }
-    printf("(x: K0/K1 for sweep k0, size1/size0 for sweep size1 with K0 = %.2f x K1; times in ms, medians; "
+    printf("# (x: K0/K1 for sweep k0, size1/size0 for sweep size1 with K0 = %.2f x K1; times in ms, medians; "
            "gain = (simple - variant) / simple)\n", best_f);
     c.stop = 1;
     MPI_Bcast(&c, 6, MPI_INT64_T, 0, MPI_COMM_WORLD);

@@ -12,7 +12,7 @@
  * then the size sent after K1.  Target: >= 30 % over simple at the overlap
  * point; mpiacc within 3 % of advanced.
  *
- *   mpiexec -n 3 bench/ooo_cuda [--csv FILE] [--reps N]
+ *   mpiexec -n 3 bench/ooo_cuda [--csv FILE] [--reps N] [--help]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,25 +21,13 @@
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 
+#include "bench.h"
 #include "mpiacc.h"
 
 int bench_produce(void *stream, void *buf, long long bytes, unsigned v, double us);
 
-#define CK(call_)                                                                                  \
-    do {                                                                                           \
-        cudaError_t e_ = (call_);                                                                  \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "bench/ooo_cuda:%d: %s: %s\n", __LINE__, #call_, cudaGetErrorString(e_)); \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-        }                                                                                          \
-    } while (0)
-#define MK(call_)                                                                                  \
-    do {                                                                                           \
-        if ((call_) != MPI_SUCCESS) {                                                              \
-            fprintf(stderr, "bench/ooo_cuda:%d: %s failed\n", __LINE__, #call_);                   \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-        }                                                                                          \
-    } while (0)
+#define CK BENCH_CUDA_CHECK
+#define MK BENCH_MPI_CHECK
 
 static int rank;
 static cudaStream_t sa, sb;
@@ -111,12 +99,6 @@ static double round_(int variant, double k0_us, double k1_us, long long na, long
     return 0;
 }
 
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void point(FILE *csv, const char *sweep, int reps, double k0, double k1, long long na, long long nb)
 {
     double med[3];
@@ -124,8 +106,7 @@ static void point(FILE *csv, const char *sweep, int reps, double k0, double k1, 
         double *t = malloc(sizeof(double) * (size_t)reps);
         round_(v, k0, k1, na, nb); /* warm-up */
         for (int i = 0; i < reps; i++) t[i] = round_(v, k0, k1, na, nb);
-        qsort(t, (size_t)reps, sizeof *t, cmpd);
-        med[v] = t[reps / 2] * 1e6;
+        med[v] = bench_percentile(t, (size_t)reps, 50) * 1e6; /* upper median */
         free(t);
     }
     if (rank) return;
@@ -141,16 +122,20 @@ int main(int argc, char **argv)
 {
     int size, ndev = 0, reps = 15;
     FILE *csv = NULL;
+    const char *csvpath = NULL;
     const long long maxb = 64ll << 20;
+    cli_opt_t opts[] = {
+        {"csv", CLI_FILE, &csvpath, "also write the rows to this CSV file", NULL, CLI_ANY},
+        {"reps", CLI_INT, &reps, "timed rounds per variant and point (median)", NULL, 1, 1e6},
+    };
+    const cli_prog_t prog = {"ooo_cuda", "mpiexec -n 3 ooo_cuda [options]",
+                             "MPI-ACC Fig 7 with CUDA streams: out-of-order completion, simple and advanced\n"
+                             "explicit synchronisation against mpiacc's stream attribute, same run.",
+                             opts, sizeof opts / sizeof opts[0]};
+    cli_parse(&prog, argc, argv);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
-            ++i;
-            if (rank == 0) csv = fopen(argv[i], "w");
-        } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-    }
     cudaError_t e = cudaGetDeviceCount(&ndev);
     if (size != 3 || e != cudaSuccess || ndev == 0) {
         if (rank == 0) printf("SKIPPED: needs 3 ranks and a CUDA device (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "ok");
@@ -168,10 +153,13 @@ int main(int argc, char **argv)
     }
     hbuf = malloc((size_t)maxb);
     if (rank == 0) {
-        printf("MPI-ACC Fig 7, CUDA: total us (median of %d); gain = time saved vs simple; last: mpiacc vs advanced\n", reps);
-        printf("%-6s %8s %8s %9s %9s | %9s %9s %9s | %7s %7s %7s\n", "sweep", "K0 us", "K1 us", "bytes A", "bytes B",
-               "simple", "advanced", "mpiacc", "adv", "mpiacc", "m-vs-a");
-        if (csv) fprintf(csv, "sweep,k0_us,k1_us,bytes_a,bytes_b,simple_us,advanced_us,mpiacc_us\n");
+        struct cudaDeviceProp prop;
+        CK(cudaGetDeviceProperties(&prop, 0));
+        bench_header("ooo_cuda", "MPI-ACC Fig 7, out-of-order completion with CUDA streams", "CUDA", prop.name);
+        printf("# total us (median of %d); gain = time saved vs simple; last: mpiacc vs advanced\n", reps);
+        printf("%-6s %8s %8s %9s %9s | %9s %9s %9s | %7s %7s %7s\n", "sweep", "K0 (us)", "K1 (us)", "A (B)", "B (B)",
+               "simple us", "advanc us", "mpiacc us", "adv", "mpiacc", "m-vs-a");
+        csv = bench_csv_open(csvpath, "sweep,k0_us,k1_us,bytes_a,bytes_b,simple_us,advanced_us,mpiacc_us");
     }
     const double k1 = 2000;
     const long long n = 8ll << 20;
@@ -179,7 +167,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 7; i++) point(csv, "K0", reps, k0s[i], k1, n, n);
     const long long nbs[] = {1 << 20, 4 << 20, 16 << 20, 32 << 20, 64ll << 20};
     for (int i = 0; i < 5; i++) point(csv, "size", reps, 4000, k1, n, nbs[i]);
-    if (rank == 0) printf("target: mpiacc >= 30%% over simple at the overlap point; within 3%% of advanced\n");
+    if (rank == 0) printf("# target: mpiacc >= 30%% over simple at the overlap point; within 3%% of advanced\n");
     if (csv) fclose(csv);
     if (rank == 0) {
         CK(cudaFree(da));

@@ -38,7 +38,7 @@
  * stay in L2 between calls); --cold evicts L2 (a 256 MiB memset) before
  * every timed blocking call.
  *
- *   bench/pack [--csv FILE] [--iters N] [--quick] [--cold]
+ *   bench/pack [--csv FILE] [--iters N] [--quick] [--cold] [--help]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +46,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "bench.h"
 #include "cuda/cuda_internal.h"
 #include "pack_kernels.h"
 
@@ -57,37 +58,11 @@ static volatile int *gate;   /* mapped pinned: opens bench_launch_gate */
 static void *flush_buf;      /* --cold: L2 eviction */
 static cudaEvent_t tev0, tev1; /* timing events */
 
-#define CK(call_)                                                                                        \
-    do {                                                                                                 \
-        cudaError_t e_ = (cudaError_t)(call_);                                                           \
-        if (e_ != cudaSuccess) {                                                                         \
-            fprintf(stderr, "bench/pack:%d: %s: %s\n", __LINE__, #call_, cudaGetErrorString(e_));        \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
-        }                                                                                                \
-    } while (0)
-#define MK(call_)                                                                                        \
-    do {                                                                                                 \
-        int m_ = (call_);                                                                                \
-        if (m_ != MPI_SUCCESS) {                                                                         \
-            char s_[MPI_MAX_ERROR_STRING];                                                               \
-            int l_;                                                                                      \
-            MPI_Error_string(m_, s_, &l_);                                                               \
-            fprintf(stderr, "bench/pack:%d: %s: %s\n", __LINE__, #call_, s_);                            \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
-        }                                                                                                \
-    } while (0)
+#define CK BENCH_CUDA_CHECK
+#define MK BENCH_MPI_CHECK
 
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, cmpd);
-    return t[n / 2];
-}
+/* upper median (the middle value for odd n) */
+static double median(double *t, int n) { return bench_percentile(t, (size_t)n, 50); }
 
 static double now_us(void) { return MPI_Wtime() * 1e6; }
 
@@ -424,15 +399,20 @@ int main(int argc, char **argv)
     int quick = 0, n = 0;
     const long long totals[] = {1 << 10, 1 << 20, 4 << 20};
     double t_start;
+    const char *csvpath = NULL;
+    cli_opt_t opts[] = {
+        {"csv", CLI_FILE, &csvpath, "also write every measurement to this CSV file", NULL, CLI_ANY},
+        {"iters", CLI_INT, &iters, "timed calls per measurement (median)", NULL, 1, 1e6},
+        {"quick", CLI_FLAG, &quick, "vector rows only, 3D faces up to 64^3", NULL, CLI_ANY},
+        {"cold", CLI_FLAG, &cold, "evict L2 (256 MiB memset) before every timed blocking call", NULL, CLI_ANY},
+    };
+    const cli_prog_t prog = {"pack", "pack [options]",
+                             "Pack/unpack throughput of the CUDA backend (TEMPI grid, Jenkins' types) against\n"
+                             "cudaMemcpy2D, per-block copies and MPICH's MPI_Pack, same run.",
+                             opts, sizeof opts / sizeof opts[0]};
+    cli_parse(&prog, argc, argv);
     MPI_Init(&argc, &argv);
     t_start = MPI_Wtime();
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = fopen(argv[++i], "w");
-        else if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--quick")) quick = 1;
-        else if (!strcmp(argv[i], "--cold")) cold = 1;
-    }
-    if (iters < 1) iters = 1;
     B = mpiacc_backend_get(MPIACC_KIND_CUDA);
     if (!B) {
         cudaError_t e = cudaGetDeviceCount(&n);
@@ -445,9 +425,13 @@ int main(int argc, char **argv)
     CK(cudaEventCreate(&tev1));
     CK(cudaHostAlloc((void **)&gate, 64, cudaHostAllocMapped));
     if (cold) CK(cudaMalloc(&flush_buf, 256u << 20));
-    if (csv) fprintf(csv, "group,type,bytes,block,method,us,GBps\n");
+    csv = bench_csv_open(csvpath, "group,type,bytes,block,method,us,GBps");
     pcie_bw = pinned_bw();
     char desc[2048];
+    struct cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    bench_header("pack", "pack/unpack of the CUDA backend vs cudaMemcpy2D, per-block copies, MPI_Pack", "CUDA",
+                 prop.name);
     B->describe(desc, sizeof desc);
     printf("%s", desc);
     printf("latency floors, median of 300 calls:\n");

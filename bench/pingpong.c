@@ -7,7 +7,7 @@
  * same packed size.  One-way time = median round trip / 2.
  * Targets: 1 KiB <= 25 us one-way; 4 MiB <= 1.15x host contiguous.
  *
- *   mpiexec -n 2 bench/pingpong [--csv FILE] [--quick]
+ *   mpiexec -n 2 bench/pingpong [--csv FILE] [--quick] [--help]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,22 +16,10 @@
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 
+#include "bench.h"
 #include "mpiacc.h"
 
-#define CK(call_)                                                                                  \
-    do {                                                                                           \
-        cudaError_t e_ = (call_);                                                                  \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "bench/pingpong:%d: %s: %s\n", __LINE__, #call_, cudaGetErrorString(e_)); \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-        }                                                                                          \
-    } while (0)
-
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#define CK BENCH_CUDA_CHECK
 
 /* Median one-way time (us) of `iters` round trips of (buf, 1, t). */
 static double pingpong(int rank, void *buf, int count, MPI_Datatype t, int iters)
@@ -54,8 +42,7 @@ static double pingpong(int rank, void *buf, int count, MPI_Datatype t, int iters
         fprintf(stderr, "bench/pingpong: an MPI call failed on rank %d\n", rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    qsort(v, (size_t)iters, sizeof *v, cmpd);
-    r = v[iters / 2];
+    r = bench_percentile(v, (size_t)iters, 50); /* upper median */
     free(v);
     return r;
 }
@@ -64,18 +51,22 @@ int main(int argc, char **argv)
 {
     int rank, size, ndev = 0, quick = 0;
     FILE *csv = NULL;
+    const char *csvpath = NULL;
     const long long totals[] = {1 << 10, 1 << 20, 4 << 20};
     cudaStream_t st;
+    cli_opt_t opts[] = {
+        {"csv", CLI_FILE, &csvpath, "also write the rows to this CSV file", NULL, CLI_ANY},
+        {"quick", CLI_FLAG, &quick, "a fifth of the iterations", NULL, CLI_ANY},
+    };
+    const cli_prog_t prog = {"pingpong", "mpiexec -n 2 pingpong [options]",
+                             "Device-to-device ping-pong of 2D vector objects through mpiacc (CUDA), against\n"
+                             "host contiguous ping-pong of the same packed size, same run.",
+                             opts, sizeof opts / sizeof opts[0]};
+    cli_parse(&prog, argc, argv);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
-            ++i;
-            if (rank == 0) csv = fopen(argv[i], "w");
-        } else if (!strcmp(argv[i], "--quick")) quick = 1;
-    }
     cudaError_t e = cudaGetDeviceCount(&ndev);
     if (size != 2 || e != cudaSuccess || ndev == 0) {
         if (rank == 0) printf("SKIPPED: needs 2 ranks and a CUDA device (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "ok");
@@ -85,9 +76,12 @@ int main(int argc, char **argv)
     CK(cudaSetDevice(rank % ndev));
     CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     if (rank == 0) {
-        printf("device<->device ping-pong via mpiacc (2D vector, pitch 512 B) vs host contiguous, one-way us\n");
-        printf("%8s %5s %10s %10s %8s\n", "bytes", "blk", "mpiacc", "host", "ratio");
-        if (csv) fprintf(csv, "bytes,block,mpiacc_us,host_us,ratio\n");
+        struct cudaDeviceProp prop;
+        CK(cudaGetDeviceProperties(&prop, rank % ndev));
+        bench_header("pingpong", "device<->device ping-pong via mpiacc (2D vector, pitch 512 B) vs host contiguous",
+                     "CUDA", prop.name);
+        printf("%8s %8s %12s %12s %8s\n", "Size (B)", "blk (B)", "mpiacc (us)", "host (us)", "ratio");
+        csv = bench_csv_open(csvpath, "bytes,block,mpiacc_us,host_us,ratio");
     }
     for (int ti = 0; ti < 3; ti++)
         for (int blk = 1; blk <= 512; blk *= 2) {
@@ -107,7 +101,7 @@ int main(int argc, char **argv)
             double dev = pingpong(rank, dbuf, 1, t, iters);
             double host = pingpong(rank, hbuf, (int)totals[ti], MPI_BYTE, iters);
             if (rank == 0) {
-                printf("%8lld %5d %10.1f %10.1f %8.2f\n", totals[ti], blk, dev, host, dev / host);
+                printf("%8lld %8d %12.1f %12.1f %8.2f\n", totals[ti], blk, dev, host, dev / host);
                 if (csv) fprintf(csv, "%lld,%d,%.3f,%.3f,%.4f\n", totals[ti], blk, dev, host, dev / host);
                 fflush(stdout);
             }
@@ -115,7 +109,7 @@ int main(int argc, char **argv)
             CK(cudaFree(dbuf));
             MPI_Type_free(&t);
         }
-    if (rank == 0) printf("targets: 1 KiB <= 25 us one-way; 4 MiB ratio <= 1.15\n");
+    if (rank == 0) printf("# targets: 1 KiB <= 25 us one-way; 4 MiB ratio <= 1.15\n");
     if (csv) fclose(csv);
     CK(cudaStreamDestroy(st));
     MPI_Finalize();

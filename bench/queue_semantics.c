@@ -7,7 +7,7 @@
  * (the send's data depends on everything enqueued before it); with an
  * out-of-order queue it need not.  Sweep W; baselines in the same run: the
  * write alone and the send alone.
- * Usage: mpiexec -n 2 queue_semantics [--msg BYTES] [--max-mib 64] [--reps 5] [--csv FILE]
+ * Usage: mpiexec -n 2 queue_semantics [--msg BYTES] [--max-mib 64] [--reps 5] [--csv FILE] [--help]
  */
 #include "ocl_common.h"
 
@@ -18,13 +18,13 @@ static double send_after_write(cl_command_queue q, cl_mem wbuf, const char *src,
 {
     double t0;
     MPI_Barrier(MPI_COMM_WORLD);
-    t0 = bocl_now();
+    t0 = bench_now();
     if (w) {
         OCL_OK(clEnqueueWriteBuffer(q, wbuf, CL_FALSE, 0, w, src, 0, NULL, NULL));
         OCL_OK(clFlush(q));
     }
     MPI_Send(sbuf, 1, t, 1, 0, MPI_COMM_WORLD);
-    t0 = bocl_now() - t0;
+    t0 = bench_now() - t0;
     OCL_OK(clFinish(q));
     return t0;
 }
@@ -33,35 +33,41 @@ static double write_alone(cl_command_queue q, cl_mem wbuf, const char *src, size
 {
     double t0;
     MPI_Barrier(MPI_COMM_WORLD);
-    t0 = bocl_now();
+    t0 = bench_now();
     if (w) OCL_OK(clEnqueueWriteBuffer(q, wbuf, CL_FALSE, 0, w, src, 0, NULL, NULL));
     OCL_OK(clFinish(q));
-    return bocl_now() - t0;
+    return bench_now() - t0;
 }
 
 int main(int argc, char **argv)
 {
     int rank, size, reps = 5, have = 0, maxmib = 64;
-    size_t msg = 1 << 20;
+    long long msgll = 1 << 20;
+    size_t msg;
     const char *csvpath = NULL;
     FILE *csv = NULL;
     bocl_t b;
 
+    cli_opt_t opts[] = {
+        {"msg", CLI_SIZE, &msgll, "bytes of the message sent after the write", NULL, 1, 1 << 30},
+        {"max-mib", CLI_INT, &maxmib, "largest write (MiB); writes of 0, 1, 4, 16, ... MiB", NULL, 1, 4096},
+        {"reps", CLI_INT, &reps, "repetitions per point (median; at most 64)", NULL, 1, 64},
+        {"csv", CLI_FILE, &csvpath, "also write the rows to this CSV file", NULL, CLI_ANY},
+    };
+    const cli_prog_t prog = {"queue_semantics", "mpiexec -n 2 queue_semantics [options]",
+                             "MPI-ACC Fig 8: MPI_Send of a cl_mem tagged with an in-order or an out-of-order\n"
+                             "queue behind an independent write, against the send alone, same run.",
+                             opts, sizeof opts / sizeof opts[0]};
+    cli_parse(&prog, argc, argv);
+    msg = (size_t)msgll;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--msg") && i + 1 < argc) msg = (size_t)atoll(argv[++i]);
-        else if (!strcmp(argv[i], "--max-mib") && i + 1 < argc) maxmib = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csvpath = argv[++i];
-    }
     if (size != 2) {
         if (!rank) fprintf(stderr, "queue_semantics: run with exactly 2 ranks\n");
         MPI_Finalize();
         return 1;
     }
-    if (reps > 64) reps = 64;
     memset(&b, 0, sizeof b);
     if (rank == 0) have = bocl_init(&b);
     MPI_Bcast(&have, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -96,10 +102,12 @@ int main(int argc, char **argv)
     memset(src, 1, maxw);
     bocl_work(&b, qin, sbuf, msg, 1, NULL); /* give the message defined contents */
     clFinish(qin);
-    if (csvpath && !(csv = fopen(csvpath, "w"))) fprintf(stderr, "queue_semantics: cannot write %s\n", csvpath);
-    if (csv) fprintf(csv, "write_bytes,msg_bytes,write_ms,send_alone_ms,send_inorder_ms,send_ooo_ms,inorder_over_ooo\n");
-    printf("queue_semantics: device \"%s\", message %zu B, %d reps (medians, ms)\n", b.name, msg, reps);
-    printf("%12s %10s %12s %12s %12s %10s\n", "write_B", "write", "send_alone", "send_inord", "send_ooo",
+    csv = bench_csv_open(csvpath,
+                         "write_bytes,msg_bytes,write_ms,send_alone_ms,send_inorder_ms,send_ooo_ms,inorder_over_ooo");
+    bench_header("queue_semantics", "MPI-ACC Fig 8, send behind a write on an in-order vs out-of-order queue",
+                 "OpenCL", b.name);
+    printf("# message %zu B, %d reps (medians)\n", msg, reps);
+    printf("%12s %10s %12s %12s %12s %10s\n", "write (B)", "write ms", "alone ms", "inorder ms", "ooo ms",
            "inord/ooo");
     for (int i = 0; i < ns; i++) {
         double vw[64], va[64], vi[64], vo[64];
@@ -109,8 +117,8 @@ int main(int argc, char **argv)
             vo[r] = send_after_write(qooo, wbuf, src, sizes[i], sbuf, tooo);
             vw[r] = write_alone(qin, wbuf, src, sizes[i]);
         }
-        double mw = 1e3 * median(vw, reps), ma = 1e3 * median(va, reps);
-        double mi = 1e3 * median(vi, reps), mo = 1e3 * median(vo, reps);
+        double mw = 1e3 * bench_median(vw, (size_t)reps), ma = 1e3 * bench_median(va, (size_t)reps);
+        double mi = 1e3 * bench_median(vi, (size_t)reps), mo = 1e3 * bench_median(vo, (size_t)reps);
         printf("%12zu %10.3f %12.3f %12.3f %12.3f %10.2f\n", sizes[i], mw, ma, mi, mo, mi / mo);
         if (csv) fprintf(csv, "%zu,%zu,%.4f,%.4f,%.4f,%.4f,%.4f\n", sizes[i], msg, mw, ma, mi, mo, mi / mo);
     }

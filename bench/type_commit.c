@@ -4,25 +4,18 @@
  * analysis (decode, canonicalise, serialise, cache attribute) added, in one
  * run.  Target: <= 10 us added per type.
  *
- *   type_commit [iterations]      (default 20000)
+ *   type_commit [--iters N] [--csv FILE] [--help]      (default 20000)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include <mpi.h>
 
+#include "bench.h"
 #include "pack/pack.h"
 
 enum { A0 = 256, A1 = 512, A2 = 1024, E0 = 100, E1 = 13, E2 = 47 };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 /* TEMPI Figure 2 constructions (and two more) of one 3D object.  MPICH is
  * called through PMPI so that the baseline never includes mpiacc. */
@@ -62,20 +55,33 @@ static const char *names[] = {"subarray 3D (bytes)", "hvector(hvector(vector))",
 
 int main(int argc, char **argv)
 {
-    int iters = argc > 1 ? atoi(argv[1]) : 20000;
+    int iters = 20000;
+    const char *csvpath = NULL;
+    FILE *csv;
+    cli_opt_t opts[] = {
+        {"iters", CLI_INT, &iters, "types created per construction and variant (rounded down to 4k)", NULL, 4, 1e9},
+        {"csv", CLI_FILE, &csvpath, "also write the rows to this CSV file", NULL, CLI_ANY},
+    };
+    const cli_prog_t prog = {"type_commit", "type_commit [options]",
+                             "Time to create+commit+free TEMPI's 3D object constructions with plain MPICH and\n"
+                             "with mpiacc's datatype analysis added, same run.",
+                             opts, sizeof opts / sizeof opts[0]};
+    cli_parse(&prog, argc, argv);
     MPI_Init(&argc, &argv);
-    printf("type_commit: create+commit+free of TEMPI's 3D object, %d iterations each\n", iters);
+    bench_header("type_commit", "datatype create+commit+free, MPICH alone vs + mpiacc analysis", "host", "-");
+    printf("# %d iterations each\n", iters);
     printf("%-32s %14s %16s %12s %8s\n", "construction", "MPICH (us)", "+analysis (us)", "added (us)", "ratio");
+    csv = bench_csv_open(csvpath, "construction,mpich_us,analysis_us,added_us,ratio");
     for (int w = 0; w < 4; w++) {
         double base = 0, with = 0;
         /* alternate rounds so both see the same machine state */
         for (int round = 0; round < 4; round++) {
-            double t0 = now();
+            double t0 = bench_now();
             for (int i = 0; i < iters / 4; i++) {
                 MPI_Datatype t = build(w);
                 PMPI_Type_free(&t);
             }
-            double t1 = now();
+            double t1 = bench_now();
             for (int i = 0; i < iters / 4; i++) {
                 MPI_Datatype t = build(w);
                 mpiacc_pack_type_t *a;
@@ -86,14 +92,18 @@ int main(int argc, char **argv)
                 mpiacc_pack_type_release(a);
                 PMPI_Type_free(&t);
             }
-            double t2 = now();
+            double t2 = bench_now();
             base += t1 - t0;
             with += t2 - t1;
         }
         double n = (double)(iters / 4 * 4);
         printf("%-32s %14.2f %16.2f %12.2f %8.2f\n", names[w], 1e6 * base / n, 1e6 * with / n,
                1e6 * (with - base) / n, with / base);
+        if (csv)
+            fprintf(csv, "\"%s\",%.4f,%.4f,%.4f,%.4f\n", names[w], 1e6 * base / n, 1e6 * with / n,
+                    1e6 * (with - base) / n, with / base);
     }
+    if (csv) fclose(csv);
     MPI_Finalize();
     return 0;
 }

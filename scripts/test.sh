@@ -20,5 +20,23 @@ if command -v clang-14 >/dev/null; then
   cmake --build "$build-fuzz" -j "$jobs" --target fuzz_datatype >/dev/null
   ctest --test-dir "$build-fuzz" -R fuzz_datatype_smoke --output-on-failure
 fi
-# The whole suite (its summary is the last thing printed).
-ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600
+# The whole suite, then every skipped test with its reason (the
+# "SKIPPED: <reason>" line it printed; CTest keeps each test's output in
+# Testing/Temporary/LastTest.log) and CTest's summary line again.
+set +e
+ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600 | tee "$build/ctest.out"
+rc=${PIPESTATUS[0]}
+set -e
+skipped=$(sed -n 's/^[[:space:]]*[0-9]* - \(.*\) (Skipped)$/\1/p' "$build/ctest.out")
+if [ -n "$skipped" ]; then
+  echo
+  echo "Skipped tests and why:"
+  for t in $skipped; do
+    why=$(awk -v t="$t" '$0 ~ "^[0-9]+/[0-9]+ Testing: " {cur = $3}
+                         cur == t && /SKIPPED: / {sub(/.*SKIPPED: /, ""); print; exit}' \
+          "$build/Testing/Temporary/LastTest.log")
+    printf '  %-36s %s\n' "$t" "${why:-(no reason printed)}"
+  done
+fi
+grep -E '^[0-9]+% tests passed' "$build/ctest.out" || true
+exit "$rc"

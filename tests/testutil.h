@@ -22,11 +22,12 @@ void mpiacc_test_skip_all(const char *fmt, ...);
  * failure, and is the same on every rank when MPI is initialised. */
 uint64_t mpiacc_test_seed(void);
 uint64_t mpiacc_test_rand(uint64_t *state);
-/* Runs cmocka groups; prints the seed if any test failed.  Returns the
- * number of failures (summed over ranks when MPI is initialised). */
-int mpiacc_test_run(const char *name, const struct CMUnitTest *tests, size_t n,
-                    CMFixtureFunction setup, CMFixtureFunction teardown);
+/* Runs a cmocka group (an array of CMUnitTest) through CMocka's public
+ * cmocka_run_group_tests_name; prints the seed if any test failed.
+ * Evaluates to the number of failures (summed over ranks when MPI is
+ * initialised). */
+int mpiacc_test_finish(const char *name, int failed);
 #define MPIACC_TEST_RUN(name_, tests_, setup_, teardown_) \
-    mpiacc_test_run((name_), (tests_), sizeof(tests_) / sizeof((tests_)[0]), (setup_), (teardown_))
+    mpiacc_test_finish((name_), cmocka_run_group_tests_name((name_), tests_, (setup_), (teardown_)))
 
 #endif

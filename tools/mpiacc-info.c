@@ -1,27 +1,105 @@
-/* mpiacc-info: versions, backends compiled in, devices found. */
+/*
+ * mpiacc-info: what this mpiacc is (ompi_info / mpichversion for mpiacc):
+ * version, build configuration, the devices and OpenCL platforms found at
+ * run time, and every MPIACC_* environment variable with its default,
+ * current value and meaning.  Runs with or without mpiexec, and with
+ * MPIACC_DISABLE=1 (then mpiacc probes no device, and says so).
+ */
+#define _DEFAULT_SOURCE /* realpath */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "cli.h"
 #include "core/core.h"
+#include "core/env.h"
+#include "mpiacc_config.h"
 
-int main(int argc, char **argv)
+/* The directory holding libmpiacc.so, found from this executable's place:
+ * <prefix>/bin/../<libdir> when installed, <build>/tools/.. in a build
+ * tree.  Returns 0 when found. */
+static int find_libdir(char *out, size_t len)
+{
+    char exe[PATH_MAX], cand[PATH_MAX + 64], lib[PATH_MAX + 96], *slash;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    const char *rel[] = {"/../" MPIACC_CONFIG_LIBDIR, "/.."};
+    if (n <= 0) return -1;
+    exe[n] = 0;
+    if (!(slash = strrchr(exe, '/'))) return -1;
+    *slash = 0;
+    for (int i = 0; i < 2; i++) {
+        snprintf(cand, sizeof cand, "%s%s", exe, rel[i]);
+        snprintf(lib, sizeof lib, "%s/libmpiacc.so", cand);
+        if (access(lib, F_OK) == 0 && realpath(cand, lib)) {
+            snprintf(out, len, "%s", lib);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void print_config(void)
+{
+    char libdir[PATH_MAX];
+    printf("mpiacc %s\n", MPIACC_CONFIG_VERSION);
+    printf("build:\n");
+    printf("  build type            %s\n", MPIACC_CONFIG_BUILD_TYPE);
+    printf("  C compiler            %s\n", MPIACC_CONFIG_C_COMPILER);
+    printf("  install prefix        %s (configured)\n", MPIACC_CONFIG_PREFIX);
+    printf("  library directory     %s\n", find_libdir(libdir, sizeof libdir) ? "(not found)" : libdir);
+    printf("  backends compiled in  host%s%s\n", MPIACC_CONFIG_CUDA ? " CUDA" : "", MPIACC_CONFIG_OPENCL ? " OpenCL" : "");
+    if (MPIACC_CONFIG_CUDA)
+        printf("  CUDA                  toolkit %s, architectures %s\n", MPIACC_CONFIG_CUDA_VERSION,
+               MPIACC_CONFIG_CUDA_ARCHS);
+    if (MPIACC_CONFIG_OPENCL)
+        printf("  OpenCL                headers %s, %s\n", MPIACC_CONFIG_OPENCL_VERSION, MPIACC_CONFIG_OPENCL_LIBRARY);
+    printf("  MPI built against     MPI %s: %s\n", MPIACC_CONFIG_MPI_VERSION, MPIACC_CONFIG_MPI_LIBRARY_VERSION);
+    printf("  MPI compiler          %s\n", MPIACC_CONFIG_MPI_COMPILER);
+    printf("  MPI_HOME              %s\n", *MPIACC_CONFIG_MPI_HOME ? MPIACC_CONFIG_MPI_HOME : "(not set)");
+    printf("  mpiexec               %s\n", MPIACC_CONFIG_MPIEXEC);
+}
+
+static void print_env(void)
+{
+    printf("environment (MPIACC_*; read once, at the first use):\n");
+    for (int i = 0; i < mpiacc_env_count(); i++) {
+        mpiacc_env_desc_t d;
+        char cur[160];
+        mpiacc_env_info(i, &d);
+        if (!d.raw) snprintf(cur, sizeof cur, "(unset)");
+        else if (!d.valid) snprintf(cur, sizeof cur, "%s (not understood: default used)", d.raw);
+        else snprintf(cur, sizeof cur, "%s", d.raw);
+        printf("  %-22s default %-6s current %s\n", d.name, d.def, cur);
+        printf("  %-22s %s; %s: %s\n", "", d.meaning, d.kind_name, d.accepted);
+    }
+}
+
+static void print_runtime(void)
 {
     int major, minor, mpimaj, mpimin, len;
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    char desc[4096];
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING], desc[4096];
 
-    MPI_Init(&argc, &argv);
     MPIACC_Get_version(&major, &minor);
     MPI_Get_version(&mpimaj, &mpimin);
     MPI_Get_library_version(lib, &len);
-    for (int i = 0; i < len; i++)
-        if (lib[i] == '\n') { lib[i] = 0; break; }
-    printf("mpiacc %d.%d\n", major, minor);
-    printf("MPI %d.%d: %s\n", mpimaj, mpimin, lib);
-    printf("backends compiled in: host%s%s\n", mpiacc_cuda_compiled() ? " CUDA" : "",
-           mpiacc_opencl_compiled() ? " OpenCL" : "");
+    lib[strcspn(lib, "\n")] = 0;
+    printf("run time:\n");
+    printf("  mpiacc library        %d.%d\n", major, minor);
+    printf("  MPI                   %d.%d: %s\n", mpimaj, mpimin, lib);
+    if (mpiacc_core_disabled) {
+        printf("  mpiacc                disabled by MPIACC_DISABLE: MPI calls go to MPI untouched; no device probed\n");
+        return;
+    }
+    if (!mpiacc_core_initialized) {
+        printf("  mpiacc                failed to initialise (MPIACC_LOG=debug tells why)\n");
+        return;
+    }
+    printf("  mpiacc                active\n");
     for (int k = MPIACC_KIND_CUDA; k < MPIACC_KIND_MAX; k++) {
         const mpiacc_backend_t *b = mpiacc_backend_get(k);
-        printf("%s: ", mpiacc_kind_name(k));
+        printf("  %-21s ", mpiacc_kind_name(k));
         if (!b) {
             printf("unavailable (%s)\n", mpiacc_backend_why_absent(k));
             continue;
@@ -30,6 +108,44 @@ int main(int argc, char **argv)
         if (b->describe) b->describe(desc, sizeof desc);
         printf("available\n%s", desc);
     }
+}
+
+int main(int argc, char **argv)
+{
+    int version = 0, libdir = 0, config = 0, env = 0;
+    char dir[PATH_MAX];
+    cli_opt_t opts[] = {
+        {"version", CLI_FLAG, &version, "print the version and exit", NULL, CLI_ANY},
+        {"libdir", CLI_FLAG, &libdir, "print the directory of libmpiacc.so (for LD_PRELOAD) and exit", NULL, CLI_ANY},
+        {"config", CLI_FLAG, &config, "print the build configuration only (no MPI, no device)", NULL, CLI_ANY},
+        {"env", CLI_FLAG, &env, "print the MPIACC_* environment variables only", NULL, CLI_ANY},
+    };
+    const cli_prog_t prog = {"mpiacc-info", "mpiacc-info [options]",
+                             "Version, build configuration, devices and OpenCL platforms found at run time, and\n"
+                             "every MPIACC_* environment variable with its default, current value and meaning.",
+                             opts, sizeof opts / sizeof opts[0]};
+    cli_parse(&prog, argc, argv);
+    if (version) {
+        printf("mpiacc-info (mpiacc) %s\n", MPIACC_CONFIG_VERSION);
+        return 0;
+    }
+    if (libdir) {
+        if (find_libdir(dir, sizeof dir)) {
+            fprintf(stderr, "mpiacc-info: libmpiacc.so not found next to this program\n");
+            return 1;
+        }
+        printf("%s\n", dir);
+        return 0;
+    }
+    if (config || env) {
+        if (config) print_config();
+        if (env) print_env();
+        return 0;
+    }
+    print_config();
+    MPI_Init(&argc, &argv);
+    print_runtime();
+    print_env();
     MPI_Finalize();
     return 0;
 }

@@ -17,6 +17,7 @@
 #include <omp.h>
 #endif
 
+#include "bench.h"
 #include "stencil2d.h"
 
 #ifndef ST_LOC_HOST
@@ -45,6 +46,7 @@ typedef struct opts {
     int prec_mask; /* bit 0 single, bit 1 double */
     int var_mask;  /* bit V_MANUAL, bit V_MPIACC */
     const char *backend;
+    const char *csv; /* --csv FILE */
     double wc, wk, wd, thr;
     int print_limit;
 } opts_t;
@@ -64,77 +66,43 @@ const st_backend_t *st_cuda_backend(void) { return NULL; }
 const st_backend_t *st_opencl_backend(void) { return NULL; }
 #endif
 
-static void usage(void)
-{
-    printf("usage: stencil2d [options]\n"
-           "  --size 1..4               per-rank size 512^2, 1024^2, 2048^2, 4096^2 (default 1)\n"
-           "  --customSize r,c          per-rank rows and columns (overrides --size)\n"
-           "  --num-iters n             stencil iterations per pass (default 1000)\n"
-           "  --iters-per-exchange h    halo width / iterations between exchanges (default 1)\n"
-           "  --msize pr,pc             process grid (default 2 x N/2)\n"
-           "  --passes n                timed passes after one warm-up pass (default 10)\n"
-           "  --precision sp|dp|both    (default both)\n"
-           "  --backend auto|cuda|opencl  auto: CUDA when a CUDA device is present, else OpenCL\n"
-           "  --variant manual|mpiacc|both  (default both)\n"
-           "  --weight-center w  --weight-cardinal w  --weight-diagonal w  (0.25 0.15 0.05)\n"
-           "  --val-threshold t         relative error threshold (default 0.01)\n"
-           "  --val-print-limit n       offending elements printed per rank (default 15)\n");
-}
-
-static int parse_pair(const char *s, int *a, int *b)
-{
-    return sscanf(s, "%d,%d", a, b) == 2 && *a > 0 && *b > 0;
-}
-
-/* Returns 0 on success, 1 after --help, 2 on a bad option (rank 0 prints). */
-static int parse(int argc, char **argv, opts_t *o, int rank)
+/* Fills o from the command line (before MPI_Init; --help and bad options
+ * exit, see bench/common/cli.h). */
+static void parse(int argc, char **argv, opts_t *o)
 {
     static const int sizes[] = {512, 1024, 2048, 4096};
+    static const char *const backends[] = {"auto", "cuda", "opencl"};
+    int size = 1, custom[2] = {0, 0}, prec = 2, var = 2, backend = 0;
     *o = (opts_t){.rows = 512, .cols = 512, .iters = 1000, .h = 1, .passes = 10, .prec_mask = 3,
                   .var_mask = 3, .backend = "auto", .wc = 0.25, .wk = 0.15, .wd = 0.05, .thr = 0.01,
                   .print_limit = 15};
-    int custom = 0, size = 1;
-    const char *at = "";
-    for (int i = 1; i < argc; i++) {
-        char *a = argv[i], *v = strchr(a, '=');
-        at = a;
-        char name[64];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            if (rank == 0) usage();
-            return 1;
-        }
-        if (v) snprintf(name, sizeof name, "%.*s", (int)(v - a), a), v++;
-        else if (i + 1 < argc) snprintf(name, sizeof name, "%s", a), v = argv[++i];
-        else goto bad;
-        int ok = 1;
-        if (!strcmp(name, "--size")) ok = sscanf(v, "%d", &size) == 1 && size >= 1 && size <= 4;
-        else if (!strcmp(name, "--customSize")) ok = custom = parse_pair(v, &o->rows, &o->cols);
-        else if (!strcmp(name, "--num-iters")) ok = sscanf(v, "%d", &o->iters) == 1 && o->iters > 0;
-        else if (!strcmp(name, "--iters-per-exchange")) ok = sscanf(v, "%d", &o->h) == 1 && o->h > 0;
-        else if (!strcmp(name, "--msize")) ok = parse_pair(v, &o->pdims[0], &o->pdims[1]);
-        else if (!strcmp(name, "--passes")) ok = sscanf(v, "%d", &o->passes) == 1 && o->passes > 0;
-        else if (!strcmp(name, "--precision"))
-            ok = (o->prec_mask = !strcmp(v, "sp") ? 1 : !strcmp(v, "dp") ? 2 : !strcmp(v, "both") ? 3 : 0);
-        else if (!strcmp(name, "--variant"))
-            ok = (o->var_mask = !strcmp(v, "manual") ? 1 : !strcmp(v, "mpiacc") ? 2 : !strcmp(v, "both") ? 3 : 0);
-        else if (!strcmp(name, "--backend"))
-            ok = !strcmp(o->backend = v, "auto") || !strcmp(v, "cuda") || !strcmp(v, "opencl");
-        else if (!strcmp(name, "--weight-center")) ok = sscanf(v, "%lf", &o->wc) == 1;
-        else if (!strcmp(name, "--weight-cardinal")) ok = sscanf(v, "%lf", &o->wk) == 1;
-        else if (!strcmp(name, "--weight-diagonal")) ok = sscanf(v, "%lf", &o->wd) == 1;
-        else if (!strcmp(name, "--val-threshold")) ok = sscanf(v, "%lf", &o->thr) == 1 && o->thr >= 0;
-        else if (!strcmp(name, "--val-print-limit")) ok = sscanf(v, "%d", &o->print_limit) == 1;
-        else ok = 0;
-        if (!ok) goto bad;
-    }
-    if (!custom) o->rows = o->cols = sizes[size - 1];
-    return 0;
-bad:
-    if (rank == 0) {
-        fprintf(stderr, "stencil2d: bad option or value: '%s'\n", at);
-        usage();
-    }
-    return 2;
+    cli_opt_t opts[] = {
+        {"size", CLI_INT, &size, "per-rank size 512^2, 1024^2, 2048^2, 4096^2", NULL, 1, 4},
+        {"customSize", CLI_PAIR, custom, "per-rank rows and columns (overrides --size)", NULL, CLI_POSITIVE},
+        {"num-iters", CLI_INT, &o->iters, "stencil iterations per pass", NULL, CLI_POSITIVE},
+        {"iters-per-exchange", CLI_INT, &o->h, "halo width / iterations between exchanges", NULL, CLI_POSITIVE},
+        {"msize", CLI_PAIR, o->pdims, "process grid (default 2 x N/2)", NULL, CLI_POSITIVE},
+        {"passes", CLI_INT, &o->passes, "timed passes after one warm-up pass", NULL, CLI_POSITIVE},
+        {"precision", CLI_CHOICE, &prec, "single, double or both", "sp|dp|both", CLI_ANY},
+        {"backend", CLI_CHOICE, &backend, "auto: CUDA when a CUDA device is present, else OpenCL",
+         "auto|cuda|opencl", CLI_ANY},
+        {"variant", CLI_CHOICE, &var, "manual staging, mpiacc or both", "manual|mpiacc|both", CLI_ANY},
+        {"weight-center", CLI_DOUBLE, &o->wc, "stencil weight of the centre", NULL, CLI_ANY},
+        {"weight-cardinal", CLI_DOUBLE, &o->wk, "stencil weight of the N, S, E, W neighbours", NULL, CLI_ANY},
+        {"weight-diagonal", CLI_DOUBLE, &o->wd, "stencil weight of the diagonal neighbours", NULL, CLI_ANY},
+        {"val-threshold", CLI_DOUBLE, &o->thr, "relative error threshold of the validation", NULL, 0, 1e300},
+        {"val-print-limit", CLI_INT, &o->print_limit, "offending elements printed per rank", NULL, CLI_ANY},
+        {"csv", CLI_FILE, &o->csv, "also write one row per precision and variant to this CSV file", NULL, CLI_ANY},
+    };
+    const cli_prog_t prog = {"stencil2d", "mpiexec -n 4 stencil2d [options]",
+                             "SHOC's Stencil2D on mpiacc: the halo exchange with manual staging through the host\n"
+                             "and with mpiacc's datatype attributes, validated against a CPU reference.\n"
+                             "Exit status: 0 success, 1 validation error or failure, 2 bad options, 77 no device.",
+                             opts, sizeof opts / sizeof opts[0]};
+    cli_parse(&prog, argc, argv);
+    o->prec_mask = prec + 1, o->var_mask = var + 1, o->backend = backends[backend];
+    if (custom[0]) o->rows = custom[0], o->cols = custom[1];
+    else o->rows = o->cols = sizes[size - 1];
 }
 
 /* Non-periodic 2D Cartesian communicator (default 2 x N/2) and the
@@ -184,12 +152,6 @@ static int make_grid(const opts_t *o, MPI_Comm cart, int dp, st_grid_t *g)
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* One variant: warm-up pass + o->passes timed passes of the iteration loop
  * (the timed region: barrier, all iterations and exchanges, device finish,
  * barrier); the final matrix is downloaded into out. */
@@ -230,10 +192,9 @@ static int run_variant(const opts_t *o, const st_grid_t *g, const st_backend_t *
         copies += st_calls.copies - c0.copies, syncs += st_calls.syncs - c0.syncs;
     }
     if ((rc = be->download(d, cur, out)) != 0) goto done;
-    qsort(gf, o->passes, sizeof *gf, cmp_double);
     res->ran = 1;
-    res->gflops_min = gf[0], res->gflops_max = gf[o->passes - 1];
-    res->gflops_med = o->passes % 2 ? gf[o->passes / 2] : 0.5 * (gf[o->passes / 2 - 1] + gf[o->passes / 2]);
+    res->gflops_min = bench_min(gf, o->passes), res->gflops_max = bench_max(gf, o->passes);
+    res->gflops_med = bench_median(gf, o->passes);
     res->exch_ms = nexch ? 1e3 * exch_s / o->passes / nexch : 0;
     res->kern_ms = 1e3 * kern_s / o->passes / o->iters;
     {
@@ -298,6 +259,25 @@ static void print_table(const char *label, const result_t r[V_COUNT], double max
            ok ? "PASSED" : "FAILED", thr, both ? "; the two variants must agree exactly" : "");
 }
 
+/* Rows of --csv (rank 0): one per variant run; the file is opened at the
+ * first row. */
+static void write_csv(const opts_t *o, const st_grid_t *g, const st_backend_t *be, int dp,
+                      const result_t r[V_COUNT])
+{
+    static FILE *f;
+    if (!o->csv) return;
+    if (!f)
+        f = bench_csv_open(o->csv, "precision,variant,backend,ranks,rows,cols,h,iters,passes,gflops_median,"
+                                   "gflops_min,gflops_max,exch_ms,kernel_ms,copies_per_exch,syncs_per_exch,errors");
+    for (int v = 0; v < V_COUNT; v++)
+        if (r[v].ran)
+            fprintf(f, "%s,%s,%s,%d,%d,%d,%d,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%ld\n", dp ? "dp" : "sp",
+                    vname[v], be->name, g->nranks, g->rows, g->cols, g->h, o->iters, o->passes, r[v].gflops_med,
+                    r[v].gflops_min, r[v].gflops_max, r[v].exch_ms, r[v].kern_ms, r[v].copies_x, r[v].syncs_x,
+                    r[v].errors);
+    fflush(f);
+}
+
 /* One precision: CPU reference, the variants, validation, report. */
 static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const st_backend_t *be, const char *desc,
                          int first)
@@ -345,6 +325,7 @@ static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const st_backen
             if (res[v].errors) printf("  %ld validation errors (%s)\n", res[v].errors, vname[v]);
         if (both && maxdiff != 0) printf("  the two device variants differ (max %g)\n", maxdiff);
         fflush(stdout);
+        write_csv(o, &g, be, dp, res);
     }
     rc = failed;
 done:
@@ -377,12 +358,11 @@ int main(int argc, char **argv)
     const st_backend_t *be;
     char desc[256] = "";
     int rank, rc, found, first = 1;
+    parse(argc, argv, &o);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     set_threads();
-    rc = parse(argc, argv, &o, rank);
-    if (rc == 1) rc = 0;
-    if (rc || (rc = make_cart(&o, &cart)) != 0) goto done;
+    if ((rc = make_cart(&o, &cart)) != 0) goto done;
     be = choose_backend(o.backend, rank, desc, sizeof desc, &found);
     MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!found) {

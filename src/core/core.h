@@ -183,6 +183,8 @@ typedef struct mpiacc_backend {
      * that a receive into a too small buffer fails in the call instead of
      * when its message arrives.  MPIACC_ERRK_BUFFER when it does not. */
     int (*validate_span)(const mpiacc_attrs_t *a, const mpiacc_xfer_desc_t *d);
+    /* Interprocess export / import (src/core/backend_ipc.h); NULL: no IPC. */
+    const struct mpiacc_backend_ipc *ipc;
 } mpiacc_backend_t;
 
 /* The table for a kind, or NULL when not compiled in or no device. */

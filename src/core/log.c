@@ -5,18 +5,12 @@
 #include <string.h>
 
 #include "core.h"
+#include "env.h"
 
-int mpiacc_log_level = MPIACC_LOG_OFF;
+int mpiacc_log_level = MPIACC_LOG_WARN;
 
-void mpiacc_log_init(void)
-{
-    const char *s = getenv("MPIACC_LOG");
-    mpiacc_log_level = MPIACC_LOG_OFF;
-    if (!s) return;
-    if (!strcmp(s, "debug")) mpiacc_log_level = MPIACC_LOG_DEBUG;
-    else if (!strcmp(s, "info")) mpiacc_log_level = MPIACC_LOG_INFO;
-    else if (!strcmp(s, "warn")) mpiacc_log_level = MPIACC_LOG_WARN;
-}
+/* MPIACC_LOG=off|warn|info|debug: the words' indices are the levels. */
+void mpiacc_log_init(void) { mpiacc_log_level = mpiacc_env_enum("MPIACC_LOG"); }
 
 void mpiacc_log_write(int level, const char *fmt, ...)
 {

@@ -27,11 +27,12 @@
 #include <string.h>
 
 #include "cuda_internal.h"
+#include "core/env.h"
+#include "core/backend_ipc.h"
 
 static int cu_init(int *present)
 {
     int n = 0;
-    const char *m, *g;
     cudaError_t e = cudaGetDeviceCount(&n);
     *present = 0;
     if (e != cudaSuccess || n <= 0) {
@@ -44,18 +45,10 @@ static int cu_init(int *present)
         n = MPIACC_CU_MAXDEV;
     }
     mpiacc_cu_pool_init();
+    mpiacc_cu_ipc_init();
     mpiacc_cu_ndev = n;
-    mpiacc_cu_mode = MPIACC_CU_MODE_AUTO;
-    m = getenv("MPIACC_CUDA_PACK");
-    if (m && *m) {
-        if (!strcmp(m, "oneshot")) mpiacc_cu_mode = MPIACC_CU_MODE_ONESHOT;
-        else if (!strcmp(m, "device")) mpiacc_cu_mode = MPIACC_CU_MODE_DEVICE;
-        else if (!strcmp(m, "memcpy2d")) mpiacc_cu_mode = MPIACC_CU_MODE_MEMCPY2D;
-        else if (strcmp(m, "auto"))
-            MPIACC_LOG(MPIACC_LOG_WARN, "MPIACC_CUDA_PACK=%s not understood (auto|oneshot|device|memcpy2d)", m);
-    }
-    g = getenv("MPIACC_CUDA_GENERIC");
-    mpiacc_cu_force_generic = g && *g && strcmp(g, "0") != 0;
+    mpiacc_cu_mode = mpiacc_env_enum("MPIACC_CUDA_PACK"); /* auto|oneshot|device|memcpy2d: MPIACC_CU_MODE_* */
+    mpiacc_cu_force_generic = mpiacc_env_bool("MPIACC_CUDA_GENERIC");
     *present = 1;
     return MPI_SUCCESS;
 }
@@ -64,6 +57,7 @@ static int cu_finalize(void)
 {
     if (mpiacc_cu_ndev > 0) {
         mpiacc_cu_sync_finalize();
+        mpiacc_cu_ipc_finalize();
         mpiacc_cu_pool_finalize();
     }
     mpiacc_cu_model_reset();
@@ -238,6 +232,7 @@ static const mpiacc_backend_t cuda_backend = {
     .host_free = cu_host_free,
     .type_data_free = mpiacc_cu_blob_free,
     .describe = cu_describe,
+    .ipc = &mpiacc_cu_ipc,
 };
 
 const mpiacc_backend_t *mpiacc_cuda_backend(void) { return &cuda_backend; }

@@ -70,6 +70,7 @@ typedef struct mpiacc_cu_h {
     int is_xfer;              /* xfer handles are synced if released early */
     cudaEvent_t ev[2];
     mpiacc_cu_buf_t *tmp;     /* device temp buffer held           */
+    void *ipc_map, *ipc_blob; /* cuda_ipc.c references held by an import (dropped at finish) */
 } mpiacc_cu_h_t;
 
 /* Global state (cuda_pool.c).  mpiacc_cu_lock guards the pools' lists and
@@ -123,6 +124,15 @@ int mpiacc_cu_host_is_pinned(const void *p, size_t bytes);
 int mpiacc_cu_blob_get(int dev, const mpiacc_pack_type_t *t, const void **dblob);
 /* The backend's type_data_free: frees a datatype's device blobs. */
 void mpiacc_cu_blob_free(void *data);
+
+/* ---- cuda_ipc.c (interprocess export / import, src/core/backend_ipc.h) ---- */
+extern const struct mpiacc_backend_ipc mpiacc_cu_ipc;
+void mpiacc_cu_ipc_init(void);
+/* Before mpiacc_cu_pool_finalize: waits for the work streams, then closes
+ * every mapping and destroys the interprocess events. */
+void mpiacc_cu_ipc_finalize(void);
+/* Drops the references an import's handle holds (lock not held). */
+void mpiacc_cu_ipc_unuse(void *map, void *blob);
 
 /* ---- cuda_model.c ---- */
 /* Measures the device once (dev current, lock not held). */
@@ -181,6 +191,10 @@ const char *mpiacc_cuda_sync_name(int mode);
 /* Sets the pack mode (MPIACC_CU_MODE_*) and the generic-kernel forcing;
  * returns the previous mode. */
 int mpiacc_cuda_set_mode(int mode, int force_generic);
+/* IPC (cuda_ipc.c): overrides MPIACC_IPC (on: 1 / 0; -1: back to the
+ * variable) and MPIACC_IPC_CACHE (cap > 0; 0: back to the variable). */
+void mpiacc_cuda_ipc_set_enabled(int on);
+void mpiacc_cuda_ipc_set_cache(int cap);
 /* The method the last pack/unpack used, for tests: "memcpy", "oneshot",
  * "device", "memcpy2d" (per thread). */
 const char *mpiacc_cuda_last_method(void);

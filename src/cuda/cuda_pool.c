@@ -224,6 +224,7 @@ int mpiacc_cu_handle_get(int dev, mpiacc_cu_h_t **out)
     h->done = 0;
     h->is_xfer = 0;
     h->tmp = NULL;
+    h->ipc_map = h->ipc_blob = NULL;
     *out = h;
 fn_exit:
     return mpi_errno;
@@ -244,6 +245,10 @@ void mpiacc_cu_handle_finish(mpiacc_cu_h_t *h)
     h->tmp = NULL;
     h->done = 1;
     UNLOCK();
+    if (h->ipc_map || h->ipc_blob) { /* the GPU is done with the mapping and blob */
+        mpiacc_cu_ipc_unuse(h->ipc_map, h->ipc_blob);
+        h->ipc_map = h->ipc_blob = NULL;
+    }
 }
 
 void mpiacc_cu_handle_put(mpiacc_cu_h_t *h)

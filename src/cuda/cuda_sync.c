@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cuda_internal.h"
+#include "core/env.h"
 
 #define NSLOT 64
 #define SLOT_STRIDE 32 /* unsigned ints: one 128-byte line per slot */
@@ -51,14 +52,7 @@ static int mode_now(void)
 {
     int m = __atomic_load_n(&sync_mode, __ATOMIC_RELAXED);
     if (m < 0) {
-        const char *e = getenv("MPIACC_CUDA_SYNC");
-        m = MPIACC_CU_SYNC_FLAG;
-        if (e && *e) {
-            int found = 0;
-            for (int i = 0; i < MPIACC_CU_SYNC_N; i++)
-                if (!strcmp(e, names[i])) m = i, found = 1;
-            if (!found) MPIACC_LOG(MPIACC_LOG_WARN, "MPIACC_CUDA_SYNC=%s not understood (stream|query|event|flag)", e);
-        }
+        m = mpiacc_env_enum("MPIACC_CUDA_SYNC"); /* stream|query|event|flag: MPIACC_CU_SYNC_* */
         __atomic_store_n(&sync_mode, m, __ATOMIC_RELAXED);
     }
     return m;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "interpose.h"
+#include "core/env.h"
 #include "pack/pack.h"
 #include "protocol/protocol.h"
 #include "protocol/direct_comm.h"
@@ -16,8 +17,7 @@ _Static_assert(MPIACC_KIND_MAX <= MPIACC_PACK_NSLOTS, "a backend's data slot is 
 
 static void read_env(void)
 {
-    const char *d = getenv("MPIACC_DISABLE");
-    mpiacc_core_disabled = d && *d && strcmp(d, "0") != 0;
+    mpiacc_core_disabled = mpiacc_env_bool("MPIACC_DISABLE");
     mpiacc_log_init();
 }
 

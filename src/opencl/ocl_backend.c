@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "ocl.h"
+#include "core/env.h"
 
 pthread_mutex_t mpiacc_ocl_lock = PTHREAD_MUTEX_INITIALIZER;
 _Atomic int mpiacc_ocl_last_strategy;
@@ -26,9 +27,8 @@ static int ocl_init(int *present)
     cl_platform_id *plats = NULL;
     cl_int e = clGetPlatformIDs(0, NULL, &np);
 
-    const char *pol = getenv("MPIACC_OCL_RECT"), *min = getenv("MPIACC_OCL_RECT_MIN");
-    mpiacc_ocl_rect_policy = !pol ? 0 : !strcmp(pol, "never") ? 1 : !strcmp(pol, "always") ? 2 : 0;
-    if (min && *min) mpiacc_ocl_rect_min = atoll(min);
+    mpiacc_ocl_rect_policy = mpiacc_env_enum("MPIACC_OCL_RECT"); /* auto|never|always: 0|1|2 */
+    mpiacc_ocl_rect_min = (long long)mpiacc_env_size("MPIACC_OCL_RECT_MIN");
     *present = 0;
     if (e != CL_SUCCESS || np == 0) {
         /* No ICD at all (CL_PLATFORM_NOT_FOUND_KHR): the backend is absent. */

@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""Turn the benchmarks' CSV files (--csv FILE) into PNG figures like the
+MPI-ACC and TEMPI papers' ones.  The kind of each file is recognised from
+its column names:
+
+  stencil2d        GFLOPS of manual staging vs mpiacc, per precision
+  pack (bench/pack) packed GB/s against block size, one panel per object size
+  pingpong         one-way time against block size, mpiacc vs host contiguous
+  ooo, ooo_cuda    MPI-ACC Fig 7: total time of simple / advanced / mpiacc
+  queue_semantics  MPI-ACC Fig 8: send time against the write before it
+  host_overhead    interposition overhead per message size
+
+usage: scripts/plot.py [-o OUTDIR] FILE.csv...
+Each FILE.csv gives OUTDIR/FILE.png (OUTDIR defaults to the CSV's directory).
+Needs matplotlib (pip install matplotlib).
+"""
+import argparse
+import csv
+import os
+import sys
+
+
+def load(path):
+    with open(path, newline="") as f:
+        return [r for r in csv.DictReader(f)]
+
+
+def kind_of(cols):
+    c = set(cols)
+    if {"gflops_median", "variant", "precision"} <= c:
+        return "stencil2d"
+    if {"group", "method", "GBps"} <= c:
+        return "pack"
+    if {"block", "mpiacc_us", "host_us"} <= c:
+        return "pingpong"
+    if {"simple_ms", "advanced_ms", "mpiacc_ms"} <= c or {"simple_us", "advanced_us", "mpiacc_us"} <= c:
+        return "ooo"
+    if {"write_bytes", "send_inorder_ms", "send_ooo_ms"} <= c:
+        return "queue_semantics"
+    if {"plain_us", "mpiacc_us", "median_ratio"} <= c:
+        return "host_overhead"
+    return None
+
+
+def human(b):
+    b = int(float(b))
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if b >= 1 << shift and b % (1 << shift) == 0:
+            return "%d %s" % (b >> shift, unit)
+    return "%d B" % b
+
+
+def plot_stencil2d(plt, rows, title):
+    precs = [p for p in ("sp", "dp") if any(r["precision"] == p for r in rows)]
+    variants = [v for v in ("manual", "mpiacc") if any(r["variant"] == v for r in rows)]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    width = 0.8 / max(1, len(variants))
+    for i, v in enumerate(variants):
+        med, lo, hi = [], [], []
+        for p in precs:
+            r = next(r for r in rows if r["precision"] == p and r["variant"] == v)
+            m = float(r["gflops_median"])
+            med.append(m)
+            lo.append(m - float(r["gflops_min"]))
+            hi.append(float(r["gflops_max"]) - m)
+        xs = [k + (i - (len(variants) - 1) / 2) * width for k in range(len(precs))]
+        ax.bar(xs, med, width, yerr=[lo, hi], capsize=4, label=v)
+    r0 = rows[0]
+    ax.set_xticks(range(len(precs)))
+    ax.set_xticklabels(["single" if p == "sp" else "double" for p in precs])
+    ax.set_ylabel("GFLOPS (median; bars: min-max)")
+    ax.set_title("%s: %s, %s ranks, %sx%s per rank, h=%s" % (title, r0["backend"], r0["ranks"], r0["rows"],
+                                                             r0["cols"], r0["h"]))
+    ax.legend()
+    return fig
+
+
+def plot_pack(plt, rows, title):
+    rows = [r for r in rows if r["group"] == "2D" and r["type"] == "vector"]
+    sizes = sorted({int(r["bytes"]) for r in rows})
+    methods = ["dev", "kdev", "1shot", "k1shot", "dma", "d2h", "2D", "2Dh", "blk", "host"]
+    fig, axes = plt.subplots(1, max(1, len(sizes)), figsize=(5 * max(1, len(sizes)), 4), squeeze=False)
+    for ax, size in zip(axes[0], sizes):
+        for m in methods:
+            pts = sorted((int(r["block"]), float(r["GBps"])) for r in rows
+                         if int(r["bytes"]) == size and r["method"] == m)
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=m)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("contiguous block (B), pitch 512 B")
+        ax.set_ylabel("packed GB/s")
+        ax.set_title("%s: 2D vector, %s" % (title, human(size)))
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].legend(fontsize="small")
+    return fig
+
+
+def plot_pingpong(plt, rows, title):
+    sizes = sorted({int(r["bytes"]) for r in rows})
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for size in sizes:
+        pts = sorted((int(r["block"]), float(r["mpiacc_us"]), float(r["host_us"])) for r in rows
+                     if int(r["bytes"]) == size)
+        line = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label="mpiacc, %s" % human(size))
+        ax.plot([p[0] for p in pts], [p[2] for p in pts], linestyle="--", color=line[0].get_color(),
+                label="host contiguous, %s" % human(size))
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("contiguous block (B), pitch 512 B")
+    ax.set_ylabel("one-way time (us)")
+    ax.set_title("%s: device ping-pong of 2D vectors" % title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small")
+    return fig
+
+
+def plot_ooo(plt, rows, title):
+    ms = "simple_ms" in rows[0]
+    unit = "ms" if ms else "us"
+    sweeps = []
+    for r in rows:
+        if r["sweep"] not in sweeps:
+            sweeps.append(r["sweep"])
+    fig, axes = plt.subplots(1, len(sweeps), figsize=(5.5 * len(sweeps), 4), squeeze=False)
+    for ax, sw in zip(axes[0], sweeps):
+        rs = [r for r in rows if r["sweep"] == sw]
+        if ms:
+            xs = [float(r["x"]) for r in rs]
+            xl = "K0 / K1" if sw == "k0" else "size sent after K1 / size sent after K0"
+        elif sw == "K0":
+            xs = [float(r["k0_us"]) / float(r["k1_us"]) for r in rs]
+            xl = "K0 / K1"
+        else:
+            xs = [float(r["bytes_b"]) / float(r["bytes_a"]) for r in rs]
+            xl = "bytes sent after K1 / bytes sent after K0"
+        for v in ("simple", "advanced", "mpiacc"):
+            ax.plot(xs, [float(r["%s_%s" % (v, unit)]) for r in rs], marker="o", label=v)
+        ax.set_xlabel(xl)
+        ax.set_ylabel("total time (%s, median)" % unit)
+        ax.set_title("%s: sweep %s" % (title, sw))
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+    return fig
+
+
+def plot_queue_semantics(plt, rows, title):
+    fig, ax = plt.subplots(figsize=(6, 4))
+    xs = [int(r["write_bytes"]) / 2**20 for r in rows]
+    for col, lab in (("send_inorder_ms", "send, in-order queue"), ("send_ooo_ms", "send, out-of-order queue"),
+                     ("send_alone_ms", "send alone"), ("write_ms", "write alone")):
+        ax.plot(xs, [float(r[col]) for r in rows], marker="o", label=lab)
+    ax.set_xlabel("bytes written before the send (MiB)")
+    ax.set_ylabel("time (ms, median)")
+    ax.set_title("%s: message %s" % (title, human(rows[0]["msg_bytes"])))
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    return fig
+
+
+def plot_host_overhead(plt, rows, title):
+    fig, ax = plt.subplots(figsize=(6, 4))
+    labels = ["%s %s" % (human(r["bytes"]), r["datatype"]) for r in rows]
+    ax.bar(range(len(rows)), [(float(r["median_ratio"]) - 1) * 100 for r in rows])
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels(labels, rotation=30, ha="right")
+    ax.set_ylabel("mpiacc over plain MPICH (%, median ratio)")
+    ax.set_title("%s: interposition overhead" % title)
+    fig.tight_layout()
+    return fig
+
+
+PLOTS = {"stencil2d": plot_stencil2d, "pack": plot_pack, "pingpong": plot_pingpong, "ooo": plot_ooo,
+         "queue_semantics": plot_queue_semantics, "host_overhead": plot_host_overhead}
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Plot the benchmarks' CSV files (see the module docstring).")
+    ap.add_argument("-o", "--outdir", help="directory of the PNG files (default: next to each CSV)")
+    ap.add_argument("csv", nargs="+", help="CSV files written with a benchmark's --csv")
+    args = ap.parse_args()
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.stderr.write("plot.py: matplotlib is not installed; install it with\n"
+                         "    python3 -m pip install --user matplotlib\n"
+                         "(or in a virtual environment: python3 -m venv v && v/bin/pip install matplotlib)\n")
+        return 2
+    status = 0
+    for path in args.csv:
+        rows = load(path)
+        kind = kind_of(rows[0].keys()) if rows else None
+        if not kind:
+            sys.stderr.write("plot.py: %s: not a CSV file of a known benchmark\n" % path)
+            status = 1
+            continue
+        base = os.path.splitext(os.path.basename(path))[0]
+        fig = PLOTS[kind](plt, rows, base)
+        fig.tight_layout()
+        out = os.path.join(args.outdir or os.path.dirname(os.path.abspath(path)), base + ".png")
+        fig.savefig(out, dpi=100)
+        plt.close(fig)
+        print("%s (%s) -> %s" % (path, kind, out))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,225 @@
+/* core/env.c: the table of MPIACC_* environment variables and their parser
+ * (see env.h).  README.md's "Environment" table lists the same variables;
+ * tests/tools/check_env.sh fails when the two disagree. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core.h"
+#include "env.h"
+
+typedef struct env_var {
+    const char *name;
+    mpiacc_env_kind_t kind;
+    const char *def;      /* default, in the variable's own syntax */
+    const char *accepted; /* enum: the words, '|'-separated; else a description */
+    long long min, max;   /* size and int: range */
+    const char *meaning;
+} env_var_t;
+
+#define SIZE_MAX_LL ((long long)1 << 40) /* 1024G; accepted_text says so */
+
+static const env_var_t table[] = {
+    /* library-wide */
+    {"MPIACC_DISABLE", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
+     "forward every MPI call to MPI untouched (mpiacc does nothing)"},
+    {"MPIACC_LOG", MPIACC_ENV_ENUM, "warn", "off|warn|info|debug", 0, 0,
+     "diagnostics on stderr: warn = misuse warnings and errors, info = + set-up and devices, debug = + each step"},
+    {"MPIACC_EAGER_INIT", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
+     "start the device backends at MPI_Init (default: lazily, at the first tagged operation)"},
+    /* direct protocol */
+    {"MPIACC_DIRECT", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
+     "direct protocol on MPI_COMM_WORLD and communicators made from it"},
+    {"MPIACC_IPC", MPIACC_ENV_BOOL, "1", NULL, 0, 1, "allow CUDA IPC in the direct protocol"},
+    {"MPIACC_EAGER_MAX", MPIACC_ENV_SIZE, "65536", NULL, 0, SIZE_MAX_LL,
+     "largest message the direct protocol sends eagerly (bytes)"},
+    {"MPIACC_PIPELINE_CHUNK", MPIACC_ENV_SIZE, "1M", NULL, 1, SIZE_MAX_LL,
+     "chunk size of pipelined staging through the host (bytes)"},
+    {"MPIACC_IPC_CACHE", MPIACC_ENV_INT, "64", NULL, 0, 1 << 20, "cached CUDA IPC mappings per peer"},
+    /* CUDA backend */
+    {"MPIACC_CUDA_PACK", MPIACC_ENV_ENUM, "auto", "auto|oneshot|device|memcpy2d", 0, 0,
+     "CUDA pack to host: model-based choice, kernel into mapped host memory, kernel + DMA, or cudaMemcpy2D"},
+    {"MPIACC_CUDA_GENERIC", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
+     "CUDA: always use the generic pack kernel (no strided fast paths)"},
+    {"MPIACC_CUDA_SYNC", MPIACC_ENV_ENUM, "flag", "stream|query|event|flag", 0, 0,
+     "CUDA: how a blocking MPI_Pack/MPI_Unpack waits for its kernel"},
+    /* OpenCL backend */
+    {"MPIACC_OCL_RECT", MPIACC_ENV_ENUM, "auto", "auto|never|always", 0, 0,
+     "OpenCL: pack strided data with clEnqueueCopyBufferRect (auto: CPU devices and large blocks)"},
+    {"MPIACC_OCL_RECT_MIN", MPIACC_ENV_SIZE, "64", NULL, 0, SIZE_MAX_LL,
+     "OpenCL, MPIACC_OCL_RECT=auto: smallest block (bytes) copied by rect copies on a GPU"},
+};
+
+enum { NVAR = sizeof table / sizeof table[0] };
+
+static const char *const kind_names[] = {"bool", "enum", "size", "int"};
+
+static struct {
+    const char *raw; /* NULL: unset or empty */
+    int valid;
+    long long value;
+    char accepted[96]; /* accepted values, as text */
+} cache[NVAR];
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+/* ---- parsing ------------------------------------------------------------ */
+
+static int parse_bool(const char *s, long long *v)
+{
+    static const char *const yes[] = {"1", "true", "yes", "on"}, *const no[] = {"0", "false", "no", "off"};
+    for (int i = 0; i < 4; i++) {
+        if (!strcasecmp(s, yes[i])) return *v = 1, 1;
+        if (!strcasecmp(s, no[i])) return *v = 0, 1;
+    }
+    return 0;
+}
+
+static int parse_enum(const char *s, const char *words, long long *v)
+{
+    size_t n = strlen(s);
+    long long i = 0;
+    for (const char *w = words; *w; i++) {
+        const char *bar = strchr(w, '|');
+        size_t len = bar ? (size_t)(bar - w) : strlen(w);
+        if (len == n && !strncasecmp(s, w, n)) return *v = i, 1;
+        if (!bar) break;
+        w = bar + 1;
+    }
+    return 0;
+}
+
+/* Integer with an optional K/M/G suffix (size) or none (int), in range. */
+static int parse_number(const char *s, int suffixes, long long min, long long max, long long *v)
+{
+    char *end;
+    long long x;
+    int shift = 0;
+    while (isspace((unsigned char)*s)) s++;
+    if (!isdigit((unsigned char)*s) && !(*s == '-' && !suffixes)) return 0;
+    errno = 0;
+    x = strtoll(s, &end, 10);
+    if (errno || end == s) return 0;
+    if (suffixes && *end) {
+        switch (toupper((unsigned char)*end)) {
+        case 'K': shift = 10; break;
+        case 'M': shift = 20; break;
+        case 'G': shift = 30; break;
+        default: return 0;
+        }
+        end++;
+    }
+    if (*end) return 0;
+    if (shift && x > (LLONG_MAX >> shift)) return 0;
+    x <<= shift;
+    if (x < min || x > max) return 0;
+    *v = x;
+    return 1;
+}
+
+static int parse_value(const env_var_t *e, const char *s, long long *v)
+{
+    switch (e->kind) {
+    case MPIACC_ENV_BOOL: return parse_bool(s, v);
+    case MPIACC_ENV_ENUM: return parse_enum(s, e->accepted, v);
+    case MPIACC_ENV_SIZE: return parse_number(s, 1, e->min, e->max, v);
+    default: return parse_number(s, 0, e->min, e->max, v);
+    }
+}
+
+/* The accepted values of e, as text, into buf. */
+static void accepted_text(const env_var_t *e, char *buf, size_t len)
+{
+    switch (e->kind) {
+    case MPIACC_ENV_BOOL: snprintf(buf, len, "1/0, true/false, yes/no, on/off"); break;
+    case MPIACC_ENV_ENUM: snprintf(buf, len, "%s", e->accepted); break;
+    case MPIACC_ENV_SIZE: snprintf(buf, len, "byte count %lld..1024G, suffix K, M or G", e->min); break;
+    default: snprintf(buf, len, "integer %lld..%lld", e->min, e->max); break;
+    }
+}
+
+static void read_all(void)
+{
+    int level = MPIACC_LOG_WARN;
+    for (int i = 0; i < NVAR; i++) {
+        const char *s = getenv(table[i].name);
+        long long def = 0;
+        if (!parse_value(&table[i], table[i].def, &def)) def = 0; /* tests/tools/test_env checks the defaults */
+        cache[i].value = def;
+        cache[i].valid = 1;
+        cache[i].raw = s && *s ? s : NULL;
+        if (cache[i].raw && !parse_value(&table[i], s, &cache[i].value)) {
+            cache[i].valid = 0;
+            cache[i].value = def;
+        }
+        accepted_text(&table[i], cache[i].accepted, sizeof cache[i].accepted);
+        /* MPIACC_LOG decides whether the warnings below are printed */
+        if (!strcmp(table[i].name, "MPIACC_LOG")) level = (int)cache[i].value;
+    }
+    for (int i = 0; i < NVAR; i++) {
+        if (cache[i].valid || level < MPIACC_LOG_WARN) continue;
+        mpiacc_log_write(MPIACC_LOG_WARN, "%s=%s not understood (accepted: %s); using the default %s",
+                         table[i].name, cache[i].raw, cache[i].accepted, table[i].def);
+    }
+}
+
+static int lookup(const char *name, mpiacc_env_kind_t kind)
+{
+    pthread_once(&once, read_all);
+    for (int i = 0; i < NVAR; i++)
+        if (!strcmp(table[i].name, name)) {
+            if (table[i].kind == kind) return i;
+            break;
+        }
+    MPIACC_LOG(MPIACC_LOG_WARN, "internal: environment variable %s is not in the table as a %s", name,
+               kind_names[kind]);
+    return -1;
+}
+
+/* ---- interface ------------------------------------------------------------ */
+
+int mpiacc_env_bool(const char *name)
+{
+    int i = lookup(name, MPIACC_ENV_BOOL);
+    return i < 0 ? 0 : (int)cache[i].value;
+}
+
+int mpiacc_env_enum(const char *name)
+{
+    int i = lookup(name, MPIACC_ENV_ENUM);
+    return i < 0 ? 0 : (int)cache[i].value;
+}
+
+size_t mpiacc_env_size(const char *name)
+{
+    int i = lookup(name, MPIACC_ENV_SIZE);
+    return i < 0 ? 0 : (size_t)cache[i].value;
+}
+
+long long mpiacc_env_int(const char *name)
+{
+    int i = lookup(name, MPIACC_ENV_INT);
+    return i < 0 ? 0 : cache[i].value;
+}
+
+int mpiacc_env_count(void) { return NVAR; }
+
+int mpiacc_env_info(int i, mpiacc_env_desc_t *d)
+{
+    if (i < 0 || i >= NVAR) return -1;
+    pthread_once(&once, read_all);
+    d->name = table[i].name;
+    d->kind = table[i].kind;
+    d->kind_name = kind_names[table[i].kind];
+    d->def = table[i].def;
+    d->accepted = cache[i].accepted;
+    d->meaning = table[i].meaning;
+    d->raw = cache[i].raw;
+    d->valid = cache[i].valid;
+    d->value = cache[i].value;
+    return 0;
+}

@@ -1,0 +1,237 @@
+/*
+ * cuda_xcopy.cu: the layout-to-layout copy of the direct protocol (see
+ * cuda_xcopy.h).  Thread t moves the V = 16/ws consecutive words
+ * [t*V, t*V + V) of the range (16 packed bytes): it locates the first word
+ * on each side with mpiacc_tv_locate() of src/pack/traverse.h (the one
+ * traversal source), which also gives the contiguous run after it, so the
+ * following words of the same chunk need no new traversal; it issues all
+ * V loads, then all V stores.  A dense side (count elements forming one
+ * block) skips the traversal.  The grid is bounded by the number of
+ * multiprocessors and strides over the range.  The same body runs in the
+ * host emulation used by the tests.
+ */
+#include <stdint.h>
+
+#include "cuda_xcopy.h"
+#include "pack/traverse.h"
+
+#define HD __host__ __device__ __forceinline__
+#define HD_SLOW __host__ __device__ __noinline__
+
+#define XC_THREADS 256
+#define XC_BLOCKS_PER_SM 8
+#define XC_EMU_THREADS 32
+#define XC_EMU_BLOCKS 4
+
+template <typename W> static HD W xc_ld(const W *p)
+{
+#if defined(__CUDA_ARCH__)
+    return __ldg(p);
+#else
+    return *p;
+#endif
+}
+
+/* Kernel parameters: the plan with device blobs. */
+struct xk {
+    const mpiacc_tv_i64 *sb, *db;
+    const char *s;
+    char *d;
+    long long sstart, dstart;
+    int sdense, ddense;
+    long long first, nwords;
+};
+
+static HD_SLOW mpiacc_tv_i64 xc_locate(const mpiacc_tv_i64 *blob, mpiacc_tv_i64 p, mpiacc_tv_i64 *run)
+{
+    return mpiacc_tv_locate(blob, p, run);
+}
+
+/* Offsets of the n (<= V) words from packed byte p0 on. */
+template <typename W, int V>
+static HD void xc_offsets(const mpiacc_tv_i64 *blob, int dense, long long start, mpiacc_tv_i64 p0, int n,
+                          mpiacc_tv_i64 (&off)[V])
+{
+    const int ws = (int)sizeof(W);
+    if (dense) {
+#pragma unroll
+        for (int m = 0; m < V; m++) off[m] = start + p0 + (mpiacc_tv_i64)m * ws;
+        return;
+    }
+    mpiacc_tv_i64 run, o = mpiacc_tv_locate(blob, p0, &run);
+    off[0] = o;
+#pragma unroll
+    for (int m = 1; m < V; m++) {
+        if (m < n) {
+            run -= ws;
+            if (run > 0) o += ws; /* same contiguous chunk */
+            else o = xc_locate(blob, p0 + (mpiacc_tv_i64)m * ws, &run);
+        }
+        off[m] = o;
+    }
+}
+
+template <typename W, int V> static HD void xc_thread(const xk &k, long long t)
+{
+    const int ws = (int)sizeof(W);
+    const long long w0 = t * V;
+    if (w0 >= k.nwords) return;
+    const int n = k.nwords - w0 < V ? (int)(k.nwords - w0) : V;
+    const mpiacc_tv_i64 p0 = k.first + w0 * ws;
+    mpiacc_tv_i64 so[V], dof[V];
+    W v[V];
+    xc_offsets<W, V>(k.sb, k.sdense, k.sstart, p0, n, so);
+#pragma unroll
+    for (int m = 0; m < V; m++)
+        if (m < n) v[m] = xc_ld((const W *)(k.s + so[m]));
+    xc_offsets<W, V>(k.db, k.ddense, k.dstart, p0, n, dof);
+#pragma unroll
+    for (int m = 0; m < V; m++)
+        if (m < n) *(W *)(k.d + dof[m]) = v[m];
+}
+
+template <typename W, int V>
+static HD void xc_body(const xk &k, unsigned bid, unsigned tid, unsigned nb, unsigned bd)
+{
+    const long long nt = (k.nwords + V - 1) / V;
+    for (long long t = (long long)bid * bd + tid; t < nt; t += (long long)nb * bd) xc_thread<W, V>(k, t);
+}
+
+template <typename W, int V> __global__ void __launch_bounds__(XC_THREADS) k_xcopy(const __grid_constant__ xk k)
+{
+    xc_body<W, V>(k, blockIdx.x, threadIdx.x, gridDim.x, blockDim.x);
+}
+
+static xk make_xk(const mpiacc_cu_xcopy_t *c)
+{
+    xk k;
+    k.sb = (const mpiacc_tv_i64 *)c->src.blob;
+    k.db = (const mpiacc_tv_i64 *)c->dst.blob;
+    k.s = c->src.base;
+    k.d = c->dst.base;
+    k.sstart = c->src.start;
+    k.dstart = c->dst.start;
+    k.sdense = c->src.dense;
+    k.ddense = c->dst.dense;
+    k.first = c->first;
+    k.nwords = (c->last - c->first) / c->ws;
+    return k;
+}
+
+template <typename W> static cudaError_t launch_w(const xk &k, int nsm, cudaStream_t st)
+{
+    const int V = 16 / (int)sizeof(W);
+    const long long nt = (k.nwords + V - 1) / V, cap = (long long)(nsm > 0 ? nsm : 1) * XC_BLOCKS_PER_SM;
+    long long g = (nt + XC_THREADS - 1) / XC_THREADS;
+    if (g > cap) g = cap;
+    if (g < 1) g = 1;
+    void *args[] = {(void *)&k};
+    return cudaLaunchKernel((const void *)k_xcopy<W, 16 / sizeof(W)>, dim3((unsigned)g), dim3(XC_THREADS), args, 0,
+                            st);
+}
+
+template <typename W> static void emulate_w(const xk &k)
+{
+    const int V = 16 / (int)sizeof(W);
+    for (unsigned b = 0; b < XC_EMU_BLOCKS; b++)
+        for (unsigned t = 0; t < XC_EMU_THREADS; t++) xc_body<W, 16 / sizeof(W)>(k, b, t, XC_EMU_BLOCKS, XC_EMU_THREADS);
+    (void)V;
+}
+
+/* Largest power of two <= 16 dividing v (16 for 0). */
+static int p2div(unsigned long long v)
+{
+    int w = 16;
+    while (w > 1 && v % (unsigned)w) w >>= 1;
+    return w;
+}
+
+static int blob_ok(const void *blob)
+{
+    return blob && ((const mpiacc_tv_i64 *)blob)[MPIACC_TV_H_MAGIC] == MPIACC_TV_MAGIC_VALUE;
+}
+
+extern "C" int mpiacc_cu_xcopy_dense(const void *blob, long long count, long long *start)
+{
+    const mpiacc_tv_i64 *b = (const mpiacc_tv_i64 *)blob;
+    const long long size = b[MPIACC_TV_H_SIZE];
+    long long blk, nd;
+    *start = 0;
+    if (size <= 0 || count <= 0) return 1; /* no bytes */
+    if (!b[MPIACC_TV_H_STRIDED]) return 0;
+    blk = b[MPIACC_TV_H_BLK];
+    nd = b[MPIACC_TV_H_NDIMS];
+    if (nd < 0 || nd > MPIACC_TV_MAX_DIMS) return 0;
+    for (long long d = 0; d < nd; d++) { /* every dimension continues the block */
+        const long long c = b[MPIACC_TV_H_COUNTS + d];
+        if (c == 1) continue;
+        if (b[MPIACC_TV_H_STRIDES + d] != blk) return 0;
+        blk *= c;
+    }
+    if (blk != size) return 0;
+    if (count > 1 && b[MPIACC_TV_H_EXTENT] != size) return 0;
+    *start = b[MPIACC_TV_H_START];
+    return 1;
+}
+
+/* Word-size bound of one side. */
+static int side_ws(const mpiacc_cu_xside_t *s)
+{
+    const mpiacc_tv_i64 *b = (const mpiacc_tv_i64 *)s->blob;
+    int ws;
+    if (s->dense) return p2div((unsigned long long)(uintptr_t)(s->base + s->start));
+    ws = p2div((unsigned long long)b[MPIACC_TV_H_CHUNK]);
+    if (ws > (int)b[MPIACC_TV_H_ALIGN]) ws = (int)b[MPIACC_TV_H_ALIGN];
+    if (ws > p2div((unsigned long long)(uintptr_t)s->base)) ws = p2div((unsigned long long)(uintptr_t)s->base);
+    return ws < 1 ? 1 : ws;
+}
+
+extern "C" int mpiacc_cu_xcopy_plan(mpiacc_cu_xcopy_t *k, long long src_count, long long dst_count)
+{
+    int ws;
+    if (!blob_ok(k->src.blob) || !blob_ok(k->dst.blob)) return -1;
+    const long long ab = ((const mpiacc_tv_i64 *)k->src.blob)[MPIACC_TV_H_ALIGN];
+    const long long ad = ((const mpiacc_tv_i64 *)k->dst.blob)[MPIACC_TV_H_ALIGN];
+    if (ab < 1 || ab > 16 || (ab & (ab - 1)) || ad < 1 || ad > 16 || (ad & (ad - 1))) return -1;
+    k->src.dense = mpiacc_cu_xcopy_dense(k->src.blob, src_count, &k->src.start);
+    k->dst.dense = mpiacc_cu_xcopy_dense(k->dst.blob, dst_count, &k->dst.start);
+    ws = side_ws(&k->src);
+    if (side_ws(&k->dst) < ws) ws = side_ws(&k->dst);
+    if (p2div((unsigned long long)k->first) < ws) ws = p2div((unsigned long long)k->first);
+    if (p2div((unsigned long long)k->last) < ws) ws = p2div((unsigned long long)k->last);
+    k->ws = ws;
+    return 0;
+}
+
+extern "C" int mpiacc_cu_launch_xcopy(const mpiacc_cu_xcopy_t *c, int nsm, cudaStream_t st)
+{
+    if (c->last <= c->first) return (int)cudaSuccess;
+    if (c->src.dense && c->dst.dense)
+        return (int)cudaMemcpyAsync(c->dst.base + c->dst.start + c->first, c->src.base + c->src.start + c->first,
+                                    (size_t)(c->last - c->first), cudaMemcpyDefault, st);
+    const xk k = make_xk(c);
+    switch (c->ws) {
+    case 1: return (int)launch_w<unsigned char>(k, nsm, st);
+    case 2: return (int)launch_w<unsigned short>(k, nsm, st);
+    case 4: return (int)launch_w<unsigned int>(k, nsm, st);
+    case 8: return (int)launch_w<unsigned long long>(k, nsm, st);
+    case 16: return (int)launch_w<uint4>(k, nsm, st);
+    default: return (int)cudaErrorInvalidValue;
+    }
+}
+
+extern "C" int mpiacc_cu_emulate_xcopy(const mpiacc_cu_xcopy_t *c, int variant)
+{
+    if (c->last <= c->first) return (int)cudaSuccess;
+    xk k = make_xk(c);
+    if (variant & 1) k.sdense = k.ddense = 0;
+    switch (c->ws) {
+    case 1: emulate_w<unsigned char>(k); break;
+    case 2: emulate_w<unsigned short>(k); break;
+    case 4: emulate_w<unsigned int>(k); break;
+    case 8: emulate_w<unsigned long long>(k); break;
+    case 16: emulate_w<uint4>(k); break;
+    default: return (int)cudaErrorInvalidValue;
+    }
+    return (int)cudaSuccess;
+}

@@ -1,0 +1,58 @@
+/*
+ * cuda_xcopy.h: the layout-to-layout copy kernel (cuda_xcopy.cu) — reads
+ * one datatype layout and writes another with no packed intermediate:
+ * for packed positions p in [first, last)
+ *     dst[tv_offset(dst_blob, p)] = src[tv_offset(src_blob, p)]
+ * in words of ws bytes (the widest power of two <= 16 dividing both
+ * sides' contiguous unit and alignment, the two base pointers and the
+ * range ends).  Offsets come only from src/pack/traverse.h.  No MPI here.
+ */
+#ifndef MPIACC_CUDA_XCOPY_H_INCLUDED
+#define MPIACC_CUDA_XCOPY_H_INCLUDED
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One side of a copy. */
+typedef struct mpiacc_cu_xside {
+    const void *blob; /* traverse.h blob: host copy for the plan and the
+                         emulation, device copy for a launch            */
+    char *base;       /* the buffer as passed to MPI (offsets relative)  */
+    int dense;        /* count elements form one dense block: byte p at
+                         base + start + p, no traversal needed           */
+    long long start;  /* dense only                                      */
+} mpiacc_cu_xside_t;
+
+typedef struct mpiacc_cu_xcopy {
+    mpiacc_cu_xside_t src, dst;
+    long long first, last; /* packed byte range                          */
+    int ws;                /* word size (1, 2, 4, 8, 16), set by the plan */
+} mpiacc_cu_xcopy_t;
+
+/* Whether `count` elements of the layout in blob (host) are one dense
+ * block; *start receives its offset from the buffer.  Reads the canonical
+ * strided header of traverse.h. */
+int mpiacc_cu_xcopy_dense(const void *blob, long long count, long long *start);
+
+/* Completes a plan: k->src/dst blob (host), base and the range set; fills
+ * dense/start of both sides (counts given) and ws.  Returns 0, or -1 for a
+ * blob that is not a traverse.h blob. */
+int mpiacc_cu_xcopy_plan(mpiacc_cu_xcopy_t *k, long long src_count, long long dst_count);
+
+/* Enqueues the copy of plan k (blobs replaced by device copies; both
+ * sides dense: one cudaMemcpyAsync) on st.  nsm bounds the grid.
+ * Returns a cudaError_t (as int). */
+int mpiacc_cu_launch_xcopy(const mpiacc_cu_xcopy_t *k, int nsm, cudaStream_t st);
+
+/* Host emulation of the same kernel body (host blobs and buffers), thread
+ * by thread over a small grid; variant 1 forces the traversal on dense
+ * sides too.  For tests without a GPU.  Returns a cudaError_t (as int). */
+int mpiacc_cu_emulate_xcopy(const mpiacc_cu_xcopy_t *k, int variant);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

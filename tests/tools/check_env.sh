@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# usage: check_env.sh SOURCE_DIR
+# Every MPIACC_* variable is read through src/core/env.c's table and listed
+# in README.md's "Environment" table, and the two lists are the same:
+#  - a getenv("MPIACC_...") in src/ or tools/ outside env.c fails;
+#  - a name passed to mpiacc_env_*() that the table or the README lacks fails;
+#  - a README row that the table lacks, or a table entry the README lacks, fails.
+# MPIACC_TEST_* variables (tests only) belong to README's "Testing" table.
+set -u
+src=$1
+cd "$src" || exit 1
+status=0
+table=$(grep -oE '^\s*\{"MPIACC_[A-Z0-9_]+", MPIACC_ENV_' src/core/env.c | grep -oE '"MPIACC_[A-Z0-9_]+"' | tr -d '"' | sort -u)
+used=$(grep -rhoE 'mpiacc_env_(bool|enum|size|int)\("MPIACC_[A-Z0-9_]+"' src tools | grep -oE 'MPIACC_[A-Z0-9_]+' | sort -u)
+readme=$(awk '/^## Environment/{on=1; next} /^## /{on=0} on' README.md |
+         grep -oE '^\| *`MPIACC_[A-Z0-9_]+' | grep -oE 'MPIACC_[A-Z0-9_]+' | grep -v '^MPIACC_TEST_' | sort -u)
+direct=$(grep -rnE 'getenv\("MPIACC_' src tools | grep -v '^src/core/env.c:')
+if [ -n "$direct" ]; then
+  echo "FAIL: MPIACC_* read with getenv outside src/core/env.c (use mpiacc_env_*):"
+  echo "$direct"
+  status=1
+fi
+for v in $used; do
+  grep -qx "$v" <<<"$table" || { echo "FAIL: $v is read but not in src/core/env.c's table"; status=1; }
+  grep -qx "$v" <<<"$readme" || { echo "FAIL: $v is read but not in README.md's Environment table"; status=1; }
+done
+for v in $readme; do
+  grep -qx "$v" <<<"$table" || { echo "FAIL: README.md lists $v, which src/core/env.c's table lacks"; status=1; }
+done
+for v in $table; do
+  grep -qx "$v" <<<"$readme" || { echo "FAIL: src/core/env.c's table has $v, which README.md lacks"; status=1; }
+done
+echo "env: $(wc -w <<<"$table") variables in the table, $(wc -w <<<"$used") read, $(wc -w <<<"$readme") in README.md"
+[ $status -eq 0 ] && echo "env: passed"
+exit $status
