@@ -1,6 +1,4 @@
 /* protocol/direct_comm.c: direct communicators (see direct_comm.h). */
-#include <ctype.h>
-#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/env.h"
 #include "direct_comm.h"
 
 mpiacc_direct_cfg_t mpiacc_direct_cfg;
@@ -21,49 +20,15 @@ static atomic_int noted[MPIACC_DIRECT_NOTE_MAX];
 
 /* ---- settings -------------------------------------------------------------- */
 
-/* The one place the direct protocol reads its environment variables
- * (MPIACC_DIRECT, MPIACC_IPC: booleans 1/0, true/false, yes/no, on/off;
- * MPIACC_EAGER_MAX, MPIACC_PIPELINE_CHUNK: byte counts with an optional K,
- * M or G suffix).  A value that does not parse keeps the default and is
- * reported by one warning. */
-static long long env_value(const char *name, int is_size, long long def, long long min)
-{
-    static const char *const yes[] = {"1", "true", "yes", "on"}, *const no[] = {"0", "false", "no", "off"};
-    const char *s = getenv(name);
-
-    if (!s || !*s) return def;
-    if (!is_size) {
-        for (int i = 0; i < 4; i++) {
-            if (!strcasecmp(s, yes[i])) return 1;
-            if (!strcasecmp(s, no[i])) return 0;
-        }
-    } else if (isdigit((unsigned char)*s)) {
-        char *end;
-        int shift = 0;
-        long long x;
-        errno = 0;
-        x = strtoll(s, &end, 10);
-        switch (toupper((unsigned char)*end)) {
-        case '\0': break;
-        case 'K': shift = 10; end++; break;
-        case 'M': shift = 20; end++; break;
-        case 'G': shift = 30; end++; break;
-        default: shift = -1; break;
-        }
-        if (!errno && shift >= 0 && !*end && x <= (((long long)1 << 40) >> shift) && (x << shift) >= min)
-            return x << shift;
-    }
-    MPIACC_LOG(MPIACC_LOG_WARN, "%s=\"%s\" is not valid (%s); using %lld", name, s,
-               is_size ? "a byte count with an optional K, M or G suffix" : "1/0, true/false, yes/no, on/off", def);
-    return def;
-}
-
+/* The direct protocol's settings, through the environment parser
+ * (src/core/env.c: MPIACC_DIRECT, MPIACC_IPC, MPIACC_EAGER_MAX,
+ * MPIACC_PIPELINE_CHUNK). */
 static void read_env(mpiacc_direct_cfg_t *c)
 {
-    c->world = (int)env_value("MPIACC_DIRECT", 0, 0, 0);
-    c->ipc = (int)env_value("MPIACC_IPC", 0, 1, 0);
-    c->eager_max = env_value("MPIACC_EAGER_MAX", 1, 65536, 0);
-    c->chunk = env_value("MPIACC_PIPELINE_CHUNK", 1, 1 << 20, 1);
+    c->world = mpiacc_env_bool("MPIACC_DIRECT");
+    c->ipc = mpiacc_env_bool("MPIACC_IPC");
+    c->eager_max = (MPI_Count)mpiacc_env_size("MPIACC_EAGER_MAX");
+    c->chunk = (MPI_Count)mpiacc_env_size("MPIACC_PIPELINE_CHUNK");
 }
 
 void mpiacc_direct_note(mpiacc_direct_note_t cause, const char *fmt, ...)

@@ -221,6 +221,10 @@ static void random_corpus(void **state)
     }
     MPI_Allreduce(MPI_IN_PLACE, &nbad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     assert_int_equal(nbad, 0);
+    if (rank == 0)
+        printf("corpus: %ld messages, %ld eager and %ld pipelined messages so far on rank 0\n", n,
+               count_of(MPIACC_PROTO_N_EAGER_SENT) + count_of(MPIACC_PROTO_N_EAGER_RECV),
+               count_of(MPIACC_PROTO_N_PIPE_SENT) + count_of(MPIACC_PROTO_N_PIPE_RECV));
     /* both protocols carried part of it (every message counts on both sides) */
     assert_true(count_of(MPIACC_PROTO_N_EAGER_SENT) + count_of(MPIACC_PROTO_N_EAGER_RECV) > e0);
     assert_true(count_of(MPIACC_PROTO_N_PIPE_SENT) + count_of(MPIACC_PROTO_N_PIPE_RECV) > p0);
