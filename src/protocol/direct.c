@@ -28,6 +28,7 @@ static const mpiacc_proto_t *choose_send(mpiacc_rp_op_t *op, mpiacc_direct_comm_
         mpiacc_proto_count(MPIACC_PROTO_N_EAGER_SENT);
         return &mpiacc_proto_eager;
     }
+    if (mpiacc_proto_ipc_wanted(op, dc)) return &mpiacc_proto_ipc; /* counted in its prepare */
     mpiacc_proto_count(MPIACC_PROTO_N_PIPE_SENT);
     return &mpiacc_proto_pipeline;
 }
@@ -184,7 +185,7 @@ void mpiacc_proto_direct_release(mpiacc_rp_op_t *op)
     mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
     int kept;
     if (!ds) return;
-    if (ds->ipc_release) ds->ipc_release(ds);
+    if (ds->ipc_release) ds->ipc_release(op);
     for (int i = 0; i < MPIACC_PROTO_RING; i++) {
         mpiacc_proto_slot_t *s = &ds->slot[i];
         if (s->xfer) {
@@ -246,6 +247,9 @@ static int recv_received(mpiacc_rp_op_t *op, int *complete)
     case MPIACC_WIRE_RTS_PIPE:
         mpiacc_proto_count(MPIACC_PROTO_N_PIPE_RECV);
         MPIACC_CHECK(mpiacc_proto_pipeline_received(op, &h));
+        break;
+    case MPIACC_WIRE_RTS_IPC:
+        MPIACC_CHECK(mpiacc_proto_ipc_received(op, &h));
         break;
     case MPIACC_WIRE_ABORT: /* the sender failed before sending its data */
         op->bytes = 0;

@@ -59,7 +59,7 @@ typedef struct mpiacc_proto_direct {
     int64_t next_xfer; /* send: next chunk to pack; receive: next to post    */
     int64_t next_mpi;  /* send: next chunk to send; receive: next to land    */
     void *ipc;         /* ipc.c's state                                      */
-    void (*ipc_release)(struct mpiacc_proto_direct *ds);
+    void (*ipc_release)(mpiacc_rp_op_t *op);
 } mpiacc_proto_direct_t;
 
 static inline mpiacc_proto_direct_t *mpiacc_proto_ds(mpiacc_rp_op_t *op)
@@ -90,6 +90,7 @@ static inline void mpiacc_proto_count(mpiacc_proto_count_t c)
 extern const mpiacc_proto_t mpiacc_proto_direct_recv;
 extern const mpiacc_proto_t mpiacc_proto_eager;
 extern const mpiacc_proto_t mpiacc_proto_pipeline;
+extern const mpiacc_proto_t mpiacc_proto_ipc;
 
 /* direct.c: the dispatcher's entry.  Makes op (set up, not submitted; a
  * device op on comm) an operation of the direct protocol: per-op state, a
@@ -104,6 +105,17 @@ void mpiacc_proto_direct_release(mpiacc_rp_op_t *op);
  * read into h; op->st_* set).  Set op->proto and the next state. */
 int mpiacc_proto_eager_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h, int *complete);
 int mpiacc_proto_pipeline_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h);
+int mpiacc_proto_ipc_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h);
+
+/* ipc.c: whether a send above the eager limit should be offered by IPC
+ * (the backend has IPC, MPIACC_IPC is not 0, the peer shares the node);
+ * logs the reason once when not. */
+int mpiacc_proto_ipc_wanted(mpiacc_rp_op_t *op, mpiacc_direct_comm_t *dc);
+struct mpiacc_backend_ipc;
+/* Tests only: an IPC table used for buffers of `kind` instead of the
+ * backend's (NULL: the backend's again), so that the IPC protocol's
+ * messages can be exercised with a backend without IPC. */
+void mpiacc_proto_ipc_set_test_table(int kind, const struct mpiacc_backend_ipc *t);
 
 /* Helpers (direct.c). */
 /* Non-blocking completion of *r (MPI_REQUEST_NULL: done): *done, and the

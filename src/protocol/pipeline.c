@@ -91,7 +91,7 @@ static int send_start(mpiacc_rp_op_t *op)
     h.total = ds->total;
     h.chunk = ds->chunk;
     h.index = ds->nchunks;
-    h.reserved = (uint32_t)op->attrs.kind;
+    h.buf_kind = (uint32_t)op->attrs.kind;
     memcpy(ds->first, &h, sizeof h);
     mpiacc_rp_move(op, MPIACC_RP_READY);
     return MPI_SUCCESS;

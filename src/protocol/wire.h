@@ -77,7 +77,7 @@ typedef struct mpiacc_wire_hdr {
     uint32_t blob_bytes;   /* RTS_IPC: bytes of the sender's datatype blob     */
     uint32_t export_bytes; /* RTS_IPC: bytes of the IPC export                 */
     uint32_t extra_bytes;  /* bytes after the header in this message           */
-    uint32_t reserved;
+    uint32_t buf_kind;     /* RTS: the sender's buffer kind (MPIACC_KIND_*)    */
 } mpiacc_wire_hdr_t;
 
 _Static_assert(sizeof(mpiacc_wire_hdr_t) == MPIACC_WIRE_HDR, "the wire header is 64 bytes");
