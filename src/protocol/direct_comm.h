@@ -102,6 +102,7 @@ typedef enum {
     MPIACC_DIRECT_NOTE_REMOTE,    /* peer on another node                   */
     MPIACC_DIRECT_NOTE_EXPORT,    /* the buffer could not be exported       */
     MPIACC_DIRECT_NOTE_DECLINED,  /* the receiver declined IPC (CTS_PIPE)   */
+    MPIACC_DIRECT_NOTE_IMPORT,    /* the receiver's import was refused      */
     MPIACC_DIRECT_NOTE_MAX
 } mpiacc_direct_note_t;
 void mpiacc_direct_note(mpiacc_direct_note_t cause, const char *fmt, ...)

@@ -285,7 +285,7 @@ static int recv_copy(mpiacc_rp_op_t *op, const void *blob)
             char why[MPI_MAX_ERROR_STRING];
             int len = 0;
             PMPI_Error_string(err, why, &len);
-            mpiacc_direct_note(MPIACC_DIRECT_NOTE_DECLINED, "IPC import refused (%s): pipelined instead", why);
+            mpiacc_direct_note(MPIACC_DIRECT_NOTE_IMPORT, "IPC import refused (%s): pipelined instead", why);
             mpiacc_wire_init(&h, MPIACC_WIRE_RTS_PIPE, ds->id);
             h.total = ds->total;
             h.chunk = ds->chunk;
