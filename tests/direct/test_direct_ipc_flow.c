@@ -21,6 +21,7 @@
 #include "ocl_types.h"
 #include "core/backend_ipc.h"
 #include "protocol/direct.h"
+#include "reqpool/reqpool.h"
 
 static int rank, peer;
 static MPI_Comm comm;
@@ -137,6 +138,12 @@ static const struct mpiacc_backend_ipc fake = {
 
 static long cnt(mpiacc_proto_count_t c) { return atomic_load(&mpiacc_proto_direct_count[c]); }
 
+/* Transitions of the state machine (src/reqpool/op.c) taken so far. */
+static long tr(int from, int to) { return atomic_load(&mpiacc_rp_transitions[from][to]); }
+enum { S_READY = MPIACC_RP_READY, S_FLIGHT = MPIACC_RP_IN_FLIGHT, S_STREAM = MPIACC_RP_STREAMING,
+       S_FIN = MPIACC_RP_WAIT_FIN, S_COPY = MPIACC_RP_COPYING, S_CLOSE = MPIACC_RP_CLOSING, S_DONE = MPIACC_RP_DONE,
+       S_ERR = MPIACC_RP_T_ERROR };
+
 static int err_class(int err)
 {
     int cls = MPI_SUCCESS;
@@ -185,6 +192,8 @@ static void exchange(int n, int rn, int v0, int tag, int src, int rtag, int *err
 static void through_ipc(void **state)
 {
     long s0 = cnt(MPIACC_PROTO_N_IPC_SENT), r0 = cnt(MPIACC_PROTO_N_IPC_RECV);
+    long a0 = tr(S_READY, S_FIN), a1 = tr(S_FIN, S_DONE), b0 = tr(S_FLIGHT, S_COPY), b1 = tr(S_COPY, S_CLOSE),
+         b2 = tr(S_CLOSE, S_DONE);
     int err;
     mode = FAKE_OK;
     exchange(5000, 5000, 11, 1, 0, 1, &err, 1);
@@ -192,8 +201,16 @@ static void through_ipc(void **state)
     /* wildcards */
     exchange(3000, 3000, 12, 2, MPI_ANY_SOURCE, MPI_ANY_TAG, &err, 1);
     assert_int_equal(err, MPI_SUCCESS);
-    if (rank == 0) assert_int_equal(cnt(MPIACC_PROTO_N_IPC_SENT), s0 + 2);
-    else assert_int_equal(cnt(MPIACC_PROTO_N_IPC_RECV), r0 + 2);
+    if (rank == 0) {
+        assert_int_equal(cnt(MPIACC_PROTO_N_IPC_SENT), s0 + 2);
+        assert_int_equal(tr(S_READY, S_FIN), a0 + 2);
+        assert_int_equal(tr(S_FIN, S_DONE), a1 + 2);
+    } else {
+        assert_int_equal(cnt(MPIACC_PROTO_N_IPC_RECV), r0 + 2);
+        assert_int_equal(tr(S_FLIGHT, S_COPY), b0 + 2);
+        assert_int_equal(tr(S_COPY, S_CLOSE), b1 + 2);
+        assert_int_equal(tr(S_CLOSE, S_DONE), b2 + 2);
+    }
 }
 
 static void truncated(void **state)
@@ -273,25 +290,33 @@ static void export_refused(void **state)
 static void receiver_declines(void **state)
 {
     long d0 = cnt(MPIACC_PROTO_N_IPC_DECLINED);
+    long a0 = tr(S_FIN, S_STREAM), a1 = tr(S_STREAM, S_FIN), b0 = tr(S_FLIGHT, S_STREAM), b1 = tr(S_COPY, S_STREAM);
     int err;
     mode = FAKE_OK;
     if (rank == 1) mpiacc_proto_ipc_set_test_table(MPIACC_KIND_OPENCL, NULL);
     exchange(4000, 4000, 15, 7, 0, 7, &err, 1);
     assert_int_equal(err, MPI_SUCCESS);
+    if (rank == 0) assert_int_equal(tr(S_FIN, S_STREAM), a0 + 1); /* CTS_PIPE: streamed */
+    if (rank == 0) assert_int_equal(tr(S_STREAM, S_FIN), a1 + 1);
+    if (rank == 1) assert_int_equal(tr(S_FLIGHT, S_STREAM), b0 + 1); /* declined at once */
     if (rank == 1) mpiacc_proto_ipc_set_test_table(MPIACC_KIND_OPENCL, &fake);
     mode = rank == 1 ? FAKE_IMPORT_REFUSES : FAKE_OK;
     exchange(4000, 3000, 16, 8, 0, 8, &err, 1); /* truncated on the way */
     assert_int_equal(err_class(err), rank == 1 ? MPI_ERR_TRUNCATE : MPI_SUCCESS);
     if (rank == 1) assert_int_equal(cnt(MPIACC_PROTO_N_IPC_DECLINED), d0 + 2);
+    if (rank == 1) assert_int_equal(tr(S_COPY, S_STREAM), b1 + 1); /* the import refused */
 }
 
 /* The copy fails on the device: both requests complete with an error. */
 static void copy_fails(void **state)
 {
     int err;
+    long a0 = tr(S_FIN, S_ERR), b0 = tr(S_CLOSE, S_ERR);
     mode = rank == 1 ? FAKE_COPY_FAILS : FAKE_OK;
     exchange(4000, 4000, 17, 9, 0, 9, &err, 0);
     assert_int_equal(err_class(err), MPI_ERR_OTHER);
+    if (rank == 0) assert_int_equal(tr(S_FIN, S_ERR), a0 + 1);
+    else assert_int_equal(tr(S_CLOSE, S_ERR), b0 + 1);
     MPI_Barrier(comm);
 }
 

@@ -494,6 +494,68 @@ static void threads(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* The direct protocol's arrows of the state machine (src/reqpool/op.c),
+ * counted in mpiacc_rp_transitions: one eager, one pipelined message, and
+ * a sender failure of each. */
+static long tr(int from, int to) { return atomic_load(&mpiacc_rp_transitions[from][to]); }
+
+static void transitions(void **state)
+{
+    enum { S_NEW = MPIACC_RP_NEW, S_READY = MPIACC_RP_READY, S_FLIGHT = MPIACC_RP_IN_FLIGHT,
+           S_PACK = MPIACC_RP_PACKING, S_UNPACK = MPIACC_RP_UNPACKING, S_STREAM = MPIACC_RP_STREAMING,
+           S_FIN = MPIACC_RP_WAIT_FIN, S_CLOSE = MPIACC_RP_CLOSING, S_DONE = MPIACC_RP_DONE,
+           S_ERR = MPIACC_RP_T_ERROR };
+    MPI_Count emax = mpiacc_direct_lookup(comm)->eager_max;
+    int small = (int)(emax / 8), large = (int)(emax / 2) + 1000;
+    for (int k = 0; k < 4; k++) {
+        int n = k % 2 ? large : small, fails = k >= 2;
+        cl_int e;
+        cl_event bad = clCreateUserEvent(fx.ctx, &e);
+        MPI_Datatype t = cl_ints(n, fx.qin, rank == 0 && fails ? bad : NULL);
+        cl_mem m = ints_buf(n, 0);
+        long a[12];
+        const int arrows[12][2] = {{S_NEW, S_PACK},   {S_PACK, S_READY},  {S_READY, S_FLIGHT}, {S_FLIGHT, S_DONE},
+                                   {S_FLIGHT, S_UNPACK}, {S_UNPACK, S_DONE}, {S_READY, S_STREAM}, {S_STREAM, S_FIN},
+                                   {S_FIN, S_DONE},   {S_FLIGHT, S_STREAM}, {S_STREAM, S_CLOSE}, {S_CLOSE, S_DONE}};
+        long want[12] = {0};
+        int err;
+        for (int i = 0; i < 12; i++) a[i] = tr(arrows[i][0], arrows[i][1]);
+        long n_ready = tr(S_NEW, S_READY), n_ferr = tr(S_FLIGHT, S_ERR), n_fin_err = tr(S_FIN, S_ERR),
+             n_close_err = tr(S_CLOSE, S_ERR);
+        clSetUserEventStatus(bad, -1);
+        if (rank == 0) err = MPI_Send(m, 1, t, 1, 90 + k, comm);
+        else err = MPI_Recv(m, 1, t, 0, 90 + k, comm, MPI_STATUS_IGNORE);
+        assert_int_equal(err_class(err), fails ? MPI_ERR_OTHER : MPI_SUCCESS);
+        if (rank == 0 && !(k % 2)) { /* eager send */
+            if (!fails) want[0] = want[1] = want[2] = want[3] = 1;
+            else want[2] = 1;
+        } else if (rank == 0) {      /* pipelined send */
+            want[6] = want[7] = 1;
+            want[8] = !fails;
+        } else if (!(k % 2)) {       /* eager receive */
+            want[4] = want[5] = !fails;
+        } else {                     /* pipelined receive */
+            want[9] = want[10] = 1;
+            want[11] = !fails;
+        }
+        for (int i = 0; i < 12; i++)
+            if (tr(arrows[i][0], arrows[i][1]) - a[i] != want[i])
+                fail_msg("case %d rank %d: arrow %d -> %d taken %ld times, expected %ld", k, rank, arrows[i][0],
+                         arrows[i][1], tr(arrows[i][0], arrows[i][1]) - a[i], want[i]);
+        if (rank == 0 && fails && !(k % 2)) { /* the ABORT: at call time, then ERROR after sending it */
+            assert_int_equal(tr(S_NEW, S_READY) - n_ready, 1);
+            assert_int_equal(tr(S_FLIGHT, S_ERR) - n_ferr, 1);
+        }
+        if (rank == 0 && fails && k % 2) assert_int_equal(tr(S_FIN, S_ERR) - n_fin_err, 1);
+        if (rank == 1 && fails && k % 2) assert_int_equal(tr(S_CLOSE, S_ERR) - n_close_err, 1);
+        if (rank == 1 && fails && !(k % 2)) assert_int_equal(tr(S_FLIGHT, S_ERR) - n_ferr, 1);
+        clReleaseMemObject(m);
+        clReleaseEvent(bad);
+        MPI_Type_free(&t);
+        MPI_Barrier(comm);
+    }
+}
+
 /* Without the assertion nothing changes: a plain communicator's device
  * messages take the staged protocol. */
 static void plain_comm_unchanged(void **state)
@@ -526,6 +588,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(truncation),           cmocka_unit_test(cancel_receive),
         cmocka_unit_test(host_and_device),      cmocka_unit_test(failure_completes_both),
         cmocka_unit_test(threads),              cmocka_unit_test(plain_comm_unchanged),
+        cmocka_unit_test(transitions),
         cmocka_unit_test(random_corpus),
     };
     int failed;
