@@ -178,6 +178,12 @@ extern MPIACC_API int MPIACC_DEVICE;
  */
 #define MPIACC_DIRECT_INFO "mpiacc_direct"
 
+/* Device messages this process has received on direct communicators since
+ * MPI_Init, by the protocol that carried their data (eager, pipelined
+ * through host staging, IPC device to device).  Any pointer may be NULL.
+ * For diagnostics and benchmarks; can be called at any time. */
+MPIACC_API int MPIACC_Direct_counts(long *eager, long *pipelined, long *ipc);
+
 /* Values of MPIACC_BUF_TYPE, usable directly as the attribute value. */
 #define MPIACC_BUF_HOST   ((void *)(intptr_t)1)
 #define MPIACC_BUF_CUDA   ((void *)(intptr_t)2)

@@ -18,7 +18,7 @@
  * delete callback releases the hidden communicators.
  */
 #include "interpose.h"
-#include "protocol/direct_comm.h"
+#include "protocol/direct.h"
 
 static int active(void)
 {
@@ -166,4 +166,14 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used
     if (err != MPI_SUCCESS || !active()) return err;
     err = PMPI_Info_set(*info_used, MPIACC_DIRECT_INFO_KEY, mpiacc_direct_lookup(comm) ? "true" : "false");
     return mpiacc_err_return_comm(comm, err);
+}
+
+MPIACC_INTERPOSE_EXPORT int MPIACC_Direct_counts(long *eager, long *pipelined, long *ipc)
+{
+    long n[MPIACC_PROTO_N_MAX];
+    for (int i = 0; i < MPIACC_PROTO_N_MAX; i++) n[i] = atomic_load(&mpiacc_proto_direct_count[i]);
+    if (eager) *eager = n[MPIACC_PROTO_N_EAGER_RECV];
+    if (pipelined) *pipelined = n[MPIACC_PROTO_N_PIPE_RECV] + n[MPIACC_PROTO_N_IPC_DECLINED];
+    if (ipc) *ipc = n[MPIACC_PROTO_N_IPC_RECV];
+    return MPI_SUCCESS;
 }
