@@ -57,7 +57,7 @@ static int check_span(const mpiacc_backend_t *be, const mpiacc_attrs_t *a, void 
 /* The protocol carrying a device operation (set up but not submitted):
  * the direct protocol's (src/protocol/direct.c chooses eager, IPC or
  * pipelined per message) when dc is its direct communicator, else staged. */
-static int choose_protocol(mpiacc_rp_op_t *op, mpiacc_direct_comm_t *dc)
+static int choose_protocol(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc)
 {
     if (dc) return mpiacc_proto_direct_setup(op, dc);
     op->proto = &mpiacc_proto_staged;
@@ -67,10 +67,10 @@ static int choose_protocol(mpiacc_rp_op_t *op, mpiacc_direct_comm_t *dc)
 /* A CUDA or OpenCL operation on a direct communicator goes direct (host
  * datatypes, with or without an event, stay on the user's communicator);
  * MPI_PROC_NULL sends nothing anywhere. */
-static mpiacc_direct_comm_t *direct_of(const mpiacc_attrs_t *a, int peer, MPI_Comm comm)
+static mpiacc_proto_comm_t *direct_of(const mpiacc_attrs_t *a, int peer, MPI_Comm comm)
 {
     if (peer == MPI_PROC_NULL || (a->kind != MPIACC_KIND_CUDA && a->kind != MPIACC_KIND_OPENCL)) return NULL;
-    return mpiacc_direct_lookup(comm);
+    return mpiacc_proto_comm_lookup(comm);
 }
 
 /* A host send while device sends are deferred: with *deferred = 0 and
@@ -113,10 +113,10 @@ static int device_op(int is_send, void *buf, MPI_Count count, MPI_Datatype type,
     const mpiacc_backend_t *be;
     mpiacc_rp_op_t *op = NULL;
     mpiacc_pack_type_t *t = NULL;
-    mpiacc_direct_comm_t *dc = direct_of(a, peer, comm);
+    mpiacc_proto_comm_t *dc = direct_of(a, peer, comm);
     MPI_Count bytes = 0;
 
-    if (dc) mpiacc_direct_sweep();
+    if (dc) mpiacc_proto_comm_sweep();
     MPIACC_CHECK(mpiacc_dispatch_backend(a, buf, &be));
     if (peer != MPI_PROC_NULL) {
         MPIACC_CHECK(mpiacc_pack_type_get(type, &t));

@@ -26,14 +26,14 @@ static int active(void)
 }
 
 /* After a constructor of newcomm from parent: info_value as read by
- * mpiacc_direct_info (-1: not given, inherit).  Errors through parent's
+ * mpiacc_proto_comm_info (-1: not given, inherit).  Errors through parent's
  * handler; on error newcomm is freed. */
 static int inherit(MPI_Comm parent, int info_value, MPI_Comm *newcomm)
 {
     int mpi_errno = MPI_SUCCESS;
-    int want = info_value >= 0 ? info_value : mpiacc_direct_lookup(parent) != NULL;
+    int want = info_value >= 0 ? info_value : mpiacc_proto_comm_lookup(parent) != NULL;
     if (!want || *newcomm == MPI_COMM_NULL) return MPI_SUCCESS;
-    mpi_errno = mpiacc_direct_make(*newcomm);
+    mpi_errno = mpiacc_proto_comm_make(*newcomm);
     if (mpi_errno != MPI_SUCCESS) {
         PMPI_Comm_free(newcomm);
         mpi_errno = mpiacc_err_return_comm(parent, mpi_errno);
@@ -45,7 +45,7 @@ static int inherit(MPI_Comm parent, int info_value, MPI_Comm *newcomm)
  * comm's handler. */
 static int read_info(MPI_Comm comm, MPI_Info info, int *value)
 {
-    int mpi_errno = mpiacc_direct_info(info, value);
+    int mpi_errno = mpiacc_proto_comm_info(info, value);
     return mpi_errno == MPI_SUCCESS ? mpi_errno : mpiacc_err_return_comm(comm, mpi_errno);
 }
 
@@ -153,7 +153,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     if (active() && (err = read_info(comm, info, &v)) != MPI_SUCCESS) return err;
     err = PMPI_Comm_set_info(comm, info);
     if (err != MPI_SUCCESS || !active() || v < 0) return err;
-    err = v ? mpiacc_direct_make(comm) : mpiacc_direct_drop(comm);
+    err = v ? mpiacc_proto_comm_make(comm) : mpiacc_proto_comm_drop(comm);
     return mpiacc_err_return_comm(comm, err);
 }
 
@@ -164,7 +164,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used
 {
     int err = PMPI_Comm_get_info(comm, info_used);
     if (err != MPI_SUCCESS || !active()) return err;
-    err = PMPI_Info_set(*info_used, MPIACC_DIRECT_INFO_KEY, mpiacc_direct_lookup(comm) ? "true" : "false");
+    err = PMPI_Info_set(*info_used, MPIACC_DIRECT_INFO, mpiacc_proto_comm_lookup(comm) ? "true" : "false");
     return mpiacc_err_return_comm(comm, err);
 }
 

@@ -45,7 +45,7 @@ static int start_modules(void)
     register_slots(1);
     MPIACC_CHECK(mpiacc_proto_init());
     MPIACC_CHECK(mpiacc_rp_init());
-    MPIACC_CHECK(mpiacc_direct_init());
+    MPIACC_CHECK(mpiacc_proto_comm_init());
     mpiacc_core_initialized = 1;
     MPIACC_LOG(MPIACC_LOG_INFO, "mpiacc %d.%d initialised (thread level %d)", MPIACC_VERSION_MAJOR,
                MPIACC_VERSION_MINOR, mpiacc_core_thread_level);
@@ -83,7 +83,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Finalize(void)
     /* Refuses (and leaves MPI running) while operations are pending: the
      * application can complete them and call MPI_Finalize again. */
     MPIACC_CHECK(mpiacc_rp_finalize());
-    mpiacc_direct_finalize();
+    mpiacc_proto_comm_finalize();
     mpiacc_proto_finalize();
     MPIACC_LOG(MPIACC_LOG_DEBUG, "finalize: request pool released");
     register_slots(0);

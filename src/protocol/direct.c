@@ -18,11 +18,11 @@ atomic_long mpiacc_proto_direct_count[MPIACC_PROTO_N_MAX];
  * header included (at least one header's worth of data). */
 static MPI_Count chunk_data(void)
 {
-    MPI_Count c = mpiacc_direct_cfg.chunk - MPIACC_WIRE_HDR;
+    MPI_Count c = mpiacc_proto_cfg.chunk - MPIACC_WIRE_HDR;
     return c < MPIACC_WIRE_HDR ? MPIACC_WIRE_HDR : c;
 }
 
-static const mpiacc_proto_t *choose_send(mpiacc_rp_op_t *op, mpiacc_direct_comm_t *dc)
+static const mpiacc_proto_t *choose_send(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc)
 {
     if (op->bytes <= dc->eager_max) {
         mpiacc_proto_count(MPIACC_PROTO_N_EAGER_SENT);
@@ -33,14 +33,14 @@ static const mpiacc_proto_t *choose_send(mpiacc_rp_op_t *op, mpiacc_direct_comm_
     return &mpiacc_proto_pipeline;
 }
 
-int mpiacc_proto_direct_setup(mpiacc_rp_op_t *op, mpiacc_direct_comm_t *dc)
+int mpiacc_proto_direct_setup(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc)
 {
     int mpi_errno = MPI_SUCCESS;
     mpiacc_proto_direct_t *ds = calloc(1, sizeof *ds);
     MPI_Count small;
 
     if (!ds) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a direct operation");
-    mpiacc_direct_ref(dc);
+    mpiacc_proto_comm_ref(dc);
     ds->dc = dc;
     ds->user_comm = op->comm;
     ds->ctl_peer = op->peer;
@@ -200,7 +200,7 @@ void mpiacc_proto_direct_release(mpiacc_rp_op_t *op)
     mpiacc_proto_retire(op, &ds->first_req, &ds->first, ds->first_cls, 0);
     kept = mpiacc_proto_retire(op, &ds->back, NULL, 0, op->is_send);
     op->comm = ds->user_comm;
-    mpiacc_direct_unref(ds->dc);
+    mpiacc_proto_comm_unref(ds->dc);
     if (!kept) free(ds); /* else MPI may still use ds->backbuf: not freed */
     op->pstate = NULL;
 }

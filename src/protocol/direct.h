@@ -34,7 +34,7 @@ typedef struct mpiacc_proto_slot {
 
 /* op->pstate of every operation of the direct protocol. */
 typedef struct mpiacc_proto_direct {
-    mpiacc_direct_comm_t *dc; /* reference held                                  */
+    mpiacc_proto_comm_t *dc; /* reference held                                  */
     MPI_Comm user_comm;       /* for the log                                     */
     uint32_t id;              /* the sender's operation id                       */
     int ctl_peer;             /* the peer's rank (same on data, ctl and the user's) */
@@ -97,7 +97,7 @@ extern const mpiacc_proto_t mpiacc_proto_ipc;
  * reference on dc, the hidden communicator, and the protocol (a send's by
  * size, backend and peer; a receive's from its first message).  On failure
  * op->proto may be set: mpiacc_rp_discard releases what was made. */
-int mpiacc_proto_direct_setup(mpiacc_rp_op_t *op, mpiacc_direct_comm_t *dc);
+int mpiacc_proto_direct_setup(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc);
 /* Every direct protocol's release. */
 void mpiacc_proto_direct_release(mpiacc_rp_op_t *op);
 
@@ -110,7 +110,7 @@ int mpiacc_proto_ipc_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h);
 /* ipc.c: whether a send above the eager limit should be offered by IPC
  * (the backend has IPC, MPIACC_IPC is not 0, the peer shares the node);
  * logs the reason once when not. */
-int mpiacc_proto_ipc_wanted(mpiacc_rp_op_t *op, mpiacc_direct_comm_t *dc);
+int mpiacc_proto_ipc_wanted(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc);
 struct mpiacc_backend_ipc;
 /* Tests only: an IPC table used for buffers of `kind` instead of the
  * backend's (NULL: the backend's again), so that the IPC protocol's

@@ -9,21 +9,21 @@
 #include "core/env.h"
 #include "direct_comm.h"
 
-mpiacc_direct_cfg_t mpiacc_direct_cfg;
-atomic_int mpiacc_direct_any;
-atomic_int mpiacc_direct_live;
+mpiacc_proto_cfg_t mpiacc_proto_cfg;
+atomic_int mpiacc_proto_comm_any;
+atomic_int mpiacc_proto_comm_live;
 
 static int keyval = MPI_KEYVAL_INVALID;
 static pthread_mutex_t zombie_lock = PTHREAD_MUTEX_INITIALIZER;
-static mpiacc_direct_comm_t *zombies;
-static atomic_int noted[MPIACC_DIRECT_NOTE_MAX];
+static mpiacc_proto_comm_t *zombies;
+static atomic_int noted[MPIACC_PROTO_NOTE_MAX];
 
 /* ---- settings -------------------------------------------------------------- */
 
 /* The direct protocol's settings, through the environment parser
  * (src/core/env.c: MPIACC_DIRECT, MPIACC_IPC, MPIACC_EAGER_MAX,
  * MPIACC_PIPELINE_CHUNK). */
-static void read_env(mpiacc_direct_cfg_t *c)
+static void read_env(mpiacc_proto_cfg_t *c)
 {
     c->world = mpiacc_env_bool("MPIACC_DIRECT");
     c->ipc = mpiacc_env_bool("MPIACC_IPC");
@@ -31,7 +31,7 @@ static void read_env(mpiacc_direct_cfg_t *c)
     c->chunk = (MPI_Count)mpiacc_env_size("MPIACC_PIPELINE_CHUNK");
 }
 
-void mpiacc_direct_note(mpiacc_direct_note_t cause, const char *fmt, ...)
+void mpiacc_proto_note(mpiacc_proto_note_t cause, const char *fmt, ...)
 {
     char line[512];
     va_list ap;
@@ -44,23 +44,23 @@ void mpiacc_direct_note(mpiacc_direct_note_t cause, const char *fmt, ...)
 
 /* ---- references -------------------------------------------------------------- */
 
-static void destroy(mpiacc_direct_comm_t *dc)
+static void destroy(mpiacc_proto_comm_t *dc)
 {
-    if (dc->data != MPI_COMM_NULL && dc->ctl != MPI_COMM_NULL) atomic_fetch_sub(&mpiacc_direct_live, 1);
+    if (dc->data != MPI_COMM_NULL && dc->ctl != MPI_COMM_NULL) atomic_fetch_sub(&mpiacc_proto_comm_live, 1);
     if (dc->data != MPI_COMM_NULL) PMPI_Comm_free(&dc->data);
     if (dc->ctl != MPI_COMM_NULL) PMPI_Comm_free(&dc->ctl);
     free(dc->same_node);
     free(dc);
 }
 
-void mpiacc_direct_ref(mpiacc_direct_comm_t *dc)
+void mpiacc_proto_comm_ref(mpiacc_proto_comm_t *dc)
 {
     atomic_fetch_add(&dc->refs, 1);
 }
 
 /* May run inside MPI's progress engine: the last reference only queues the
- * hidden communicators for mpiacc_direct_sweep. */
-void mpiacc_direct_unref(mpiacc_direct_comm_t *dc)
+ * hidden communicators for mpiacc_proto_comm_sweep. */
+void mpiacc_proto_comm_unref(mpiacc_proto_comm_t *dc)
 {
     if (atomic_fetch_sub(&dc->refs, 1) != 1) return;
     pthread_mutex_lock(&zombie_lock);
@@ -69,15 +69,15 @@ void mpiacc_direct_unref(mpiacc_direct_comm_t *dc)
     pthread_mutex_unlock(&zombie_lock);
 }
 
-void mpiacc_direct_sweep(void)
+void mpiacc_proto_comm_sweep(void)
 {
-    mpiacc_direct_comm_t *dc;
+    mpiacc_proto_comm_t *dc;
     pthread_mutex_lock(&zombie_lock);
     dc = zombies;
     zombies = NULL;
     pthread_mutex_unlock(&zombie_lock);
     while (dc) {
-        mpiacc_direct_comm_t *next = dc->zombie_next;
+        mpiacc_proto_comm_t *next = dc->zombie_next;
         destroy(dc);
         dc = next;
     }
@@ -86,14 +86,14 @@ void mpiacc_direct_sweep(void)
 /* The keyval's delete callback: the user's communicator lets go. */
 static int delete_fn(MPI_Comm comm, int kv, void *value, void *extra)
 {
-    mpiacc_direct_unref(value);
-    mpiacc_direct_sweep();
+    mpiacc_proto_comm_unref(value);
+    mpiacc_proto_comm_sweep();
     return MPI_SUCCESS;
 }
 
 /* ---- lookup, make, drop --------------------------------------------------------- */
 
-mpiacc_direct_comm_t *mpiacc_direct_lookup_slow(MPI_Comm comm)
+mpiacc_proto_comm_t *mpiacc_proto_comm_lookup_slow(MPI_Comm comm)
 {
     void *v = NULL;
     int flag = 0;
@@ -103,7 +103,7 @@ mpiacc_direct_comm_t *mpiacc_direct_lookup_slow(MPI_Comm comm)
 }
 
 /* same_node[r] for every rank r of comm (collective: MPI_Comm_split_type). */
-static int node_map(MPI_Comm comm, mpiacc_direct_comm_t *dc)
+static int node_map(MPI_Comm comm, mpiacc_proto_comm_t *dc)
 {
     int mpi_errno = MPI_SUCCESS, n = 0, *from = NULL, *to = NULL;
     MPI_Comm node = MPI_COMM_NULL;
@@ -154,17 +154,17 @@ static int tag_mod(void)
     return (int)((ub + 1) / 2);
 }
 
-int mpiacc_direct_make(MPI_Comm comm)
+int mpiacc_proto_comm_make(MPI_Comm comm)
 {
     int mpi_errno = MPI_SUCCESS, inter = 0;
-    mpiacc_direct_comm_t *dc = NULL;
+    mpiacc_proto_comm_t *dc = NULL;
     MPI_Group g = MPI_GROUP_NULL;
 
-    mpiacc_direct_sweep();
-    if (comm == MPI_COMM_NULL || mpiacc_direct_lookup_slow(comm)) goto fn_exit;
+    mpiacc_proto_comm_sweep();
+    if (comm == MPI_COMM_NULL || mpiacc_proto_comm_lookup_slow(comm)) goto fn_exit;
     MPIACC_CHECK(PMPI_Comm_test_inter(comm, &inter));
     if (inter) {
-        mpiacc_direct_note(MPIACC_DIRECT_NOTE_INTERCOMM,
+        mpiacc_proto_note(MPIACC_PROTO_NOTE_INTERCOMM,
                            "intercommunicators are never direct; device messages on them take the default protocol");
         goto fn_exit;
     }
@@ -182,11 +182,11 @@ int mpiacc_direct_make(MPI_Comm comm)
     MPIACC_CHECK(node_map(comm, dc));
     /* Every rank must agree on what is eager: a receiver sizes its first
      * receive by it. */
-    MPIACC_CHECK(PMPI_Allreduce(&mpiacc_direct_cfg.eager_max, &dc->eager_max, 1, MPI_COUNT, MPI_MIN, dc->data));
-    atomic_fetch_add(&mpiacc_direct_live, 1);
+    MPIACC_CHECK(PMPI_Allreduce(&mpiacc_proto_cfg.eager_max, &dc->eager_max, 1, MPI_COUNT, MPI_MIN, dc->data));
+    atomic_fetch_add(&mpiacc_proto_comm_live, 1);
     mpi_errno = PMPI_Comm_set_attr(comm, keyval, dc);
     if (mpi_errno != MPI_SUCCESS) goto fn_fail;
-    atomic_store(&mpiacc_direct_any, 1);
+    atomic_store(&mpiacc_proto_comm_any, 1);
     MPIACC_LOG(MPIACC_LOG_DEBUG, "communicator made direct (%d ranks, eager up to %lld bytes)", dc->size,
                (long long)dc->eager_max);
 fn_exit:
@@ -197,13 +197,13 @@ fn_fail:
     goto fn_exit;
 }
 
-int mpiacc_direct_drop(MPI_Comm comm)
+int mpiacc_proto_comm_drop(MPI_Comm comm)
 {
-    if (!mpiacc_direct_lookup_slow(comm)) return MPI_SUCCESS;
+    if (!mpiacc_proto_comm_lookup_slow(comm)) return MPI_SUCCESS;
     return PMPI_Comm_delete_attr(comm, keyval); /* delete_fn lets go */
 }
 
-int mpiacc_direct_info(MPI_Info info, int *value)
+int mpiacc_proto_comm_info(MPI_Info info, int *value)
 {
     static const char *const yes[] = {"true", "1", "yes", "on"}, *const no[] = {"false", "0", "no", "off"};
     int mpi_errno = MPI_SUCCESS, flag = 0;
@@ -212,14 +212,14 @@ int mpiacc_direct_info(MPI_Info info, int *value)
 
     *value = -1;
     if (info == MPI_INFO_NULL) goto fn_exit;
-    MPIACC_CHECK(PMPI_Info_get_string(info, MPIACC_DIRECT_INFO_KEY, &len, v, &flag));
+    MPIACC_CHECK(PMPI_Info_get_string(info, MPIACC_DIRECT_INFO, &len, v, &flag));
     if (!flag) goto fn_exit;
     for (int i = 0; i < 4 && *value < 0; i++) {
         if (!strcasecmp(v, yes[i])) *value = 1;
         else if (!strcasecmp(v, no[i])) *value = 0;
     }
     if (*value < 0)
-        MPIACC_FAIL(MPIACC_ERRK_ARG, "info key %s has the value \"%s\" (use true or false)", MPIACC_DIRECT_INFO_KEY,
+        MPIACC_FAIL(MPIACC_ERRK_ARG, "info key %s has the value \"%s\" (use true or false)", MPIACC_DIRECT_INFO,
                     v);
 fn_exit:
     return mpi_errno;
@@ -229,29 +229,29 @@ fn_fail:
 
 /* ---- init / finalize ------------------------------------------------------------ */
 
-int mpiacc_direct_init(void)
+int mpiacc_proto_comm_init(void)
 {
     int mpi_errno = MPI_SUCCESS;
-    read_env(&mpiacc_direct_cfg);
-    atomic_store(&mpiacc_direct_any, 0);
-    for (int i = 0; i < MPIACC_DIRECT_NOTE_MAX; i++) atomic_store(&noted[i], 0);
+    read_env(&mpiacc_proto_cfg);
+    atomic_store(&mpiacc_proto_comm_any, 0);
+    for (int i = 0; i < MPIACC_PROTO_NOTE_MAX; i++) atomic_store(&noted[i], 0);
     /* Not copied by MPI_Comm_dup & co. themselves: mpiacc's wrappers decide
      * (MPI_Comm_idup, which mpiacc does not wrap, gives a plain one). */
     MPIACC_CHECK(PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval, NULL));
-    if (mpiacc_direct_cfg.world) MPIACC_CHECK(mpiacc_direct_make(MPI_COMM_WORLD));
+    if (mpiacc_proto_cfg.world) MPIACC_CHECK(mpiacc_proto_comm_make(MPI_COMM_WORLD));
 fn_exit:
     return mpi_errno;
 fn_fail:
     goto fn_exit;
 }
 
-void mpiacc_direct_finalize(void)
+void mpiacc_proto_comm_finalize(void)
 {
     if (keyval == MPI_KEYVAL_INVALID) return;
-    mpiacc_direct_drop(MPI_COMM_WORLD);
-    mpiacc_direct_drop(MPI_COMM_SELF);
-    mpiacc_direct_sweep();
+    mpiacc_proto_comm_drop(MPI_COMM_WORLD);
+    mpiacc_proto_comm_drop(MPI_COMM_SELF);
+    mpiacc_proto_comm_sweep();
     PMPI_Comm_free_keyval(&keyval);
     keyval = MPI_KEYVAL_INVALID;
-    atomic_store(&mpiacc_direct_any, 0);
+    atomic_store(&mpiacc_proto_comm_any, 0);
 }

@@ -93,19 +93,19 @@ static int ipc_state_new(mpiacc_rp_op_t *op, ipc_state_t **out)
 
 /* ---- the choice (direct.c) ------------------------------------------------------ */
 
-int mpiacc_proto_ipc_wanted(mpiacc_rp_op_t *op, mpiacc_direct_comm_t *dc)
+int mpiacc_proto_ipc_wanted(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc)
 {
     if (!ipc_of(op)) {
-        mpiacc_direct_note(MPIACC_DIRECT_NOTE_NO_IPC, "%s buffers have no IPC: large messages are pipelined",
+        mpiacc_proto_note(MPIACC_PROTO_NOTE_NO_IPC, "%s buffers have no IPC: large messages are pipelined",
                            mpiacc_kind_name(op->attrs.kind));
         return 0;
     }
-    if (!mpiacc_direct_cfg.ipc) {
-        mpiacc_direct_note(MPIACC_DIRECT_NOTE_IPC_OFF, "MPIACC_IPC=0: large messages are pipelined");
+    if (!mpiacc_proto_cfg.ipc) {
+        mpiacc_proto_note(MPIACC_PROTO_NOTE_IPC_OFF, "MPIACC_IPC=0: large messages are pipelined");
         return 0;
     }
     if (op->peer < 0 || op->peer >= dc->size || !dc->same_node[op->peer]) {
-        mpiacc_direct_note(MPIACC_DIRECT_NOTE_REMOTE, "peers on other nodes: large messages to them are pipelined");
+        mpiacc_proto_note(MPIACC_PROTO_NOTE_REMOTE, "peers on other nodes: large messages to them are pipelined");
         return 0;
     }
     return 1;
@@ -139,7 +139,7 @@ static int send_prepare(mpiacc_rp_op_t *op)
         char why[MPI_MAX_ERROR_STRING] = "the memory cannot be exported";
         int len;
         if (err != MPI_SUCCESS) PMPI_Error_string(err, why, &len);
-        mpiacc_direct_note(MPIACC_DIRECT_NOTE_EXPORT, "IPC export refused (%s): pipelined instead", why);
+        mpiacc_proto_note(MPIACC_PROTO_NOTE_EXPORT, "IPC export refused (%s): pipelined instead", why);
         mpiacc_proto_count(MPIACC_PROTO_N_IPC_FALLBACK);
         mpiacc_proto_count(MPIACC_PROTO_N_PIPE_SENT);
         ipc_release(op);
@@ -227,7 +227,7 @@ static int send_advance(mpiacc_rp_op_t *op, int *complete)
         MPIACC_CHECK(mpiacc_wire_read(ds->backbuf, n, &h));
         if (h.kind == MPIACC_WIRE_CTS_PIPE) {
             /* The receiver cannot use IPC: the export is not read; stream. */
-            mpiacc_direct_note(MPIACC_DIRECT_NOTE_DECLINED,
+            mpiacc_proto_note(MPIACC_PROTO_NOTE_DECLINED,
                                "a receiver declined IPC (another buffer kind, no IPC there, or the import "
                                "failed): pipelined instead");
             if (is->token && is->ipc->export_release) is->ipc->export_release(is->token);
@@ -285,7 +285,7 @@ static int recv_copy(mpiacc_rp_op_t *op, const void *blob)
             char why[MPI_MAX_ERROR_STRING];
             int len = 0;
             PMPI_Error_string(err, why, &len);
-            mpiacc_direct_note(MPIACC_DIRECT_NOTE_IMPORT, "IPC import refused (%s): pipelined instead", why);
+            mpiacc_proto_note(MPIACC_PROTO_NOTE_IMPORT, "IPC import refused (%s): pipelined instead", why);
             mpiacc_wire_init(&h, MPIACC_WIRE_RTS_PIPE, ds->id);
             h.total = ds->total;
             h.chunk = ds->chunk;
@@ -327,10 +327,10 @@ int mpiacc_proto_ipc_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h)
         MPIACC_CHECK(PMPI_Irecv_c(is->blob, MPIACC_WIRE_HDR + (MPI_Count)is->blob_bytes, MPI_BYTE, ds->ctl_peer,
                                   mpiacc_wire_tag_fwd(ds->id, ds->dc->tag_mod), ds->dc->ctl, &is->blob_req));
     }
-    if (!is->ipc || h->buf_kind != (uint32_t)op->attrs.kind || !mpiacc_direct_cfg.ipc) {
-        mpiacc_direct_note(MPIACC_DIRECT_NOTE_DECLINED,
+    if (!is->ipc || h->buf_kind != (uint32_t)op->attrs.kind || !mpiacc_proto_cfg.ipc) {
+        mpiacc_proto_note(MPIACC_PROTO_NOTE_DECLINED,
                            "IPC offered to a %s receive %s: pipelined instead", mpiacc_kind_name(op->attrs.kind),
-                           !is->ipc ? "without IPC" : !mpiacc_direct_cfg.ipc ? "with MPIACC_IPC=0"
+                           !is->ipc ? "without IPC" : !mpiacc_proto_cfg.ipc ? "with MPIACC_IPC=0"
                                                                              : "of another buffer kind");
         return decline(op, h);
     }

@@ -25,13 +25,13 @@ static MPI_Info info_of(const char *value)
 {
     MPI_Info info;
     MPI_Info_create(&info);
-    MPI_Info_set(info, MPIACC_DIRECT_INFO_KEY, value);
+    MPI_Info_set(info, MPIACC_DIRECT_INFO, value);
     return info;
 }
 
 static int is_direct(MPI_Comm c)
 {
-    return mpiacc_direct_lookup(c) != NULL;
+    return mpiacc_proto_comm_lookup(c) != NULL;
 }
 
 /* What MPI_Comm_get_info says for the key: 1 true, 0 false, -1 absent. */
@@ -41,7 +41,7 @@ static int info_says(MPI_Comm c)
     char v[64];
     int len = sizeof v - 1, flag = 0, r = -1;
     assert_int_equal(MPI_Comm_get_info(c, &info), MPI_SUCCESS);
-    MPI_Info_get_string(info, MPIACC_DIRECT_INFO_KEY, &len, v, &flag);
+    MPI_Info_get_string(info, MPIACC_DIRECT_INFO, &len, v, &flag);
     if (flag) r = !strcmp(v, "true") ? 1 : !strcmp(v, "false") ? 0 : 99;
     MPI_Info_free(&info);
     return r;
@@ -73,16 +73,16 @@ static void info_key_spellings(void **s)
     static const char *on[] = {"true", "TRUE", "True", "1", "yes", "on", "ON"};
     static const char *off[] = {"false", "FALSE", "0", "no", "off"};
     MPI_Comm c, d;
-    int live = atomic_load(&mpiacc_direct_live);
+    int live = atomic_load(&mpiacc_proto_comm_live);
     for (size_t i = 0; i < sizeof on / sizeof on[0]; i++) {
         MPI_Info info = info_of(on[i]);
         assert_int_equal(MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c), MPI_SUCCESS);
         assert_true(is_direct(c));
         assert_int_equal(info_says(c), 1);
-        assert_int_equal(atomic_load(&mpiacc_direct_live), live + 1);
+        assert_int_equal(atomic_load(&mpiacc_proto_comm_live), live + 1);
         MPI_Info_free(&info);
         MPI_Comm_free(&c);
-        assert_int_equal(atomic_load(&mpiacc_direct_live), live);
+        assert_int_equal(atomic_load(&mpiacc_proto_comm_live), live);
     }
     d = direct_dup(MPI_COMM_WORLD);
     for (size_t i = 0; i < sizeof off / sizeof off[0]; i++) {
@@ -95,7 +95,7 @@ static void info_key_spellings(void **s)
         MPI_Comm_free(&c);
     }
     MPI_Comm_free(&d);
-    assert_int_equal(atomic_load(&mpiacc_direct_live), live);
+    assert_int_equal(atomic_load(&mpiacc_proto_comm_live), live);
 }
 
 static void bad_value_is_an_error(void **s)
@@ -121,7 +121,7 @@ static void bad_value_is_an_error(void **s)
  * from a plain one -> plain (unless its info asks). */
 static void constructors_inherit(void **s)
 {
-    int live0 = atomic_load(&mpiacc_direct_live);
+    int live0 = atomic_load(&mpiacc_proto_comm_live);
     for (int from_direct = 0; from_direct < 2; from_direct++) {
         MPI_Comm p, c[12];
         MPI_Group g, half;
@@ -191,7 +191,7 @@ static void constructors_inherit(void **s)
         MPI_Group_free(&half);
         MPI_Group_free(&g);
         MPI_Comm_free(&p);
-        assert_int_equal(atomic_load(&mpiacc_direct_live), live0);
+        assert_int_equal(atomic_load(&mpiacc_proto_comm_live), live0);
     }
 }
 
@@ -199,13 +199,13 @@ static void set_info_on_and_off(void **s)
 {
     MPI_Comm c, child;
     MPI_Info on = info_of("true"), off = info_of("false"), other;
-    int live = atomic_load(&mpiacc_direct_live);
+    int live = atomic_load(&mpiacc_proto_comm_live);
     MPI_Comm_dup(MPI_COMM_SELF, &c);
     assert_false(is_direct(c));
     assert_int_equal(MPI_Comm_set_info(c, on), MPI_SUCCESS);
     assert_true(is_direct(c));
     assert_int_equal(MPI_Comm_set_info(c, on), MPI_SUCCESS); /* again: nothing new */
-    assert_int_equal(atomic_load(&mpiacc_direct_live), live + 1);
+    assert_int_equal(atomic_load(&mpiacc_proto_comm_live), live + 1);
     MPI_Comm_dup(c, &child);
     assert_true(is_direct(child));
     /* an info without the key leaves it as it is */
@@ -217,9 +217,9 @@ static void set_info_on_and_off(void **s)
     assert_false(is_direct(c));
     assert_int_equal(info_says(c), 0);
     assert_true(is_direct(child)); /* made before: keeps its own */
-    assert_int_equal(atomic_load(&mpiacc_direct_live), live + 1);
+    assert_int_equal(atomic_load(&mpiacc_proto_comm_live), live + 1);
     MPI_Comm_free(&child);
-    assert_int_equal(atomic_load(&mpiacc_direct_live), live);
+    assert_int_equal(atomic_load(&mpiacc_proto_comm_live), live);
     MPI_Comm_free(&c);
     MPI_Info_free(&on);
     MPI_Info_free(&off);
@@ -243,7 +243,7 @@ static void hidden_comms(void **s)
         MPI_Comm_set_info(c, info);
         MPI_Info_free(&info);
     }
-    mpiacc_direct_comm_t *dc = mpiacc_direct_lookup(c);
+    mpiacc_proto_comm_t *dc = mpiacc_proto_comm_lookup(c);
     assert_non_null(dc);
     MPI_Comm_rank(c, &r);
     MPI_Comm_size(c, &n);
@@ -266,7 +266,7 @@ static void hidden_comms(void **s)
     for (int i = 0; i < n; i++) assert_int_equal(dc->same_node[i], 1);
     assert_true(dc->tag_mod >= 16384);
     if (expect_eager >= 0) assert_int_equal(dc->eager_max, expect_eager);
-    else assert_int_equal(dc->eager_max, mpiacc_direct_cfg.eager_max);
+    else assert_int_equal(dc->eager_max, mpiacc_proto_cfg.eager_max);
     MPI_Comm_free(&c);
     MPI_Comm_free(&base);
     MPI_Comm_free_keyval(&kv);
@@ -278,11 +278,11 @@ static void intercomm_never_direct(void **s)
     MPI_Info on = info_of("true");
     int live;
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
-    live = atomic_load(&mpiacc_direct_live);
+    live = atomic_load(&mpiacc_proto_comm_live);
     assert_int_equal(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 9, &inter), MPI_SUCCESS);
     assert_int_equal(MPI_Comm_set_info(inter, on), MPI_SUCCESS);
     assert_false(is_direct(inter));
-    assert_int_equal(atomic_load(&mpiacc_direct_live), live);
+    assert_int_equal(atomic_load(&mpiacc_proto_comm_live), live);
     MPI_Comm_free(&inter);
     MPI_Comm_free(&half);
     MPI_Info_free(&on);

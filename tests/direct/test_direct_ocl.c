@@ -293,7 +293,7 @@ static void truncation(void **state)
     for (int k = 0; k < 2; k++) {
         int n = want[k], rn = n / 2 - 3;
         MPI_Count bytes = (MPI_Count)n * 4;
-        int fits = bytes > mpiacc_direct_lookup(comm)->eager_max || bytes <= MPIACC_WIRE_RTS_INLINE_MAX;
+        int fits = bytes > mpiacc_proto_comm_lookup(comm)->eager_max || bytes <= MPIACC_WIRE_RTS_INLINE_MAX;
         MPI_Datatype ts = cl_ints(n, fx.qin, NULL), tr = cl_ints(rn, fx.qin, NULL);
         MPI_Status st;
         MPI_Request r;
@@ -424,7 +424,7 @@ static void failure_completes_both(void **state)
 {
     for (int k = 0; k < 4; k++) {
         int n = k % 2 ? 5000 : 100, failing = k / 2; /* rank that fails */
-        int piped = (MPI_Count)n * 4 > mpiacc_direct_lookup(comm)->eager_max;
+        int piped = (MPI_Count)n * 4 > mpiacc_proto_comm_lookup(comm)->eager_max;
         cl_int e;
         cl_event bad = clCreateUserEvent(fx.ctx, &e);
         MPI_Datatype t = cl_ints(n, fx.qin, rank == failing ? bad : NULL);
@@ -505,7 +505,7 @@ static void transitions(void **state)
            S_PACK = MPIACC_RP_PACKING, S_UNPACK = MPIACC_RP_UNPACKING, S_STREAM = MPIACC_RP_STREAMING,
            S_FIN = MPIACC_RP_WAIT_FIN, S_CLOSE = MPIACC_RP_CLOSING, S_DONE = MPIACC_RP_DONE,
            S_ERR = MPIACC_RP_T_ERROR };
-    MPI_Count emax = mpiacc_direct_lookup(comm)->eager_max;
+    MPI_Count emax = mpiacc_proto_comm_lookup(comm)->eager_max;
     int small = (int)(emax / 8), large = (int)(emax / 2) + 1000;
     for (int k = 0; k < 4; k++) {
         int n = k % 2 ? large : small, fails = k >= 2;
@@ -605,7 +605,7 @@ int main(int argc, char **argv)
         MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &comm);
         MPI_Info_free(&info);
     }
-    if (!mpiacc_direct_lookup(comm)) {
+    if (!mpiacc_proto_comm_lookup(comm)) {
         fprintf(stderr, "the test communicator is not direct\n");
         return 1;
     }
