@@ -166,14 +166,26 @@ extern MPIACC_API int MPIACC_DEVICE;
  *    intercommunicators are never direct.  MPI_Comm_get_info reports the
  *    key ("true" / "false") on every communicator.
  * Without the assertion nothing changes.  On a direct communicator the
- * semantics are MPI's (statuses, wildcards, MPI_ERR_TRUNCATE, MPI_Cancel
- * of receives, MPI_PROC_NULL, every completion call); a failure on either
- * side completes both requests with an error.  MPI_Probe / MPI_Iprobe /
- * MPI_Mprobe see host messages only.
- * Environment (the same on every process): MPIACC_EAGER_MAX (bytes up to
- * which a message travels in one message, default 64K), MPIACC_PIPELINE_CHUNK
- * (chunk bytes of the pipelined protocol, default 1M), MPIACC_IPC=0 (no
- * CUDA IPC).  Fallbacks between protocols are logged once at
+ * semantics are MPI's: statuses (source, tag, count), wildcards, the
+ * non-overtaking order among device messages, every send mode and
+ * completion call, MPI_Cancel of receives (until the message matched),
+ * MPI_PROC_NULL (no message), empty messages, MPI_THREAD_MULTIPLE, and
+ * MPI_Finalize refusing while operations are pending.  A message longer
+ * than the receive completes with MPI_ERR_TRUNCATE; the part that fits is
+ * written, except for an eager message longer than both the receive and
+ * 4 KiB (then nothing is).  A failure on either side (a failed dependency,
+ * a device fault) completes both requests with an error — for an eager
+ * message the send completes once MPI has its bytes, so a failure of the
+ * receiver is the receive's alone.  Limits: MPI_Probe / MPI_Iprobe /
+ * MPI_Mprobe see host messages only; every process must use the same
+ * mpiacc.
+ * Protocols, per message: eager (packed bytes up to MPIACC_EAGER_MAX,
+ * default 64K, the smallest value of the communicator's processes; one
+ * message), IPC (CUDA, same node, memory that can be exported; the
+ * receiver's GPU copies from the sender's buffer) and pipelined (chunks of
+ * MPIACC_PIPELINE_CHUNK bytes, default 1M, mpiacc's 64-byte header
+ * included, through a ring of pinned buffers).  MPIACC_IPC=0 turns IPC off.
+ * Fallbacks between them are automatic and logged once per cause at
  * MPIACC_LOG=info.
  */
 #define MPIACC_DIRECT_INFO "mpiacc_direct"
