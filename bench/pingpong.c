@@ -6,8 +6,11 @@
  * B, pitch 512 B.  Baseline in the same run: host contiguous ping-pong of the
  * same packed size.  One-way time = median round trip / 2.
  * Targets: 1 KiB <= 25 us one-way; 4 MiB <= 1.15x host contiguous.
+ * With --direct the ping-pong runs on a duplicate of MPI_COMM_WORLD with the
+ * info key mpiacc_direct=true (the direct protocol) and each row names the
+ * protocol that carried the device messages (MPIACC_Direct_counts).
  *
- *   mpiexec -n 2 bench/pingpong [--csv FILE] [--quick] [--help]
+ *   mpiexec -n 2 bench/pingpong [--direct] [--csv FILE] [--quick] [--help]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,19 +25,19 @@
 #define CK BENCH_CUDA_CHECK
 
 /* Median one-way time (us) of `iters` round trips of (buf, 1, t). */
-static double pingpong(int rank, void *buf, int count, MPI_Datatype t, int iters)
+static double pingpong(int rank, MPI_Comm comm, void *buf, int count, MPI_Datatype t, int iters)
 {
     double *v = malloc(sizeof(double) * (size_t)iters), r;
     int peer = 1 - rank, rc = MPI_SUCCESS;
     for (int i = -2; i < iters; i++) {
-        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(comm);
         double t0 = MPI_Wtime();
         if (rank == 0) {
-            rc |= MPI_Send(buf, count, t, peer, 7, MPI_COMM_WORLD);
-            rc |= MPI_Recv(buf, count, t, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            rc |= MPI_Send(buf, count, t, peer, 7, comm);
+            rc |= MPI_Recv(buf, count, t, peer, 7, comm, MPI_STATUS_IGNORE);
         } else {
-            rc |= MPI_Recv(buf, count, t, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            rc |= MPI_Send(buf, count, t, peer, 7, MPI_COMM_WORLD);
+            rc |= MPI_Recv(buf, count, t, peer, 7, comm, MPI_STATUS_IGNORE);
+            rc |= MPI_Send(buf, count, t, peer, 7, comm);
         }
         if (i >= 0) v[i] = (MPI_Wtime() - t0) * 1e6 / 2;
     }
@@ -47,9 +50,23 @@ static double pingpong(int rank, void *buf, int count, MPI_Datatype t, int iters
     return r;
 }
 
+/* The protocol that received the device messages since *before (updated). */
+static const char *protocol_since(long before[3])
+{
+    long now[3], n = 0;
+    const char *name = "staged", *names[3] = {"eager", "pipelined", "IPC"};
+    MPIACC_Direct_counts(&now[0], &now[1], &now[2]);
+    for (int i = 0; i < 3; i++)
+        if (now[i] > before[i]) name = n++ ? "mixed" : names[i];
+    memcpy(before, now, sizeof now);
+    return name;
+}
+
 int main(int argc, char **argv)
 {
-    int rank, size, ndev = 0, quick = 0;
+    int rank, size, ndev = 0, quick = 0, direct = 0;
+    long counts[3];
+    MPI_Comm comm = MPI_COMM_WORLD;
     FILE *csv = NULL;
     const char *csvpath = NULL;
     const long long totals[] = {1 << 10, 1 << 20, 4 << 20};
@@ -57,6 +74,8 @@ int main(int argc, char **argv)
     cli_opt_t opts[] = {
         {"csv", CLI_FILE, &csvpath, "also write the rows to this CSV file", NULL, CLI_ANY},
         {"quick", CLI_FLAG, &quick, "a fifth of the iterations", NULL, CLI_ANY},
+        {"direct", CLI_FLAG, &direct, "the direct protocol (info key mpiacc_direct on a dup of MPI_COMM_WORLD)",
+         NULL, CLI_ANY},
     };
     const cli_prog_t prog = {"pingpong", "mpiexec -n 2 pingpong [options]",
                              "Device-to-device ping-pong of 2D vector objects through mpiacc (CUDA), against\n"
@@ -73,15 +92,28 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
+    if (direct) {
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, MPIACC_DIRECT_INFO, "true");
+        MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &comm);
+        MPI_Info_free(&info);
+        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    }
+    MPIACC_Direct_counts(&counts[0], &counts[1], &counts[2]);
     CK(cudaSetDevice(rank % ndev));
     CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     if (rank == 0) {
         struct cudaDeviceProp prop;
         CK(cudaGetDeviceProperties(&prop, rank % ndev));
-        bench_header("pingpong", "device<->device ping-pong via mpiacc (2D vector, pitch 512 B) vs host contiguous",
+        bench_header("pingpong",
+                     direct ? "device<->device ping-pong via mpiacc, direct protocol (2D vector, pitch 512 B) vs host "
+                              "contiguous"
+                            : "device<->device ping-pong via mpiacc (2D vector, pitch 512 B) vs host contiguous",
                      "CUDA", prop.name);
-        printf("%8s %8s %12s %12s %8s\n", "Size (B)", "blk (B)", "mpiacc (us)", "host (us)", "ratio");
-        csv = bench_csv_open(csvpath, "bytes,block,mpiacc_us,host_us,ratio");
+        printf("%8s %8s %12s %12s %8s %10s\n", "Size (B)", "blk (B)", "mpiacc (us)", "host (us)", "ratio",
+               "protocol");
+        csv = bench_csv_open(csvpath, "bytes,block,mpiacc_us,host_us,ratio,protocol");
     }
     for (int ti = 0; ti < 3; ti++)
         for (int blk = 1; blk <= 512; blk *= 2) {
@@ -98,11 +130,13 @@ int main(int argc, char **argv)
             CK(cudaMemset(dbuf, rank, (size_t)span));
             CK(cudaDeviceSynchronize());
             hbuf = calloc(1, (size_t)totals[ti]);
-            double dev = pingpong(rank, dbuf, 1, t, iters);
-            double host = pingpong(rank, hbuf, (int)totals[ti], MPI_BYTE, iters);
+            double dev = pingpong(rank, comm, dbuf, 1, t, iters);
+            const char *proto = protocol_since(counts);
+            double host = pingpong(rank, comm, hbuf, (int)totals[ti], MPI_BYTE, iters);
             if (rank == 0) {
-                printf("%8lld %8d %12.1f %12.1f %8.2f\n", totals[ti], blk, dev, host, dev / host);
-                if (csv) fprintf(csv, "%lld,%d,%.3f,%.3f,%.4f\n", totals[ti], blk, dev, host, dev / host);
+                printf("%8lld %8d %12.1f %12.1f %8.2f %10s\n", totals[ti], blk, dev, host, dev / host, proto);
+                if (csv)
+                    fprintf(csv, "%lld,%d,%.3f,%.3f,%.4f,%s\n", totals[ti], blk, dev, host, dev / host, proto);
                 fflush(stdout);
             }
             free(hbuf);
@@ -112,6 +146,7 @@ int main(int argc, char **argv)
     if (rank == 0) printf("# targets: 1 KiB <= 25 us one-way; 4 MiB ratio <= 1.15\n");
     if (csv) fclose(csv);
     CK(cudaStreamDestroy(st));
+    if (comm != MPI_COMM_WORLD) MPI_Comm_free(&comm);
     MPI_Finalize();
     return 0;
 }

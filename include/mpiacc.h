@@ -210,6 +210,69 @@ extern MPIACC_API int MPIACC_CL_QUEUE;
 extern MPIACC_API int MPIACC_EVENT;
 extern MPIACC_API int MPIACC_DEVICE;
 
+/*
+ * Direct protocol (opt-in per communicator)
+ *
+ * By default a device message is packed into host memory and sent as
+ * MPI_PACKED on the application's communicator.  On a *direct*
+ * communicator mpiacc may also move it device to device (CUDA IPC between
+ * processes of one node) or pipeline it in chunks through pinned host
+ * buffers, choosing per message.  To do so its messages travel on hidden
+ * communicators of mpiacc's own, with mpiacc's header; MPI still does all
+ * matching.  Making a communicator direct is an assertion by the
+ * application, collective over the communicator:
+ *
+ *   every message sent from a device-tagged datatype (MPIACC_BUF_CUDA or
+ *   MPIACC_BUF_OPENCL) on it is received into a device-tagged datatype, and
+ *   every device-tagged receive on it receives such a message; and every
+ *   process calls MPI through mpiacc.
+ *
+ * (CUDA and OpenCL may be mixed; host datatypes, MPIACC_BUF_HOST with or
+ * without MPIACC_EVENT, are host messages and stay on the communicator as
+ * without the assertion.)  How:
+ *  - info key MPIACC_DIRECT_INFO ("mpiacc_direct") = "true" (also 1, yes,
+ *    on; any case) given to MPI_Comm_set_info or MPI_Comm_dup_with_info
+ *    (or MPI_Comm_split_type / MPI_Dist_graph_create[_adjacent]); "false"
+ *    turns it off.  The value must be the same on every process.
+ *  - MPIACC_DIRECT=1 in the environment of every process: MPI_COMM_WORLD
+ *    is direct.
+ *  - Every communicator made from a direct one by MPI_Comm_dup, _split,
+ *    _split_type, _create, _create_group, MPI_Cart_create, MPI_Cart_sub,
+ *    MPI_Graph_create or MPI_Dist_graph_create[_adjacent] is direct unless
+ *    its info says "false".  MPI_Comm_idup's communicators and
+ *    intercommunicators are never direct.  MPI_Comm_get_info reports the
+ *    key ("true" / "false") on every communicator.
+ * Without the assertion nothing changes.  On a direct communicator the
+ * semantics are MPI's: statuses (source, tag, count), wildcards, the
+ * non-overtaking order among device messages, every send mode and
+ * completion call, MPI_Cancel of receives (until the message matched),
+ * MPI_PROC_NULL (no message), empty messages, MPI_THREAD_MULTIPLE, and
+ * MPI_Finalize refusing while operations are pending.  A message longer
+ * than the receive completes with MPI_ERR_TRUNCATE; the part that fits is
+ * written, except for an eager message longer than both the receive and
+ * 4 KiB (then nothing is).  A failure on either side (a failed dependency,
+ * a device fault) completes both requests with an error — for an eager
+ * message the send completes once MPI has its bytes, so a failure of the
+ * receiver is the receive's alone.  Limits: MPI_Probe / MPI_Iprobe /
+ * MPI_Mprobe see host messages only; every process must use the same
+ * mpiacc.
+ * Protocols, per message: eager (packed bytes up to MPIACC_EAGER_MAX,
+ * default 64K, the smallest value of the communicator's processes; one
+ * message), IPC (CUDA, same node, memory that can be exported; the
+ * receiver's GPU copies from the sender's buffer) and pipelined (chunks of
+ * MPIACC_PIPELINE_CHUNK bytes, default 1M, mpiacc's 64-byte header
+ * included, through a ring of pinned buffers).  MPIACC_IPC=0 turns IPC off.
+ * Fallbacks between them are automatic and logged once per cause at
+ * MPIACC_LOG=info.
+ */
+#define MPIACC_DIRECT_INFO "mpiacc_direct"
+
+/* Device messages this process has received on direct communicators since
+ * MPI_Init, by the protocol that carried their data (eager, pipelined
+ * through host staging, IPC device to device).  Any pointer may be NULL.
+ * For diagnostics and benchmarks; can be called at any time. */
+MPIACC_API int MPIACC_Direct_counts(long *eager, long *pipelined, long *ipc);
+
 /* Values of MPIACC_BUF_TYPE, usable directly as the attribute value. */
 #define MPIACC_BUF_HOST   ((void *)(intptr_t)1)
 #define MPIACC_BUF_CUDA   ((void *)(intptr_t)2)

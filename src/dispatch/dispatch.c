@@ -5,10 +5,12 @@
  * it: the ordered protocol); a device datatype is checked (backend present
  * and happy with the attributes and buffer, datatype analysable, size
  * representable, buffer large enough) and becomes a pooled operation of the
- * protocol chosen here (today always the staged one).
+ * protocol chosen here (staged, or on a direct communicator the direct
+ * protocol's choice).
  */
 #include "dispatch.h"
 #include "protocol/protocol.h"
+#include "protocol/direct.h"
 
 /* A datatype needs the pool: a device kind, or a host kind with an event. */
 static int wants_pool(const mpiacc_attrs_t *a)
@@ -52,10 +54,23 @@ static int check_span(const mpiacc_backend_t *be, const mpiacc_attrs_t *a, void 
     return be->validate_span ? be->validate_span(a, &d) : MPI_SUCCESS;
 }
 
-/* The protocol carrying a device operation (set up but not submitted). */
-static const mpiacc_proto_t *choose_protocol(const mpiacc_rp_op_t *op)
+/* The protocol carrying a device operation (set up but not submitted):
+ * the direct protocol's (src/protocol/direct.c chooses eager, IPC or
+ * pipelined per message) when dc is its direct communicator, else staged. */
+static int choose_protocol(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc)
 {
-    return &mpiacc_proto_staged;
+    if (dc) return mpiacc_proto_direct_setup(op, dc);
+    op->proto = &mpiacc_proto_staged;
+    return MPI_SUCCESS;
+}
+
+/* A CUDA or OpenCL operation on a direct communicator goes direct (host
+ * datatypes, with or without an event, stay on the user's communicator);
+ * MPI_PROC_NULL sends nothing anywhere. */
+static mpiacc_proto_comm_t *direct_of(const mpiacc_attrs_t *a, int peer, MPI_Comm comm)
+{
+    if (peer == MPI_PROC_NULL || (a->kind != MPIACC_KIND_CUDA && a->kind != MPIACC_KIND_OPENCL)) return NULL;
+    return mpiacc_proto_comm_lookup(comm);
 }
 
 /* A host send while device sends are deferred: with *deferred = 0 and
@@ -98,14 +113,16 @@ static int device_op(int is_send, void *buf, MPI_Count count, MPI_Datatype type,
     const mpiacc_backend_t *be;
     mpiacc_rp_op_t *op = NULL;
     mpiacc_pack_type_t *t = NULL;
+    mpiacc_proto_comm_t *dc = direct_of(a, peer, comm);
     MPI_Count bytes = 0;
 
+    if (dc) mpiacc_proto_comm_sweep();
     MPIACC_CHECK(mpiacc_dispatch_backend(a, buf, &be));
     if (peer != MPI_PROC_NULL) {
         MPIACC_CHECK(mpiacc_pack_type_get(type, &t));
         MPIACC_CHECK(mpiacc_dispatch_packed_bytes(t, count, &bytes));
     }
-    if (bytes == 0) {
+    if (bytes == 0 && !dc) { /* on a direct communicator: an eager message */
         if (is_send && peer != MPI_PROC_NULL)
             MPIACC_CHECK(host_send_ordered(NULL, 0, MPI_BYTE, peer, tag, comm, mode, req, &deferred));
         if (!deferred)
@@ -121,7 +138,7 @@ static int device_op(int is_send, void *buf, MPI_Count count, MPI_Datatype type,
     op->type = t;
     t = NULL;
     op->bytes = bytes;
-    op->proto = choose_protocol(op);
+    MPIACC_CHECK(choose_protocol(op, dc));
     if (be->capture) MPIACC_CHECK(be->capture(a, buf, &op->dep));
     mpi_errno = mpiacc_rp_submit(op, req, 0);
     op = NULL; /* disposed of by submit on failure */

@@ -12,6 +12,7 @@
 #include "core/env.h"
 #include "pack/pack.h"
 #include "protocol/protocol.h"
+#include "protocol/direct_comm.h"
 
 _Static_assert(MPIACC_KIND_MAX <= MPIACC_PACK_NSLOTS, "a backend's data slot is its kind");
 
@@ -62,6 +63,7 @@ static int start_modules(void)
     if (eager_init()) mpiacc_backends_start_all();
     MPIACC_CHECK(mpiacc_proto_init());
     MPIACC_CHECK(mpiacc_rp_init());
+    MPIACC_CHECK(mpiacc_proto_comm_init());
     mpiacc_core_initialized = 1;
     MPIACC_LOG(MPIACC_LOG_INFO, "mpiacc %d.%d initialised (thread level %d)", MPIACC_VERSION_MAJOR,
                MPIACC_VERSION_MINOR, mpiacc_core_thread_level);
@@ -120,6 +122,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Finalize(void)
      * abandoned (reported); MPI_Finalize itself always goes ahead. */
     mpiacc_rp_finalize(&rep);
     mpiacc_interpose_stats_summary();
+    mpiacc_proto_comm_finalize();
     mpiacc_proto_finalize();
     MPIACC_LOG(MPIACC_LOG_DEBUG, "finalize: request pool released");
     unregister_slots();

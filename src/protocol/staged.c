@@ -115,9 +115,18 @@ static int issue(mpiacc_rp_op_t *op)
     return mpiacc_rp_isend(op, op->staging, op->bytes, MPI_PACKED);
 }
 
+/* The staging buffer holds more than the receive (so that a longer message
+ * is seen): deliver what fits, then fail with MPI_ERR_TRUNCATE. */
 static int received(mpiacc_rp_op_t *op, int *complete)
 {
+    MPI_Count want = op->type ? op->type->size * op->count : 0; /* checked at the call */
     *complete = 0;
+    if (op->bytes > want) {
+        op->error = mpiacc_err(MPIACC_ERRK_TRUNCATE,
+                               "message from rank %d (tag %d) truncated: longer than the %lld bytes received",
+                               op->st_source, op->st_tag, (long long)want);
+        op->bytes = want;
+    }
     return after_dep(op);
 }
 
@@ -134,5 +143,6 @@ const mpiacc_proto_t mpiacc_proto_staged = {
     .advance = advance,
     .issue = issue,
     .received = received,
+    .fills_on_truncate = 1,
     .release = release,
 };

@@ -31,6 +31,66 @@
  *   DEP_PENDING --(dep done: unpack enqueued)-----------------------> UNPACKING
  *   UNPACKING --(unpack done)---------------------------------------> DONE
  *
+ *  Direct protocol (a CUDA or OpenCL operation on a direct communicator;
+ *  src/protocol/direct.c chooses per message; every message of it travels
+ *  on the communicator's hidden data/ctl communicators, protocol/wire.h)
+ *   Send, eager (packed bytes <= the eager limit; empty ones too) [eager]
+ *    NEW / DEP_PENDING / PACKING --> READY as staged (pack into staging
+ *        behind mpiacc's header; an empty message goes NEW --> READY)
+ *    NEW / DEP_PENDING / PACKING --(the pack or its dependency failed:
+ *        the message becomes an ABORT carrying the error)-----------> READY
+ *    READY --[generic](issue: header + bytes on data, the user's tag
+ *        and send mode)-----------------------------------------------> IN_FLIGHT
+ *    IN_FLIGHT --[generic]--> DONE, or ERROR after an ABORT
+ *   Send, pipelined (no IPC) [pipelined]
+ *    NEW --(RTS_PIPE written: it needs no data)-----------------------> READY
+ *    READY --[generic: the send queue](issue: RTS_PIPE on data; the
+ *        op leaves the queue; FIN receive posted on ctl)---------------> STREAMING
+ *    STREAMING: chunks through a ring of staging slots: pack of chunk
+ *        k+1 on the device while chunk k is in MPI (ctl), in order; a
+ *        failure sends an ABORT in place of the next chunk and stops
+ *    STREAMING --(RTS and every chunk (or the ABORT) sent)-------------> WAIT_FIN
+ *    WAIT_FIN --(FIN: the receiver's result)--> DONE, or ERROR with the
+ *        receiver's failure (or the sender's own)
+ *   Send, IPC (same node, the backend exports the buffer) [IPC]
+ *    NEW --(at call time: export_buf, an event recorded behind the
+ *        dependency; RTS_IPC written; an export refused: pipelined)---> READY
+ *    READY --[generic](issue: RTS_IPC on data, a BLOB on ctl when the
+ *        datatype blob does not fit; FIN receive posted)--------------> WAIT_FIN
+ *    WAIT_FIN --(FIN)--> DONE / ERROR (the receiver's failure);
+ *        export_release
+ *    WAIT_FIN --(CTS_PIPE: the receiver cannot import; export
+ *        released)---------------------------------------------------> STREAMING
+ *        (then as pipelined)
+ *   Receive [direct receive, then the protocol its first message names]
+ *    NEW --(PMPI_Irecv of the first message on data, the user's source
+ *        and tag, into staging of header + max(min(capacity, eager
+ *        limit), inline RTS size), posted at call time)---------------> IN_FLIGHT
+ *    IN_FLIGHT --[generic: complete, then received():]
+ *      EAGER: as a staged receive (DEP_PENDING / UNPACKING --> DONE) of
+ *        min(sent, capacity) bytes; longer than the capacity: ERROR
+ *        MPI_ERR_TRUNCATE after the part that fits (MPI itself truncates
+ *        an eager message longer than the first receive: nothing written)
+ *      ABORT: --> ERROR with the sender's failure
+ *      RTS_PIPE -----------------------------------------------------> STREAMING
+ *      RTS_IPC, copy possible (BLOB received first when apart) --------> COPYING
+ *      RTS_IPC, another kind / no IPC: CTS_PIPE sent ----------------> STREAMING
+ *    STREAMING: chunk receives posted into a ring of staging slots, in
+ *        order; chunk k unpacked while chunk k+1 arrives; every chunk is
+ *        received, only what fits is unpacked; a failure unpacks no more
+ *        but still drains; an ABORT cancels the receives posted beyond it
+ *    STREAMING --(all chunks (or the ABORT) in, every unpack done:
+ *        FIN with this side's failure sent on ctl)--------------------> CLOSING
+ *    COPYING --(import_copy: the sender's layout to this one, GPU-side
+ *        after the sender's event and this side's dependency; then FIN)> CLOSING
+ *    COPYING --(import_copy refused at call time: CTS_PIPE)----------> STREAMING
+ *    CLOSING --(FIN sent)--> DONE, or ERROR (failure, MPI_ERR_TRUNCATE)
+ *   A protocol may record the op's error (op->error) and keep talking to
+ *   its peer; the op then completes with it: every failure on either side
+ *   completes both requests with an error, none hangs.  MPI_Cancel acts on
+ *   the first message's receive (IN_FLIGHT) only.  MPI_PROC_NULL sends
+ *   nothing (MPI's own request).
+ *
  *  Error and cancel paths [generic]
  *   any state --(a backend or MPI failure)--> ERROR: resources released, the
  *       generalized request completes with the error in its status (the
@@ -56,9 +116,9 @@
  * callback touches the op (it gives it back to the op pool).
  *
  * A new protocol adds its states to the enum in reqpool.h and its arrows
- * here (e.g. chunked pipelining between PACKING and IN_FLIGHT, CUDA IPC
- * handshakes between READY and DONE); sends that go through READY keep the
- * send-ordering queue for free.
+ * here; sends that go through READY keep the send-ordering queue for free
+ * (issue may move the op to a state of its own once its first message is
+ * posted, as the direct protocol's do).
  *
  * Locking.  One mutex (mpiacc_rp_pool.lock) guards the pool's lists and
  * every op in them.  Application threads take it in the MPI calls and may
@@ -275,8 +335,9 @@ static int in_flight(mpiacc_rp_op_t *op, int *mpi_errno)
     /* Complete: waiting does not enter progress. */
     *mpi_errno = PMPI_Wait(&op->inner, &st);
     op->inner = MPI_REQUEST_NULL;
-    if (*mpi_errno != MPI_SUCCESS && !op->is_send && mpiacc_err_class(*mpi_errno) == MPI_ERR_TRUNCATE) {
-        *mpi_errno = MPI_SUCCESS; /* the receive buffer filled: truncated below */
+    if (*mpi_errno != MPI_SUCCESS && !op->is_send && op->proto->fills_on_truncate &&
+        mpiacc_err_class(*mpi_errno) == MPI_ERR_TRUNCATE) {
+        *mpi_errno = MPI_SUCCESS; /* the receive buffer filled: the protocol truncates */
         n = op->bytes + 1;
     } else if (*mpi_errno == MPI_SUCCESS && !op->is_send) {
         PMPI_Get_count_c(&st, MPI_BYTE, &n);
@@ -293,15 +354,7 @@ static int in_flight(mpiacc_rp_op_t *op, int *mpi_errno)
     }
     op->st_source = st.MPI_SOURCE;
     op->st_tag = st.MPI_TAG;
-    if (n > op->bytes) {
-        /* More than the receive holds (the protocol may receive into more
-         * room): the bytes that fit are delivered, then the op fails. */
-        op->error = mpiacc_err(MPIACC_ERRK_TRUNCATE,
-                               "message from rank %d (tag %d) truncated: longer than the %lld bytes received",
-                               st.MPI_SOURCE, st.MPI_TAG, (long long)op->bytes);
-    } else if (n >= 0) {
-        op->bytes = n;
-    }
+    op->bytes = n;
     *mpi_errno = op->proto->received(op, &done);
     if (*mpi_errno == MPI_SUCCESS && done) {
         complete(op);
@@ -326,7 +379,7 @@ static int advance(mpiacc_rp_op_t *op)
             if (mpiacc_rp_sendq_has_peer(op->comm, op->peer, op)) break;
             MPIACC_CHECK(op->proto->issue(op));
             mpiacc_rp_sendq_remove(op);
-            mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
+            if (op->state == MPIACC_RP_READY) mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
             break;
         case MPIACC_RP_IN_FLIGHT:
             if (in_flight(op, &mpi_errno)) return 1;

@@ -30,6 +30,11 @@ typedef enum {
     MPIACC_RP_IN_FLIGHT,   /* PMPI request active (send or receive)            */
     MPIACC_RP_UNPACKING,   /* receive: unpack from staging enqueued            */
     MPIACC_RP_DONE,        /* generalized request completed (op being freed)   */
+    /* direct protocol (src/protocol/direct.c, eager.c, pipeline.c, ipc.c) */
+    MPIACC_RP_STREAMING,   /* pipelined: chunks being packed/sent or received/unpacked */
+    MPIACC_RP_WAIT_FIN,    /* send: all sent, waiting for the receiver's answer */
+    MPIACC_RP_COPYING,     /* receive: IPC copy from the sender's memory enqueued */
+    MPIACC_RP_CLOSING,     /* receive: FIN to the sender being sent             */
     MPIACC_RP_NSTATES
 } mpiacc_rp_state_t;
 
@@ -61,12 +66,22 @@ typedef struct mpiacc_proto {
      * finished (the machine then completes it). */
     int (*advance)(struct mpiacc_rp_op *op, int *complete);
     /* READY, the op's turn: starts the PMPI send of its data into
-     * op->inner (in op->mode; mpiacc_rp_isend does that). */
+     * op->inner (in op->mode; mpiacc_rp_isend does that).  The op then
+     * leaves the send queue and goes to IN_FLIGHT, unless issue moved it to
+     * a state of its own (its first message posted, the rest of the message
+     * on its own). */
     int (*issue)(struct mpiacc_rp_op *op);
     /* Receive IN_FLIGHT: the inner receive completed (op->bytes holds the
      * received count, op->st_* its status); sets *complete when the op is
-     * finished, else moves it on. */
+     * finished, else moves it on.  The protocol compares the count with
+     * what the receive holds (truncation is its call). */
     int (*received)(struct mpiacc_rp_op *op, int *complete);
+    /* Non-zero: when MPI truncates the inner receive (the message was
+     * longer than its buffer), the buffer holds the bytes that fit and
+     * received() is called with op->bytes one more than they (the
+     * protocol then delivers what fits and fails with MPI_ERR_TRUNCATE);
+     * zero: the op fails with MPI's error. */
+    int fills_on_truncate;
     /* Frees what the protocol holds (staging, datatype copies); may be
      * called on a partly set-up op; idempotent. */
     void (*release)(struct mpiacc_rp_op *op);
@@ -101,7 +116,9 @@ typedef struct mpiacc_rp_op {
     MPI_Comm comm;
     MPI_Request inner; /* the PMPI request                                   */
     MPI_Request greq;  /* the application's generalized request            */
-    /* result */
+    void *pstate; /* the protocol's own per-operation state (direct protocol) */
+    /* result; a protocol may set error before the op completes: the op then
+     * completes with it (after the protocol finished talking to its peer) */
     int error;
     int st_source, st_tag, cancelled;
     atomic_int cancel_req;

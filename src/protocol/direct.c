@@ -1,0 +1,287 @@
+/*
+ * protocol/direct.c: the direct protocol's common part — the choice of a
+ * protocol per message, the receive's first message (whose header names
+ * the protocol the receive continues with), the per-operation state and
+ * the helpers of eager.c, pipeline.c and ipc.c.  States: src/reqpool/op.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "direct.h"
+
+static atomic_uint next_id;
+atomic_long mpiacc_proto_direct_count[MPIACC_PROTO_N_MAX];
+
+/* ---- the choice ------------------------------------------------------------ */
+
+/* Bytes of data per chunk: MPIACC_PIPELINE_CHUNK counts the whole message,
+ * header included (at least one header's worth of data). */
+static MPI_Count chunk_data(void)
+{
+    MPI_Count c = mpiacc_proto_cfg.chunk - MPIACC_WIRE_HDR;
+    return c < MPIACC_WIRE_HDR ? MPIACC_WIRE_HDR : c;
+}
+
+static const mpiacc_proto_t *choose_send(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc)
+{
+    if (op->bytes <= dc->eager_max) {
+        mpiacc_proto_count(MPIACC_PROTO_N_EAGER_SENT);
+        return &mpiacc_proto_eager;
+    }
+    if (mpiacc_proto_ipc_wanted(op, dc)) return &mpiacc_proto_ipc; /* counted in its prepare */
+    mpiacc_proto_count(MPIACC_PROTO_N_PIPE_SENT);
+    return &mpiacc_proto_pipeline;
+}
+
+int mpiacc_proto_direct_setup(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_proto_direct_t *ds = calloc(1, sizeof *ds);
+    MPI_Count small;
+
+    if (!ds) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a direct operation");
+    mpiacc_proto_comm_ref(dc);
+    ds->dc = dc;
+    ds->user_comm = op->comm;
+    ds->ctl_peer = op->peer;
+    ds->first_req = ds->back = MPI_REQUEST_NULL;
+    for (int i = 0; i < MPIACC_PROTO_RING; i++) {
+        ds->slot[i].req = MPI_REQUEST_NULL;
+        ds->slot[i].index = -1;
+    }
+    op->pstate = ds;
+    op->comm = dc->data; /* the first message; also the send queue's key */
+    if (op->is_send) {
+        ds->id = atomic_fetch_add(&next_id, 1);
+        ds->total = op->bytes;
+        ds->chunk = chunk_data();
+        ds->nchunks = (ds->total + ds->chunk - 1) / ds->chunk;
+        op->proto = choose_send(op, dc);
+    } else {
+        ds->rbytes = op->bytes;
+        small = ds->rbytes < dc->eager_max ? ds->rbytes : dc->eager_max;
+        ds->first_cap = MPIACC_WIRE_HDR + (small > MPIACC_WIRE_RTS_INLINE_MAX ? small : MPIACC_WIRE_RTS_INLINE_MAX);
+        op->proto = &mpiacc_proto_direct_recv;
+    }
+    MPIACC_LOG(MPIACC_LOG_DEBUG, "direct %s of %lld bytes %s %d tag %d: %s", op->is_send ? "send" : "receive",
+               (long long)op->bytes, op->is_send ? "to" : "from", op->peer, op->tag, op->proto->name);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* ---- helpers ----------------------------------------------------------------- */
+
+int mpiacc_proto_test(MPI_Request *r, MPI_Status *st, int *done)
+{
+    MPI_Status ignored;
+    *done = 1;
+    if (*r == MPI_REQUEST_NULL) return MPI_SUCCESS;
+    if (!MPIX_Request_is_complete(*r)) {
+        *done = 0;
+        return MPI_SUCCESS;
+    }
+    return PMPI_Wait(r, st ? st : &ignored); /* complete: no progress entered */
+}
+
+int mpiacc_proto_retire(mpiacc_rp_op_t *op, MPI_Request *r, void **buf, int cls, int is_recv)
+{
+    int kept = 0;
+    if (*r != MPI_REQUEST_NULL) {
+        if (is_recv) PMPI_Cancel(r);
+        if (MPIX_Request_is_complete(*r)) {
+            PMPI_Wait(r, MPI_STATUS_IGNORE);
+        } else {
+            /* MPI may still use the buffer: it is not recycled. */
+            PMPI_Request_free(r);
+            MPIACC_LOG(MPIACC_LOG_DEBUG, "direct: a message to/from %d was given up; its buffer is not reused",
+                       op->peer);
+            kept = 1;
+            if (buf) *buf = NULL;
+        }
+    }
+    if (buf && *buf) mpiacc_proto_staging_put(op->attrs.kind, *buf, cls);
+    if (buf) *buf = NULL;
+    return kept;
+}
+
+int mpiacc_proto_dep(mpiacc_rp_op_t *op)
+{
+    int mpi_errno = MPI_SUCCESS, done = 1;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    if (ds->dep_ready) goto fn_exit;
+    if (op->be->host_waits && op->dep) {
+        MPIACC_CHECK(op->be->test(op->dep, &done));
+        if (!done) goto fn_exit;
+        op->be->release(op->dep);
+        op->dep = NULL;
+    }
+    ds->dep_ready = 1;
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+int mpiacc_proto_post_back(mpiacc_rp_op_t *op)
+{
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    return PMPI_Irecv(ds->backbuf, (int)sizeof ds->backbuf, MPI_BYTE, ds->ctl_peer,
+                      mpiacc_wire_tag_back(ds->id, ds->dc->tag_mod), ds->dc->ctl, &ds->back);
+}
+
+MPI_Count mpiacc_proto_fill_error(void *msg, mpiacc_wire_kind_t kind, uint32_t id, int err, MPI_Count room)
+{
+    mpiacc_wire_hdr_t h;
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0, cls = MPI_SUCCESS;
+    mpiacc_wire_init(&h, kind, id);
+    if (err != MPI_SUCCESS) {
+        PMPI_Error_class(err, &cls);
+        if (PMPI_Error_string(err, text, &len) != MPI_SUCCESS) len = 0;
+        if (len > MPIACC_WIRE_FIN_TEXT) len = MPIACC_WIRE_FIN_TEXT;
+        if (len > room) len = (int)room;
+        memcpy((char *)msg + MPIACC_WIRE_HDR, text, (size_t)len);
+    }
+    h.err_class = cls;
+    h.extra_bytes = (uint32_t)len;
+    memcpy(msg, &h, sizeof h);
+    return MPIACC_WIRE_HDR + len;
+}
+
+int mpiacc_proto_send_back(mpiacc_rp_op_t *op, mpiacc_wire_kind_t kind)
+{
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    MPI_Count n = mpiacc_proto_fill_error(ds->backbuf, kind, ds->id, ds->failed ? op->error : MPI_SUCCESS,
+                                          MPIACC_WIRE_FIN_TEXT);
+    return PMPI_Isend(ds->backbuf, (int)n, MPI_BYTE, ds->ctl_peer, mpiacc_wire_tag_back(ds->id, ds->dc->tag_mod),
+                      ds->dc->ctl, &ds->back);
+}
+
+static mpiacc_errk_t kind_of_class(int cls)
+{
+    switch (cls) {
+    case MPI_ERR_ARG: return MPIACC_ERRK_ARG;
+    case MPI_ERR_TYPE: return MPIACC_ERRK_TYPE;
+    case MPI_ERR_BUFFER: return MPIACC_ERRK_BUFFER;
+    case MPI_ERR_COUNT: return MPIACC_ERRK_COUNT;
+    case MPI_ERR_TRUNCATE: return MPIACC_ERRK_TRUNCATE;
+    case MPI_ERR_NO_MEM: return MPIACC_ERRK_NOMEM;
+    case MPI_ERR_INTERN: return MPIACC_ERRK_INTERN;
+    default: return MPIACC_ERRK_BACKEND; /* MPI_ERR_OTHER */
+    }
+}
+
+int mpiacc_proto_peer_error(const mpiacc_wire_hdr_t *h, const void *msg, int peer, const char *who)
+{
+    int len = (int)(h->extra_bytes < MPIACC_WIRE_FIN_TEXT ? h->extra_bytes : MPIACC_WIRE_FIN_TEXT);
+    return mpiacc_err(kind_of_class(h->err_class), "direct protocol: the %s (rank %d) failed: %.*s", who, peer, len,
+                      (const char *)msg + MPIACC_WIRE_HDR);
+}
+
+void mpiacc_proto_direct_release(mpiacc_rp_op_t *op)
+{
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    int kept;
+    if (!ds) return;
+    if (ds->ipc_release) ds->ipc_release(op);
+    for (int i = 0; i < MPIACC_PROTO_RING; i++) {
+        mpiacc_proto_slot_t *s = &ds->slot[i];
+        if (s->xfer) {
+            int done = 0;
+            if (op->be->test(s->xfer, &done) != MPI_SUCCESS) done = 1; /* failed: nothing runs */
+            op->be->release(s->xfer);
+            s->xfer = NULL;
+            if (!done) s->buf = NULL; /* the device may still use it: not reused */
+        }
+        mpiacc_proto_retire(op, &s->req, &s->buf, s->cls, !op->is_send);
+    }
+    mpiacc_proto_retire(op, &ds->first_req, &ds->first, ds->first_cls, 0);
+    kept = mpiacc_proto_retire(op, &ds->back, NULL, 0, op->is_send);
+    op->comm = ds->user_comm;
+    mpiacc_proto_comm_unref(ds->dc);
+    if (!kept) free(ds); /* else MPI may still use ds->backbuf: not freed */
+    op->pstate = NULL;
+}
+
+/* ---- the receive, until its first message has arrived ----------------------- */
+
+static int recv_prepare(mpiacc_rp_op_t *op)
+{
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    return mpiacc_proto_staging_get(op->attrs.kind, ds->first_cap, &ds->first, &ds->first_cls);
+}
+
+/* NEW -> IN_FLIGHT: the first message's receive, posted at call time on
+ * the data communicator with the user's source and tag. */
+static int recv_start(mpiacc_rp_op_t *op)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    MPIACC_CHECK(PMPI_Irecv_c(ds->first, ds->first_cap, MPI_BYTE, op->peer, op->tag, op->comm, &op->inner));
+    mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* The first message landed (op->bytes of it): its header says how the
+ * message travels. */
+static int recv_received(mpiacc_rp_op_t *op, int *complete)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    mpiacc_wire_hdr_t h;
+
+    *complete = 0;
+    MPIACC_CHECK(mpiacc_wire_read(ds->first, op->bytes, &h));
+    ds->id = h.op_id;
+    ds->ctl_peer = op->st_source;
+    switch (h.kind) {
+    case MPIACC_WIRE_EAGER:
+        mpiacc_proto_count(MPIACC_PROTO_N_EAGER_RECV);
+        MPIACC_CHECK(mpiacc_proto_eager_received(op, &h, complete));
+        break;
+    case MPIACC_WIRE_RTS_PIPE:
+        mpiacc_proto_count(MPIACC_PROTO_N_PIPE_RECV);
+        MPIACC_CHECK(mpiacc_proto_pipeline_received(op, &h));
+        break;
+    case MPIACC_WIRE_RTS_IPC:
+        MPIACC_CHECK(mpiacc_proto_ipc_received(op, &h));
+        break;
+    case MPIACC_WIRE_ABORT: /* the sender failed before sending its data */
+        op->bytes = 0;
+        op->error = mpiacc_proto_peer_error(&h, ds->first, op->st_source, "sender");
+        *complete = 1;
+        break;
+    default:
+        MPIACC_FAIL(MPIACC_ERRK_INTERN, "direct protocol: a first message of kind %u from rank %d", (unsigned)h.kind,
+                    op->st_source);
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static int recv_advance(mpiacc_rp_op_t *op, int *complete)
+{
+    return mpiacc_err(MPIACC_ERRK_INTERN, "direct receive: unexpected state %d", (int)op->state);
+}
+
+static int recv_issue(mpiacc_rp_op_t *op)
+{
+    return mpiacc_err(MPIACC_ERRK_INTERN, "direct receive: a receive cannot send");
+}
+
+const mpiacc_proto_t mpiacc_proto_direct_recv = {
+    .name = "direct receive",
+    .prepare = recv_prepare,
+    .start = recv_start,
+    .advance = recv_advance,
+    .issue = recv_issue,
+    .received = recv_received,
+    .release = mpiacc_proto_direct_release,
+};

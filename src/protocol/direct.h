@@ -1,0 +1,145 @@
+/*
+ * protocol/direct.h: what the direct protocol's files share (direct.c: the
+ * choice per message, the receive's first message, the per-operation state
+ * and helpers; eager.c, pipeline.c, ipc.c: one protocol each).  Messages:
+ * protocol/wire.h; communicators: protocol/direct_comm.h; states and
+ * arrows: the comment block of src/reqpool/op.c.
+ */
+#ifndef MPIACC_PROTO_DIRECT_H_INCLUDED
+#define MPIACC_PROTO_DIRECT_H_INCLUDED
+
+#include "direct_comm.h"
+#include "protocol.h"
+#include "wire.h"
+
+/* Staging slots of a pipelined transfer, per side. */
+#define MPIACC_PROTO_RING 4
+
+typedef enum {
+    MPIACC_PROTO_SLOT_FREE,
+    MPIACC_PROTO_SLOT_XFER,   /* backend pack / unpack of the chunk enqueued */
+    MPIACC_PROTO_SLOT_MPI,    /* PMPI send / receive of the chunk active      */
+    MPIACC_PROTO_SLOT_LANDED, /* receive: chunk arrived, unpack not started   */
+    MPIACC_PROTO_SLOT_PACKED  /* send: chunk packed, not sent yet (order)     */
+} mpiacc_proto_slot_state_t;
+
+typedef struct mpiacc_proto_slot {
+    void *buf; /* header + chunk bytes of staging (NULL until first used) */
+    int cls;
+    mpiacc_proto_slot_state_t state;
+    int64_t index; /* the chunk it holds */
+    void *xfer;
+    MPI_Request req;
+} mpiacc_proto_slot_t;
+
+/* op->pstate of every operation of the direct protocol. */
+typedef struct mpiacc_proto_direct {
+    mpiacc_proto_comm_t *dc; /* reference held                                  */
+    MPI_Comm user_comm;       /* for the log                                     */
+    uint32_t id;              /* the sender's operation id                       */
+    int ctl_peer;             /* the peer's rank (same on data, ctl and the user's) */
+    MPI_Count rbytes;         /* receive: capacity in packed bytes               */
+    MPI_Count total;          /* packed bytes of the message                     */
+    MPI_Count chunk;          /* pipelined: data bytes per chunk                 */
+    int64_t nchunks;
+    /* first message: send: eager data / RTS / ABORT; receive: its buffer */
+    void *first;
+    int first_cls;
+    MPI_Count first_cap;
+    MPI_Request first_req; /* send: the first message once the op left READY */
+    /* back channel on ctl: send: the receive of FIN / CTS_PIPE; receive:
+     * the send of FIN / CTS_PIPE */
+    MPI_Request back;
+    unsigned char backbuf[MPIACC_WIRE_HDR + MPIACC_WIRE_FIN_TEXT];
+    int dep_ready; /* pack/unpack may start (dependency done or chained)      */
+    int failed;    /* a local failure (op->error): no more device work       */
+    int stopped;   /* pipelined: no more chunks (aborted)                    */
+    /* pipelined */
+    mpiacc_proto_slot_t slot[MPIACC_PROTO_RING];
+    int64_t next_xfer; /* send: next chunk to pack; receive: next to post    */
+    int64_t next_mpi;  /* send: next chunk to send; receive: next to land    */
+    void *ipc;         /* ipc.c's state                                      */
+    void (*ipc_release)(mpiacc_rp_op_t *op);
+} mpiacc_proto_direct_t;
+
+static inline mpiacc_proto_direct_t *mpiacc_proto_ds(mpiacc_rp_op_t *op)
+{
+    return (mpiacc_proto_direct_t *)op->pstate;
+}
+
+/* Messages per protocol since MPI_Init (tests, benchmarks, diagnostics). */
+typedef enum {
+    MPIACC_PROTO_N_EAGER_SENT,
+    MPIACC_PROTO_N_PIPE_SENT,
+    MPIACC_PROTO_N_IPC_SENT,     /* offered by IPC (RTS_IPC)                   */
+    MPIACC_PROTO_N_IPC_FALLBACK, /* sender: IPC wanted, export not possible    */
+    MPIACC_PROTO_N_EAGER_RECV,
+    MPIACC_PROTO_N_PIPE_RECV,
+    MPIACC_PROTO_N_IPC_RECV,     /* copied through IPC                         */
+    MPIACC_PROTO_N_IPC_DECLINED, /* receiver answered CTS_PIPE to an RTS_IPC   */
+    MPIACC_PROTO_N_MAX
+} mpiacc_proto_count_t;
+extern atomic_long mpiacc_proto_direct_count[MPIACC_PROTO_N_MAX];
+static inline void mpiacc_proto_count(mpiacc_proto_count_t c)
+{
+    atomic_fetch_add_explicit(&mpiacc_proto_direct_count[c], 1, memory_order_relaxed);
+}
+
+/* The protocols.  A direct receive starts as mpiacc_proto_direct_recv and
+ * becomes the protocol its first message names. */
+extern const mpiacc_proto_t mpiacc_proto_direct_recv;
+extern const mpiacc_proto_t mpiacc_proto_eager;
+extern const mpiacc_proto_t mpiacc_proto_pipeline;
+extern const mpiacc_proto_t mpiacc_proto_ipc;
+
+/* direct.c: the dispatcher's entry.  Makes op (set up, not submitted; a
+ * device op on comm) an operation of the direct protocol: per-op state, a
+ * reference on dc, the hidden communicator, and the protocol (a send's by
+ * size, backend and peer; a receive's from its first message).  On failure
+ * op->proto may be set: mpiacc_rp_discard releases what was made. */
+int mpiacc_proto_direct_setup(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc);
+/* Every direct protocol's release. */
+void mpiacc_proto_direct_release(mpiacc_rp_op_t *op);
+
+/* Receive of a message's first message, per kind (after the header was
+ * read into h; op->st_* set).  Set op->proto and the next state. */
+int mpiacc_proto_eager_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h, int *complete);
+int mpiacc_proto_pipeline_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h);
+int mpiacc_proto_ipc_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h);
+
+/* ipc.c: whether a send above the eager limit should be offered by IPC
+ * (the backend has IPC, MPIACC_IPC is not 0, the peer shares the node);
+ * logs the reason once when not. */
+int mpiacc_proto_ipc_wanted(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc);
+struct mpiacc_backend_ipc;
+/* Tests only: an IPC table used for buffers of `kind` instead of the
+ * backend's (NULL: the backend's again), so that the IPC protocol's
+ * messages can be exercised with a backend without IPC. */
+void mpiacc_proto_ipc_set_test_table(int kind, const struct mpiacc_backend_ipc *t);
+
+/* Helpers (direct.c). */
+/* Non-blocking completion of *r (MPI_REQUEST_NULL: done): *done, and the
+ * status and MPI's error once done (*r becomes MPI_REQUEST_NULL). */
+int mpiacc_proto_test(MPI_Request *r, MPI_Status *st, int *done);
+/* Cancels (receives) or gives up (sends) a request of an op that ends
+ * early and returns *buf (a staging block of class cls, or NULL) to
+ * staging; a buffer MPI may still use is not: returns 1 then. */
+int mpiacc_proto_retire(mpiacc_rp_op_t *op, MPI_Request *r, void **buf, int cls, int is_recv);
+/* The dependency: ds->dep_ready once pack/unpack may start (host-waiting
+ * backends test it here; chaining ones pass op->dep to every call). */
+int mpiacc_proto_dep(mpiacc_rp_op_t *op);
+/* Sender: posts the receive of the receiver's FIN / CTS_PIPE. */
+int mpiacc_proto_post_back(mpiacc_rp_op_t *op);
+/* Receiver: sends FIN (with op's failure, if any) or CTS_PIPE. */
+int mpiacc_proto_send_back(mpiacc_rp_op_t *op, mpiacc_wire_kind_t kind);
+/* Fills an ABORT / FIN header with err (an MPI error code) and its text,
+ * at most `room` bytes of text; returns the message length. */
+MPI_Count mpiacc_proto_fill_error(void *msg, mpiacc_wire_kind_t kind, uint32_t id, int err, MPI_Count room);
+/* The error a peer reported: a code of this process with the same class
+ * and the peer's text. */
+int mpiacc_proto_peer_error(const mpiacc_wire_hdr_t *h, const void *msg, int peer, const char *who);
+/* Pipelined send entry (from READY, or from ipc.c after CTS_PIPE):
+ * streams the chunks. */
+int mpiacc_proto_pipeline_stream(mpiacc_rp_op_t *op);
+
+#endif

@@ -1,0 +1,111 @@
+/*
+ * protocol/direct_comm: which communicators are direct, and the hidden
+ * communicators behind them.
+ *
+ * A communicator is direct when the application asserted, collectively,
+ * that device messages on it are received into device buffers (info key
+ * "mpiacc_direct", or MPIACC_DIRECT=1 for MPI_COMM_WORLD and everything made
+ * from it; include/mpiacc.h states the contract).  Device messages on a
+ * direct communicator then travel on two duplicates mpiacc owns:
+ *
+ *   data  the first message of every device send (eager data or a
+ *         ready-to-send), with the user's tag, so that MPI matches sources,
+ *         tags, wildcards and keeps the non-overtaking order;
+ *   ctl   the follow-ups of one operation (pipelined chunks, FIN), with
+ *         tags derived from the sender's operation id (protocol/wire.h).
+ *
+ * The hidden communicators and a node map (which peers share this
+ * process's node, for CUDA IPC) live in an mpiacc_proto_comm_t cached on
+ * the user's communicator through a keyval.  Its delete callback (from
+ * MPI_Comm_free, MPI_Comm_disconnect, MPI_Comm_set_info with the key off,
+ * or mpiacc's MPI_Finalize for MPI_COMM_WORLD) drops the communicator's
+ * reference; operations in flight hold their own, and the hidden
+ * communicators are freed when the last reference goes, from an
+ * application call, never from inside MPI's progress engine.
+ */
+#ifndef MPIACC_PROTO_DIRECT_COMM_H_INCLUDED
+#define MPIACC_PROTO_DIRECT_COMM_H_INCLUDED
+
+#include <stdatomic.h>
+
+#include "../core/core.h"
+
+typedef struct mpiacc_proto_comm {
+    atomic_int refs;          /* the user's communicator + operations in flight */
+    MPI_Comm data, ctl;       /* hidden duplicates (same group, same ranks)    */
+    int rank, size;
+    int tag_mod;              /* M: ctl tags are 2*(id mod M) and 2*(id mod M)+1 */
+    MPI_Count eager_max;      /* agreed (smallest MPIACC_EAGER_MAX of all ranks) */
+    unsigned char *same_node; /* [size]: 1 when that rank shares this node     */
+    struct mpiacc_proto_comm *zombie_next;
+} mpiacc_proto_comm_t;
+
+/* Settings of this process (environment, read once at MPI_Init). */
+typedef struct mpiacc_proto_cfg {
+    int world;           /* MPIACC_DIRECT: MPI_COMM_WORLD is direct                */
+    int ipc;             /* MPIACC_IPC: CUDA IPC may be used (default 1)           */
+    MPI_Count eager_max; /* MPIACC_EAGER_MAX: largest eager message (default 64 KiB) */
+    MPI_Count chunk;     /* MPIACC_PIPELINE_CHUNK: pipelined chunk bytes (default 1 MiB) */
+} mpiacc_proto_cfg_t;
+
+extern mpiacc_proto_cfg_t mpiacc_proto_cfg;
+
+/* Set (for good) once any communicator was made direct: until then no
+ * lookup is made at all. */
+extern atomic_int mpiacc_proto_comm_any;
+/* Direct states whose hidden communicators are not freed yet (tests). */
+extern atomic_int mpiacc_proto_comm_live;
+
+/* MPI_Init: the keyval, the settings, and MPI_COMM_WORLD when MPIACC_DIRECT
+ * asks for it (collective over MPI_COMM_WORLD). */
+int mpiacc_proto_comm_init(void);
+/* MPI_Finalize (after the request pool accepted it): MPI_COMM_WORLD's hidden
+ * communicators, those left over by freed communicators, the keyval. */
+void mpiacc_proto_comm_finalize(void);
+
+/* The direct state of comm (borrowed: valid during the caller's MPI call on
+ * comm), or NULL when comm is not direct.  Without any direct communicator,
+ * one atomic load. */
+mpiacc_proto_comm_t *mpiacc_proto_comm_lookup_slow(MPI_Comm comm);
+static inline mpiacc_proto_comm_t *mpiacc_proto_comm_lookup(MPI_Comm comm)
+{
+    if (!atomic_load_explicit(&mpiacc_proto_comm_any, memory_order_relaxed)) return NULL;
+    return mpiacc_proto_comm_lookup_slow(comm);
+}
+
+/* References held by operations in flight. */
+void mpiacc_proto_comm_ref(mpiacc_proto_comm_t *dc);
+void mpiacc_proto_comm_unref(mpiacc_proto_comm_t *dc);
+/* Frees the hidden communicators whose last reference went away inside
+ * MPI's progress engine; called from application calls. */
+void mpiacc_proto_comm_sweep(void);
+
+/* Makes comm direct (collective over comm; nothing when it already is).
+ * An intercommunicator stays as it is (logged once at info). */
+int mpiacc_proto_comm_make(MPI_Comm comm);
+/* Makes comm not direct (nothing when it is not). */
+int mpiacc_proto_comm_drop(MPI_Comm comm);
+
+/* Reads the info key: *value = -1 when absent (or info is MPI_INFO_NULL),
+ * 0 for false/0/no/off, 1 for true/1/yes/on (any case); another value is an
+ * MPI_ERR_ARG-class error. */
+int mpiacc_proto_comm_info(MPI_Info info, int *value);
+
+/* Fallbacks and other notes logged once per cause at MPIACC_LOG=info. */
+typedef enum {
+    MPIACC_PROTO_NOTE_INTERCOMM, /* an intercommunicator asked to be direct */
+    MPIACC_PROTO_NOTE_NO_IPC,    /* sender's backend has no IPC            */
+    MPIACC_PROTO_NOTE_IPC_OFF,   /* MPIACC_IPC=0                           */
+    MPIACC_PROTO_NOTE_REMOTE,    /* peer on another node                   */
+    MPIACC_PROTO_NOTE_EXPORT,    /* the buffer could not be exported       */
+    MPIACC_PROTO_NOTE_DECLINED,  /* the receiver declined IPC (CTS_PIPE)   */
+    MPIACC_PROTO_NOTE_IMPORT,    /* the receiver's import was refused      */
+    MPIACC_PROTO_NOTE_MAX
+} mpiacc_proto_note_t;
+void mpiacc_proto_note(mpiacc_proto_note_t cause, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,211 @@
+/*
+ * protocol/eager.c: the direct protocol's eager messages (packed bytes up
+ * to the communicator's eager limit, MPIACC_EAGER_MAX; empty messages too).
+ * The sender packs into host staging behind mpiacc's header, after the
+ * data dependency, and sends header + bytes as ONE message on the hidden
+ * data communicator with the user's tag; the receiver's first-message
+ * receive (direct.c) holds them, and it unpacks the part that fits.  A
+ * sender whose pack fails sends an ABORT header in place of the data, so
+ * the receive completes with the error too.  States: src/reqpool/op.c.
+ */
+#include "direct.h"
+
+/* After the dependency: pack (send) or unpack (receive) of bytes [0, n)
+ * enqueued: PACKING / UNPACKING; or DEP_PENDING while a host-waiting
+ * backend's dependency is not done. */
+static int after_dep(mpiacc_rp_op_t *op, MPI_Count n)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    mpiacc_xfer_desc_t d = {.buf = op->buf, .type = op->type, .count = op->count, .first = 0, .last = n,
+                            .host = (char *)ds->first + MPIACC_WIRE_HDR};
+
+    MPIACC_CHECK(mpiacc_proto_dep(op));
+    if (!ds->dep_ready) {
+        if (op->state != MPIACC_RP_DEP_PENDING) mpiacc_rp_move(op, MPIACC_RP_DEP_PENDING);
+        goto fn_exit;
+    }
+    MPIACC_CHECK(op->is_send ? op->be->pack(&op->attrs, op->dep, &d, &op->xfer)
+                             : op->be->unpack(&op->attrs, op->dep, &d, &op->xfer));
+    mpiacc_rp_move(op, op->is_send ? MPIACC_RP_PACKING : MPIACC_RP_UNPACKING);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* Whether op->xfer is done (then released). */
+static int xfer_done(mpiacc_rp_op_t *op, int *done)
+{
+    int mpi_errno = MPI_SUCCESS;
+    *done = 1;
+    if (op->xfer) MPIACC_CHECK(op->be->test(op->xfer, done));
+    if (*done && op->xfer) {
+        op->be->release(op->xfer);
+        op->xfer = NULL;
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* ---- send -------------------------------------------------------------------- */
+
+static int send_prepare(mpiacc_rp_op_t *op)
+{
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    /* room for the data, or for an ABORT's text */
+    ds->first_cap = MPIACC_WIRE_HDR + (op->bytes > MPIACC_WIRE_FIN_TEXT ? op->bytes : MPIACC_WIRE_FIN_TEXT);
+    return mpiacc_proto_staging_get(op->attrs.kind, ds->first_cap, &ds->first, &ds->first_cls);
+}
+
+/* The pack failed (or its dependency): the message becomes an ABORT with
+ * the error, sent in the data's place when the op's turn comes; the send
+ * then completes with the error. */
+static int send_abort(mpiacc_rp_op_t *op, int err)
+{
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    if (op->xfer) {
+        int done = 0;
+        if (op->be->test(op->xfer, &done) == MPI_SUCCESS && !done) {
+            /* still writing into the staging: keep it out of the pool */
+            ds->first = NULL;
+            if (mpiacc_proto_staging_get(op->attrs.kind, MPIACC_WIRE_HDR + MPIACC_WIRE_FIN_TEXT, &ds->first,
+                                         &ds->first_cls) != MPI_SUCCESS)
+                return err; /* nothing to send the abort in: the send fails at once */
+        }
+        op->be->release(op->xfer);
+        op->xfer = NULL;
+    }
+    op->error = err;
+    ds->failed = 1;
+    ds->total = mpiacc_proto_fill_error(ds->first, MPIACC_WIRE_ABORT, ds->id, err, MPIACC_WIRE_FIN_TEXT);
+    MPIACC_LOG(MPIACC_LOG_INFO, "direct eager send to %d tag %d: sending an abort", op->peer, op->tag);
+    mpiacc_rp_move(op, MPIACC_RP_READY);
+    return MPI_SUCCESS;
+}
+
+/* NEW -> PACKING / DEP_PENDING, or READY for an empty message. */
+static int send_start(mpiacc_rp_op_t *op)
+{
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    mpiacc_wire_hdr_t h;
+    int err;
+    mpiacc_wire_init(&h, MPIACC_WIRE_EAGER, ds->id);
+    h.total = op->bytes;
+    h.extra_bytes = (uint32_t)op->bytes;
+    memcpy(ds->first, &h, sizeof h);
+    ds->total = MPIACC_WIRE_HDR + op->bytes; /* the message's length */
+    if (op->bytes == 0) {
+        mpiacc_rp_move(op, MPIACC_RP_READY);
+        return MPI_SUCCESS;
+    }
+    err = after_dep(op, op->bytes);
+    return err == MPI_SUCCESS ? err : send_abort(op, err);
+}
+
+static int send_advance(mpiacc_rp_op_t *op)
+{
+    int mpi_errno = MPI_SUCCESS, done;
+    switch (op->state) {
+    case MPIACC_RP_DEP_PENDING:
+        MPIACC_CHECK(after_dep(op, op->bytes));
+        break;
+    case MPIACC_RP_PACKING:
+        MPIACC_CHECK(xfer_done(op, &done));
+        if (done) mpiacc_rp_move(op, MPIACC_RP_READY);
+        break;
+    default:
+        return mpiacc_err(MPIACC_ERRK_INTERN, "eager send: unexpected state %d", (int)op->state);
+    }
+    return MPI_SUCCESS;
+fn_fail:
+    return send_abort(op, mpi_errno);
+}
+
+static int issue(mpiacc_rp_op_t *op)
+{
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    return mpiacc_rp_isend(op, ds->first, ds->total, MPI_BYTE);
+}
+
+/* ---- receive ------------------------------------------------------------------ */
+
+int mpiacc_proto_eager_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h, int *complete)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+
+    if (op->bytes != MPIACC_WIRE_HDR + h->total || h->extra_bytes != (uint64_t)h->total)
+        MPIACC_FAIL(MPIACC_ERRK_INTERN, "direct protocol: an eager message of %lld bytes says it holds %lld",
+                    (long long)op->bytes, (long long)h->total);
+    op->proto = &mpiacc_proto_eager;
+    ds->total = h->total;
+    op->bytes = h->total < ds->rbytes ? h->total : ds->rbytes;
+    if (h->total > ds->rbytes)
+        op->error = mpiacc_err(MPIACC_ERRK_TRUNCATE,
+                               "message of %lld packed bytes from rank %d tag %d truncated to the receive's %lld",
+                               (long long)h->total, op->st_source, op->st_tag, (long long)ds->rbytes);
+    if (op->bytes == 0) {
+        *complete = 1;
+        goto fn_exit;
+    }
+    MPIACC_CHECK(after_dep(op, op->bytes));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static int recv_advance(mpiacc_rp_op_t *op, int *complete)
+{
+    int mpi_errno = MPI_SUCCESS;
+    switch (op->state) {
+    case MPIACC_RP_DEP_PENDING:
+        MPIACC_CHECK(after_dep(op, op->bytes));
+        break;
+    case MPIACC_RP_UNPACKING:
+        MPIACC_CHECK(xfer_done(op, complete));
+        break;
+    default:
+        MPIACC_FAIL(MPIACC_ERRK_INTERN, "eager receive: unexpected state %d", (int)op->state);
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* ---- the table ------------------------------------------------------------------ */
+
+static int start(mpiacc_rp_op_t *op)
+{
+    return op->is_send ? send_start(op) : mpiacc_err(MPIACC_ERRK_INTERN, "eager: a receive starts as direct");
+}
+
+static int advance(mpiacc_rp_op_t *op, int *complete)
+{
+    *complete = 0;
+    return op->is_send ? send_advance(op) : recv_advance(op, complete);
+}
+
+static int received(mpiacc_rp_op_t *op, int *complete)
+{
+    return mpiacc_err(MPIACC_ERRK_INTERN, "eager: unexpected receive completion");
+}
+
+static int prepare(mpiacc_rp_op_t *op)
+{
+    return op->is_send ? send_prepare(op) : MPI_SUCCESS;
+}
+
+const mpiacc_proto_t mpiacc_proto_eager = {
+    .name = "eager",
+    .prepare = prepare,
+    .start = start,
+    .advance = advance,
+    .issue = issue,
+    .received = received,
+    .release = mpiacc_proto_direct_release,
+};

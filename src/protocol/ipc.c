@@ -1,0 +1,433 @@
+/*
+ * protocol/ipc.c: the direct protocol through the backend's interprocess
+ * memory (src/core/backend_ipc.h, CUDA IPC): for messages above the eager
+ * limit to a peer on the same node, when the sender's backend has `ipc`,
+ * MPIACC_IPC is not 0 and the buffer can be exported.
+ *
+ * Sender, at call time: export_buf (the allocation's handle and an
+ * interprocess event recorded behind the data dependency — no waiting);
+ * its first message, RTS_IPC on the data communicator with the user's tag,
+ * carries the export, the message size, the pipelined chunking (for a
+ * fallback), the sender's count and its datatype blob (inline when it fits
+ * MPIACC_WIRE_RTS_INLINE_MAX, else a BLOB message on ctl right behind it).
+ * It then waits (WAIT_FIN) for the receiver's answer on ctl: FIN (with the
+ * receiver's failure, if any: the send completes with it) or CTS_PIPE (the
+ * receiver cannot use IPC: the sender streams the message as pipelined,
+ * pipeline.c).  export_release once the receiver is done.
+ *
+ * Receiver, once the RTS matched (direct.c): with the same buffer kind and
+ * IPC in its own backend, import_copy moves packed bytes [0, min(sent,
+ * capacity)) from the sender's layout straight into its own (COPYING),
+ * then FIN (CLOSING); a truncated message completes with MPI_ERR_TRUNCATE,
+ * the part that fits written.  Otherwise — another buffer kind, no IPC, or
+ * import_copy refusing at call time — it answers CTS_PIPE and receives the
+ * message pipelined.  A copy that fails on the device completes both sides
+ * with the error.  Fallbacks are logged once per cause at MPIACC_LOG=info.
+ */
+#include <stdlib.h>
+
+#include "core/backend_ipc.h"
+#include "direct.h"
+
+typedef struct ipc_state {
+    const struct mpiacc_backend_ipc *ipc;
+    mpiacc_ipc_export_t x;
+    void *token;          /* sender: the export's reservation          */
+    void *blob;           /* BLOB message (send) / its buffer (receive) */
+    int blob_cls;
+    MPI_Request blob_req;
+    size_t blob_bytes;
+    int blob_inline;
+    MPI_Count count;      /* the sender's count                         */
+    void *xfer;           /* receiver: the copy                          */
+    int copy_started;     /* receiver: import_copy called                */
+    int fin_seen;         /* sender: the receiver's FIN arrived          */
+} ipc_state_t;
+
+static const struct mpiacc_backend_ipc *test_table[MPIACC_KIND_MAX];
+
+void mpiacc_proto_ipc_set_test_table(int kind, const struct mpiacc_backend_ipc *t)
+{
+    if (kind > MPIACC_KIND_NONE && kind < MPIACC_KIND_MAX) test_table[kind] = t;
+}
+
+static const struct mpiacc_backend_ipc *ipc_of(const mpiacc_rp_op_t *op)
+{
+    if (test_table[op->attrs.kind]) return test_table[op->attrs.kind];
+    return op->be ? op->be->ipc : NULL;
+}
+
+static ipc_state_t *ipc_st(mpiacc_rp_op_t *op)
+{
+    return (ipc_state_t *)mpiacc_proto_ds(op)->ipc;
+}
+
+static void ipc_release(mpiacc_rp_op_t *op)
+{
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    ipc_state_t *is = ds->ipc;
+    int kept;
+    if (!is) return;
+    if (is->xfer) op->be->release(is->xfer);
+    is->xfer = NULL;
+    if (is->token && is->ipc->export_release) is->ipc->export_release(is->token);
+    is->token = NULL;
+    kept = mpiacc_proto_retire(op, &is->blob_req, &is->blob, is->blob_cls, !op->is_send);
+    if (!kept) free(is);
+    ds->ipc = NULL;
+    ds->ipc_release = NULL;
+}
+
+static int ipc_state_new(mpiacc_rp_op_t *op, ipc_state_t **out)
+{
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    ipc_state_t *is = calloc(1, sizeof *is);
+    *out = is;
+    if (!is) return mpiacc_err(MPIACC_ERRK_NOMEM, "out of memory for an IPC transfer");
+    is->blob_req = MPI_REQUEST_NULL;
+    is->ipc = ipc_of(op);
+    ds->ipc = is;
+    ds->ipc_release = ipc_release;
+    return MPI_SUCCESS;
+}
+
+/* ---- the choice (direct.c) ------------------------------------------------------ */
+
+int mpiacc_proto_ipc_wanted(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc)
+{
+    if (!ipc_of(op)) {
+        mpiacc_proto_note(MPIACC_PROTO_NOTE_NO_IPC, "%s buffers have no IPC: large messages are pipelined",
+                           mpiacc_kind_name(op->attrs.kind));
+        return 0;
+    }
+    if (!mpiacc_proto_cfg.ipc) {
+        mpiacc_proto_note(MPIACC_PROTO_NOTE_IPC_OFF, "MPIACC_IPC=0: large messages are pipelined");
+        return 0;
+    }
+    if (op->peer < 0 || op->peer >= dc->size || !dc->same_node[op->peer]) {
+        mpiacc_proto_note(MPIACC_PROTO_NOTE_REMOTE, "peers on other nodes: large messages to them are pipelined");
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- send -------------------------------------------------------------------------- */
+
+/* The bytes of the buffer count x type touch, relative to buf. */
+static void span_of(const mpiacc_rp_op_t *op, MPI_Aint *lo, MPI_Aint *hi)
+{
+    MPI_Count reach = (op->count - 1) * op->type->extent;
+    *lo = (MPI_Aint)(op->type->true_lb + (reach < 0 ? reach : 0));
+    *hi = (MPI_Aint)(op->type->true_ub + (reach > 0 ? reach : 0));
+}
+
+/* At call time: the export and the RTS, or the pipelined protocol when the
+ * buffer cannot be exported. */
+static int send_prepare(mpiacc_rp_op_t *op)
+{
+    int mpi_errno = MPI_SUCCESS, ok = 0, err;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    ipc_state_t *is;
+    mpiacc_wire_hdr_t h;
+    MPI_Aint lo, hi;
+    char *p;
+
+    MPIACC_CHECK(ipc_state_new(op, &is));
+    span_of(op, &lo, &hi);
+    err = is->ipc->export_buf(&op->attrs, op->dep, op->buf, lo, hi, &is->x, &is->token, &ok);
+    if (err != MPI_SUCCESS || !ok) {
+        char why[MPI_MAX_ERROR_STRING] = "the memory cannot be exported";
+        int len;
+        if (err != MPI_SUCCESS) PMPI_Error_string(err, why, &len);
+        mpiacc_proto_note(MPIACC_PROTO_NOTE_EXPORT, "IPC export refused (%s): pipelined instead", why);
+        mpiacc_proto_count(MPIACC_PROTO_N_IPC_FALLBACK);
+        mpiacc_proto_count(MPIACC_PROTO_N_PIPE_SENT);
+        ipc_release(op);
+        op->proto = &mpiacc_proto_pipeline;
+        return op->proto->prepare(op);
+    }
+    mpiacc_proto_count(MPIACC_PROTO_N_IPC_SENT);
+    is->blob_bytes = op->type->blob_bytes;
+    is->blob_inline = sizeof is->x + is->blob_bytes <= MPIACC_WIRE_RTS_INLINE_MAX;
+    ds->first_cap = MPIACC_WIRE_HDR + (MPI_Count)sizeof is->x + (is->blob_inline ? (MPI_Count)is->blob_bytes : 0);
+    MPIACC_CHECK(mpiacc_proto_staging_get(op->attrs.kind, ds->first_cap, &ds->first, &ds->first_cls));
+    mpiacc_wire_init(&h, MPIACC_WIRE_RTS_IPC, ds->id);
+    h.flags = is->blob_inline ? MPIACC_WIRE_INLINE_BLOB : 0;
+    h.total = ds->total;
+    h.chunk = ds->chunk;
+    h.index = ds->nchunks;
+    h.count = op->count;
+    h.blob_bytes = (uint32_t)is->blob_bytes;
+    h.export_bytes = (uint32_t)sizeof is->x;
+    h.extra_bytes = (uint32_t)(ds->first_cap - MPIACC_WIRE_HDR);
+    h.buf_kind = (uint32_t)op->attrs.kind;
+    p = ds->first;
+    memcpy(p, &h, sizeof h);
+    memcpy(p + MPIACC_WIRE_HDR, &is->x, sizeof is->x);
+    if (is->blob_inline) {
+        memcpy(p + MPIACC_WIRE_HDR + sizeof is->x, op->type->blob, is->blob_bytes);
+    } else {
+        MPIACC_CHECK(mpiacc_proto_staging_get(op->attrs.kind, MPIACC_WIRE_HDR + (MPI_Count)is->blob_bytes,
+                                              &is->blob, &is->blob_cls));
+        mpiacc_wire_init(&h, MPIACC_WIRE_BLOB, ds->id);
+        h.blob_bytes = h.extra_bytes = (uint32_t)is->blob_bytes;
+        memcpy(is->blob, &h, sizeof h);
+        memcpy((char *)is->blob + MPIACC_WIRE_HDR, op->type->blob, is->blob_bytes);
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* NEW -> READY: the RTS waits only for its turn. */
+static int send_start(mpiacc_rp_op_t *op)
+{
+    mpiacc_rp_move(op, MPIACC_RP_READY);
+    return MPI_SUCCESS;
+}
+
+/* READY -> WAIT_FIN: the RTS (and the blob) posted, the answer awaited. */
+static int issue(mpiacc_rp_op_t *op)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    ipc_state_t *is = ipc_st(op);
+    MPIACC_CHECK(mpiacc_rp_isend(op, ds->first, ds->first_cap, MPI_BYTE));
+    ds->first_req = op->inner;
+    op->inner = MPI_REQUEST_NULL;
+    if (!is->blob_inline)
+        MPIACC_CHECK(PMPI_Isend_c(is->blob, MPIACC_WIRE_HDR + (MPI_Count)is->blob_bytes, MPI_BYTE, ds->ctl_peer,
+                                  mpiacc_wire_tag_fwd(ds->id, ds->dc->tag_mod), ds->dc->ctl, &is->blob_req));
+    MPIACC_CHECK(mpiacc_proto_post_back(op));
+    mpiacc_rp_move(op, MPIACC_RP_WAIT_FIN);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static int send_advance(mpiacc_rp_op_t *op, int *complete)
+{
+    int mpi_errno = MPI_SUCCESS, done;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    ipc_state_t *is = ipc_st(op);
+    MPI_Status st;
+    MPI_Count n = 0;
+    mpiacc_wire_hdr_t h;
+
+    if (op->state != MPIACC_RP_WAIT_FIN)
+        MPIACC_FAIL(MPIACC_ERRK_INTERN, "IPC send: unexpected state %d", (int)op->state);
+    MPIACC_CHECK(mpiacc_proto_test(&ds->first_req, NULL, &done));
+    MPIACC_CHECK(mpiacc_proto_test(&is->blob_req, NULL, &done));
+    if (!is->fin_seen) {
+        MPIACC_CHECK(mpiacc_proto_test(&ds->back, &st, &done));
+        if (!done) goto fn_exit;
+        PMPI_Get_count_c(&st, MPI_BYTE, &n);
+        MPIACC_CHECK(mpiacc_wire_read(ds->backbuf, n, &h));
+        if (h.kind == MPIACC_WIRE_CTS_PIPE) {
+            /* The receiver cannot use IPC: the export is not read; stream. */
+            mpiacc_proto_note(MPIACC_PROTO_NOTE_DECLINED,
+                               "a receiver declined IPC (another buffer kind, no IPC there, or the import "
+                               "failed): pipelined instead");
+            if (is->token && is->ipc->export_release) is->ipc->export_release(is->token);
+            is->token = NULL;
+            MPIACC_CHECK(mpiacc_proto_pipeline_stream(op));
+            goto fn_exit;
+        }
+        if (h.kind != MPIACC_WIRE_FIN)
+            MPIACC_FAIL(MPIACC_ERRK_INTERN, "direct IPC send: answer of kind %u from rank %d", (unsigned)h.kind,
+                        ds->ctl_peer);
+        if (h.err_class != MPI_SUCCESS && op->error == MPI_SUCCESS)
+            op->error = mpiacc_proto_peer_error(&h, ds->backbuf, ds->ctl_peer, "receiver");
+        is->fin_seen = 1;
+    }
+    /* answered: the RTS (and blob) were matched and complete soon */
+    *complete = ds->first_req == MPI_REQUEST_NULL && is->blob_req == MPI_REQUEST_NULL;
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* ---- receive ----------------------------------------------------------------------- */
+
+/* The receiver cannot (or will not) copy through IPC: CTS_PIPE, then the
+ * pipelined receive (the blob, when it travels apart, is received first:
+ * it comes before the chunks on the same tag). */
+static int decline(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_proto_count(MPIACC_PROTO_N_IPC_DECLINED);
+    MPIACC_CHECK(mpiacc_proto_send_back(op, MPIACC_WIRE_CTS_PIPE));
+    MPIACC_CHECK(mpiacc_proto_pipeline_received(op, h));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* Enqueues the copy (the blob at hand); COPYING. */
+static int recv_copy(mpiacc_rp_op_t *op, const void *blob)
+{
+    int mpi_errno = MPI_SUCCESS, err;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    ipc_state_t *is = ipc_st(op);
+    mpiacc_xfer_desc_t d = {.buf = op->buf, .type = op->type, .count = op->count, .first = 0, .last = op->bytes};
+    mpiacc_wire_hdr_t h;
+
+    MPIACC_CHECK(mpiacc_proto_dep(op));
+    if (!ds->dep_ready) goto fn_exit; /* COPYING: the copy starts when the dependency is done */
+    if (op->bytes > 0) {
+        err = is->ipc->import_copy(&op->attrs, op->dep, &is->x, blob, is->blob_bytes, is->count, &d, &is->xfer);
+        if (err != MPI_SUCCESS) {
+            /* Nothing was enqueued: the message can still come pipelined. */
+            char why[MPI_MAX_ERROR_STRING];
+            int len = 0;
+            PMPI_Error_string(err, why, &len);
+            mpiacc_proto_note(MPIACC_PROTO_NOTE_IMPORT, "IPC import refused (%s): pipelined instead", why);
+            mpiacc_wire_init(&h, MPIACC_WIRE_RTS_PIPE, ds->id);
+            h.total = ds->total;
+            h.chunk = ds->chunk;
+            h.index = ds->nchunks;
+            op->error = MPI_SUCCESS; /* the truncation, if any, is set again */
+            return decline(op, &h);
+        }
+    }
+    is->copy_started = 1;
+    mpiacc_proto_count(MPIACC_PROTO_N_IPC_RECV);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+int mpiacc_proto_ipc_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    ipc_state_t *is;
+    int inl = (h->flags & MPIACC_WIRE_INLINE_BLOB) != 0;
+    const char *p = ds->first;
+
+    if (h->export_bytes != sizeof(mpiacc_ipc_export_t) || h->total <= 0 || h->chunk <= 0 ||
+        h->extra_bytes != h->export_bytes + (inl ? h->blob_bytes : 0) || op->bytes != MPIACC_WIRE_HDR + h->extra_bytes)
+        MPIACC_FAIL(MPIACC_ERRK_INTERN, "direct protocol: a malformed IPC ready-to-send from rank %d", op->st_source);
+    ds->total = h->total;
+    ds->chunk = h->chunk;
+    ds->nchunks = h->index;
+    MPIACC_CHECK(ipc_state_new(op, &is));
+    is->blob_bytes = h->blob_bytes;
+    is->blob_inline = inl;
+    is->count = h->count;
+    memcpy(&is->x, p + MPIACC_WIRE_HDR, sizeof is->x);
+    if (!inl) { /* the blob follows on ctl: received first, whatever comes next */
+        MPIACC_CHECK(mpiacc_proto_staging_get(op->attrs.kind, MPIACC_WIRE_HDR + (MPI_Count)is->blob_bytes,
+                                              &is->blob, &is->blob_cls));
+        MPIACC_CHECK(PMPI_Irecv_c(is->blob, MPIACC_WIRE_HDR + (MPI_Count)is->blob_bytes, MPI_BYTE, ds->ctl_peer,
+                                  mpiacc_wire_tag_fwd(ds->id, ds->dc->tag_mod), ds->dc->ctl, &is->blob_req));
+    }
+    if (!is->ipc || h->buf_kind != (uint32_t)op->attrs.kind || !mpiacc_proto_cfg.ipc) {
+        mpiacc_proto_note(MPIACC_PROTO_NOTE_DECLINED,
+                           "IPC offered to a %s receive %s: pipelined instead", mpiacc_kind_name(op->attrs.kind),
+                           !is->ipc ? "without IPC" : !mpiacc_proto_cfg.ipc ? "with MPIACC_IPC=0"
+                                                                             : "of another buffer kind");
+        return decline(op, h);
+    }
+    op->proto = &mpiacc_proto_ipc;
+    op->bytes = ds->total < ds->rbytes ? ds->total : ds->rbytes;
+    if (ds->total > ds->rbytes)
+        op->error = mpiacc_err(MPIACC_ERRK_TRUNCATE,
+                               "message of %lld packed bytes from rank %d tag %d truncated to the receive's %lld",
+                               (long long)ds->total, op->st_source, op->st_tag, (long long)ds->rbytes);
+    mpiacc_rp_move(op, MPIACC_RP_COPYING);
+    if (inl) MPIACC_CHECK(recv_copy(op, p + MPIACC_WIRE_HDR + sizeof is->x));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static int recv_advance(mpiacc_rp_op_t *op, int *complete)
+{
+    int mpi_errno = MPI_SUCCESS, done, err;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    ipc_state_t *is = ipc_st(op);
+    MPI_Status st;
+    MPI_Count n = 0;
+    mpiacc_wire_hdr_t h;
+
+    switch (op->state) {
+    case MPIACC_RP_COPYING:
+        if (!is->copy_started) { /* not enqueued yet: the blob, the dependency */
+            if (!is->blob_inline) {
+                MPIACC_CHECK(mpiacc_proto_test(&is->blob_req, &st, &done));
+                if (!done) break;
+                PMPI_Get_count_c(&st, MPI_BYTE, &n);
+                MPIACC_CHECK(mpiacc_wire_read(is->blob, n, &h));
+                if (h.kind != MPIACC_WIRE_BLOB || h.blob_bytes != is->blob_bytes)
+                    MPIACC_FAIL(MPIACC_ERRK_INTERN, "direct protocol: a malformed datatype blob from rank %d",
+                                ds->ctl_peer);
+                is->blob_inline = 1; /* at hand now */
+                memmove(is->blob, (char *)is->blob + MPIACC_WIRE_HDR, is->blob_bytes);
+            }
+            MPIACC_CHECK(recv_copy(op, is->blob ? is->blob : (char *)ds->first + MPIACC_WIRE_HDR + sizeof is->x));
+            if (op->proto != &mpiacc_proto_ipc || !is->copy_started) break; /* declined, or waiting */
+        }
+        done = 1;
+        err = is->xfer ? op->be->test(is->xfer, &done) : MPI_SUCCESS;
+        if (err != MPI_SUCCESS) {
+            op->error = err;
+            ds->failed = 1;
+            done = 1;
+        }
+        if (!done) break;
+        if (is->xfer) op->be->release(is->xfer);
+        is->xfer = NULL;
+        MPIACC_CHECK(mpiacc_proto_send_back(op, MPIACC_WIRE_FIN));
+        mpiacc_rp_move(op, MPIACC_RP_CLOSING);
+        break;
+    case MPIACC_RP_CLOSING:
+        MPIACC_CHECK(mpiacc_proto_test(&ds->back, NULL, complete));
+        break;
+    default:
+        MPIACC_FAIL(MPIACC_ERRK_INTERN, "IPC receive: unexpected state %d", (int)op->state);
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* ---- the table ------------------------------------------------------------------------ */
+
+static int prepare(mpiacc_rp_op_t *op)
+{
+    return op->is_send ? send_prepare(op) : MPI_SUCCESS;
+}
+
+static int start(mpiacc_rp_op_t *op)
+{
+    return op->is_send ? send_start(op) : mpiacc_err(MPIACC_ERRK_INTERN, "ipc: a receive starts as direct");
+}
+
+static int advance(mpiacc_rp_op_t *op, int *complete)
+{
+    *complete = 0;
+    return op->is_send ? send_advance(op, complete) : recv_advance(op, complete);
+}
+
+static int received(mpiacc_rp_op_t *op, int *complete)
+{
+    return mpiacc_err(MPIACC_ERRK_INTERN, "ipc: unexpected receive completion");
+}
+
+const mpiacc_proto_t mpiacc_proto_ipc = {
+    .name = "IPC",
+    .prepare = prepare,
+    .start = start,
+    .advance = advance,
+    .issue = issue,
+    .received = received,
+    .release = mpiacc_proto_direct_release,
+};

@@ -1,0 +1,450 @@
+/*
+ * protocol/pipeline.c: the direct protocol's pipelined staging, for
+ * messages above the eager limit without IPC.  The sender's first message
+ * is a ready-to-send (RTS_PIPE: total bytes, chunk bytes, number of chunks)
+ * on the hidden data communicator with the user's tag; right behind it the
+ * chunks follow on the ctl communicator (tag 2*(id mod M)), each one
+ * mpiacc's header + the packed bytes [k*chunk, (k+1)*chunk), through a ring
+ * of MPIACC_PROTO_RING staging slots: chunk k+1 is packed on the device
+ * while chunk k is in MPI, in order.  The receiver, once the RTS matched,
+ * posts receives for the chunks into its own ring and unpacks chunk k while
+ * chunk k+1 arrives; it receives every chunk (nothing stays unmatched on
+ * ctl) but unpacks only what fits its buffer (then MPI_ERR_TRUNCATE), and
+ * ends with a FIN (tag 2*(id mod M)+1) carrying its failure, if any: the
+ * send completes when the FIN arrives.  A sender that fails sends an ABORT
+ * in place of the next chunk and stops; the receiver cancels its remaining
+ * chunk receives and completes with the error.
+ *
+ * Chunk size: MPIACC_PIPELINE_CHUNK bytes per chunk message, header
+ * included.  States (src/reqpool/op.c): send NEW -> READY -> STREAMING ->
+ * WAIT_FIN -> DONE; receive (from direct.c's IN_FLIGHT) -> STREAMING ->
+ * CLOSING -> DONE.
+ */
+#include "direct.h"
+
+/* A local failure: no more device work; the peer hears of it. */
+static void fail(mpiacc_rp_op_t *op, int err)
+{
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    if (ds->failed) return;
+    op->error = err;
+    ds->failed = 1;
+    MPIACC_LOG(MPIACC_LOG_INFO, "direct pipelined %s rank %d tag %d failed; telling the peer",
+               op->is_send ? "send to" : "receive from", ds->ctl_peer, op->tag);
+}
+
+static int chunk_tag(mpiacc_proto_direct_t *ds)
+{
+    return mpiacc_wire_tag_fwd(ds->id, ds->dc->tag_mod);
+}
+
+static int slot_buf(mpiacc_rp_op_t *op, mpiacc_proto_slot_t *s)
+{
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    if (s->buf) return MPI_SUCCESS;
+    return mpiacc_proto_staging_get(op->attrs.kind, MPIACC_WIRE_HDR + ds->chunk, &s->buf, &s->cls);
+}
+
+/* Packed bytes [*lo, *hi) of chunk k. */
+static void chunk_range(const mpiacc_proto_direct_t *ds, int64_t k, MPI_Count *lo, MPI_Count *hi)
+{
+    *lo = k * ds->chunk;
+    *hi = *lo + ds->chunk < ds->total ? *lo + ds->chunk : ds->total;
+}
+
+/* Tests a slot's pack / unpack; *done with the handle released. */
+static int slot_xfer_done(mpiacc_rp_op_t *op, mpiacc_proto_slot_t *s, int *done)
+{
+    int mpi_errno = MPI_SUCCESS;
+    *done = 1;
+    if (s->xfer) mpi_errno = op->be->test(s->xfer, done);
+    if (mpi_errno != MPI_SUCCESS) *done = 1; /* a failed transfer runs no more */
+    if (*done && s->xfer) {
+        op->be->release(s->xfer);
+        s->xfer = NULL;
+    }
+    return mpi_errno;
+}
+
+static int all_free(const mpiacc_proto_direct_t *ds)
+{
+    for (int i = 0; i < MPIACC_PROTO_RING; i++)
+        if (ds->slot[i].state != MPIACC_PROTO_SLOT_FREE) return 0;
+    return 1;
+}
+
+/* ---- send -------------------------------------------------------------------- */
+
+static int send_prepare(mpiacc_rp_op_t *op)
+{
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    ds->first_cap = MPIACC_WIRE_HDR;
+    return mpiacc_proto_staging_get(op->attrs.kind, ds->first_cap, &ds->first, &ds->first_cls);
+}
+
+/* NEW -> READY: the RTS needs no data. */
+static int send_start(mpiacc_rp_op_t *op)
+{
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    mpiacc_wire_hdr_t h;
+    mpiacc_wire_init(&h, MPIACC_WIRE_RTS_PIPE, ds->id);
+    h.total = ds->total;
+    h.chunk = ds->chunk;
+    h.index = ds->nchunks;
+    h.buf_kind = (uint32_t)op->attrs.kind;
+    memcpy(ds->first, &h, sizeof h);
+    mpiacc_rp_move(op, MPIACC_RP_READY);
+    return MPI_SUCCESS;
+}
+
+int mpiacc_proto_pipeline_stream(mpiacc_rp_op_t *op)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    op->proto = &mpiacc_proto_pipeline;
+    ds->next_xfer = ds->next_mpi = 0;
+    if (ds->back == MPI_REQUEST_NULL) MPIACC_CHECK(mpiacc_proto_post_back(op));
+    mpiacc_rp_move(op, MPIACC_RP_STREAMING);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* READY -> STREAMING: the RTS is posted (the op leaves the send queue: its
+ * chunks travel on ctl, where no other send's message can match them). */
+static int issue(mpiacc_rp_op_t *op)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    MPIACC_CHECK(mpiacc_rp_isend(op, ds->first, MPIACC_WIRE_HDR, MPI_BYTE));
+    ds->first_req = op->inner;
+    op->inner = MPI_REQUEST_NULL;
+    MPIACC_CHECK(mpiacc_proto_pipeline_stream(op));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* Starts the pack of the next chunk into its slot; 1 when one started. */
+static int send_pack_next(mpiacc_rp_op_t *op)
+{
+    int err;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    int64_t k = ds->next_xfer;
+    mpiacc_proto_slot_t *s = &ds->slot[k % MPIACC_PROTO_RING];
+    mpiacc_wire_hdr_t h;
+    mpiacc_xfer_desc_t d = {.buf = op->buf, .type = op->type, .count = op->count};
+
+    if (ds->failed || ds->stopped || !ds->dep_ready || k >= ds->nchunks || s->state != MPIACC_PROTO_SLOT_FREE)
+        return 0;
+    if ((err = slot_buf(op, s)) != MPI_SUCCESS) {
+        fail(op, err);
+        return 0;
+    }
+    chunk_range(ds, k, &d.first, &d.last);
+    d.host = (char *)s->buf + MPIACC_WIRE_HDR;
+    mpiacc_wire_init(&h, MPIACC_WIRE_CHUNK, ds->id);
+    h.total = ds->total;
+    h.chunk = d.first;
+    h.index = k;
+    h.extra_bytes = (uint32_t)(d.last - d.first);
+    memcpy(s->buf, &h, sizeof h);
+    if ((err = op->be->pack(&op->attrs, op->dep, &d, &s->xfer)) != MPI_SUCCESS) {
+        fail(op, err);
+        return 0;
+    }
+    s->state = MPIACC_PROTO_SLOT_XFER;
+    s->index = k;
+    ds->next_xfer++;
+    return 1;
+}
+
+/* In place of chunk next_mpi, once the device is done with every slot: an
+ * ABORT with the failure.  1 when sent. */
+static int send_abort(mpiacc_rp_op_t *op, int *mpi_errno)
+{
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    mpiacc_proto_slot_t *s = &ds->slot[ds->next_mpi % MPIACC_PROTO_RING];
+    MPI_Count n;
+    for (int i = 0; i < MPIACC_PROTO_RING; i++)
+        if (ds->slot[i].state == MPIACC_PROTO_SLOT_XFER) return 0;
+    if (s->state == MPIACC_PROTO_SLOT_MPI) return 0; /* an earlier chunk is still going out */
+    for (int i = 0; i < MPIACC_PROTO_RING; i++) /* packed but not sent: dropped */
+        if (ds->slot[i].state == MPIACC_PROTO_SLOT_PACKED) ds->slot[i].state = MPIACC_PROTO_SLOT_FREE;
+    if ((*mpi_errno = slot_buf(op, s)) != MPI_SUCCESS) return 0;
+    n = mpiacc_proto_fill_error(s->buf, MPIACC_WIRE_ABORT, ds->id, op->error,
+                                ds->chunk < MPIACC_WIRE_FIN_TEXT ? ds->chunk : MPIACC_WIRE_FIN_TEXT);
+    *mpi_errno = PMPI_Isend_c(s->buf, n, MPI_BYTE, ds->ctl_peer, chunk_tag(ds), ds->dc->ctl, &s->req);
+    if (*mpi_errno != MPI_SUCCESS) return 0;
+    s->state = MPIACC_PROTO_SLOT_MPI;
+    s->index = ds->next_mpi;
+    ds->stopped = 1;
+    return 1;
+}
+
+/* One pass over the ring; *moved when anything happened. */
+static int send_pass(mpiacc_rp_op_t *op, int *moved)
+{
+    int mpi_errno = MPI_SUCCESS, done, err;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+
+    MPIACC_CHECK(mpiacc_proto_test(&ds->first_req, NULL, &done));
+    if (!ds->failed && !ds->dep_ready) {
+        if ((err = mpiacc_proto_dep(op)) != MPI_SUCCESS) fail(op, err);
+        *moved |= ds->dep_ready;
+    }
+    for (int i = 0; i < MPIACC_PROTO_RING; i++) {
+        mpiacc_proto_slot_t *s = &ds->slot[i];
+        if (s->state == MPIACC_PROTO_SLOT_MPI) {
+            MPIACC_CHECK(mpiacc_proto_test(&s->req, NULL, &done));
+            if (done) s->state = MPIACC_PROTO_SLOT_FREE, *moved = 1;
+        } else if (s->state == MPIACC_PROTO_SLOT_XFER) {
+            err = slot_xfer_done(op, s, &done);
+            if (err != MPI_SUCCESS) fail(op, err);
+            if (done) s->state = err == MPI_SUCCESS ? MPIACC_PROTO_SLOT_PACKED : MPIACC_PROTO_SLOT_FREE, *moved = 1;
+        }
+    }
+    while (send_pack_next(op)) *moved = 1;
+    /* packed chunks go out in order */
+    while (!ds->failed && ds->next_mpi < ds->next_xfer) {
+        mpiacc_proto_slot_t *s = &ds->slot[ds->next_mpi % MPIACC_PROTO_RING];
+        MPI_Count lo, hi;
+        if (s->state != MPIACC_PROTO_SLOT_PACKED) break;
+        chunk_range(ds, ds->next_mpi, &lo, &hi);
+        MPIACC_CHECK(PMPI_Isend_c(s->buf, MPIACC_WIRE_HDR + hi - lo, MPI_BYTE, ds->ctl_peer, chunk_tag(ds),
+                                  ds->dc->ctl, &s->req));
+        s->state = MPIACC_PROTO_SLOT_MPI;
+        ds->next_mpi++;
+        *moved = 1;
+    }
+    if (ds->failed && !ds->stopped && ds->next_mpi < ds->nchunks) {
+        *moved |= send_abort(op, &mpi_errno);
+        if (mpi_errno != MPI_SUCCESS) goto fn_fail;
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static int send_advance(mpiacc_rp_op_t *op, int *complete)
+{
+    int mpi_errno = MPI_SUCCESS, done, moved;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    MPI_Status st;
+    mpiacc_wire_hdr_t h;
+    MPI_Count n = 0;
+
+    switch (op->state) {
+    case MPIACC_RP_STREAMING:
+        do {
+            moved = 0;
+            MPIACC_CHECK(send_pass(op, &moved));
+        } while (moved);
+        if (ds->first_req == MPI_REQUEST_NULL && all_free(ds) && (ds->next_mpi == ds->nchunks || ds->stopped))
+            mpiacc_rp_move(op, MPIACC_RP_WAIT_FIN);
+        break;
+    case MPIACC_RP_WAIT_FIN:
+        MPIACC_CHECK(mpiacc_proto_test(&ds->back, &st, &done));
+        if (!done) break;
+        PMPI_Get_count_c(&st, MPI_BYTE, &n);
+        MPIACC_CHECK(mpiacc_wire_read(ds->backbuf, n, &h));
+        if (h.kind != MPIACC_WIRE_FIN)
+            MPIACC_FAIL(MPIACC_ERRK_INTERN, "direct pipelined send: answer of kind %u from rank %d", (unsigned)h.kind,
+                        ds->ctl_peer);
+        if (h.err_class != MPI_SUCCESS && op->error == MPI_SUCCESS)
+            op->error = mpiacc_proto_peer_error(&h, ds->backbuf, ds->ctl_peer, "receiver");
+        *complete = 1;
+        break;
+    default:
+        MPIACC_FAIL(MPIACC_ERRK_INTERN, "pipelined send: unexpected state %d", (int)op->state);
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* ---- receive ------------------------------------------------------------------ */
+
+int mpiacc_proto_pipeline_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+
+    if (h->total <= 0 || h->chunk <= 0 || h->index != (h->total + h->chunk - 1) / h->chunk)
+        MPIACC_FAIL(MPIACC_ERRK_INTERN, "direct protocol: an RTS for %lld bytes in %lld chunks of %lld",
+                    (long long)h->total, (long long)h->index, (long long)h->chunk);
+    op->proto = &mpiacc_proto_pipeline;
+    ds->total = h->total;
+    ds->chunk = h->chunk;
+    ds->nchunks = h->index;
+    ds->next_xfer = ds->next_mpi = 0;
+    op->bytes = ds->total < ds->rbytes ? ds->total : ds->rbytes;
+    if (ds->total > ds->rbytes)
+        op->error = mpiacc_err(MPIACC_ERRK_TRUNCATE,
+                               "message of %lld packed bytes from rank %d tag %d truncated to the receive's %lld",
+                               (long long)ds->total, op->st_source, op->st_tag, (long long)ds->rbytes);
+    mpiacc_rp_move(op, MPIACC_RP_STREAMING);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* Chunk next_mpi landed in s (status st): LANDED to be unpacked, or FREE
+ * (nothing of it fits, or a failure: drained).  An ABORT stops the
+ * transfer. */
+static int recv_landed(mpiacc_rp_op_t *op, mpiacc_proto_slot_t *s, MPI_Status *st)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    mpiacc_wire_hdr_t h;
+    MPI_Count n = 0, lo, hi;
+
+    PMPI_Get_count_c(st, MPI_BYTE, &n);
+    MPIACC_CHECK(mpiacc_wire_read(s->buf, n, &h));
+    s->state = MPIACC_PROTO_SLOT_FREE;
+    if (h.kind == MPIACC_WIRE_ABORT) {
+        if (!ds->failed) op->error = mpiacc_proto_peer_error(&h, s->buf, ds->ctl_peer, "sender");
+        ds->failed = ds->stopped = 1;
+        goto fn_exit;
+    }
+    chunk_range(ds, ds->next_mpi, &lo, &hi);
+    if (h.kind != MPIACC_WIRE_CHUNK || h.index != ds->next_mpi || h.chunk != lo || n != MPIACC_WIRE_HDR + hi - lo)
+        MPIACC_FAIL(MPIACC_ERRK_INTERN, "direct protocol: chunk %lld from rank %d is malformed (kind %u index %lld)",
+                    (long long)ds->next_mpi, ds->ctl_peer, (unsigned)h.kind, (long long)h.index);
+    if (!ds->failed && lo < op->bytes) s->state = MPIACC_PROTO_SLOT_LANDED;
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static int recv_pass(mpiacc_rp_op_t *op, int *moved)
+{
+    int mpi_errno = MPI_SUCCESS, done, err;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    MPI_Status st;
+
+    if (!ds->failed && !ds->dep_ready) {
+        if ((err = mpiacc_proto_dep(op)) != MPI_SUCCESS) fail(op, err);
+        *moved |= ds->dep_ready;
+    }
+    /* receives for the next chunks, in order */
+    while (!ds->stopped && ds->next_xfer < ds->nchunks) {
+        mpiacc_proto_slot_t *s = &ds->slot[ds->next_xfer % MPIACC_PROTO_RING];
+        if (s->state != MPIACC_PROTO_SLOT_FREE) break;
+        MPIACC_CHECK(slot_buf(op, s));
+        MPIACC_CHECK(PMPI_Irecv_c(s->buf, MPIACC_WIRE_HDR + ds->chunk, MPI_BYTE, ds->ctl_peer, chunk_tag(ds),
+                                  ds->dc->ctl, &s->req));
+        s->state = MPIACC_PROTO_SLOT_MPI;
+        s->index = ds->next_xfer++;
+        *moved = 1;
+    }
+    /* chunks land in order */
+    while (!ds->stopped && ds->next_mpi < ds->next_xfer) {
+        mpiacc_proto_slot_t *s = &ds->slot[ds->next_mpi % MPIACC_PROTO_RING];
+        if (s->state != MPIACC_PROTO_SLOT_MPI) break;
+        MPIACC_CHECK(mpiacc_proto_test(&s->req, &st, &done));
+        if (!done) break;
+        MPIACC_CHECK(recv_landed(op, s, &st));
+        ds->next_mpi++;
+        *moved = 1;
+    }
+    for (int i = 0; i < MPIACC_PROTO_RING; i++) {
+        mpiacc_proto_slot_t *s = &ds->slot[i];
+        if (s->state == MPIACC_PROTO_SLOT_MPI && ds->stopped) {
+            /* after an ABORT: the chunks posted beyond it never come */
+            if (s->req != MPI_REQUEST_NULL) PMPI_Cancel(&s->req);
+            MPIACC_CHECK(mpiacc_proto_test(&s->req, NULL, &done));
+            if (done) s->state = MPIACC_PROTO_SLOT_FREE, *moved = 1;
+        } else if (s->state == MPIACC_PROTO_SLOT_LANDED && ds->failed) {
+            s->state = MPIACC_PROTO_SLOT_FREE;
+            *moved = 1;
+        } else if (s->state == MPIACC_PROTO_SLOT_LANDED && ds->dep_ready) {
+            mpiacc_xfer_desc_t d = {.buf = op->buf, .type = op->type, .count = op->count,
+                                    .host = (char *)s->buf + MPIACC_WIRE_HDR};
+            chunk_range(ds, s->index, &d.first, &d.last);
+            if (d.last > op->bytes) d.last = op->bytes; /* truncation: what fits */
+            err = op->be->unpack(&op->attrs, op->dep, &d, &s->xfer);
+            if (err != MPI_SUCCESS) fail(op, err);
+            s->state = err == MPI_SUCCESS ? MPIACC_PROTO_SLOT_XFER : MPIACC_PROTO_SLOT_FREE;
+            *moved = 1;
+        } else if (s->state == MPIACC_PROTO_SLOT_XFER) {
+            err = slot_xfer_done(op, s, &done);
+            if (err != MPI_SUCCESS) fail(op, err);
+            if (done) s->state = MPIACC_PROTO_SLOT_FREE, *moved = 1;
+        }
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static int recv_advance(mpiacc_rp_op_t *op, int *complete)
+{
+    int mpi_errno = MPI_SUCCESS, done, moved;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+
+    switch (op->state) {
+    case MPIACC_RP_STREAMING:
+        do {
+            moved = 0;
+            MPIACC_CHECK(recv_pass(op, &moved));
+        } while (moved);
+        if ((ds->next_mpi == ds->nchunks || ds->stopped) && all_free(ds)) {
+            /* a CTS_PIPE (ipc.c) may still be going out */
+            MPIACC_CHECK(mpiacc_proto_test(&ds->back, NULL, &done));
+            if (!done) break;
+            MPIACC_CHECK(mpiacc_proto_send_back(op, MPIACC_WIRE_FIN));
+            mpiacc_rp_move(op, MPIACC_RP_CLOSING);
+        }
+        break;
+    case MPIACC_RP_CLOSING:
+        MPIACC_CHECK(mpiacc_proto_test(&ds->back, NULL, complete));
+        break;
+    default:
+        MPIACC_FAIL(MPIACC_ERRK_INTERN, "pipelined receive: unexpected state %d", (int)op->state);
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* ---- the table ------------------------------------------------------------------ */
+
+static int prepare(mpiacc_rp_op_t *op)
+{
+    return op->is_send ? send_prepare(op) : MPI_SUCCESS;
+}
+
+static int start(mpiacc_rp_op_t *op)
+{
+    return op->is_send ? send_start(op) : mpiacc_err(MPIACC_ERRK_INTERN, "pipeline: a receive starts as direct");
+}
+
+static int advance(mpiacc_rp_op_t *op, int *complete)
+{
+    *complete = 0;
+    return op->is_send ? send_advance(op, complete) : recv_advance(op, complete);
+}
+
+static int received(mpiacc_rp_op_t *op, int *complete)
+{
+    return mpiacc_err(MPIACC_ERRK_INTERN, "pipeline: unexpected receive completion");
+}
+
+const mpiacc_proto_t mpiacc_proto_pipeline = {
+    .name = "pipelined",
+    .prepare = prepare,
+    .start = start,
+    .advance = advance,
+    .issue = issue,
+    .received = received,
+    .release = mpiacc_proto_direct_release,
+};
