@@ -12,6 +12,7 @@
  * any realistic use (the ring would have to wrap between the failing call
  * and the MPI_Error_string).
  */
+#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -29,6 +30,13 @@ static const int errk_class[MPIACC_ERRK_MAX] = {
     [MPIACC_ERRK_TAG] = MPI_ERR_TAG,         [MPIACC_ERRK_COMM] = MPI_ERR_COMM,
     [MPIACC_ERRK_DISABLED] = MPI_ERR_OTHER,
 };
+
+/* MPI's dynamic error codes and strings are process-global tables that MPICH
+ * does not guard for concurrent callers of MPI_Add_error_code /
+ * MPI_Add_error_string under MPI_THREAD_MULTIPLE; mpiacc calls them only
+ * under this lock (rarely: a code is made once per ring slot, a string set
+ * once per error). */
+static pthread_mutex_t mpi_err_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* One ring per distinct class (several kinds share MPI_ERR_OTHER's).  A
  * slot holds 0 (no code yet), CREATING, or the code. */
@@ -74,7 +82,9 @@ static int slot_code(ring_t *r, unsigned i)
     int c = atomic_load(&r->code[i]), expect = 0;
     while (c <= 0) {
         if (c == 0 && atomic_compare_exchange_strong(&r->code[i], &expect, CREATING)) {
+            pthread_mutex_lock(&mpi_err_lock);
             if (PMPI_Add_error_code(r->cls, &c) != MPI_SUCCESS || c <= 0) c = 0;
+            pthread_mutex_unlock(&mpi_err_lock);
             atomic_store(&r->code[i], c);
             return c;
         }
@@ -103,7 +113,9 @@ int mpiacc_err(mpiacc_errk_t kind, const char *fmt, ...)
     r = &rings[errk_ring[kind]];
     code = slot_code(r, atomic_fetch_add(&r->next, 1) % MPIACC_ERR_RING);
     if (code == 0) return errk_class[kind];
+    pthread_mutex_lock(&mpi_err_lock);
     PMPI_Add_error_string(code, msg);
+    pthread_mutex_unlock(&mpi_err_lock);
     return code;
 }
 
