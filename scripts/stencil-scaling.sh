@@ -18,6 +18,7 @@ options:
   --sizes "LIST"     per-rank sizes N (N x N per rank; default "1024 4096")
   --iters N          --num-iters of every run (default 200)
   --passes N         timed passes of every run, plus one warm-up (default 3)
+  --iters-per-exchange N   halo width h of every run (default 1; messages grow with h)
   --gpus N           use the first N GPUs only (CUDA_VISIBLE_DEVICES); default: every visible GPU
   --backend B        cuda, opencl or auto (default cuda)
   --no-mps           never start MPS (ranks sharing a GPU then time-slice it)
@@ -35,15 +36,15 @@ EOF
 die_usage() { echo "stencil-scaling.sh: $*" >&2; usage >&2; exit 2; }
 posint() { [[ $1 =~ ^[1-9][0-9]*$ ]]; }
 
-ranks_list="1 2 4" sizes_list="1024 4096" iters=200 passes=3 gpus_opt="" backend=cuda use_mps=1 limit=300
+ranks_list="1 2 4" sizes_list="1024 4096" iters=200 passes=3 h=1 gpus_opt="" backend=cuda use_mps=1 limit=300
 args=()
 while [ $# -gt 0 ]; do
   case $1 in
     -h|--help) usage; exit 0 ;;
-    --ranks|--sizes|--iters|--passes|--gpus|--backend|--timeout)
+    --ranks|--sizes|--iters|--passes|--iters-per-exchange|--gpus|--backend|--timeout)
       [ $# -ge 2 ] || die_usage "option '$1' needs a value"
       case $1 in
-        --ranks) ranks_list=$2 ;; --sizes) sizes_list=$2 ;; --iters) iters=$2 ;; --passes) passes=$2 ;;
+        --ranks) ranks_list=$2 ;; --sizes) sizes_list=$2 ;; --iters) iters=$2 ;; --passes) passes=$2 ;; --iters-per-exchange) h=$2 ;;
         --gpus) gpus_opt=$2 ;; --backend) backend=$2 ;; --timeout) limit=$2 ;;
       esac
       shift 2 ;;
@@ -54,7 +55,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#args[@]} -eq 2 ] || die_usage "expected BUILD_DIR and OUTDIR"
-for v in $ranks_list $sizes_list $iters $passes $limit ${gpus_opt:+$gpus_opt}; do
+for v in $ranks_list $sizes_list $iters $passes $h $limit ${gpus_opt:+$gpus_opt}; do
   posint "$v" || die_usage "bad value '$v' (expected a positive integer)"
 done
 case $backend in cuda|opencl|auto) ;; *) die_usage "bad value '$backend' for --backend" ;; esac
@@ -82,7 +83,7 @@ if [ -n "$gpus_opt" ]; then
   export CUDA_VISIBLE_DEVICES=$(IFS=,; echo "${visible[*]:0:$ngpu}")
 fi
 echo "stencil-scaling: $ngpu GPU(s) ${CUDA_VISIBLE_DEVICES:+(CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES) }ranks: $ranks_list;" \
-     "sizes: $sizes_list; --num-iters $iters --passes $passes; backend $backend" | tee "$out/logs/sweep.log"
+     "sizes: $sizes_list; --num-iters $iters --passes $passes --iters-per-exchange $h; backend $backend" | tee "$out/logs/sweep.log"
 
 # MPS, only while a point needs it; its pipes and logs in a private directory.
 mps_dir="" mps_on=0
@@ -140,7 +141,7 @@ for n in $ranks_list; do
       echo "=== $name: $mpiexec -n $n $prog --msize $grid --customSize $size,$size ${extra[*]}" | tee -a "$out/logs/sweep.log"
       t0=$(date +%s)
       timeout "$limit" "$mpiexec" -n "$n" "$prog" --backend "$backend" --msize "$grid" --customSize "$size,$size" \
-        --num-iters "$iters" --passes "$passes" --precision both "${extra[@]}" --csv "$out/raw/$name.csv" \
+        --num-iters "$iters" --passes "$passes" --iters-per-exchange "$h" --precision both "${extra[@]}" --csv "$out/raw/$name.csv" \
         >"$out/logs/$name.log" 2>&1
       rc=$?
       echo "    rc=$rc, $(($(date +%s) - t0)) s" | tee -a "$out/logs/sweep.log"
@@ -171,7 +172,7 @@ for line in open(os.path.join(raw, "points.txt")):
 order = {"manual": 0, "mpiacc": 1, "mpiacc-direct": 2, "sp": 0, "dp": 1}
 rows.sort(key=lambda r: (int(r["size"]), order[r["precision"]], order[r["series"]], int(r["ranks"])))
 base = {(r["series"], r["precision"], r["size"]): float(r["gflops_median"]) for r in rows if r["ranks"] == "1"}
-cols = ["series", "precision", "size", "ranks", "gpus", "msize", "mps", "protocol", "backend", "iters", "passes",
+cols = ["series", "precision", "size", "ranks", "gpus", "msize", "mps", "protocol", "backend", "h", "iters", "passes",
         "gflops_median", "gflops_min", "gflops_max", "exch_ms", "kernel_ms", "errors", "efficiency",
         "efficiency_gpus"]
 with open(dest, "w", newline="") as f:
