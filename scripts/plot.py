@@ -4,6 +4,8 @@ MPI-ACC and TEMPI papers' ones.  The kind of each file is recognised from
 its column names:
 
   stencil2d        GFLOPS of manual staging vs mpiacc, per precision
+  scaling          Stencil2D weak scaling (scripts/stencil-scaling.sh): GFLOPS and
+                   parallel efficiency against ranks, per size and precision
   pack (bench/pack) packed GB/s against block size, one panel per object size
   pingpong         one-way time against block size, mpiacc vs host contiguous
   ooo, ooo_cuda    MPI-ACC Fig 7: total time of simple / advanced / mpiacc
@@ -27,6 +29,8 @@ def load(path):
 
 def kind_of(cols):
     c = set(cols)
+    if {"series", "efficiency", "ranks", "gpus"} <= c:
+        return "scaling"
     if {"gflops_median", "variant", "precision"} <= c:
         return "stencil2d"
     if {"group", "method", "GBps"} <= c:
@@ -72,6 +76,68 @@ def plot_stencil2d(plt, rows, title):
     ax.set_title("%s: %s, %s ranks, %sx%s per rank, h=%s" % (title, r0["backend"], r0["ranks"], r0["rows"],
                                                              r0["cols"], r0["h"]))
     ax.legend()
+    return fig
+
+
+def plot_scaling(plt, rows, title):
+    """Top row: total GFLOPS against ranks; bottom row: parallel efficiency
+    GFLOPS(n) / (n GFLOPS(1)).  One column per (size, precision), one line
+    per series; points where ranks share GPUs are hollow, the x labels give
+    ranks/GPUs, and the dashed lines are the efficiency per GPU in use
+    (GFLOPS(n) / (GPUs x GFLOPS(1)))."""
+    panels = []
+    for r in rows:
+        key = (int(r["size"]), r["precision"])
+        if key not in panels:
+            panels.append(key)
+    series = [s for s in ("manual", "mpiacc", "mpiacc-direct") if any(r["series"] == s for r in rows)]
+    fig, axes = plt.subplots(2, len(panels), figsize=(4 * len(panels), 7), squeeze=False)
+    for col, (size, prec) in enumerate(panels):
+        top, bot = axes[0][col], axes[1][col]
+        ticks = {}
+        for s in series:
+            pts = sorted((int(r["ranks"]), int(r["gpus"]), float(r["gflops_median"]),
+                          float(r["efficiency"]) if r["efficiency"] else None, r["protocol"])
+                         for r in rows if r["series"] == s and int(r["size"]) == size and r["precision"] == prec)
+            if not pts:
+                continue
+            label = s
+            if s == "mpiacc-direct" and any(p[4] != "direct" for p in pts):
+                label += " (fell back: default protocol)"
+            line = top.plot([p[0] for p in pts], [p[2] for p in pts], marker="o", label=label)[0]
+            effs = [p for p in pts if p[3] is not None]
+            bot.plot([p[0] for p in effs], [p[3] for p in effs], marker="o", color=line.get_color(), label=label)
+            shared = [r for r in rows if r["series"] == s and int(r["size"]) == size and r["precision"] == prec
+                      and r["efficiency_gpus"] and int(r["gpus"]) < int(r["ranks"])]
+            if shared:  # per GPU: GFLOPS(n) / (GPUs x GFLOPS(1)), dashed
+                ge = sorted((int(r["ranks"]), float(r["efficiency_gpus"])) for r in rows
+                            if r["series"] == s and int(r["size"]) == size and r["precision"] == prec
+                            and r["efficiency_gpus"])
+                bot.plot([p[0] for p in ge], [p[1] for p in ge], linestyle="--", color=line.get_color(),
+                         label=label + ", per GPU")
+            for p in pts:
+                ticks[p[0]] = p[1]
+                if p[1] < p[0]:  # ranks share GPUs: hollow markers
+                    top.plot([p[0]], [p[2]], marker="o", mfc="white", color=line.get_color())
+                    if p[3] is not None:
+                        bot.plot([p[0]], [p[3]], marker="o", mfc="white", color=line.get_color())
+        xs = sorted(ticks)
+        for ax in (top, bot):
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(xs)
+            ax.set_xticklabels(["%d/%d" % (x, ticks[x]) for x in xs])
+            ax.minorticks_off()
+            ax.grid(True, alpha=0.3)
+        bot.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
+        bot.set_ylim(0, 1.1)
+        top.set_title("%s: %dx%d per rank, %s" % (title, size, size, "single" if prec == "sp" else "double"),
+                      fontsize="medium")
+        top.set_ylabel("GFLOPS (median, all ranks)")
+        bot.set_ylabel("efficiency GFLOPS(n) / (n GFLOPS(1))")
+        bot.set_xlabel("ranks / GPUs (hollow: ranks share GPUs)")
+    axes[0][0].legend(fontsize="small")
+    if any(l.get_linestyle() == "--" for l in axes[1][0].get_lines()):
+        axes[1][0].legend(fontsize="x-small")
     return fig
 
 
@@ -171,7 +237,7 @@ def plot_host_overhead(plt, rows, title):
     return fig
 
 
-PLOTS = {"stencil2d": plot_stencil2d, "pack": plot_pack, "pingpong": plot_pingpong, "ooo": plot_ooo,
+PLOTS = {"stencil2d": plot_stencil2d, "scaling": plot_scaling, "pack": plot_pack, "pingpong": plot_pingpong, "ooo": plot_ooo,
          "queue_semantics": plot_queue_semantics, "host_overhead": plot_host_overhead}
 
 

@@ -3,11 +3,18 @@
  * device variants (manual staging vs mpiacc), validation and the report.
  *
  *   mpiexec -n 4 stencil2d --backend auto --customSize 256,256 --num-iters 100
+ *   mpiexec -n 4 stencil2d --msize 2x2 --direct
+ *
+ * One rank per device: each rank takes device (node-local rank) % (devices
+ * on the node); --direct asks for mpiacc's direct protocol on the
+ * Cartesian communicator (info key mpiacc_direct).
  *
  * Exit status: 0 on success, 1 on a validation error, a mismatch between
  * the variants or any failure, 2 on bad options, 77 when the chosen backend
  * finds no device (CTest's "skipped").
  */
+#include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +56,23 @@ typedef struct opts {
     const char *csv; /* --csv FILE */
     double wc, wk, wd, thr;
     int print_limit;
+    int direct; /* --direct: info mpiacc_direct=true on the Cartesian communicator */
 } opts_t;
+
+/* What main finds out once: the backend and its device, the ranks per
+ * node, the devices in use and the protocol of the Cartesian communicator. */
+typedef struct ctx {
+    const st_backend_t *be;
+    char desc[256];
+    int local_rank, local_size; /* on this node (MPI_COMM_TYPE_SHARED)              */
+    int ndev;                   /* devices this rank sees                            */
+    int gpus, nodes;            /* devices in use (sum over nodes of min(ranks, ndev)) */
+    int dims[2];                /* process grid                                      */
+    char info[32];              /* mpiacc_direct as MPI_Comm_get_info reports it, or "" */
+    const char *protocol;       /* in effect: "direct" when the communicator says so */
+} ctx_t;
+
+#define ST_INFO_KEY "mpiacc_direct"
 
 typedef struct result {
     int ran;
@@ -66,6 +89,23 @@ const st_backend_t *st_cuda_backend(void) { return NULL; }
 const st_backend_t *st_opencl_backend(void) { return NULL; }
 #endif
 
+/* --msize PxQ (SHOC's form; "P,Q" also accepted): 1 on success. */
+static int parse_msize(const char *s, int d[2])
+{
+    char *end;
+    long v[2];
+    for (int k = 0; k < 2; k++) {
+        if (!isdigit((unsigned char)*s)) return 0;
+        v[k] = strtol(s, &end, 10);
+        if (v[k] < 1 || v[k] > INT_MAX) return 0;
+        if (k == 0 && *end != 'x' && *end != 'X' && *end != ',') return 0;
+        s = end + 1;
+    }
+    if (*end) return 0;
+    d[0] = (int)v[0], d[1] = (int)v[1];
+    return 1;
+}
+
 /* Fills o from the command line (before MPI_Init; --help and bad options
  * exit, see bench/common/cli.h). */
 static void parse(int argc, char **argv, opts_t *o)
@@ -73,6 +113,7 @@ static void parse(int argc, char **argv, opts_t *o)
     static const int sizes[] = {512, 1024, 2048, 4096};
     static const char *const backends[] = {"auto", "cuda", "opencl"};
     int size = 1, custom[2] = {0, 0}, prec = 2, var = 2, backend = 0;
+    const char *msize = NULL;
     *o = (opts_t){.rows = 512, .cols = 512, .iters = 1000, .h = 1, .passes = 10, .prec_mask = 3,
                   .var_mask = 3, .backend = "auto", .wc = 0.25, .wk = 0.15, .wd = 0.05, .thr = 0.01,
                   .print_limit = 15};
@@ -81,7 +122,10 @@ static void parse(int argc, char **argv, opts_t *o)
         {"customSize", CLI_PAIR, custom, "per-rank rows and columns (overrides --size)", NULL, CLI_POSITIVE},
         {"num-iters", CLI_INT, &o->iters, "stencil iterations per pass", NULL, CLI_POSITIVE},
         {"iters-per-exchange", CLI_INT, &o->h, "halo width / iterations between exchanges", NULL, CLI_POSITIVE},
-        {"msize", CLI_PAIR, o->pdims, "process grid (default 2 x N/2)", NULL, CLI_POSITIVE},
+        {"msize", CLI_STRING, &msize, "process grid PxQ: P rows x Q columns of ranks (default 2 x N/2)", NULL,
+         CLI_ANY},
+        {"direct", CLI_FLAG, &o->direct, "request mpiacc's direct protocol (info " ST_INFO_KEY "=true on the grid)",
+         NULL, CLI_ANY},
         {"passes", CLI_INT, &o->passes, "timed passes after one warm-up pass", NULL, CLI_POSITIVE},
         {"precision", CLI_CHOICE, &prec, "single, double or both", "sp|dp|both", CLI_ANY},
         {"backend", CLI_CHOICE, &backend, "auto: CUDA when a CUDA device is present, else OpenCL",
@@ -100,27 +144,53 @@ static void parse(int argc, char **argv, opts_t *o)
                              "Exit status: 0 success, 1 validation error or failure, 2 bad options, 77 no device.",
                              opts, sizeof opts / sizeof opts[0]};
     cli_parse(&prog, argc, argv);
+    if (msize && !parse_msize(msize, o->pdims)) {
+        if (cli_rank0()) {
+            fprintf(stderr, "stencil2d: bad value '%s' for --msize (expected PxQ, e.g. 2x2)\n", msize);
+            cli_usage(&prog, stderr);
+        }
+        exit(2);
+    }
     o->prec_mask = prec + 1, o->var_mask = var + 1, o->backend = backends[backend];
     if (custom[0]) o->rows = custom[0], o->cols = custom[1];
     else o->rows = o->cols = sizes[size - 1];
 }
 
-/* Non-periodic 2D Cartesian communicator (default 2 x N/2) and the
- * neighbours, offsets and tags of the exchange. */
-static int make_cart(const opts_t *o, MPI_Comm *cart)
+/* Non-periodic 2D Cartesian communicator (default 2 x N/2); with --direct
+ * the info key asking for the direct protocol is set on it at once.  What
+ * the communicator then reports for the key decides the protocol printed
+ * (an mpiacc without the direct protocol drops the unknown key: default). */
+static int make_cart(const opts_t *o, MPI_Comm *cart, ctx_t *c)
 {
-    int n, dims[2] = {o->pdims[0], o->pdims[1]}, periods[2] = {0, 0};
+    int n, flag = 0, len = (int)sizeof c->info, periods[2] = {0, 0};
+    MPI_Info used;
+    c->dims[0] = o->pdims[0], c->dims[1] = o->pdims[1];
     MPI_Comm_size(MPI_COMM_WORLD, &n);
-    if (!dims[0]) {
-        if (n % 2 == 0) dims[0] = 2, dims[1] = n / 2;
-        else ST_MPI(MPI_Dims_create(n, 2, dims));
+    if (!c->dims[0]) {
+        if (n % 2 == 0) c->dims[0] = 2, c->dims[1] = n / 2;
+        else ST_MPI(MPI_Dims_create(n, 2, c->dims));
     }
-    if (dims[0] * dims[1] != n) return st_error("--msize %d,%d does not match %d ranks", dims[0], dims[1], n);
-    ST_MPI(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, cart));
+    if ((long)c->dims[0] * c->dims[1] != n)
+        return st_error("--msize %dx%d does not match %d ranks", c->dims[0], c->dims[1], n);
+    ST_MPI(MPI_Cart_create(MPI_COMM_WORLD, 2, c->dims, periods, 0, cart));
+    if (o->direct) {
+        MPI_Info info;
+        int rc;
+        ST_MPI(MPI_Info_create(&info));
+        rc = MPI_Info_set(info, ST_INFO_KEY, "true");
+        if (rc == MPI_SUCCESS) rc = MPI_Comm_set_info(*cart, info);
+        MPI_Info_free(&info);
+        if (rc != MPI_SUCCESS) return st_mpi_error("MPI_Comm_set_info(" ST_INFO_KEY "=true)", rc);
+    }
+    ST_MPI(MPI_Comm_get_info(*cart, &used));
+    c->info[0] = 0;
+    if (MPI_Info_get_string(used, ST_INFO_KEY, &len, c->info, &flag) != MPI_SUCCESS || !flag) c->info[0] = 0;
+    MPI_Info_free(&used);
+    c->protocol = !strcmp(c->info, "true") ? "direct" : "default";
     return 0;
 }
 
-static int make_grid(const opts_t *o, MPI_Comm cart, int dp, st_grid_t *g)
+static int make_grid(const opts_t *o, MPI_Comm cart, int local_rank, int dp, st_grid_t *g)
 {
     int h = o->h;
     memset(g, 0, sizeof *g);
@@ -130,6 +200,7 @@ static int make_grid(const opts_t *o, MPI_Comm cart, int dp, st_grid_t *g)
     g->base = dp ? MPI_DOUBLE : MPI_FLOAT;
     g->wc = o->wc, g->wk = o->wk, g->wd = o->wd;
     g->cart = cart;
+    g->local_rank = local_rank;
     MPI_Comm_rank(cart, &g->rank);
     MPI_Comm_size(cart, &g->nranks);
     if (o->rows < h || o->cols < h) return st_error("the local block must be at least h x h");
@@ -209,33 +280,41 @@ done:
     return rc;
 }
 
-static const st_backend_t *choose_backend(const char *want, int rank, char *desc, size_t len, int *found)
+/* The backend (c->be) and this rank's device (c->desc, c->ndev); 1 when
+ * a device was found. */
+static int choose_backend(const char *want, ctx_t *c)
 {
-    const st_backend_t *cu = st_cuda_backend(), *cl = st_opencl_backend(), *be = NULL;
-    *found = 0;
+    const st_backend_t *cu = st_cuda_backend(), *cl = st_opencl_backend();
+    int found = 0;
+    c->be = NULL, c->ndev = 0;
     if (!strcmp(want, "cuda") || !strcmp(want, "auto")) {
-        be = cu;
-        if (cu && cu->probe(rank, desc, len)) *found = 1;
+        c->be = cu;
+        if (cu && cu->probe(c->local_rank, c->desc, sizeof c->desc, &c->ndev)) found = 1;
     }
-    if (!*found && (!strcmp(want, "opencl") || !strcmp(want, "auto"))) {
-        be = cl;
-        if (cl && cl->probe(rank, desc, len)) *found = 1;
+    if (!found && (!strcmp(want, "opencl") || !strcmp(want, "auto"))) {
+        c->be = cl;
+        if (cl && cl->probe(c->local_rank, c->desc, sizeof c->desc, &c->ndev)) found = 1;
     }
-    if (!be) snprintf(desc, len, "backend '%s' not compiled in", want);
-    else if (!*found) snprintf(desc, len, "no %s device found", be->name);
-    return be;
+    if (!c->be) snprintf(c->desc, sizeof c->desc, "backend '%s' not compiled in", want);
+    else if (!found) snprintf(c->desc, sizeof c->desc, "no %s device found", c->be->name);
+    return found;
 }
 
-static void print_header(const opts_t *o, const st_grid_t *g, const st_backend_t *be, const char *desc)
+static void print_header(const opts_t *o, const st_grid_t *g, const ctx_t *c)
 {
-    int dims[2], per[2], coords[2];
+    const st_backend_t *be = c->be;
     int loc_manual = ST_LOC_HOST + (!strcmp(be->name, "cuda") ? ST_LOC_MANUAL_CUDA : ST_LOC_MANUAL_OPENCL);
-    MPI_Cart_get(g->cart, 2, dims, per, coords);
     printf("stencil2d (SHOC Stencil2D on mpiacc %d.%d)\n", MPIACC_VERSION_MAJOR, MPIACC_VERSION_MINOR);
     printf("  %d ranks as %d x %d, %d x %d per rank (with halo %d x %d, row pitch %d), h = %d\n", g->nranks,
-           dims[0], dims[1], g->rows, g->cols, g->R, g->C, g->P, g->h);
-    printf("  %d iterations, %d timed passes + 1 warm-up, weights %g %g %g, backend %s (%s)\n", o->iters,
-           o->passes, g->wc, g->wk, g->wd, be->name, desc);
+           c->dims[0], c->dims[1], g->rows, g->cols, g->R, g->C, g->P, g->h);
+    printf("  %d iterations, %d timed passes + 1 warm-up, weights %g %g %g, backend %s (rank 0: %s)\n",
+           o->iters, o->passes, g->wc, g->wk, g->wd, be->name, c->desc);
+    printf("  devices: %d in use by %d ranks on %d node(s); each rank takes device (node-local rank %% %d)%s\n",
+           c->gpus, g->nranks, c->nodes, c->ndev,
+           c->gpus >= g->nranks ? "" : strcmp(be->name, "cuda") ? "; ranks share devices" : "; ranks share devices (MPS advised)");
+    printf("  protocol: %s requested%s; the communicator reports %s%s -> %s protocol\n",
+           o->direct ? "direct" : "default", o->direct ? " (--direct: " ST_INFO_KEY "=true set on the grid)" : "",
+           c->info[0] ? ST_INFO_KEY "=" : "no " ST_INFO_KEY " key", c->info, c->protocol);
     printf("  exchange routine lines (non-blank, non-comment): manual %d (host MPI %d + device staging %d),"
            " mpiacc %d (%+.0f %%; plus %d lines of datatype set-up, once per precision)\n",
            loc_manual, ST_LOC_HOST, loc_manual - ST_LOC_HOST, ST_LOC_MPIACC,
@@ -261,27 +340,28 @@ static void print_table(const char *label, const result_t r[V_COUNT], double max
 
 /* Rows of --csv (rank 0): one per variant run; the file is opened at the
  * first row. */
-static void write_csv(const opts_t *o, const st_grid_t *g, const st_backend_t *be, int dp,
-                      const result_t r[V_COUNT])
+static void write_csv(const opts_t *o, const st_grid_t *g, const ctx_t *c, int dp, const result_t r[V_COUNT])
 {
     static FILE *f;
     if (!o->csv) return;
     if (!f)
         f = bench_csv_open(o->csv, "precision,variant,backend,ranks,rows,cols,h,iters,passes,gflops_median,"
-                                   "gflops_min,gflops_max,exch_ms,kernel_ms,copies_per_exch,syncs_per_exch,errors");
+                                   "gflops_min,gflops_max,exch_ms,kernel_ms,copies_per_exch,syncs_per_exch,errors,"
+                                   "msize,gpus,protocol");
+    if (!f) return;
     for (int v = 0; v < V_COUNT; v++)
         if (r[v].ran)
-            fprintf(f, "%s,%s,%s,%d,%d,%d,%d,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%ld\n", dp ? "dp" : "sp",
-                    vname[v], be->name, g->nranks, g->rows, g->cols, g->h, o->iters, o->passes, r[v].gflops_med,
-                    r[v].gflops_min, r[v].gflops_max, r[v].exch_ms, r[v].kern_ms, r[v].copies_x, r[v].syncs_x,
-                    r[v].errors);
+            fprintf(f, "%s,%s,%s,%d,%d,%d,%d,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%ld,%dx%d,%d,%s\n",
+                    dp ? "dp" : "sp", vname[v], c->be->name, g->nranks, g->rows, g->cols, g->h, o->iters,
+                    o->passes, r[v].gflops_med, r[v].gflops_min, r[v].gflops_max, r[v].exch_ms, r[v].kern_ms,
+                    r[v].copies_x, r[v].syncs_x, r[v].errors, c->dims[0], c->dims[1], c->gpus, c->protocol);
     fflush(f);
 }
 
 /* One precision: CPU reference, the variants, validation, report. */
-static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const st_backend_t *be, const char *desc,
-                         int first)
+static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const ctx_t *c, int first)
 {
+    const st_backend_t *be = c->be;
     st_grid_t g;
     result_t res[V_COUNT];
     void *ref = NULL, *init = NULL, *outm[V_COUNT] = {NULL, NULL};
@@ -289,8 +369,8 @@ static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const st_backen
     size_t bytes;
     int rc, failed = 0, both = (o->var_mask & 3) == 3;
     memset(res, 0, sizeof res);
-    if ((rc = make_grid(o, cart, dp, &g)) != 0) return rc;
-    if (first && g.rank == 0) print_header(o, &g, be, desc);
+    if ((rc = make_grid(o, cart, c->local_rank, dp, &g)) != 0) return rc;
+    if (first && g.rank == 0) print_header(o, &g, c);
     bytes = (size_t)g.R * g.P * g.es;
     ref = malloc(bytes), init = malloc(bytes), outm[0] = malloc(bytes), outm[1] = malloc(bytes);
     if (!ref || !init || !outm[0] || !outm[1]) {
@@ -325,7 +405,7 @@ static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const st_backen
             if (res[v].errors) printf("  %ld validation errors (%s)\n", res[v].errors, vname[v]);
         if (both && maxdiff != 0) printf("  the two device variants differ (max %g)\n", maxdiff);
         fflush(stdout);
-        write_csv(o, &g, be, dp, res);
+        write_csv(o, &g, c, dp, res);
     }
     rc = failed;
 done:
@@ -335,45 +415,54 @@ done:
     return rc;
 }
 
-/* The CPU reference's threads: the node's processors shared among the
- * node's ranks, unless OMP_NUM_THREADS says otherwise. */
-static void set_threads(void)
+/* The node-local rank and size (MPI_COMM_TYPE_SHARED, ordered by world
+ * rank), and the CPU reference's threads: the node's processors shared
+ * among the node's ranks, unless OMP_NUM_THREADS says otherwise. */
+static int node_ranks(ctx_t *c)
 {
-#ifdef _OPENMP
     MPI_Comm node;
-    int local = 1;
-    if (getenv("OMP_NUM_THREADS")) return;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-        MPI_Comm_size(node, &local);
-        MPI_Comm_free(&node);
-    }
-    omp_set_num_threads(omp_get_num_procs() / local > 1 ? omp_get_num_procs() / local : 1);
+    ST_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPI_Comm_rank(node, &c->local_rank);
+    MPI_Comm_size(node, &c->local_size);
+    MPI_Comm_free(&node);
+#ifdef _OPENMP
+    if (!getenv("OMP_NUM_THREADS"))
+        omp_set_num_threads(omp_get_num_procs() / c->local_size > 1 ? omp_get_num_procs() / c->local_size : 1);
 #endif
+    return 0;
+}
+
+/* Devices in use: per node, min(ranks on the node, devices seen), summed. */
+static void count_devices(ctx_t *c)
+{
+    int v[2] = {c->local_rank == 0 ? (c->local_size < c->ndev ? c->local_size : c->ndev) : 0, c->local_rank == 0};
+    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    c->gpus = v[0], c->nodes = v[1];
 }
 
 int main(int argc, char **argv)
 {
     opts_t o;
+    ctx_t c;
     MPI_Comm cart = MPI_COMM_NULL;
-    const st_backend_t *be;
-    char desc[256] = "";
     int rank, rc, found, first = 1;
     parse(argc, argv, &o);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    set_threads();
-    if ((rc = make_cart(&o, &cart)) != 0) goto done;
-    be = choose_backend(o.backend, rank, desc, sizeof desc, &found);
+    memset(&c, 0, sizeof c);
+    if ((rc = node_ranks(&c)) != 0 || (rc = make_cart(&o, &cart, &c)) != 0) goto done;
+    found = choose_backend(o.backend, &c);
     MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!found) {
-        if (rank == 0) printf("SKIPPED: %s\n", desc);
+        if (rank == 0) printf("SKIPPED: %s\n", c.desc);
         rc = 77;
         goto done;
     }
+    count_devices(&c);
     for (int dp = 0; dp < 2; dp++) {
         int r;
         if (!(o.prec_mask & (1 << dp))) continue;
-        r = run_precision(&o, cart, dp, be, desc, first);
+        r = run_precision(&o, cart, dp, &c, first);
         first = 0;
         MPI_Allreduce(MPI_IN_PLACE, &r, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (r) rc = 1;

@@ -33,6 +33,8 @@ typedef struct st_grid {
     double wc, wk, wd;         /* centre, cardinal and diagonal weights        */
     MPI_Comm cart;             /* 2D non-periodic Cartesian communicator       */
     int rank, nranks;          /* in cart                                      */
+    int local_rank;            /* on the node (MPI_COMM_TYPE_SHARED): the device
+                                * is local_rank % device count                 */
     int nbr[2][2];             /* [phase][side] neighbour or MPI_PROC_NULL     */
     long send_off[2][2];       /* element offset of the block sent to nbr      */
     long recv_off[2][2];       /* element offset of the halo received from nbr */
@@ -56,8 +58,10 @@ typedef struct st_backend {
     /* Non-zero when a device buffer handle cannot be offset (cl_mem): the
      * mpiacc datatypes then carry the byte offsets. */
     int offsets_in_type;
-    /* 1 when a device is present (describes it in desc), 0 otherwise. */
-    int (*probe)(int rank, char *desc, size_t len);
+    /* 1 when a device is present, 0 otherwise: *ndev devices visible to
+     * the rank, the one of node-local rank local_rank (local_rank % *ndev
+     * for GPUs) described in desc. */
+    int (*probe)(int local_rank, char *desc, size_t len, int *ndev);
     /* Two device matrices (0 and 1) of g's size and precision, a stream or
      * in-order queue, a host staging matrix, compiled kernels. */
     int (*create)(const st_grid_t *g, st_dev_t **d);

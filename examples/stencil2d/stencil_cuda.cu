@@ -1,5 +1,6 @@
 /* stencil2d CUDA backend: one non-blocking stream per rank on device
- * rank % device count. */
+ * (node-local rank) % (device count); ranks beyond the device count share
+ * devices (with MPS, see docs/scaling.md). */
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -51,7 +52,7 @@ __global__ void st_ring_k(const T *__restrict__ a, T *__restrict__ b, int R, int
     b[x] = a[x];
 }
 
-static int cu_probe(int rank, char *desc, size_t len)
+static int cu_probe(int local_rank, char *desc, size_t len, int *ndev)
 {
     int n = 0;
     cudaDeviceProp p;
@@ -59,8 +60,9 @@ static int cu_probe(int rank, char *desc, size_t len)
         cudaGetLastError();
         return 0;
     }
-    if (cudaGetDeviceProperties(&p, rank % n) != cudaSuccess) return 0;
-    snprintf(desc, len, "CUDA device %d of %d: %s", rank % n, n, p.name);
+    if (cudaGetDeviceProperties(&p, local_rank % n) != cudaSuccess) return 0;
+    snprintf(desc, len, "CUDA device %d of %d: %s", local_rank % n, n, p.name);
+    *ndev = n;
     return 1;
 }
 
@@ -85,7 +87,7 @@ static int cu_create(const st_grid_t *g, st_dev_t **out)
     if (!d) return st_error("out of memory");
     d->g = g;
     CU_TRY(cudaGetDeviceCount(&n));
-    CU_TRY(cudaSetDevice(g->rank % n));
+    CU_TRY(cudaSetDevice(g->local_rank % n));
     CU_TRY(cudaStreamCreateWithFlags(&d->s, cudaStreamNonBlocking));
     for (int b = 0; b < 2; b++) {
         CU_TRY(cudaMalloc(&d->m[b], bytes));

@@ -1,5 +1,6 @@
 /* stencil2d OpenCL backend: one in-order, profiling queue per rank (GPU
- * devices preferred, else the first device, e.g. PoCL on the CPU). */
+ * devices preferred: the (node-local rank % count)-th; else the first
+ * device, e.g. PoCL on the CPU). */
 #define CL_TARGET_OPENCL_VERSION 120
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <stdio.h>
@@ -58,9 +59,10 @@ struct st_dev {
         if (e_ != CL_SUCCESS) return st_error("%s failed: OpenCL error %d", #call_, (int)e_); \
     } while (0)
 
-/* A GPU device if any platform has one (the rank-th, cyclically), else the
- * first device of the first platform that has one. */
-static int pick(int rank, cl_device_id *dev, int *gpu)
+/* A GPU device if any platform has one (the local_rank-th, cyclically, of
+ * *ndev), else the first device of the first platform that has one (*ndev =
+ * 1: every rank of the node uses it). */
+static int pick(int local_rank, cl_device_id *dev, int *gpu, int *ndev)
 {
     cl_platform_id plats[16];
     cl_uint np = 0;
@@ -74,21 +76,22 @@ static int pick(int rank, cl_device_id *dev, int *gpu)
             if (clGetDeviceIDs(plats[p], ty, 64 - total, devs + total, &n) == CL_SUCCESS) total += n;
         }
         if (total > 0) {
-            *dev = want_gpu ? devs[rank % total] : devs[0];
+            *dev = want_gpu ? devs[local_rank % total] : devs[0];
             *gpu = want_gpu;
+            *ndev = want_gpu ? (int)total : 1;
             return 1;
         }
     }
     return 0;
 }
 
-static int cl_probe(int rank, char *desc, size_t len)
+static int cl_probe(int local_rank, char *desc, size_t len, int *ndev)
 {
     cl_device_id dev;
     cl_platform_id plat;
     char pname[128] = "?", dname[128] = "?";
     int gpu;
-    if (!pick(rank, &dev, &gpu)) return 0;
+    if (!pick(local_rank, &dev, &gpu, ndev)) return 0;
     clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
     clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
     clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
@@ -145,12 +148,13 @@ static int cl_create(const st_grid_t *g, st_dev_t **out)
 {
     cl_device_id dev;
     cl_int e;
+    int ndev;
     size_t bytes = (size_t)g->R * g->P * g->es;
     st_dev_t *d = calloc(1, sizeof *d);
     *out = d;
     if (!d) return st_error("out of memory");
     d->g = g;
-    if (!pick(g->rank, &dev, &d->gpu)) return st_error("no OpenCL device");
+    if (!pick(g->local_rank, &dev, &d->gpu, &ndev)) return st_error("no OpenCL device");
     d->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
     CL_TRY(e);
     d->q = clCreateCommandQueue(d->ctx, dev, CL_QUEUE_PROFILING_ENABLE, &e);
