@@ -61,7 +61,10 @@ cc "$src/consumer.c" -o "$work/consumer-pc" $(pkg-config --cflags --libs mpiacc)
 export LD_LIBRARY_PATH="$mpi_libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 got=$("$prefix/bin/mpiacc-info" --libdir)
 [ "$got" = "$(cd "$libdir" && pwd -P)" ] || { echo "FAIL: mpiacc-info --libdir: $got, expected $libdir"; exit 1; }
-MPIACC_DISABLE=1 "$prefix/bin/mpiacc-info" | grep -q 'disabled by MPIACC_DISABLE' ||
+# (into a variable: `| grep -q` may close the pipe early, and pipefail would
+# then report the writer's SIGPIPE)
+info=$(MPIACC_DISABLE=1 "$prefix/bin/mpiacc-info")
+grep -q 'disabled by MPIACC_DISABLE' <<<"$info" ||
   { echo "FAIL: mpiacc-info with MPIACC_DISABLE=1"; exit 1; }
 
 # 5. LD_PRELOAD into a program linked with MPI only
