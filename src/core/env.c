@@ -118,8 +118,10 @@ static int parse_number(const char *s, int suffixes, long long min, long long ma
         end++;
     }
     if (*end) return 0;
-    if (shift && x > (LLONG_MAX >> shift)) return 0;
-    x <<= shift;
+    if (shift) { /* sizes only, never negative here */
+        if (x > (LLONG_MAX >> shift)) return 0;
+        x <<= shift;
+    }
     if (x < min || x > max) return 0;
     *v = x;
     return 1;
