@@ -247,7 +247,7 @@ extern MPIACC_API int MPIACC_DEVICE;
  * non-overtaking order among device messages, every send mode and
  * completion call, MPI_Cancel of receives (until the message matched),
  * MPI_PROC_NULL (no message), empty messages, MPI_THREAD_MULTIPLE, and
- * MPI_Finalize refusing while operations are pending.  A message longer
+ * MPI_Finalize with operations pending (see "Semantics").  A message longer
  * than the receive completes with MPI_ERR_TRUNCATE; the part that fits is
  * written, except for an eager message longer than both the receive and
  * 4 KiB (then nothing is).  A failure on either side (a failed dependency,
