@@ -5,7 +5,8 @@ its column names:
 
   stencil2d        GFLOPS of manual staging vs mpiacc, per precision
   pack (bench/pack) packed GB/s against block size, one panel per object size
-  pingpong         one-way time against block size, mpiacc vs host contiguous
+  pingpong         one-way time against block size: mpiacc (default and/or
+                   direct protocol) vs host contiguous
   ooo, ooo_cuda    MPI-ACC Fig 7: total time of simple / advanced / mpiacc
   queue_semantics  MPI-ACC Fig 8: send time against the write before it
   host_overhead    interposition overhead per message size
@@ -31,7 +32,7 @@ def kind_of(cols):
         return "stencil2d"
     if {"group", "method", "GBps"} <= c:
         return "pack"
-    if {"block", "mpiacc_us", "host_us"} <= c:
+    if {"block", "host_us"} <= c and c & {"mpiacc_us", "default_us", "direct_us"}:
         return "pingpong"
     if {"simple_ms", "advanced_ms", "mpiacc_ms"} <= c or {"simple_us", "advanced_us", "mpiacc_us"} <= c:
         return "ooo"
@@ -98,12 +99,24 @@ def plot_pack(plt, rows, title):
 
 def plot_pingpong(plt, rows, title):
     sizes = sorted({int(r["bytes"]) for r in rows})
-    fig, ax = plt.subplots(figsize=(6, 4))
+    # older files: mpiacc_us; now: default_us and direct_us (empty when not measured)
+    series = [(c, lab) for c, lab in (("mpiacc_us", "mpiacc"), ("default_us", "default"), ("direct_us", "direct"))
+              if c in rows[0] and any(r[c] for r in rows)]
+    styles = {"mpiacc": "-", "default": "-", "direct": "-."}
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for size in sizes:
-        pts = sorted((int(r["block"]), float(r["mpiacc_us"]), float(r["host_us"])) for r in rows
-                     if int(r["bytes"]) == size)
-        line = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label="mpiacc, %s" % human(size))
-        ax.plot([p[0] for p in pts], [p[2] for p in pts], linestyle="--", color=line[0].get_color(),
+        rs = sorted((r for r in rows if int(r["bytes"]) == size), key=lambda r: int(r["block"]))
+        color = None
+        for col, lab in series:
+            pts = [(int(r["block"]), float(r[col])) for r in rs if r[col]]
+            if not pts:
+                continue
+            proto = {r["direct_protocol"] for r in rs if r.get("direct_protocol")} if col == "direct_us" else set()
+            name = "%s%s, %s" % (lab, " (%s)" % "/".join(sorted(proto)) if proto else "", human(size))
+            line = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", linestyle=styles[lab],
+                           color=color, label=name)
+            color = line[0].get_color()
+        ax.plot([int(r["block"]) for r in rs], [float(r["host_us"]) for r in rs], linestyle="--", color=color,
                 label="host contiguous, %s" % human(size))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
@@ -111,7 +124,7 @@ def plot_pingpong(plt, rows, title):
     ax.set_ylabel("one-way time (us)")
     ax.set_title("%s: device ping-pong of 2D vectors" % title)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="x-small")
     return fig
 
 
