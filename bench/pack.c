@@ -42,6 +42,8 @@
  * sector bytes decide, "lat" when the case is below the empty-kernel floor;
  * dev-flr: dev minus the floor of a blocking call (empty kernel + event
  * record + query loop, this run).
+ * unroll A/B: 64 MiB objects, where the kernels' unrolled forms apply,
+ * kernel-only with them and with one vector per thread (mpiacc_cuda_set_unroll).
  * Timings are warm (the same buffers every call; sectors a pack reads can
  * stay in L2 between calls); --cold evicts L2 (a 256 MiB memset) before
  * every timed blocking call.
@@ -348,6 +350,46 @@ static void sync_modes(void)
     }
 }
 
+/* A/B of the kernels' unrolled forms (several vectors per thread, taken
+ * only when a transfer exceeds U full waves of the device, so not by the
+ * table's sizes): 64 MiB 2D vectors, pitch 64, kernel-only time with the
+ * unrolled forms allowed (the default) and with one vector per thread, on
+ * the strided kernel and forced onto the generic one. */
+static void unroll_ab(void)
+{
+    const long long total = 64ll << 20, blks[] = {4, 8, 16, 32};
+    printf("unrolled kernel forms vs one vector per thread: 64 MiB 2D vector, pitch 64, kernel-only us (%%roof)\n");
+    printf("  %5s %-8s %14s %14s %7s\n", "blk", "kernel", "unrolled", "one/thread", "ratio");
+    for (int i = 0; i < 4; i++) {
+        MPI_Datatype t;
+        ctx_t c;
+        MPI_Type_vector((int)(total / blks[i]), (int)blks[i], 64, MPI_BYTE, &t);
+        MPI_Type_commit(&t);
+        ctx_open(&c, t);
+        const double sb = (double)pack_roof_sector_bytes(c.T, c.dbuf, c.dpk), roof = sb / copy_bw * 1e6;
+        for (int gen = 0; gen < 2; gen++) {
+            double us[2];
+            char nm[32];
+            mpiacc_cuda_set_mode(MPIACC_CUDA_MODE_AUTO, gen);
+            for (int u = 0; u < 2; u++) {
+                mpiacc_cuda_set_unroll(!u);
+                us[u] = kern_us(&c, M_KDEV);
+            }
+            mpiacc_cuda_set_unroll(1);
+            mpiacc_cuda_set_mode(MPIACC_CUDA_MODE_AUTO, 0);
+            printf("  %5lld %-8s %8.1f (%3.0f%%) %8.1f (%3.0f%%) %7.2f\n", blks[i], gen ? "generic" : "strided", us[0],
+                   roof / us[0] * 100, us[1], roof / us[1] * 100, us[1] / us[0]);
+            snprintf(nm, sizeof nm, "vector %lld B pitch 64", blks[i]);
+            csv_row(gen ? "unroll_generic" : "unroll_strided", nm, c.size, blks[i], "kdev", us[0]);
+            csv_row(gen ? "unroll_generic" : "unroll_strided", nm, c.size, blks[i], "kdev_one", us[1]);
+            csv_row(gen ? "unroll_generic" : "unroll_strided", nm, c.size, blks[i], "roof", roof);
+        }
+        fflush(stdout);
+        ctx_close(&c);
+        MPI_Type_free(&t);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int quick = 0, n = 0;
@@ -403,6 +445,7 @@ int main(int argc, char **argv)
     csv_row("floor", "kempty", 0, 0, "us", kempty);
     if (csv) fprintf(csv, "floor,copy_rw,0,0,GBps,0,%.4f\n", copy_bw * 1e-9);
     sync_modes();
+    unroll_ab();
     printf("pinned cudaMemcpy D2H (256 MiB): %.1f GB/s; times: median us of one blocking call (%s), "
            "k*: kernel-only GPU us per pack (%d back-to-back, events)%s\n",
            pcie_bw * 1e-9, mpiacc_cuda_sync_name(mpiacc_cuda_get_sync()), NK, cold ? "; L2 evicted before each call" : "");
