@@ -4,7 +4,10 @@ MPI-ACC and TEMPI papers' ones.  The kind of each file is recognised from
 its column names:
 
   stencil2d        GFLOPS of manual staging vs mpiacc, per precision
-  pack (bench/pack) packed GB/s against block size, one panel per object size
+  pack (bench/pack) packed GB/s against block size, one panel per object size;
+                   below, when the file has the roofline rows, the fraction of the
+                   roofline (sector bytes at the device copy bandwidth) the
+                   kernel-only time reaches, for every group and type
   pingpong         one-way time against block size: mpiacc (default and/or
                    direct protocol) vs host contiguous
   ooo, ooo_cuda    MPI-ACC Fig 7: total time of simple / advanced / mpiacc
@@ -76,11 +79,47 @@ def plot_stencil2d(plt, rows, title):
     return fig
 
 
+def roof_fractions(rows):
+    """{(group, type, bytes, block): roof_us / kdev_us} from a pack CSV."""
+    key = lambda r: (r["group"], r["type"], int(r["bytes"]), int(r["block"]))
+    roof = {key(r): float(r["us"]) for r in rows if r["method"] == "roof"}
+    return {key(r): roof[key(r)] / float(r["us"]) for r in rows
+            if r["method"] == "kdev" and key(r) in roof and float(r["us"]) > 0}
+
+
+def plot_roof(ax, fr, title):
+    """Fraction of the roofline against block size: one line per (group, type, size)."""
+    series = {}
+    for (g, t, b, blk), f in fr.items():
+        series.setdefault((g, t, b), []).append((blk, 100 * f))
+    for (g, t, b), pts in sorted(series.items()):
+        pts.sort()
+        if g == "2D":
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label="%s %s" % (t, human(b)))
+        else:  # Jenkins' types: one point each, at their block label
+            ax.scatter([p[0] for p in pts], [p[1] for p in pts], marker="x")
+            for p in pts:
+                ax.annotate(t, p, fontsize="xx-small", rotation=20)
+    ax.axhline(100, color="black", linewidth=0.8)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("contiguous block (B)")
+    ax.set_ylabel("% of roofline (kernel-only)")
+    ax.set_title("%s: sector bytes / copy bandwidth over kdev" % title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="x-small")
+
+
 def plot_pack(plt, rows, title):
+    fr = roof_fractions(rows)
     rows = [r for r in rows if r["group"] == "2D" and r["type"] == "vector"]
     sizes = sorted({int(r["bytes"]) for r in rows})
     methods = ["dev", "kdev", "1shot", "k1shot", "dma", "d2h", "2D", "2Dh", "blk", "host"]
-    fig, axes = plt.subplots(1, max(1, len(sizes)), figsize=(5 * max(1, len(sizes)), 4), squeeze=False)
+    nr = 2 if fr else 1
+    fig, axes = plt.subplots(nr, max(1, len(sizes)), figsize=(5 * max(1, len(sizes)), 4 * nr), squeeze=False)
+    if fr:
+        for ax in axes[1][1:]:
+            ax.remove()
+        plot_roof(axes[1][0], fr, title)
     for ax, size in zip(axes[0], sizes):
         for m in methods:
             pts = sorted((int(r["block"]), float(r["GBps"])) for r in rows
