@@ -34,6 +34,16 @@
  * like kdev), 1shot/PCIe (blocking one-shot bandwidth over pinned D2H
  * bandwidth of 256 MiB), k1shot/PCIe (kernel-only one-shot bandwidth over
  * the same), d2h/1shot (same bytes, both blocking).
+ * Roofline (pack_roof.h), per row: sectKB, the KiB of 32 B sectors the pack
+ * must read (input blocks) and write (packed side); roof, the time those
+ * bytes take at the device's copy bandwidth (cudaMemcpy D2D 256 MiB, read +
+ * written, measured in this run), at least the kernel-only time of an empty
+ * kernel; %roof = roof / kdev (100 %: at the roofline); at: "bw" when the
+ * sector bytes decide, "lat" when the case is below the empty-kernel floor;
+ * dev-flr: dev minus the floor of a blocking call (empty kernel + event
+ * record + query loop, this run).
+ * unroll A/B: 64 MiB objects, where the kernels' unrolled forms apply,
+ * kernel-only with them and with one vector per thread (mpiacc_cuda_set_unroll).
  * Timings are warm (the same buffers every call; sectors a pack reads can
  * stay in L2 between calls); --cold evicts L2 (a 256 MiB memset) before
  * every timed blocking call.
@@ -49,11 +59,18 @@
 #include "bench.h"
 #include "cuda/cuda_testhooks.h"
 #include "pack_kernels.h"
+#include "pack_roof.h"
 
 static const mpiacc_backend_t *B;
 static int iters = 50, cold;
 static FILE *csv;
 static double pcie_bw; /* pinned D2H bytes/s */
+static double copy_bw, kempty; /* D2D bytes read+written/s; empty kernel, kernel-only us */
+#define NROOF 256
+static double roof_frac[NROOF]; /* %roof of the bandwidth-bound rows */
+static int nroof;
+static char roof_worst[96];
+static double floor_us[F_N];
 static volatile int *gate;   /* mapped pinned: opens bench_launch_gate */
 static void *flush_buf;      /* --cold: L2 eviction */
 static cudaEvent_t tev0, tev1; /* timing events */
@@ -227,6 +244,31 @@ static void csv_row(const char *group, const char *name, long long bytes, long l
     if (csv) fprintf(csv, "%s,%s,%lld,%lld,%s,%.3f,%.4f\n", group, name, bytes, blk, method, us, bytes / us * 1e-3);
 }
 
+/* The roofline columns of a row (see the header comment). */
+static void roof_row(const ctx_t *c, const char *group, const char *name, long long blk, double kdev, double dev)
+{
+    const long long sb = pack_roof_sector_bytes(c->T, c->dbuf, c->dpk);
+    const double t_bw = sb > 0 ? (double)sb / copy_bw * 1e6 : 0, roof = t_bw > kempty ? t_bw : kempty;
+    const double frac = roof / kdev * 100;
+    const int bw = t_bw >= kempty;
+    if (sb < 0) {
+        printf(" | %8s %7s %6s %4s %8.1f\n", "-", "-", "-", "-", dev - floor_us[F_EVENT]);
+        return;
+    }
+    printf(" | %8.1f %7.2f %5.0f%% %4s %8.1f\n", sb / 1024.0, roof, frac, bw ? "bw" : "lat", dev - floor_us[F_EVENT]);
+    if (csv) {
+        fprintf(csv, "%s,%s,%lld,%lld,roof,%.3f,%.4f\n", group, name, (long long)c->size, blk, roof,
+                (double)c->size / roof * 1e-3);
+        fprintf(csv, "%s,%s,%lld,%lld,sector_bytes,0,%lld\n", group, name, (long long)c->size, blk, sb);
+    }
+    if (bw && nroof < NROOF) {
+        if (!nroof || frac < bench_min(roof_frac, (size_t)nroof))
+            snprintf(roof_worst, sizeof roof_worst, "%s %s %lld B blk %lld: %.0f%%", group, name,
+                     (long long)c->size, blk, frac);
+        roof_frac[nroof++] = frac;
+    }
+}
+
 /* Benchmarks one committed type (count 1): a table row. */
 static void bench_type(const char *group, const char *name, MPI_Datatype mt, long long blk_label)
 {
@@ -252,96 +294,10 @@ static void bench_type(const char *group, const char *name, MPI_Datatype mt, lon
     double bw1 = c.size / us[M_1SHOT] * 1e6, bwk = c.size / us[M_K1SHOT] * 1e6;
     if (c.is2d) printf(" | %5.1fx %7.1fx", us[M_2D] / us[M_DEV], us[M_K2D] / us[M_KDEV]);
     else printf(" | %6s %8s", "-", "-");
-    printf(" %9.0f%% %10.0f%% %9.2f\n", bw1 / pcie_bw * 100, bwk / pcie_bw * 100, us[M_D2H] / us[M_1SHOT]);
+    printf(" %9.0f%% %10.0f%% %9.2f", bw1 / pcie_bw * 100, bwk / pcie_bw * 100, us[M_D2H] / us[M_1SHOT]);
+    roof_row(&c, group, name, blk_label, us[M_KDEV], us[M_DEV]);
     fflush(stdout);
     ctx_close(&c);
-}
-
-static double pinned_bw(void)
-{
-    const size_t n = 256u << 20;
-    void *d, *h;
-    float ms, best = 1e30f;
-    CK(cudaMalloc(&d, n));
-    CK(cudaHostAlloc(&h, n, cudaHostAllocDefault));
-    for (int i = 0; i < 4; i++) {
-        CK(cudaEventRecord(tev0, 0));
-        CK(cudaMemcpyAsync(h, d, n, cudaMemcpyDeviceToHost, 0));
-        CK(cudaEventRecord(tev1, 0));
-        CK(cudaEventSynchronize(tev1));
-        CK(cudaEventElapsedTime(&ms, tev0, tev1));
-        if (i && ms < best) best = ms;
-    }
-    CK(cudaFreeHost(h));
-    CK(cudaFree(d));
-    return n / (best * 1e-3);
-}
-
-/* ---- latency floors --------------------------------------------------- */
-
-enum { F_LAUNCH, F_SYNC, F_QUERY, F_EVENT, F_FLAG, F_N };
-static const char *fname[F_N] = {
-    "launch only (host time of cudaLaunchKernel, empty kernel)", "empty kernel + cudaStreamSynchronize",
-    "empty kernel + cudaStreamQuery loop", "empty kernel + cudaEventRecord + cudaEventQuery loop",
-    "1-thread kernel writing a mapped flag + host polling it"};
-static const char *fkey[F_N] = {"launch", "sync", "query", "event", "flag"};
-
-static double floor_us[F_N];
-
-static void floors(void)
-{
-    const int n = 300;
-    double t[300], *r = floor_us;
-    cudaStream_t st;
-    cudaEvent_t ev;
-    volatile unsigned *flag;
-    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    CK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
-    CK(cudaHostAlloc((void **)&flag, 64, cudaHostAllocMapped));
-    *flag = 0;
-    for (int f = 0; f < F_N; f++) {
-        for (int i = -10; i < n; i++) { /* 10 warm-up calls */
-            double t0 = now_us(), t1 = t0;
-            cudaError_t e;
-            switch (f) {
-            case F_LAUNCH:
-                CK(bench_launch_empty(st));
-                t1 = now_us();
-                CK(cudaStreamSynchronize(st));
-                break;
-            case F_SYNC:
-                CK(bench_launch_empty(st));
-                CK(cudaStreamSynchronize(st));
-                break;
-            case F_QUERY:
-                CK(bench_launch_empty(st));
-                while ((e = cudaStreamQuery(st)) == cudaErrorNotReady) {
-                }
-                CK(e);
-                break;
-            case F_EVENT:
-                CK(bench_launch_empty(st));
-                CK(cudaEventRecord(ev, st));
-                spin_event(ev);
-                break;
-            default: {
-                const unsigned v = (unsigned)(i + 11) + 1000u * (unsigned)f;
-                CK(bench_launch_flag(flag, v, st));
-                while (*flag != v) {
-                }
-            }
-            }
-            if (f != F_LAUNCH) t1 = now_us();
-            if (i >= 0) t[i] = t1 - t0;
-        }
-        CK(cudaStreamSynchronize(st));
-        r[f] = median(t, n);
-        printf("  %-62s %6.2f us\n", fname[f], r[f]);
-        csv_row("floor", fkey[f], 0, 0, "us", r[f]);
-    }
-    CK(cudaFreeHost((void *)flag));
-    CK(cudaEventDestroy(ev));
-    CK(cudaStreamDestroy(st));
 }
 
 static double host1k, kdev1k; /* 1 KiB: host us from call to launch return; kernel-only us */
@@ -394,6 +350,46 @@ static void sync_modes(void)
     }
 }
 
+/* A/B of the kernels' unrolled forms (several vectors per thread, taken
+ * only when a transfer exceeds U full waves of the device, so not by the
+ * table's sizes): 64 MiB 2D vectors, pitch 64, kernel-only time with the
+ * unrolled forms allowed (the default) and with one vector per thread, on
+ * the strided kernel and forced onto the generic one. */
+static void unroll_ab(void)
+{
+    const long long total = 64ll << 20, blks[] = {4, 8, 16, 32};
+    printf("unrolled kernel forms vs one vector per thread: 64 MiB 2D vector, pitch 64, kernel-only us (%%roof)\n");
+    printf("  %5s %-8s %14s %14s %7s\n", "blk", "kernel", "unrolled", "one/thread", "ratio");
+    for (int i = 0; i < 4; i++) {
+        MPI_Datatype t;
+        ctx_t c;
+        MPI_Type_vector((int)(total / blks[i]), (int)blks[i], 64, MPI_BYTE, &t);
+        MPI_Type_commit(&t);
+        ctx_open(&c, t);
+        const double sb = (double)pack_roof_sector_bytes(c.T, c.dbuf, c.dpk), roof = sb / copy_bw * 1e6;
+        for (int gen = 0; gen < 2; gen++) {
+            double us[2];
+            char nm[32];
+            mpiacc_cuda_set_mode(MPIACC_CUDA_MODE_AUTO, gen);
+            for (int u = 0; u < 2; u++) {
+                mpiacc_cuda_set_unroll(!u);
+                us[u] = kern_us(&c, M_KDEV);
+            }
+            mpiacc_cuda_set_unroll(1);
+            mpiacc_cuda_set_mode(MPIACC_CUDA_MODE_AUTO, 0);
+            printf("  %5lld %-8s %8.1f (%3.0f%%) %8.1f (%3.0f%%) %7.2f\n", blks[i], gen ? "generic" : "strided", us[0],
+                   roof / us[0] * 100, us[1], roof / us[1] * 100, us[1] / us[0]);
+            snprintf(nm, sizeof nm, "vector %lld B pitch 64", blks[i]);
+            csv_row(gen ? "unroll_generic" : "unroll_strided", nm, c.size, blks[i], "kdev", us[0]);
+            csv_row(gen ? "unroll_generic" : "unroll_strided", nm, c.size, blks[i], "kdev_one", us[1]);
+            csv_row(gen ? "unroll_generic" : "unroll_strided", nm, c.size, blks[i], "roof", roof);
+        }
+        fflush(stdout);
+        ctx_close(&c);
+        MPI_Type_free(&t);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int quick = 0, n = 0;
@@ -426,7 +422,8 @@ int main(int argc, char **argv)
     CK(cudaHostAlloc((void **)&gate, 64, cudaHostAllocMapped));
     if (cold) CK(cudaMalloc(&flush_buf, 256u << 20));
     csv = bench_csv_open(csvpath, "group,type,bytes,block,method,us,GBps");
-    pcie_bw = pinned_bw();
+    pcie_bw = pack_roof_pinned_bw(tev0, tev1);
+    copy_bw = pack_roof_copy_bw(tev0, tev1);
     char desc[2048];
     struct cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
@@ -435,14 +432,27 @@ int main(int argc, char **argv)
     B->describe(desc, sizeof desc);
     printf("%s", desc);
     printf("latency floors, median of 300 calls:\n");
-    floors();
+    pack_roof_floors(floor_us, csv);
+    {
+        cudaStream_t st;
+        CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+        kempty = pack_roof_empty_kernel_us(gate, tev0, tev1, st, NK);
+        CK(cudaStreamDestroy(st));
+    }
+    printf("  %-62s %6.2f us\n", "empty kernel, kernel-only (back to back, events)", kempty);
+    printf("roofline: device copy bandwidth (cudaMemcpy D2D 256 MiB) %.0f GB/s read+written; 32 B sectors\n",
+           copy_bw * 1e-9);
+    csv_row("floor", "kempty", 0, 0, "us", kempty);
+    if (csv) fprintf(csv, "floor,copy_rw,0,0,GBps,0,%.4f\n", copy_bw * 1e-9);
     sync_modes();
+    unroll_ab();
     printf("pinned cudaMemcpy D2H (256 MiB): %.1f GB/s; times: median us of one blocking call (%s), "
            "k*: kernel-only GPU us per pack (%d back-to-back, events)%s\n",
            pcie_bw * 1e-9, mpiacc_cuda_sync_name(mpiacc_cuda_get_sync()), NK, cold ? "; L2 evicted before each call" : "");
     printf("%-9s %-21s %8s %5s", "group", "type", "bytes", "blk");
     for (int m = 0; m < M_N; m++) printf(" %8s", mname[m]);
-    printf(" | 2D/dev k2D/kdev 1shot/PCIe k1shot/PCIe d2h/1shot\n");
+    printf(" | 2D/dev k2D/kdev 1shot/PCIe k1shot/PCIe d2h/1shot | %8s %7s %6s %4s %8s\n", "sectKB", "roof",
+           "%roof", "at", "dev-flr");
     /* TEMPI grid: 2D objects, pitch 512 */
     for (int ti = 0; ti < 3; ti++)
         for (int blk = 1; blk <= 512; blk *= 2)
@@ -532,6 +542,11 @@ int main(int argc, char **argv)
            100.0 * (4194304.0 / pcie_bw * 1e6) / (4194304.0 / (0.93 * pcie_bw) * 1e6 + floor_us[F_FLAG]));
     printf("1 KiB pack_dev split: host to launch return %.2f us (of which cudaLaunchKernel ~%.2f), "
            "kernel-only %.2f us, flag floor %.2f us\n", host1k, floor_us[F_LAUNCH], kdev1k, floor_us[F_FLAG]);
+    if (nroof) {
+        const double worst = bench_min(roof_frac, (size_t)nroof), med = bench_median(roof_frac, (size_t)nroof);
+        printf("roofline: %d bandwidth-bound rows, kdev at %.0f%% of the roofline (median), worst %s (min %.0f%%)\n",
+               nroof, med, roof_worst, worst);
+    }
     printf("bench/pack: %.1f s\n", MPI_Wtime() - t_start);
     if (csv) fclose(csv);
     if (flush_buf) CK(cudaFree(flush_buf));

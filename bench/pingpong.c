@@ -3,14 +3,28 @@
  * mpiacc's public API (TEMPI bench-mpi-pingpong-nd): the datatype is tagged
  * MPIACC_BUF_TYPE=MPIACC_BUF_CUDA + MPIACC_STREAM and MPI_Send / MPI_Recv get
  * device pointers.  Objects of 1 KiB, 1 MiB, 4 MiB packed bytes, blocks 1..512
- * B, pitch 512 B.  Baseline in the same run: host contiguous ping-pong of the
- * same packed size.  One-way time = median round trip / 2.
- * Targets: 1 KiB <= 25 us one-way; 4 MiB <= 1.15x host contiguous.
- * With --direct the ping-pong runs on a duplicate of MPI_COMM_WORLD with the
- * info key mpiacc_direct=true (the direct protocol) and each row names the
- * protocol that carried the device messages (MPIACC_Direct_counts).
+ * B, pitch 512 B (the 512 B row is a contiguous object).  One-way time =
+ * median round trip / 2.
  *
- *   mpiexec -n 2 bench/pingpong [--direct] [--csv FILE] [--quick] [--help]
+ * One run measures, per (size, block) row and in the same run:
+ *   default   the default protocol (packed into host staging, MPI_PACKED on
+ *             MPI_COMM_WORLD);
+ *   direct    the direct protocol (a duplicate of MPI_COMM_WORLD with the
+ *             info key mpiacc_direct=true), with the protocol that carried
+ *             the messages (MPIACC_Direct_counts: eager / IPC / pipelined);
+ *   host      the baseline: host contiguous ping-pong of the same packed size;
+ * the ratios direct/host and default/host, and the CUDA IPC handles opened
+ * per message during the timed iterations (MPIACC_Get_stats ipc_opens,
+ * both ranks, after the warm-up): 0.00 in steady state.
+ *
+ * Targets (issue 12), checked on the last line ("# targets:"):
+ *   1 KiB device ping-pong one-way <= 12 us (direct);
+ *   4 MiB <= 40 us, >= 10x faster than host contiguous (direct through IPC);
+ *   pipelined staging (MPIACC_IPC=0): 4 MiB <= 1.10x host contiguous;
+ *   IPC opens per message after the warm-up: 0.
+ *
+ *   mpiexec -n 2 bench/pingpong [--protocols default,direct|default|direct]
+ *       [--direct] [--sizes LIST] [--blocks LIST] [--csv FILE] [--quick]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,12 +38,41 @@
 
 #define CK BENCH_CUDA_CHECK
 
-/* Median one-way time (us) of `iters` round trips of (buf, 1, t). */
-static double pingpong(int rank, MPI_Comm comm, void *buf, int count, MPI_Datatype t, int iters)
+typedef struct {
+    double us;           /* one-way, median                                  */
+    const char *proto;   /* direct only: the protocol that carried the data  */
+    double opens;        /* direct only: IPC opens per timed message         */
+} pp_t;
+
+static unsigned long long ipc_opens(void)
 {
-    double *v = malloc(sizeof(double) * (size_t)iters), r;
+    MPIACC_Stats st = {.size = sizeof st};
+    return MPIACC_Get_stats(&st) == MPI_SUCCESS ? st.ipc_opens : 0;
+}
+
+/* The protocol that received the device messages since *before (updated). */
+static const char *protocol_since(long before[3])
+{
+    long now[3], n = 0;
+    const char *name = "staged", *names[3] = {"eager", "pipelined", "IPC"};
+    MPIACC_Direct_counts(&now[0], &now[1], &now[2]);
+    for (int i = 0; i < 3; i++)
+        if (now[i] > before[i]) name = n++ ? "mixed" : names[i];
+    memcpy(before, now, sizeof now);
+    return name;
+}
+
+/* `iters` timed round trips of (buf, count, t) after two for warm-up; the
+ * median one-way time and the IPC opens per timed message (both ranks). */
+static pp_t pingpong(int rank, MPI_Comm comm, void *buf, int count, MPI_Datatype t, int iters)
+{
+    double *v = malloc(sizeof(double) * (size_t)iters);
+    unsigned long long o0 = 0, d = 0;
     int peer = 1 - rank, rc = MPI_SUCCESS;
+    pp_t r = {0, NULL, 0};
+    if (!v) bench_fail(__FILE__, __LINE__, "malloc", "out of memory");
     for (int i = -2; i < iters; i++) {
+        if (i == 0) o0 = ipc_opens();
         MPI_Barrier(comm);
         double t0 = MPI_Wtime();
         if (rank == 0) {
@@ -45,108 +88,216 @@ static double pingpong(int rank, MPI_Comm comm, void *buf, int count, MPI_Dataty
         fprintf(stderr, "bench/pingpong: an MPI call failed on rank %d\n", rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    r = bench_percentile(v, (size_t)iters, 50); /* upper median */
+    d = ipc_opens() - o0;
+    BENCH_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &d, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+    r.opens = (double)d / (2.0 * iters);
+    r.us = bench_percentile(v, (size_t)iters, 50); /* upper median */
     free(v);
     return r;
 }
 
-/* The protocol that received the device messages since *before (updated). */
-static const char *protocol_since(long before[3])
+/* What the "# targets:" line needs, collected over the rows. */
+typedef struct {
+    double k1_worst, k1_def_worst;     /* 1 KiB: slowest direct / default row  */
+    int k1_blk, k1_n;
+    double m4_worst, m4_host, m4_ratio; /* 4 MiB direct: slowest row, its host */
+    int m4_blk, m4_ipc, m4_pipe, m4_n;
+    double opens_max;
+    int opens_n;
+} targets_t;
+
+static void targets_add(targets_t *g, long long bytes, int blk, const pp_t *dir, const pp_t *def, double host)
 {
-    long now[3], n = 0;
-    const char *name = "staged", *names[3] = {"eager", "pipelined", "IPC"};
-    MPIACC_Direct_counts(&now[0], &now[1], &now[2]);
-    for (int i = 0; i < 3; i++)
-        if (now[i] > before[i]) name = n++ ? "mixed" : names[i];
-    memcpy(before, now, sizeof now);
-    return name;
+    if (def && bytes == 1024 && def->us > g->k1_def_worst) g->k1_def_worst = def->us;
+    if (!dir) return;
+    if (dir->opens > g->opens_max || !g->opens_n) g->opens_max = dir->opens;
+    g->opens_n++;
+    if (bytes == 1024) {
+        if (dir->us > g->k1_worst) g->k1_worst = dir->us, g->k1_blk = blk;
+        g->k1_n++;
+    }
+    if (bytes == 4 << 20) {
+        if (dir->us > g->m4_worst) g->m4_worst = dir->us, g->m4_host = host, g->m4_blk = blk;
+        if (dir->us / host > g->m4_ratio) g->m4_ratio = dir->us / host;
+        g->m4_ipc += !strcmp(dir->proto, "IPC");
+        g->m4_pipe += !strcmp(dir->proto, "pipelined");
+        g->m4_n++;
+    }
+}
+
+static const char *verdict(int ok) { return ok ? "ok" : "MISSED"; }
+
+static void targets_print(const targets_t *g)
+{
+    printf("# targets:\n");
+    if (g->k1_n)
+        printf("#   1 KiB direct one-way <= 12 us: slowest block %d B: %.1f us [%s]\n", g->k1_blk, g->k1_worst,
+               verdict(g->k1_worst <= 12));
+    else
+        printf("#   1 KiB direct one-way <= 12 us: not measured (needs --protocols with direct and 1K in --sizes)\n");
+    if (g->k1_def_worst > 0) printf("#   (1 KiB default protocol, slowest block: %.1f us)\n", g->k1_def_worst);
+    if (!g->m4_n)
+        printf("#   4 MiB: not measured (needs direct and 4M in --sizes)\n");
+    else if (g->m4_ipc == g->m4_n)
+        printf("#   4 MiB IPC <= 40 us and >= 10x faster than host contiguous: slowest block %d B: %.1f us, host "
+               "%.1f us (%.1fx faster) [%s]\n",
+               g->m4_blk, g->m4_worst, g->m4_host, g->m4_host / g->m4_worst,
+               verdict(g->m4_worst <= 40 && g->m4_host >= 10 * g->m4_worst));
+    else if (g->m4_pipe == g->m4_n)
+        printf("#   4 MiB pipelined (MPIACC_IPC=0) <= 1.10x host contiguous: worst ratio %.2f [%s]\n", g->m4_ratio,
+               verdict(g->m4_ratio <= 1.10));
+    else
+        printf("#   4 MiB: the rows mix protocols (%d IPC, %d pipelined of %d); slowest %.1f us, worst ratio %.2f to "
+               "host\n",
+               g->m4_ipc, g->m4_pipe, g->m4_n, g->m4_worst, g->m4_ratio);
+    if (g->opens_n)
+        printf("#   IPC opens per message after warm-up = 0: largest %.2f [%s]\n", g->opens_max,
+               verdict(g->opens_max == 0));
+}
+
+/* A figure for the table ("-" when not measured: x < 0) and for the CSV
+ * (empty when not measured). */
+static void fmt_num(char s[32], double x, const char *fmt)
+{
+    if (x < 0)
+        snprintf(s, 32, "-");
+    else
+        snprintf(s, 32, fmt, x);
+}
+static void fmt_csv(char s[32], double x)
+{
+    if (x < 0)
+        s[0] = 0;
+    else
+        snprintf(s, 32, "%.4f", x);
 }
 
 int main(int argc, char **argv)
 {
-    int rank, size, ndev = 0, quick = 0, direct = 0;
+    int rank, size, ndev = 0, quick = 0, direct_only = 0, which = 0;
     long counts[3];
-    MPI_Comm comm = MPI_COMM_WORLD;
+    long long pitch = 512;
+    MPI_Comm dcomm = MPI_COMM_NULL;
     FILE *csv = NULL;
     const char *csvpath = NULL;
-    const long long totals[] = {1 << 10, 1 << 20, 4 << 20};
+    cli_sizes_t sizes = {3, {1 << 10, 1 << 20, 4 << 20}};
+    cli_sizes_t blocks = {10, {1, 2, 4, 8, 16, 32, 64, 128, 256, 512}};
+    targets_t g = {0};
     cudaStream_t st;
     cli_opt_t opts[] = {
+        {"pitch", CLI_SIZE, &pitch, "distance between block starts (bytes)", NULL, 1, 1 << 20},
+        {"sizes", CLI_SIZES, &sizes, "packed sizes of the objects (bytes)", NULL, 1, 1LL << 30},
+        {"blocks", CLI_SIZES, &blocks, "contiguous block sizes (bytes; a block >= the pitch: a contiguous object)", NULL, 1,
+         1LL << 30},
+        {"protocols", CLI_CHOICE, &which, "protocols measured against host contiguous",
+         "default,direct|default|direct", CLI_ANY},
+        {"direct", CLI_FLAG, &direct_only, "the direct protocol only (same as --protocols direct)", NULL, CLI_ANY},
         {"csv", CLI_FILE, &csvpath, "also write the rows to this CSV file", NULL, CLI_ANY},
         {"quick", CLI_FLAG, &quick, "a fifth of the iterations", NULL, CLI_ANY},
-        {"direct", CLI_FLAG, &direct, "the direct protocol (info key mpiacc_direct on a dup of MPI_COMM_WORLD)",
-         NULL, CLI_ANY},
     };
-    const cli_prog_t prog = {"pingpong", "mpiexec -n 2 pingpong [options]",
-                             "Device-to-device ping-pong of 2D vector objects through mpiacc (CUDA), against\n"
-                             "host contiguous ping-pong of the same packed size, same run.",
-                             opts, sizeof opts / sizeof opts[0]};
+    const cli_prog_t prog = {
+        "pingpong", "mpiexec -n 2 pingpong [options]",
+        "Device-to-device ping-pong of 2D vector objects through mpiacc (CUDA): the default protocol and\n"
+        "the direct protocol (eager / IPC / pipelined), against host contiguous ping-pong of the same\n"
+        "packed size, same run; IPC handles opened per message after warm-up; issue 12's targets.",
+        opts, sizeof opts / sizeof opts[0]};
     cli_parse(&prog, argc, argv);
+    if (direct_only) which = 2;
+    int run_def = which != 2, run_dir = which != 1;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     cudaError_t e = cudaGetDeviceCount(&ndev);
     if (size != 2 || e != cudaSuccess || ndev == 0) {
-        if (rank == 0) printf("SKIPPED: needs 2 ranks and a CUDA device (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "ok");
+        if (rank == 0)
+            printf("SKIPPED: needs 2 ranks and a CUDA device (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "ok");
         MPI_Finalize();
         return 0;
     }
-    if (direct) {
+    if (run_dir) {
         MPI_Info info;
         MPI_Info_create(&info);
         MPI_Info_set(info, MPIACC_DIRECT_INFO, "true");
-        MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &comm);
+        BENCH_MPI_CHECK(MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &dcomm));
         MPI_Info_free(&info);
-        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+        MPI_Comm_set_errhandler(dcomm, MPI_ERRORS_RETURN);
     }
     MPIACC_Direct_counts(&counts[0], &counts[1], &counts[2]);
     CK(cudaSetDevice(rank % ndev));
     CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     if (rank == 0) {
         struct cudaDeviceProp prop;
+        const char *ipc = getenv("MPIACC_IPC"), *eager = getenv("MPIACC_EAGER_MAX");
+        char what[256];
         CK(cudaGetDeviceProperties(&prop, rank % ndev));
-        bench_header("pingpong",
-                     direct ? "device<->device ping-pong via mpiacc, direct protocol (2D vector, pitch 512 B) vs host "
-                              "contiguous"
-                            : "device<->device ping-pong via mpiacc (2D vector, pitch 512 B) vs host contiguous",
-                     "CUDA", prop.name);
-        printf("%8s %8s %12s %12s %8s %10s\n", "Size (B)", "blk (B)", "mpiacc (us)", "host (us)", "ratio",
-               "protocol");
-        csv = bench_csv_open(csvpath, "bytes,block,mpiacc_us,host_us,ratio,protocol");
+        snprintf(what, sizeof what, "device<->device ping-pong via mpiacc (2D vector, pitch %lld B): %s vs host contiguous",
+                 pitch, which == 0 ? "default and direct protocols" : which == 1 ? "default protocol" : "direct protocol");
+        bench_header("pingpong", what, "CUDA", prop.name);
+        printf("# environment: MPIACC_IPC=%s MPIACC_EAGER_MAX=%s MPIACC_PIPELINE_CHUNK=%s\n", ipc ? ipc : "(unset)",
+               eager ? eager : "(unset)", getenv("MPIACC_PIPELINE_CHUNK") ? getenv("MPIACC_PIPELINE_CHUNK") : "(unset)");
+        printf("# one-way us (median); opens/msg: CUDA IPC handles opened per message in the timed iterations\n");
+        printf("%9s %7s %12s %11s %9s %9s %12s %13s %9s\n", "Size (B)", "blk (B)", "default (us)", "direct (us)",
+               "protocol", "host (us)", "direct/host", "default/host", "opens/msg");
+        csv = bench_csv_open(csvpath, "bytes,block,default_us,direct_us,direct_protocol,host_us,direct_ratio,"
+                                      "default_ratio,ipc_opens_per_msg");
     }
-    for (int ti = 0; ti < 3; ti++)
-        for (int blk = 1; blk <= 512; blk *= 2) {
-            long long nb = totals[ti] / blk, span = (nb - 1) * 512 + blk;
-            int iters = ti == 0 ? 500 : ti == 1 ? 60 : 30;
+    for (int si = 0; si < sizes.n; si++)
+        for (int bi = 0; bi < blocks.n; bi++) {
+            long long total = sizes.v[si], blk = blocks.v[bi] < total ? blocks.v[bi] : total;
+            long long nb = total / blk, packed = nb * blk, p = blk < pitch ? pitch : blk;
+            long long span = (nb - 1) * p + blk;
+            int iters = total <= 65536 ? 500 : total <= (1 << 20) ? 60 : 30;
             MPI_Datatype t;
             char *dbuf, *hbuf;
-            if (quick) iters /= 5;
-            MPI_Type_vector((int)nb, blk, 512, MPI_BYTE, &t);
+            pp_t def = {0, NULL, 0}, dir = {0, NULL, 0};
+            if (quick) iters = iters / 5 > 3 ? iters / 5 : 3;
+            if (nb > 2147483647LL || packed > 2147483647LL) continue;
+            BENCH_MPI_CHECK(MPI_Type_vector((int)nb, (int)blk, (int)p, MPI_BYTE, &t));
             MPI_Type_commit(&t);
             MPI_Type_set_attr(t, MPIACC_BUF_TYPE, MPIACC_BUF_CUDA);
             MPI_Type_set_attr(t, MPIACC_STREAM, (void *)st);
             CK(cudaMalloc((void **)&dbuf, (size_t)span));
             CK(cudaMemset(dbuf, rank, (size_t)span));
             CK(cudaDeviceSynchronize());
-            hbuf = calloc(1, (size_t)totals[ti]);
-            double dev = pingpong(rank, comm, dbuf, 1, t, iters);
-            const char *proto = protocol_since(counts);
-            double host = pingpong(rank, comm, hbuf, (int)totals[ti], MPI_BYTE, iters);
+            if (!(hbuf = calloc(1, (size_t)packed))) bench_fail(__FILE__, __LINE__, "calloc", "out of memory");
+            if (run_def) def = pingpong(rank, MPI_COMM_WORLD, dbuf, 1, t, iters);
+            if (run_dir) {
+                protocol_since(counts);
+                dir = pingpong(rank, dcomm, dbuf, 1, t, iters);
+                dir.proto = protocol_since(counts);
+            }
+            double host = pingpong(rank, MPI_COMM_WORLD, hbuf, (int)packed, MPI_BYTE, iters).us;
             if (rank == 0) {
-                printf("%8lld %8d %12.1f %12.1f %8.2f %10s\n", totals[ti], blk, dev, host, dev / host, proto);
-                if (csv)
-                    fprintf(csv, "%lld,%d,%.3f,%.3f,%.4f,%s\n", totals[ti], blk, dev, host, dev / host, proto);
+                const pp_t *pd = run_def ? &def : NULL, *pr = run_dir ? &dir : NULL;
+                char s[5][32], c[5][32];
+                fmt_num(s[0], pd ? pd->us : -1, "%.1f");
+                fmt_num(s[1], pr ? pr->us : -1, "%.1f");
+                fmt_num(s[2], pr ? pr->us / host : -1, "%.2f");
+                fmt_num(s[3], pd ? pd->us / host : -1, "%.2f");
+                fmt_num(s[4], pr ? pr->opens : -1, "%.2f");
+                printf("%9lld %7lld %12s %11s %9s %9.1f %12s %13s %9s\n", packed, blk, s[0], s[1],
+                       pr ? pr->proto : "-", host, s[2], s[3], s[4]);
+                if (csv) {
+                    fmt_csv(c[0], pd ? pd->us : -1);
+                    fmt_csv(c[1], pr ? pr->us : -1);
+                    fmt_csv(c[2], pr ? pr->us / host : -1);
+                    fmt_csv(c[3], pd ? pd->us / host : -1);
+                    fmt_csv(c[4], pr ? pr->opens : -1);
+                    fprintf(csv, "%lld,%lld,%s,%s,%s,%.3f,%s,%s,%s\n", packed, blk, c[0], c[1], pr ? pr->proto : "",
+                            host, c[2], c[3], c[4]);
+                }
+                targets_add(&g, packed, (int)blk, pr, pd, host);
                 fflush(stdout);
             }
             free(hbuf);
             CK(cudaFree(dbuf));
             MPI_Type_free(&t);
         }
-    if (rank == 0) printf("# targets: 1 KiB <= 25 us one-way; 4 MiB ratio <= 1.15\n");
+    if (rank == 0) targets_print(&g);
     if (csv) fclose(csv);
     CK(cudaStreamDestroy(st));
-    if (comm != MPI_COMM_WORLD) MPI_Comm_free(&comm);
+    if (dcomm != MPI_COMM_NULL) MPI_Comm_free(&dcomm);
     MPI_Finalize();
     return 0;
 }

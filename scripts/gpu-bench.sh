@@ -19,7 +19,22 @@ run() { # NAME LIMIT COMMAND...
 }
 run host_overhead 120 "$mpiexec" -n 2 -bind-to core "$b/host_overhead" --csv "$out/host_overhead.csv"
 run type_commit 60 "$b/type_commit"
-[ -x "$b/pingpong" ] && run pingpong 150 "$mpiexec" -n 2 "$b/pingpong" --quick --csv "$out/pingpong.csv"
+# issue 14: pack kernels against the roofline (sector bytes / D2D copy bandwidth) and the latency floors
+[ -x "$b/pack" ] && run pack 400 "$b/pack" --quick --csv "$out/pack.csv"
+if [ -x "$b/pingpong" ]; then
+  # issue 12: default and direct protocols against host contiguous, IPC opens per message, targets line
+  run pingpong 300 "$mpiexec" -n 2 "$b/pingpong" --quick --csv "$out/pingpong.csv"
+  # pipelined staging instead of IPC (target: 4 MiB <= 1.10x host contiguous)
+  MPIACC_IPC=0 run pingpong_noipc 200 "$mpiexec" -n 2 "$b/pingpong" --direct --quick --csv "$out/pingpong_noipc.csv"
+  # the eager threshold, by measurement: the same size sweep with the default limit (64K), with
+  # everything through IPC / pipelined (0), and with eager up to 1M; compare direct (us) per row
+  sweep="--direct --quick --sizes 256,1K,4K,16K,64K,256K,1M --blocks 8,64,512"
+  run pingpong_eager64k 200 "$mpiexec" -n 2 "$b/pingpong" $sweep --csv "$out/pingpong_eager64k.csv"
+  MPIACC_EAGER_MAX=0 run pingpong_eager0 200 "$mpiexec" -n 2 "$b/pingpong" $sweep --csv "$out/pingpong_eager0.csv"
+  MPIACC_EAGER_MAX=1M run pingpong_eager1m 200 "$mpiexec" -n 2 "$b/pingpong" $sweep --csv "$out/pingpong_eager1m.csv"
+  MPIACC_EAGER_MAX=0 MPIACC_IPC=0 run pingpong_pipe_only 200 "$mpiexec" -n 2 "$b/pingpong" $sweep \
+      --csv "$out/pingpong_pipe_only.csv"
+fi
 [ -x "$b/ooo_cuda" ] && run ooo_cuda 120 "$mpiexec" -n 3 "$b/ooo_cuda" --csv "$out/ooo_cuda.csv"
 for plat in nvidia portable; do
   [ -x "$b/ooo" ] && MPIACC_TEST_OPENCL_PLATFORM=$plat run "ooo_$plat" 120 "$mpiexec" -n 3 "$b/ooo" --csv "$out/ooo_$plat.csv"

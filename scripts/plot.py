@@ -6,8 +6,12 @@ its column names:
   stencil2d        GFLOPS of manual staging vs mpiacc, per precision
   scaling          Stencil2D weak scaling (scripts/stencil-scaling.sh): GFLOPS and
                    parallel efficiency against ranks, per size and precision
-  pack (bench/pack) packed GB/s against block size, one panel per object size
-  pingpong         one-way time against block size, mpiacc vs host contiguous
+  pack (bench/pack) packed GB/s against block size, one panel per object size;
+                   below, when the file has the roofline rows, the fraction of the
+                   roofline (sector bytes at the device copy bandwidth) the
+                   kernel-only time reaches, for every group and type
+  pingpong         one-way time against block size: mpiacc (default and/or
+                   direct protocol) vs host contiguous
   ooo, ooo_cuda    MPI-ACC Fig 7: total time of simple / advanced / mpiacc
   queue_semantics  MPI-ACC Fig 8: send time against the write before it
   host_overhead    interposition overhead per message size
@@ -35,7 +39,7 @@ def kind_of(cols):
         return "stencil2d"
     if {"group", "method", "GBps"} <= c:
         return "pack"
-    if {"block", "mpiacc_us", "host_us"} <= c:
+    if {"block", "host_us"} <= c and c & {"mpiacc_us", "default_us", "direct_us"}:
         return "pingpong"
     if {"simple_ms", "advanced_ms", "mpiacc_ms"} <= c or {"simple_us", "advanced_us", "mpiacc_us"} <= c:
         return "ooo"
@@ -141,11 +145,47 @@ def plot_scaling(plt, rows, title):
     return fig
 
 
+def roof_fractions(rows):
+    """{(group, type, bytes, block): roof_us / kdev_us} from a pack CSV."""
+    key = lambda r: (r["group"], r["type"], int(r["bytes"]), int(r["block"]))
+    roof = {key(r): float(r["us"]) for r in rows if r["method"] == "roof"}
+    return {key(r): roof[key(r)] / float(r["us"]) for r in rows
+            if r["method"] == "kdev" and key(r) in roof and float(r["us"]) > 0}
+
+
+def plot_roof(ax, fr, title):
+    """Fraction of the roofline against block size: one line per (group, type, size)."""
+    series = {}
+    for (g, t, b, blk), f in fr.items():
+        series.setdefault((g, t, b), []).append((blk, 100 * f))
+    for (g, t, b), pts in sorted(series.items()):
+        pts.sort()
+        if g == "2D":
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label="%s %s" % (t, human(b)))
+        else:  # Jenkins' types: one point each, at their block label
+            ax.scatter([p[0] for p in pts], [p[1] for p in pts], marker="x")
+            for p in pts:
+                ax.annotate(t, p, fontsize="xx-small", rotation=20)
+    ax.axhline(100, color="black", linewidth=0.8)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("contiguous block (B)")
+    ax.set_ylabel("% of roofline (kernel-only)")
+    ax.set_title("%s: sector bytes / copy bandwidth over kdev" % title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="x-small")
+
+
 def plot_pack(plt, rows, title):
+    fr = roof_fractions(rows)
     rows = [r for r in rows if r["group"] == "2D" and r["type"] == "vector"]
     sizes = sorted({int(r["bytes"]) for r in rows})
     methods = ["dev", "kdev", "1shot", "k1shot", "dma", "d2h", "2D", "2Dh", "blk", "host"]
-    fig, axes = plt.subplots(1, max(1, len(sizes)), figsize=(5 * max(1, len(sizes)), 4), squeeze=False)
+    nr = 2 if fr else 1
+    fig, axes = plt.subplots(nr, max(1, len(sizes)), figsize=(5 * max(1, len(sizes)), 4 * nr), squeeze=False)
+    if fr:
+        for ax in axes[1][1:]:
+            ax.remove()
+        plot_roof(axes[1][0], fr, title)
     for ax, size in zip(axes[0], sizes):
         for m in methods:
             pts = sorted((int(r["block"]), float(r["GBps"])) for r in rows
@@ -164,12 +204,24 @@ def plot_pack(plt, rows, title):
 
 def plot_pingpong(plt, rows, title):
     sizes = sorted({int(r["bytes"]) for r in rows})
-    fig, ax = plt.subplots(figsize=(6, 4))
+    # older files: mpiacc_us; now: default_us and direct_us (empty when not measured)
+    series = [(c, lab) for c, lab in (("mpiacc_us", "mpiacc"), ("default_us", "default"), ("direct_us", "direct"))
+              if c in rows[0] and any(r[c] for r in rows)]
+    styles = {"mpiacc": "-", "default": "-", "direct": "-."}
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for size in sizes:
-        pts = sorted((int(r["block"]), float(r["mpiacc_us"]), float(r["host_us"])) for r in rows
-                     if int(r["bytes"]) == size)
-        line = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label="mpiacc, %s" % human(size))
-        ax.plot([p[0] for p in pts], [p[2] for p in pts], linestyle="--", color=line[0].get_color(),
+        rs = sorted((r for r in rows if int(r["bytes"]) == size), key=lambda r: int(r["block"]))
+        color = None
+        for col, lab in series:
+            pts = [(int(r["block"]), float(r[col])) for r in rs if r[col]]
+            if not pts:
+                continue
+            proto = {r["direct_protocol"] for r in rs if r.get("direct_protocol")} if col == "direct_us" else set()
+            name = "%s%s, %s" % (lab, " (%s)" % "/".join(sorted(proto)) if proto else "", human(size))
+            line = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", linestyle=styles[lab],
+                           color=color, label=name)
+            color = line[0].get_color()
+        ax.plot([int(r["block"]) for r in rs], [float(r["host_us"]) for r in rs], linestyle="--", color=color,
                 label="host contiguous, %s" % human(size))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
@@ -177,7 +229,7 @@ def plot_pingpong(plt, rows, title):
     ax.set_ylabel("one-way time (us)")
     ax.set_title("%s: device ping-pong of 2D vectors" % title)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="x-small")
     return fig
 
 

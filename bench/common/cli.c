@@ -29,6 +29,7 @@ static const char *metavar(const cli_opt_t *o)
     case CLI_STRING: return " TEXT";
     case CLI_FILE: return " FILE";
     case CLI_CHOICE: return o->choices;
+    case CLI_SIZES: return " LIST";
     default: return " A,B";
     }
 }
@@ -53,6 +54,16 @@ static void print_default(const cli_opt_t *o, FILE *f)
     case CLI_PAIR: {
         const int *v = o->dest;
         if (v[0] || v[1]) fprintf(f, " (default %d,%d)", v[0], v[1]);
+        break;
+    }
+    case CLI_SIZES: {
+        const cli_sizes_t *l = o->dest;
+        for (int i = 0; i < l->n; i++) {
+            long long x = l->v[i];
+            int k = x && !(x % (1LL << 30)) ? 3 : x && !(x % (1LL << 20)) ? 2 : x && !(x % 1024) ? 1 : 0;
+            fprintf(f, "%s%lld%s", i ? "," : " (default ", x >> (10 * k), (const char *[]){"", "K", "M", "G"}[k]);
+        }
+        if (l->n) fputc(')', f);
         break;
     }
     default: break;
@@ -122,6 +133,22 @@ static int store(cli_opt_t *o, const char *s)
     }
     case CLI_STRING:
     case CLI_FILE: *(const char **)o->dest = s; return 1;
+    case CLI_SIZES: {
+        cli_sizes_t l = {0};
+        char item[64];
+        for (const char *c = s;; c++) {
+            size_t len = strcspn(c, ",");
+            if (!len || len >= sizeof item || l.n == CLI_SIZES_MAX) return 0;
+            memcpy(item, c, len);
+            item[len] = 0;
+            if (!parse_ll(item, &ll, 1) || !in_range(o, (double)ll)) return 0;
+            l.v[l.n++] = ll;
+            c += len;
+            if (!*c) break;
+        }
+        *(cli_sizes_t *)o->dest = l;
+        return 1;
+    }
     case CLI_CHOICE: {
         const char *c = o->choices;
         size_t n = strlen(s);

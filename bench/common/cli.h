@@ -24,8 +24,16 @@ typedef enum {
     CLI_STRING, /* *(const char **)dest                                     */
     CLI_FILE,   /* the same, shown as FILE in the usage                     */
     CLI_CHOICE, /* *(int *)dest = index of the value in choices ("a|b|c")   */
-    CLI_PAIR    /* ((int *)dest)[0..1] from "a,b", both within [lo, hi]     */
+    CLI_PAIR,   /* ((int *)dest)[0..1] from "a,b", both within [lo, hi]     */
+    CLI_SIZES   /* *(cli_sizes_t *)dest from "a,b,...": BYTES values (K/M/G
+                 * suffixes), each within [lo, hi], at most CLI_SIZES_MAX  */
 } cli_kind_t;
+
+#define CLI_SIZES_MAX 32
+typedef struct cli_sizes {
+    int n;
+    long long v[CLI_SIZES_MAX];
+} cli_sizes_t;
 
 typedef struct cli_opt {
     const char *name;    /* long name without "--"                        */

@@ -8,6 +8,9 @@
  *    mpiacc_tv_locate() of src/pack/traverse.h (the one traversal source,
  *    included verbatim); a located word also gives the contiguous run after
  *    it, so the next words of the same leaf chunk need no new traversal.
+ *    Large transfers of 4-, 8- and 16-byte words take the same unrolled
+ *    tiles as the strided kernel: U vectors per thread, every traversal
+ *    first, then all U*V loads in flight, then the U stores.
  *
  * Both work in aligned 16-byte vectors of the packed side.  The thread of
  * vector j handles words kk = j*V - leadw + m (m < V = 16/ws) of the range:
@@ -24,6 +27,8 @@
  *
  * Index math is 32-bit when the range allows it (s.narrow), 64-bit
  * otherwise.  The same bodies run in the host emulation used by tests.
+ * mpiacc_cuda_unroll = 0 (a test/benchmark knob, cuda_testhooks.h) makes
+ * every launch take the one-vector-per-thread forms, for A/B timings.
  */
 #include <stdint.h>
 
@@ -37,6 +42,10 @@
 #define BLOCKS_PER_SM 8 /* grid bound: one full wave (2048 threads) */
 #define EMU_THREADS 32  /* emulation: small blocks, more tiles      */
 #define EMU_NSM 1
+
+extern "C" {
+int mpiacc_cuda_unroll = 1;
+}
 
 /* ---- register helpers ------------------------------------------------ */
 
@@ -417,11 +426,11 @@ static cudaError_t launch_strided_w(int dir, char *base, char *packed, const mpi
     void *args[] = {(void *)&k, (void *)&sg};
     if (const_form(s)) {
         const int UC = cshape<W>::U;
-        const bool cbig = UC > 1 && k.g.nv >= wave * UC;
+        const bool cbig = UC > 1 && mpiacc_cuda_unroll && k.g.nv >= wave * UC;
         const void *fn = cbig ? const_fn<W, cshape<W>::U>(dir) : const_fn<W, 1>(dir);
         return cudaLaunchKernel(fn, dim3(grid_for(k.g.nv, cbig ? UC : 1, THREADS, nsm)), dim3(THREADS), args, 0, st);
     }
-    const bool big = UM > 1 && k.g.nv >= wave * UM;
+    const bool big = UM > 1 && mpiacc_cuda_unroll && k.g.nv >= wave * UM;
     const unsigned grid = grid_for(k.g.nv, big ? UM : 1, THREADS, nsm);
     const void *fn = big ? strided_fn<W, shape<W>::UMAX>(dir) : strided_fn<W, 1>(dir);
     return cudaLaunchKernel(fn, dim3(grid), dim3(THREADS), args, 0, st);
@@ -520,6 +529,26 @@ static HD_SLOW gloc g_locate_slow(const mpiacc_tv_i64 *blob, mpiacc_tv_i64 p)
     return L;
 }
 
+/* Input addresses of the V words of a complete vector from range word k0. */
+template <typename W> static HD void g_addrs(const gkp &k, long long k0, char *(&ad)[shape<W>::V])
+{
+    const int V = shape<W>::V, ws = (int)sizeof(W);
+    const mpiacc_tv_i64 p = k.first + k0 * ws;
+    mpiacc_tv_i64 run, off = mpiacc_tv_locate(k.blob, p, &run);
+    ad[0] = k.buf + off;
+#pragma unroll
+    for (int m = 1; m < V; m++) {
+        run -= ws;
+        if (run > 0) {
+            off += ws; /* same leaf chunk */
+        } else {
+            const gloc L = g_locate_slow(k.blob, p + (mpiacc_tv_i64)m * ws);
+            off = L.off, run = L.run;
+        }
+        ad[m] = k.buf + off;
+    }
+}
+
 template <typename W, int DIR> static HD void g_vec_one(const gkp &k, long long j)
 {
     const int V = shape<W>::V, ws = (int)sizeof(W);
@@ -527,20 +556,7 @@ template <typename W, int DIR> static HD void g_vec_one(const gkp &k, long long 
     char *pv = k.g.vb + 16 * j;
     if (k0 >= 0 && k0 + V <= k.g.nwords) {
         char *ad[V];
-        const mpiacc_tv_i64 p = k.first + k0 * ws;
-        mpiacc_tv_i64 run, off = mpiacc_tv_locate(k.blob, p, &run);
-        ad[0] = k.buf + off;
-#pragma unroll
-        for (int m = 1; m < V; m++) {
-            run -= ws;
-            if (run > 0) {
-                off += ws; /* same leaf chunk */
-            } else {
-                const gloc L = g_locate_slow(k.blob, p + (mpiacc_tv_i64)m * ws);
-                off = L.off, run = L.run;
-            }
-            ad[m] = k.buf + off;
-        }
+        g_addrs<W>(k, k0, ad);
         move_piece<W, V, DIR>(pv, ad);
         return;
     }
@@ -554,17 +570,67 @@ template <typename W, int DIR> static HD void g_vec_one(const gkp &k, long long 
     }
 }
 
-template <typename W, int DIR>
+/* U == 1: one vector per thread and step.  U > 1: tiles of U*bd vectors;
+ * interior tiles locate U vectors, then load (pack) or scatter (unpack)
+ * them together; the edge tiles go vector by vector. */
+template <typename W, int U, int DIR>
 static HD void generic_body(const gkp &k, unsigned bid, unsigned tid, unsigned nb, unsigned bd)
 {
-    for (long long j = (long long)bid * bd + tid; j < k.g.nv; j += (long long)nb * bd) g_vec_one<W, DIR>(k, j);
+    const int V = shape<W>::V;
+    if (U == 1) {
+        for (long long j = (long long)bid * bd + tid; j < k.g.nv; j += (long long)nb * bd) g_vec_one<W, DIR>(k, j);
+        return;
+    }
+    const long long tile = (long long)U * bd;
+    for (long long t0 = (long long)bid * tile; t0 < k.g.nv; t0 += (long long)nb * tile) {
+        if (t0 * V - k.g.leadw < 0 || (t0 + tile) * V - k.g.leadw > k.g.nwords) {
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const long long j = t0 + (long long)u * bd + tid;
+                if (j < k.g.nv) g_vec_one<W, DIR>(k, j);
+            }
+            continue;
+        }
+        char *ad[U][V];
+#pragma unroll
+        for (int u = 0; u < U; u++) g_addrs<W>(k, (t0 + (long long)u * bd + tid) * V - k.g.leadw, ad[u]);
+        if (DIR == MPIACC_CUDA_DIR_PACK) {
+            W val[U][V];
+#pragma unroll
+            for (int u = 0; u < U; u++)
+#pragma unroll
+                for (int m = 0; m < V; m++) val[u][m] = ld_ro((const W *)ad[u][m]);
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                vec16 v = {{0, 0, 0, 0}};
+#pragma unroll
+                for (int m = 0; m < V; m++) vput(v, m, val[u][m]);
+                st16(k.g.vb + 16 * (t0 + (long long)u * bd + tid), v);
+            }
+        } else {
+            vec16 in[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) in[u] = ld16(k.g.vb + 16 * (t0 + (long long)u * bd + tid));
+#pragma unroll
+            for (int u = 0; u < U; u++)
+#pragma unroll
+                for (int m = 0; m < V; m++) vget(in[u], m, *(W *)ad[u][m]);
+        }
+    }
 }
 
-template <typename W, int DIR> __global__ void __launch_bounds__(THREADS) k_generic(const __grid_constant__ gkp k, const mpiacc_cuda_signal_t sig)
+template <typename W, int U, int DIR>
+__global__ void __launch_bounds__(THREADS) k_generic(const __grid_constant__ gkp k, const mpiacc_cuda_signal_t sig)
 {
-    generic_body<W, DIR>(k, blockIdx.x, threadIdx.x, gridDim.x, blockDim.x);
+    generic_body<W, U, DIR>(k, blockIdx.x, threadIdx.x, gridDim.x, blockDim.x);
     signal_done(sig);
 }
+
+/* Vectors per thread of the generic kernel's unrolled form: at most 4
+ * (each vector holds a traversal's state while the loads are in flight). */
+template <typename W> struct gshape {
+    static const int U = shape<W>::UMAX < 4 ? shape<W>::UMAX : 4;
+};
 
 static gkp make_gkp(const void *blob, char *buf, char *packed, long long first, long long nwords, int ws)
 {
@@ -576,30 +642,36 @@ static gkp make_gkp(const void *blob, char *buf, char *packed, long long first, 
     return k;
 }
 
-template <typename W>
-static cudaError_t emulate_generic_w(int dir, const void *hblob, char *buf, char *packed, long long first,
-                                     long long nwords)
+template <typename W, int U> static void emulate_generic_wu(int dir, const gkp &k)
 {
-    const gkp k = make_gkp(hblob, buf, packed, first, nwords, (int)sizeof(W));
-    const unsigned grid = grid_for(k.g.nv, 1, EMU_THREADS, EMU_NSM);
+    const unsigned grid = grid_for(k.g.nv, U, EMU_THREADS, EMU_NSM);
     for (unsigned b = 0; b < grid; b++)
         for (unsigned t = 0; t < EMU_THREADS; t++) {
-            if (dir == MPIACC_CUDA_DIR_PACK) generic_body<W, MPIACC_CUDA_DIR_PACK>(k, b, t, grid, EMU_THREADS);
-            else generic_body<W, MPIACC_CUDA_DIR_UNPACK>(k, b, t, grid, EMU_THREADS);
+            if (dir == MPIACC_CUDA_DIR_PACK) generic_body<W, U, MPIACC_CUDA_DIR_PACK>(k, b, t, grid, EMU_THREADS);
+            else generic_body<W, U, MPIACC_CUDA_DIR_UNPACK>(k, b, t, grid, EMU_THREADS);
         }
+}
+
+template <typename W>
+static cudaError_t emulate_generic_w(int dir, const void *hblob, char *buf, char *packed, long long first,
+                                     long long nwords, int variant)
+{
+    const gkp k = make_gkp(hblob, buf, packed, first, nwords, (int)sizeof(W));
+    if (variant & 1) emulate_generic_wu<W, gshape<W>::U>(dir, k);
+    else emulate_generic_wu<W, 1>(dir, k);
     return cudaSuccess;
 }
 
 extern "C" int mpiacc_cuda_emulate_generic(int ws, int dir, const void *hblob, char *buf, char *packed,
-                                           long long first, long long nwords)
+                                           long long first, long long nwords, int variant)
 {
     if (nwords <= 0) return (int)cudaSuccess;
     switch (ws) {
-    case 1: return (int)emulate_generic_w<unsigned char>(dir, hblob, buf, packed, first, nwords);
-    case 2: return (int)emulate_generic_w<unsigned short>(dir, hblob, buf, packed, first, nwords);
-    case 4: return (int)emulate_generic_w<unsigned int>(dir, hblob, buf, packed, first, nwords);
-    case 8: return (int)emulate_generic_w<unsigned long long>(dir, hblob, buf, packed, first, nwords);
-    case 16: return (int)emulate_generic_w<uint4>(dir, hblob, buf, packed, first, nwords);
+    case 1: return (int)emulate_generic_w<unsigned char>(dir, hblob, buf, packed, first, nwords, variant);
+    case 2: return (int)emulate_generic_w<unsigned short>(dir, hblob, buf, packed, first, nwords, variant);
+    case 4: return (int)emulate_generic_w<unsigned int>(dir, hblob, buf, packed, first, nwords, variant);
+    case 8: return (int)emulate_generic_w<unsigned long long>(dir, hblob, buf, packed, first, nwords, variant);
+    case 16: return (int)emulate_generic_w<uint4>(dir, hblob, buf, packed, first, nwords, variant);
     default: return (int)cudaErrorInvalidValue;
     }
 }
@@ -612,9 +684,17 @@ static cudaError_t launch_generic_w(int dir, const void *dblob, char *buf, char 
     mpiacc_cuda_signal_t sg = {NULL, NULL, 0};
     if (sig) sg = *sig;
     void *args[] = {(void *)&k, (void *)&sg};
-    const void *fn = dir == MPIACC_CUDA_DIR_PACK ? (const void *)k_generic<W, MPIACC_CUDA_DIR_PACK>
-                                               : (const void *)k_generic<W, MPIACC_CUDA_DIR_UNPACK>;
-    return cudaLaunchKernel(fn, dim3(grid_for(k.g.nv, 1, THREADS, nsm)), dim3(THREADS), args, 0, st);
+    const int UG = gshape<W>::U;
+    const long long wave = (long long)(nsm > 0 ? nsm : 1) * BLOCKS_PER_SM * THREADS;
+    const bool big = UG > 1 && mpiacc_cuda_unroll && k.g.nv >= wave * UG;
+    const void *fn;
+    if (big)
+        fn = dir == MPIACC_CUDA_DIR_PACK ? (const void *)k_generic<W, gshape<W>::U, MPIACC_CUDA_DIR_PACK>
+                                         : (const void *)k_generic<W, gshape<W>::U, MPIACC_CUDA_DIR_UNPACK>;
+    else
+        fn = dir == MPIACC_CUDA_DIR_PACK ? (const void *)k_generic<W, 1, MPIACC_CUDA_DIR_PACK>
+                                         : (const void *)k_generic<W, 1, MPIACC_CUDA_DIR_UNPACK>;
+    return cudaLaunchKernel(fn, dim3(grid_for(k.g.nv, big ? UG : 1, THREADS, nsm)), dim3(THREADS), args, 0, st);
 }
 
 extern "C" int mpiacc_cuda_launch_generic(int ws, int dir, const void *dblob, char *buf, char *packed,

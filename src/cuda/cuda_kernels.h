@@ -74,7 +74,12 @@ int mpiacc_cuda_launch_generic(int ws, int dir, const void *dblob, char *buf, ch
  * (nd == 1, one word per block). */
 int mpiacc_cuda_emulate_strided(int ws, int dir, char *base, char *packed, const mpiacc_cuda_strided_t *s, int variant);
 int mpiacc_cuda_emulate_generic(int ws, int dir, const void *hblob, char *buf, char *packed, long long first,
-                                long long nwords);
+                                long long nwords, int variant);
+
+/* 1 (default): large transfers take the kernels' unrolled forms (several
+ * vectors per thread); 0: never (set through cuda_testhooks.h, for A/B
+ * timings of the two forms). */
+extern int mpiacc_cuda_unroll;
 
 #ifdef __cplusplus
 }

@@ -44,6 +44,13 @@ void mpiacc_cuda_ipc_set_cache(int cap)
 
 const char *mpiacc_cuda_last_method(void) { return mpiacc_cuda_xfer_method; }
 
+int mpiacc_cuda_set_unroll(int on)
+{
+    const int old = mpiacc_cuda_unroll;
+    mpiacc_cuda_unroll = on != 0;
+    return old;
+}
+
 int mpiacc_cuda_enqueue_xfer(const mpiacc_xfer_desc_t *d, void *packed, int dir, cudaStream_t st)
 {
     int mpi_errno = MPI_SUCCESS, dev = -1, old = -1;
@@ -64,14 +71,14 @@ fn_fail:
 
 /* Emulation: kernels run twice: as planned, and with the packed side
  * moved to a copy that is misaligned by one word against 16 bytes (cut
- * first and last vectors), strided ones also in the unrolled variant; the
- * two results must agree (for unpack: over every byte the type can touch). */
+ * first and last vectors), in the unrolled variant; the two results must
+ * agree (for unpack: over every byte the type can touch). */
 static int emulate_run(const mpiacc_cuda_plan_t *P, const mpiacc_xfer_desc_t *d, char *packed, int dir, int variant)
 {
     const long long n = d->last - d->first;
     if (P->kind == MPIACC_CUDA_PLAN_STRIDED)
         return mpiacc_cuda_emulate_strided(P->ws, dir, P->base, packed, &P->s, variant);
-    return mpiacc_cuda_emulate_generic(P->ws, dir, d->type->blob, P->base, packed, d->first, n / P->ws);
+    return mpiacc_cuda_emulate_generic(P->ws, dir, d->type->blob, P->base, packed, d->first, n / P->ws, variant);
 }
 
 int mpiacc_cuda_emulate_xfer(const mpiacc_xfer_desc_t *d, void *packed, int dir, int *ws, const char **kind)

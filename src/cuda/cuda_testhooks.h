@@ -29,6 +29,11 @@ const char *mpiacc_cuda_sync_name(int mode);
 void mpiacc_cuda_ipc_set_enabled(int on);
 void mpiacc_cuda_ipc_set_cache(int cap);
 
+/* The kernels' unrolled forms for large transfers (several vectors per
+ * thread; 1, the default) or one vector per thread only (0); returns the
+ * previous setting.  Not thread-safe: set it between transfers. */
+int mpiacc_cuda_set_unroll(int on);
+
 /* The method the calling thread's last pack/unpack used: "memcpy",
  * "memcpy2d", "oneshot", "device", "kernel"; "none" before any. */
 const char *mpiacc_cuda_last_method(void);
