@@ -5,10 +5,24 @@
 #define MPIACC_P2P_OPS_H_INCLUDED
 
 #include <mpi.h>
+#include <stdio.h>
 
 enum { OP_SEND, OP_ISEND, OP_SSEND, OP_ISSEND, OP_RSEND, OP_IRSEND, OP_SENDRECV, NOPS };
 static const char *op_name[NOPS] = {"MPI_Send",  "MPI_Isend",  "MPI_Ssend",   "MPI_Issend",
                                     "MPI_Rsend", "MPI_Irsend", "MPI_Sendrecv"};
+
+/* Reports a failed MPI call with its error string (and the rank in
+ * MPI_COMM_WORLD); returns 1 if failed. */
+static int mpi_bad(int err, const char *what)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len, me = -1;
+    if (err == MPI_SUCCESS) return 0;
+    MPI_Error_string(err, msg, &len);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    fprintf(stderr, "rank %d: %s failed: %s\n", me, what, msg);
+    return 1;
+}
 
 /* Sends count x t to dest with `tag` by the call op names (not
  * OP_SENDRECV); a ready send first waits for the receiver's empty message

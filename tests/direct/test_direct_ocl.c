@@ -35,16 +35,6 @@ static int err_class(int err)
     return cls;
 }
 
-static int mpi_bad(int err, const char *what)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len;
-    if (err == MPI_SUCCESS) return 0;
-    MPI_Error_string(err, msg, &len);
-    fprintf(stderr, "rank %d: %s failed: %s\n", rank, what, msg);
-    return 1;
-}
-
 /* n ints on the device initialised with v0 + i */
 static cl_mem ints_buf(int n, int v0)
 {

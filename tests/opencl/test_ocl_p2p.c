@@ -19,17 +19,6 @@ enum { TAG_DATA = 7 }; /* 8: a ready send's handshake (p2p_ops.h) */
 enum { DIR_DD, DIR_DH, DIR_HD, NDIRS };
 static const char *dir_name[NDIRS] = {"cl_mem->cl_mem", "cl_mem->host", "host->cl_mem"};
 
-/* Reports a failed MPI call with its error string; returns 1 if failed. */
-static int mpi_bad(int err, const char *what)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len;
-    if (err == MPI_SUCCESS) return 0;
-    MPI_Error_string(err, msg, &len);
-    fprintf(stderr, "rank %d: %s failed: %s\n", rank, what, msg);
-    return 1;
-}
-
 /* A message buffer: host memory, or a cl_mem with the same initial bytes. */
 typedef struct side {
     int dev;
