@@ -26,11 +26,11 @@ static const mpiacc_proto_t *choose_send(mpiacc_rp_op_t *op, mpiacc_proto_comm_t
 {
     if (op->bytes <= dc->eager_max) {
         mpiacc_proto_count(MPIACC_PROTO_N_EAGER_SENT);
-        return &mpiacc_proto_eager;
+        return &mpiacc_proto_eager.table;
     }
-    if (mpiacc_proto_ipc_wanted(op, dc)) return &mpiacc_proto_ipc; /* counted in its prepare */
+    if (mpiacc_proto_ipc_wanted(op, dc)) return &mpiacc_proto_ipc.table; /* counted in its prepare */
     mpiacc_proto_count(MPIACC_PROTO_N_PIPE_SENT);
-    return &mpiacc_proto_pipeline;
+    return &mpiacc_proto_pipeline.table;
 }
 
 int mpiacc_proto_direct_setup(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc)
@@ -108,20 +108,8 @@ int mpiacc_proto_retire(mpiacc_rp_op_t *op, MPI_Request *r, void **buf, int cls,
 
 int mpiacc_proto_dep(mpiacc_rp_op_t *op)
 {
-    int mpi_errno = MPI_SUCCESS, done = 1;
     mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
-    if (ds->dep_ready) goto fn_exit;
-    if (op->be->host_waits && op->dep) {
-        MPIACC_CHECK(op->be->test(op->dep, &done));
-        if (!done) goto fn_exit;
-        op->be->release(op->dep);
-        op->dep = NULL;
-    }
-    ds->dep_ready = 1;
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
+    return ds->dep_ready ? MPI_SUCCESS : mpiacc_proto_dep_test(op, &ds->dep_ready);
 }
 
 int mpiacc_proto_post_back(mpiacc_rp_op_t *op)
@@ -159,6 +147,55 @@ int mpiacc_proto_send_back(mpiacc_rp_op_t *op, mpiacc_wire_kind_t kind)
                       ds->dc->ctl, &ds->back);
 }
 
+int mpiacc_proto_close(mpiacc_rp_op_t *op)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIACC_CHECK(mpiacc_proto_send_back(op, MPIACC_WIRE_FIN));
+    mpiacc_rp_move(op, MPIACC_RP_CLOSING);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+int mpiacc_proto_back_arrived(mpiacc_rp_op_t *op, mpiacc_wire_hdr_t *h, int *done)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    MPI_Status st;
+    MPI_Count n = 0;
+    MPIACC_CHECK(mpiacc_proto_test(&ds->back, &st, done));
+    if (!*done) goto fn_exit;
+    PMPI_Get_count_c(&st, MPI_BYTE, &n);
+    MPIACC_CHECK(mpiacc_wire_read(ds->backbuf, n, h));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+int mpiacc_proto_fin_arrived(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h)
+{
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    if (h->kind != MPIACC_WIRE_FIN)
+        return mpiacc_err(MPIACC_ERRK_INTERN, "direct %s send: answer of kind %u from rank %d", op->proto->name,
+                          (unsigned)h->kind, ds->ctl_peer);
+    if (h->err_class != MPI_SUCCESS && op->error == MPI_SUCCESS)
+        op->error = mpiacc_proto_peer_error(h, ds->backbuf, ds->ctl_peer, "receiver");
+    return MPI_SUCCESS;
+}
+
+void mpiacc_proto_recv_fit(mpiacc_rp_op_t *op, MPI_Count total)
+{
+    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    ds->total = total;
+    op->bytes = total < ds->rbytes ? total : ds->rbytes;
+    if (total > ds->rbytes)
+        op->error = mpiacc_err(MPIACC_ERRK_TRUNCATE,
+                               "message of %lld packed bytes from rank %d tag %d truncated to the receive's %lld",
+                               (long long)total, op->st_source, op->st_tag, (long long)ds->rbytes);
+}
+
 static mpiacc_errk_t kind_of_class(int cls)
 {
     switch (cls) {
@@ -178,6 +215,36 @@ int mpiacc_proto_peer_error(const mpiacc_wire_hdr_t *h, const void *msg, int pee
     int len = (int)(h->extra_bytes < MPIACC_WIRE_FIN_TEXT ? h->extra_bytes : MPIACC_WIRE_FIN_TEXT);
     return mpiacc_err(kind_of_class(h->err_class), "direct protocol: the %s (rank %d) failed: %.*s", who, peer, len,
                       (const char *)msg + MPIACC_WIRE_HDR);
+}
+
+/* ---- the tables' shared entries ------------------------------------------------ */
+
+static const mpiacc_proto_direct_kind_t *kind_of(const mpiacc_rp_op_t *op)
+{
+    return (const mpiacc_proto_direct_kind_t *)op->proto; /* its first member */
+}
+
+int mpiacc_proto_direct_prepare(mpiacc_rp_op_t *op)
+{
+    return op->is_send ? kind_of(op)->send_prepare(op) : MPI_SUCCESS;
+}
+
+int mpiacc_proto_direct_start(mpiacc_rp_op_t *op)
+{
+    return op->is_send ? kind_of(op)->send_start(op)
+                       : mpiacc_err(MPIACC_ERRK_INTERN, "%s protocol: a receive starts as direct", op->proto->name);
+}
+
+int mpiacc_proto_direct_advance(mpiacc_rp_op_t *op, int *complete)
+{
+    *complete = 0;
+    return op->is_send ? kind_of(op)->send_advance(op, complete) : kind_of(op)->recv_advance(op, complete);
+}
+
+int mpiacc_proto_direct_no_received(mpiacc_rp_op_t *op, int *complete)
+{
+    *complete = 0;
+    return mpiacc_err(MPIACC_ERRK_INTERN, "%s protocol: unexpected receive completion", op->proto->name);
 }
 
 void mpiacc_proto_direct_release(mpiacc_rp_op_t *op)

@@ -85,12 +85,24 @@ static inline void mpiacc_proto_count(mpiacc_proto_count_t c)
     atomic_fetch_add_explicit(&mpiacc_proto_direct_count[c], 1, memory_order_relaxed);
 }
 
+/* A protocol a direct message travels by (eager.c, pipeline.c, ipc.c): the
+ * table op->proto points to (its first member), whose prepare / start /
+ * advance are direct.c's shared entries, and the steps of each side they
+ * call.  A receive of these protocols starts as direct receive. */
+typedef struct mpiacc_proto_direct_kind {
+    mpiacc_proto_t table;
+    int (*send_prepare)(mpiacc_rp_op_t *op);
+    int (*send_start)(mpiacc_rp_op_t *op);
+    int (*send_advance)(mpiacc_rp_op_t *op, int *complete);
+    int (*recv_advance)(mpiacc_rp_op_t *op, int *complete);
+} mpiacc_proto_direct_kind_t;
+
 /* The protocols.  A direct receive starts as mpiacc_proto_direct_recv and
  * becomes the protocol its first message names. */
 extern const mpiacc_proto_t mpiacc_proto_direct_recv;
-extern const mpiacc_proto_t mpiacc_proto_eager;
-extern const mpiacc_proto_t mpiacc_proto_pipeline;
-extern const mpiacc_proto_t mpiacc_proto_ipc;
+extern const mpiacc_proto_direct_kind_t mpiacc_proto_eager;
+extern const mpiacc_proto_direct_kind_t mpiacc_proto_pipeline;
+extern const mpiacc_proto_direct_kind_t mpiacc_proto_ipc;
 
 /* direct.c: the dispatcher's entry.  Makes op (set up, not submitted; a
  * device op on comm) an operation of the direct protocol: per-op state, a
@@ -98,7 +110,14 @@ extern const mpiacc_proto_t mpiacc_proto_ipc;
  * size, backend and peer; a receive's from its first message).  On failure
  * op->proto may be set: mpiacc_rp_discard releases what was made. */
 int mpiacc_proto_direct_setup(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc);
-/* Every direct protocol's release. */
+/* The entries of every mpiacc_proto_direct_kind_t's table: prepare and
+ * start (the send side's; a receive has nothing to prepare and never
+ * starts as one of these), advance (the op's side's), received (an error:
+ * the op completes no receive of its own) and release. */
+int mpiacc_proto_direct_prepare(mpiacc_rp_op_t *op);
+int mpiacc_proto_direct_start(mpiacc_rp_op_t *op);
+int mpiacc_proto_direct_advance(mpiacc_rp_op_t *op, int *complete);
+int mpiacc_proto_direct_no_received(mpiacc_rp_op_t *op, int *complete);
 void mpiacc_proto_direct_release(mpiacc_rp_op_t *op);
 
 /* Receive of a message's first message, per kind (after the header was
@@ -132,6 +151,18 @@ int mpiacc_proto_dep(mpiacc_rp_op_t *op);
 int mpiacc_proto_post_back(mpiacc_rp_op_t *op);
 /* Receiver: sends FIN (with op's failure, if any) or CTS_PIPE. */
 int mpiacc_proto_send_back(mpiacc_rp_op_t *op, mpiacc_wire_kind_t kind);
+/* Receiver: FIN (with op's failure, if any) sent: CLOSING. */
+int mpiacc_proto_close(mpiacc_rp_op_t *op);
+/* Sender: whether the receiver's answer (FIN / CTS_PIPE) on ds->back has
+ * arrived (*done); its header read into *h then. */
+int mpiacc_proto_back_arrived(mpiacc_rp_op_t *op, mpiacc_wire_hdr_t *h, int *done);
+/* Sender: the answer h must be a FIN; the receiver's failure it carries
+ * becomes op's error (unless op has one). */
+int mpiacc_proto_fin_arrived(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h);
+/* Receiver: the message holds `total` packed bytes: ds->total, op->bytes
+ * (what fits the receive) and MPI_ERR_TRUNCATE in op->error when not all
+ * of it fits. */
+void mpiacc_proto_recv_fit(mpiacc_rp_op_t *op, MPI_Count total);
 /* Fills an ABORT / FIN header with err (an MPI error code) and its text,
  * at most `room` bytes of text; returns the message length. */
 MPI_Count mpiacc_proto_fill_error(void *msg, mpiacc_wire_kind_t kind, uint32_t id, int err, MPI_Count room);

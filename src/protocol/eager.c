@@ -15,39 +15,8 @@
  * backend's dependency is not done. */
 static int after_dep(mpiacc_rp_op_t *op, MPI_Count n)
 {
-    int mpi_errno = MPI_SUCCESS;
     mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
-    mpiacc_xfer_desc_t d = {.buf = op->buf, .type = op->type, .count = op->count, .first = 0, .last = n,
-                            .host = (char *)ds->first + MPIACC_WIRE_HDR};
-
-    MPIACC_CHECK(mpiacc_proto_dep(op));
-    if (!ds->dep_ready) {
-        if (op->state != MPIACC_RP_DEP_PENDING) mpiacc_rp_move(op, MPIACC_RP_DEP_PENDING);
-        goto fn_exit;
-    }
-    MPIACC_CHECK(op->is_send ? op->be->pack(&op->attrs, op->dep, &d, &op->xfer)
-                             : op->be->unpack(&op->attrs, op->dep, &d, &op->xfer));
-    mpiacc_rp_move(op, op->is_send ? MPIACC_RP_PACKING : MPIACC_RP_UNPACKING);
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
-}
-
-/* Whether op->xfer is done (then released). */
-static int xfer_done(mpiacc_rp_op_t *op, int *done)
-{
-    int mpi_errno = MPI_SUCCESS;
-    *done = 1;
-    if (op->xfer) MPIACC_CHECK(op->be->test(op->xfer, done));
-    if (*done && op->xfer) {
-        op->be->release(op->xfer);
-        op->xfer = NULL;
-    }
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
+    return mpiacc_proto_xfer_after_dep(op, &ds->dep_ready, (char *)ds->first + MPIACC_WIRE_HDR, n);
 }
 
 /* ---- send -------------------------------------------------------------------- */
@@ -105,7 +74,7 @@ static int send_start(mpiacc_rp_op_t *op)
     return err == MPI_SUCCESS ? err : send_abort(op, err);
 }
 
-static int send_advance(mpiacc_rp_op_t *op)
+static int send_advance(mpiacc_rp_op_t *op, int *complete)
 {
     int mpi_errno = MPI_SUCCESS, done;
     switch (op->state) {
@@ -113,7 +82,7 @@ static int send_advance(mpiacc_rp_op_t *op)
         MPIACC_CHECK(after_dep(op, op->bytes));
         break;
     case MPIACC_RP_PACKING:
-        MPIACC_CHECK(xfer_done(op, &done));
+        MPIACC_CHECK(mpiacc_proto_xfer_done(op, &op->xfer, &done));
         if (done) mpiacc_rp_move(op, MPIACC_RP_READY);
         break;
     default:
@@ -135,18 +104,12 @@ static int issue(mpiacc_rp_op_t *op)
 int mpiacc_proto_eager_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h, int *complete)
 {
     int mpi_errno = MPI_SUCCESS;
-    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
 
     if (op->bytes != MPIACC_WIRE_HDR + h->total || h->extra_bytes != (uint64_t)h->total)
         MPIACC_FAIL(MPIACC_ERRK_INTERN, "direct protocol: an eager message of %lld bytes says it holds %lld",
                     (long long)op->bytes, (long long)h->total);
-    op->proto = &mpiacc_proto_eager;
-    ds->total = h->total;
-    op->bytes = h->total < ds->rbytes ? h->total : ds->rbytes;
-    if (h->total > ds->rbytes)
-        op->error = mpiacc_err(MPIACC_ERRK_TRUNCATE,
-                               "message of %lld packed bytes from rank %d tag %d truncated to the receive's %lld",
-                               (long long)h->total, op->st_source, op->st_tag, (long long)ds->rbytes);
+    op->proto = &mpiacc_proto_eager.table;
+    mpiacc_proto_recv_fit(op, h->total);
     if (op->bytes == 0) {
         *complete = 1;
         goto fn_exit;
@@ -166,7 +129,7 @@ static int recv_advance(mpiacc_rp_op_t *op, int *complete)
         MPIACC_CHECK(after_dep(op, op->bytes));
         break;
     case MPIACC_RP_UNPACKING:
-        MPIACC_CHECK(xfer_done(op, complete));
+        MPIACC_CHECK(mpiacc_proto_xfer_done(op, &op->xfer, complete));
         break;
     default:
         MPIACC_FAIL(MPIACC_ERRK_INTERN, "eager receive: unexpected state %d", (int)op->state);
@@ -179,33 +142,16 @@ fn_fail:
 
 /* ---- the table ------------------------------------------------------------------ */
 
-static int start(mpiacc_rp_op_t *op)
-{
-    return op->is_send ? send_start(op) : mpiacc_err(MPIACC_ERRK_INTERN, "eager: a receive starts as direct");
-}
-
-static int advance(mpiacc_rp_op_t *op, int *complete)
-{
-    *complete = 0;
-    return op->is_send ? send_advance(op) : recv_advance(op, complete);
-}
-
-static int received(mpiacc_rp_op_t *op, int *complete)
-{
-    return mpiacc_err(MPIACC_ERRK_INTERN, "eager: unexpected receive completion");
-}
-
-static int prepare(mpiacc_rp_op_t *op)
-{
-    return op->is_send ? send_prepare(op) : MPI_SUCCESS;
-}
-
-const mpiacc_proto_t mpiacc_proto_eager = {
-    .name = "eager",
-    .prepare = prepare,
-    .start = start,
-    .advance = advance,
-    .issue = issue,
-    .received = received,
-    .release = mpiacc_proto_direct_release,
+const mpiacc_proto_direct_kind_t mpiacc_proto_eager = {
+    .table = {.name = "eager",
+              .prepare = mpiacc_proto_direct_prepare,
+              .start = mpiacc_proto_direct_start,
+              .advance = mpiacc_proto_direct_advance,
+              .issue = issue,
+              .received = mpiacc_proto_direct_no_received,
+              .release = mpiacc_proto_direct_release},
+    .send_prepare = send_prepare,
+    .send_start = send_start,
+    .send_advance = send_advance,
+    .recv_advance = recv_advance,
 };

@@ -143,7 +143,7 @@ static int send_prepare(mpiacc_rp_op_t *op)
         mpiacc_proto_count(MPIACC_PROTO_N_IPC_FALLBACK);
         mpiacc_proto_count(MPIACC_PROTO_N_PIPE_SENT);
         ipc_release(op);
-        op->proto = &mpiacc_proto_pipeline;
+        op->proto = &mpiacc_proto_pipeline.table;
         return op->proto->prepare(op);
     }
     mpiacc_proto_count(MPIACC_PROTO_N_IPC_SENT);
@@ -212,8 +212,6 @@ static int send_advance(mpiacc_rp_op_t *op, int *complete)
     int mpi_errno = MPI_SUCCESS, done;
     mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
     ipc_state_t *is = ipc_st(op);
-    MPI_Status st;
-    MPI_Count n = 0;
     mpiacc_wire_hdr_t h;
 
     if (op->state != MPIACC_RP_WAIT_FIN)
@@ -221,10 +219,8 @@ static int send_advance(mpiacc_rp_op_t *op, int *complete)
     MPIACC_CHECK(mpiacc_proto_test(&ds->first_req, NULL, &done));
     MPIACC_CHECK(mpiacc_proto_test(&is->blob_req, NULL, &done));
     if (!is->fin_seen) {
-        MPIACC_CHECK(mpiacc_proto_test(&ds->back, &st, &done));
+        MPIACC_CHECK(mpiacc_proto_back_arrived(op, &h, &done));
         if (!done) goto fn_exit;
-        PMPI_Get_count_c(&st, MPI_BYTE, &n);
-        MPIACC_CHECK(mpiacc_wire_read(ds->backbuf, n, &h));
         if (h.kind == MPIACC_WIRE_CTS_PIPE) {
             /* The receiver cannot use IPC: the export is not read; stream. */
             mpiacc_proto_note(MPIACC_PROTO_NOTE_DECLINED,
@@ -235,11 +231,7 @@ static int send_advance(mpiacc_rp_op_t *op, int *complete)
             MPIACC_CHECK(mpiacc_proto_pipeline_stream(op));
             goto fn_exit;
         }
-        if (h.kind != MPIACC_WIRE_FIN)
-            MPIACC_FAIL(MPIACC_ERRK_INTERN, "direct IPC send: answer of kind %u from rank %d", (unsigned)h.kind,
-                        ds->ctl_peer);
-        if (h.err_class != MPI_SUCCESS && op->error == MPI_SUCCESS)
-            op->error = mpiacc_proto_peer_error(&h, ds->backbuf, ds->ctl_peer, "receiver");
+        MPIACC_CHECK(mpiacc_proto_fin_arrived(op, &h));
         is->fin_seen = 1;
     }
     /* answered: the RTS (and blob) were matched and complete soon */
@@ -334,12 +326,8 @@ int mpiacc_proto_ipc_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h)
                                                                              : "of another buffer kind");
         return decline(op, h);
     }
-    op->proto = &mpiacc_proto_ipc;
-    op->bytes = ds->total < ds->rbytes ? ds->total : ds->rbytes;
-    if (ds->total > ds->rbytes)
-        op->error = mpiacc_err(MPIACC_ERRK_TRUNCATE,
-                               "message of %lld packed bytes from rank %d tag %d truncated to the receive's %lld",
-                               (long long)ds->total, op->st_source, op->st_tag, (long long)ds->rbytes);
+    op->proto = &mpiacc_proto_ipc.table;
+    mpiacc_proto_recv_fit(op, ds->total);
     mpiacc_rp_move(op, MPIACC_RP_COPYING);
     if (inl) MPIACC_CHECK(recv_copy(op, p + MPIACC_WIRE_HDR + sizeof is->x));
 fn_exit:
@@ -372,20 +360,15 @@ static int recv_advance(mpiacc_rp_op_t *op, int *complete)
                 memmove(is->blob, (char *)is->blob + MPIACC_WIRE_HDR, is->blob_bytes);
             }
             MPIACC_CHECK(recv_copy(op, is->blob ? is->blob : (char *)ds->first + MPIACC_WIRE_HDR + sizeof is->x));
-            if (op->proto != &mpiacc_proto_ipc || !is->copy_started) break; /* declined, or waiting */
+            if (op->proto != &mpiacc_proto_ipc.table || !is->copy_started) break; /* declined, or waiting */
         }
-        done = 1;
-        err = is->xfer ? op->be->test(is->xfer, &done) : MPI_SUCCESS;
+        err = mpiacc_proto_xfer_done(op, &is->xfer, &done);
         if (err != MPI_SUCCESS) {
             op->error = err;
             ds->failed = 1;
-            done = 1;
         }
         if (!done) break;
-        if (is->xfer) op->be->release(is->xfer);
-        is->xfer = NULL;
-        MPIACC_CHECK(mpiacc_proto_send_back(op, MPIACC_WIRE_FIN));
-        mpiacc_rp_move(op, MPIACC_RP_CLOSING);
+        MPIACC_CHECK(mpiacc_proto_close(op));
         break;
     case MPIACC_RP_CLOSING:
         MPIACC_CHECK(mpiacc_proto_test(&ds->back, NULL, complete));
@@ -401,33 +384,16 @@ fn_fail:
 
 /* ---- the table ------------------------------------------------------------------------ */
 
-static int prepare(mpiacc_rp_op_t *op)
-{
-    return op->is_send ? send_prepare(op) : MPI_SUCCESS;
-}
-
-static int start(mpiacc_rp_op_t *op)
-{
-    return op->is_send ? send_start(op) : mpiacc_err(MPIACC_ERRK_INTERN, "ipc: a receive starts as direct");
-}
-
-static int advance(mpiacc_rp_op_t *op, int *complete)
-{
-    *complete = 0;
-    return op->is_send ? send_advance(op, complete) : recv_advance(op, complete);
-}
-
-static int received(mpiacc_rp_op_t *op, int *complete)
-{
-    return mpiacc_err(MPIACC_ERRK_INTERN, "ipc: unexpected receive completion");
-}
-
-const mpiacc_proto_t mpiacc_proto_ipc = {
-    .name = "IPC",
-    .prepare = prepare,
-    .start = start,
-    .advance = advance,
-    .issue = issue,
-    .received = received,
-    .release = mpiacc_proto_direct_release,
+const mpiacc_proto_direct_kind_t mpiacc_proto_ipc = {
+    .table = {.name = "IPC",
+              .prepare = mpiacc_proto_direct_prepare,
+              .start = mpiacc_proto_direct_start,
+              .advance = mpiacc_proto_direct_advance,
+              .issue = issue,
+              .received = mpiacc_proto_direct_no_received,
+              .release = mpiacc_proto_direct_release},
+    .send_prepare = send_prepare,
+    .send_start = send_start,
+    .send_advance = send_advance,
+    .recv_advance = recv_advance,
 };

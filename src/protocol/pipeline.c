@@ -52,20 +52,6 @@ static void chunk_range(const mpiacc_proto_direct_t *ds, int64_t k, MPI_Count *l
     *hi = *lo + ds->chunk < ds->total ? *lo + ds->chunk : ds->total;
 }
 
-/* Tests a slot's pack / unpack; *done with the handle released. */
-static int slot_xfer_done(mpiacc_rp_op_t *op, mpiacc_proto_slot_t *s, int *done)
-{
-    int mpi_errno = MPI_SUCCESS;
-    *done = 1;
-    if (s->xfer) mpi_errno = op->be->test(s->xfer, done);
-    if (mpi_errno != MPI_SUCCESS) *done = 1; /* a failed transfer runs no more */
-    if (*done && s->xfer) {
-        op->be->release(s->xfer);
-        s->xfer = NULL;
-    }
-    return mpi_errno;
-}
-
 static int all_free(const mpiacc_proto_direct_t *ds)
 {
     for (int i = 0; i < MPIACC_PROTO_RING; i++)
@@ -101,7 +87,7 @@ int mpiacc_proto_pipeline_stream(mpiacc_rp_op_t *op)
 {
     int mpi_errno = MPI_SUCCESS;
     mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
-    op->proto = &mpiacc_proto_pipeline;
+    op->proto = &mpiacc_proto_pipeline.table;
     ds->next_xfer = ds->next_mpi = 0;
     if (ds->back == MPI_REQUEST_NULL) MPIACC_CHECK(mpiacc_proto_post_back(op));
     mpiacc_rp_move(op, MPIACC_RP_STREAMING);
@@ -201,7 +187,7 @@ static int send_pass(mpiacc_rp_op_t *op, int *moved)
             MPIACC_CHECK(mpiacc_proto_test(&s->req, NULL, &done));
             if (done) s->state = MPIACC_PROTO_SLOT_FREE, *moved = 1;
         } else if (s->state == MPIACC_PROTO_SLOT_XFER) {
-            err = slot_xfer_done(op, s, &done);
+            err = mpiacc_proto_xfer_done(op, &s->xfer, &done);
             if (err != MPI_SUCCESS) fail(op, err);
             if (done) s->state = err == MPI_SUCCESS ? MPIACC_PROTO_SLOT_PACKED : MPIACC_PROTO_SLOT_FREE, *moved = 1;
         }
@@ -233,9 +219,7 @@ static int send_advance(mpiacc_rp_op_t *op, int *complete)
 {
     int mpi_errno = MPI_SUCCESS, done, moved;
     mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
-    MPI_Status st;
     mpiacc_wire_hdr_t h;
-    MPI_Count n = 0;
 
     switch (op->state) {
     case MPIACC_RP_STREAMING:
@@ -247,15 +231,9 @@ static int send_advance(mpiacc_rp_op_t *op, int *complete)
             mpiacc_rp_move(op, MPIACC_RP_WAIT_FIN);
         break;
     case MPIACC_RP_WAIT_FIN:
-        MPIACC_CHECK(mpiacc_proto_test(&ds->back, &st, &done));
+        MPIACC_CHECK(mpiacc_proto_back_arrived(op, &h, &done));
         if (!done) break;
-        PMPI_Get_count_c(&st, MPI_BYTE, &n);
-        MPIACC_CHECK(mpiacc_wire_read(ds->backbuf, n, &h));
-        if (h.kind != MPIACC_WIRE_FIN)
-            MPIACC_FAIL(MPIACC_ERRK_INTERN, "direct pipelined send: answer of kind %u from rank %d", (unsigned)h.kind,
-                        ds->ctl_peer);
-        if (h.err_class != MPI_SUCCESS && op->error == MPI_SUCCESS)
-            op->error = mpiacc_proto_peer_error(&h, ds->backbuf, ds->ctl_peer, "receiver");
+        MPIACC_CHECK(mpiacc_proto_fin_arrived(op, &h));
         *complete = 1;
         break;
     default:
@@ -277,16 +255,11 @@ int mpiacc_proto_pipeline_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *
     if (h->total <= 0 || h->chunk <= 0 || h->index != (h->total + h->chunk - 1) / h->chunk)
         MPIACC_FAIL(MPIACC_ERRK_INTERN, "direct protocol: an RTS for %lld bytes in %lld chunks of %lld",
                     (long long)h->total, (long long)h->index, (long long)h->chunk);
-    op->proto = &mpiacc_proto_pipeline;
-    ds->total = h->total;
+    op->proto = &mpiacc_proto_pipeline.table;
     ds->chunk = h->chunk;
     ds->nchunks = h->index;
     ds->next_xfer = ds->next_mpi = 0;
-    op->bytes = ds->total < ds->rbytes ? ds->total : ds->rbytes;
-    if (ds->total > ds->rbytes)
-        op->error = mpiacc_err(MPIACC_ERRK_TRUNCATE,
-                               "message of %lld packed bytes from rank %d tag %d truncated to the receive's %lld",
-                               (long long)ds->total, op->st_source, op->st_tag, (long long)ds->rbytes);
+    mpiacc_proto_recv_fit(op, h->total);
     mpiacc_rp_move(op, MPIACC_RP_STREAMING);
 fn_exit:
     return mpi_errno;
@@ -374,7 +347,7 @@ static int recv_pass(mpiacc_rp_op_t *op, int *moved)
             s->state = err == MPI_SUCCESS ? MPIACC_PROTO_SLOT_XFER : MPIACC_PROTO_SLOT_FREE;
             *moved = 1;
         } else if (s->state == MPIACC_PROTO_SLOT_XFER) {
-            err = slot_xfer_done(op, s, &done);
+            err = mpiacc_proto_xfer_done(op, &s->xfer, &done);
             if (err != MPI_SUCCESS) fail(op, err);
             if (done) s->state = MPIACC_PROTO_SLOT_FREE, *moved = 1;
         }
@@ -400,8 +373,7 @@ static int recv_advance(mpiacc_rp_op_t *op, int *complete)
             /* a CTS_PIPE (ipc.c) may still be going out */
             MPIACC_CHECK(mpiacc_proto_test(&ds->back, NULL, &done));
             if (!done) break;
-            MPIACC_CHECK(mpiacc_proto_send_back(op, MPIACC_WIRE_FIN));
-            mpiacc_rp_move(op, MPIACC_RP_CLOSING);
+            MPIACC_CHECK(mpiacc_proto_close(op));
         }
         break;
     case MPIACC_RP_CLOSING:
@@ -418,33 +390,16 @@ fn_fail:
 
 /* ---- the table ------------------------------------------------------------------ */
 
-static int prepare(mpiacc_rp_op_t *op)
-{
-    return op->is_send ? send_prepare(op) : MPI_SUCCESS;
-}
-
-static int start(mpiacc_rp_op_t *op)
-{
-    return op->is_send ? send_start(op) : mpiacc_err(MPIACC_ERRK_INTERN, "pipeline: a receive starts as direct");
-}
-
-static int advance(mpiacc_rp_op_t *op, int *complete)
-{
-    *complete = 0;
-    return op->is_send ? send_advance(op, complete) : recv_advance(op, complete);
-}
-
-static int received(mpiacc_rp_op_t *op, int *complete)
-{
-    return mpiacc_err(MPIACC_ERRK_INTERN, "pipeline: unexpected receive completion");
-}
-
-const mpiacc_proto_t mpiacc_proto_pipeline = {
-    .name = "pipelined",
-    .prepare = prepare,
-    .start = start,
-    .advance = advance,
-    .issue = issue,
-    .received = received,
-    .release = mpiacc_proto_direct_release,
+const mpiacc_proto_direct_kind_t mpiacc_proto_pipeline = {
+    .table = {.name = "pipelined",
+              .prepare = mpiacc_proto_direct_prepare,
+              .start = mpiacc_proto_direct_start,
+              .advance = mpiacc_proto_direct_advance,
+              .issue = issue,
+              .received = mpiacc_proto_direct_no_received,
+              .release = mpiacc_proto_direct_release},
+    .send_prepare = send_prepare,
+    .send_start = send_start,
+    .send_advance = send_advance,
+    .recv_advance = recv_advance,
 };

@@ -29,4 +29,18 @@ void mpiacc_proto_staging_put(int kind, void *p, int cls);
 MPI_Count mpiacc_proto_staging_capacity(int cls);
 void mpiacc_proto_staging_stats(int kind, mpiacc_util_pool_stats_t *out);
 
+/* steps.c: steps the protocols share. */
+/* The data dependency: *ready once pack/unpack may start (a host-waiting
+ * backend's op->dep tested, and released once done; a chaining backend's
+ * passed to every pack/unpack).  *ready stays as it was while not done. */
+int mpiacc_proto_dep_test(mpiacc_rp_op_t *op, int *ready);
+/* After the dependency (*ready, tested here while 0): the pack (send) or
+ * unpack (receive) of packed bytes [0, n) between op's buffer and host
+ * enqueued into op->xfer: PACKING / UNPACKING; DEP_PENDING while the
+ * dependency is not done. */
+int mpiacc_proto_xfer_after_dep(mpiacc_rp_op_t *op, int *ready, void *host, MPI_Count n);
+/* Whether the pack/unpack handle *xfer is done (then released, *xfer
+ * NULL); a failed one counts as done, and its error is returned. */
+int mpiacc_proto_xfer_done(mpiacc_rp_op_t *op, void **xfer, int *done);
+
 #endif

@@ -15,35 +15,12 @@ static int prepare(mpiacc_rp_op_t *op)
                                     &op->staging_class);
 }
 
-static int start_xfer(mpiacc_rp_op_t *op, void *dep)
-{
-    mpiacc_xfer_desc_t d = {.buf = op->buf, .type = op->type, .count = op->count, .first = 0,
-                            .last = op->bytes, .host = op->staging};
-    return op->is_send ? op->be->pack(&op->attrs, dep, &d, &op->xfer)
-                       : op->be->unpack(&op->attrs, dep, &d, &op->xfer);
-}
-
 /* After the data dependency: pack (send) or unpack (receive) enqueued, or
  * DEP_PENDING while a host-waiting backend's dependency is not done. */
 static int after_dep(mpiacc_rp_op_t *op)
 {
-    int mpi_errno = MPI_SUCCESS;
-    int done = 1;
-    if (op->be->host_waits) {
-        if (op->dep) MPIACC_CHECK(op->be->test(op->dep, &done));
-        if (!done) {
-            if (op->state != MPIACC_RP_DEP_PENDING) mpiacc_rp_move(op, MPIACC_RP_DEP_PENDING);
-            goto fn_exit;
-        }
-        op->be->release(op->dep);
-        op->dep = NULL;
-    }
-    MPIACC_CHECK(start_xfer(op, op->dep));
-    mpiacc_rp_move(op, op->is_send ? MPIACC_RP_PACKING : MPIACC_RP_UNPACKING);
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
+    int ready = 0; /* op->dep is NULL once released: tested again at no cost */
+    return mpiacc_proto_xfer_after_dep(op, &ready, op->staging, op->bytes);
 }
 
 static int start(mpiacc_rp_op_t *op)
@@ -70,22 +47,6 @@ fn_fail:
     goto fn_exit;
 }
 
-/* Whether the pack/unpack handle is done (then released). */
-static int xfer_done(mpiacc_rp_op_t *op, int *done)
-{
-    int mpi_errno = MPI_SUCCESS;
-    *done = 1;
-    if (op->xfer) MPIACC_CHECK(op->be->test(op->xfer, done));
-    if (*done && op->xfer) {
-        op->be->release(op->xfer);
-        op->xfer = NULL;
-    }
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
-}
-
 static int advance(mpiacc_rp_op_t *op, int *complete)
 {
     int mpi_errno = MPI_SUCCESS, done;
@@ -94,11 +55,11 @@ static int advance(mpiacc_rp_op_t *op, int *complete)
         MPIACC_CHECK(after_dep(op));
         break;
     case MPIACC_RP_PACKING:
-        MPIACC_CHECK(xfer_done(op, &done));
+        MPIACC_CHECK(mpiacc_proto_xfer_done(op, &op->xfer, &done));
         if (done) mpiacc_rp_move(op, MPIACC_RP_READY);
         break;
     case MPIACC_RP_UNPACKING:
-        MPIACC_CHECK(xfer_done(op, &done));
+        MPIACC_CHECK(mpiacc_proto_xfer_done(op, &op->xfer, &done));
         *complete = done;
         break;
     default:

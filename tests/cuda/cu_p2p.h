@@ -261,6 +261,22 @@ static inline int cu_differs(const void *got, const void *want, long long n, con
 }
 
 /* Device buffer contents (synchronous copy on the legacy stream). */
+/* Receives one message of `size` plain bytes from `from` into got and
+ * compares it with want.  Returns the number of problems. */
+static inline int cu_recv_bytes_check(int from, int tag, void *got, const void *want, int size, const char *what)
+{
+    int n = -1;
+    MPI_Status st;
+    memset(got, 0, (size_t)size);
+    MPI_CK(MPI_Recv(got, size, MPI_BYTE, from, tag, MPI_COMM_WORLD, &st));
+    MPI_CK(MPI_Get_count(&st, MPI_BYTE, &n));
+    if (n != size) {
+        fprintf(stderr, "[rank %d] %s: received %d bytes, expected %d\n", cu_rank, what, n, size);
+        return 1;
+    }
+    return cu_differs(got, want, size, what);
+}
+
 static inline void cu_get(void *host, const void *dev, long long n)
 {
     CU_CK(cudaMemcpy(host, dev, (size_t)n, cudaMemcpyDeviceToHost));

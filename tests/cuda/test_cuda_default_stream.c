@@ -84,16 +84,8 @@ static void expect_recv(MPI_Datatype type, int count, int init, unsigned old, un
 static int recv_packed_check(int from, int tag, MPI_Datatype type, int count, unsigned seed, long long span,
                              const char *what)
 {
-    int n = -1, size = packed_of(type, count, seed, span, h2);
-    MPI_Status st;
-    memset(h1, 0, (size_t)size);
-    MPI_CK(MPI_Recv(h1, size, MPI_BYTE, from, tag, MPI_COMM_WORLD, &st));
-    MPI_CK(MPI_Get_count(&st, MPI_BYTE, &n));
-    if (n != size) {
-        fprintf(stderr, "[rank %d] %s: received %d bytes, expected %d\n", cu_rank, what, n, size);
-        return 1;
-    }
-    return cu_differs(h1, h2, size, what);
+    int size = packed_of(type, count, seed, span, h2);
+    return cu_recv_bytes_check(from, tag, h1, h2, size, what);
 }
 
 /* d (span bytes) read on a non-blocking stream and on the default stream,

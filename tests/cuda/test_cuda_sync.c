@@ -60,16 +60,8 @@ static int packed_of(MPI_Datatype type, unsigned seed, unsigned char *out)
  * the packed pattern(seed) of `type`.  Returns the number of problems. */
 static int recv_bytes_check(int from, int tag, MPI_Datatype type, unsigned seed, const char *what)
 {
-    int size = packed_of(type, seed, h2), n = -1;
-    MPI_Status st;
-    memset(h1, 0, (size_t)size);
-    MPI_CK(MPI_Recv(h1, size, MPI_BYTE, from, tag, MPI_COMM_WORLD, &st));
-    MPI_CK(MPI_Get_count(&st, MPI_BYTE, &n));
-    if (n != size) {
-        fprintf(stderr, "[rank %d] %s: received %d bytes, expected %d\n", cu_rank, what, n, size);
-        return 1;
-    }
-    return cu_differs(h1, h2, size, what);
+    int size = packed_of(type, seed, h2);
+    return cu_recv_bytes_check(from, tag, h1, h2, size, what);
 }
 
 /* Sends pattern(seed) as `type` from host memory (plain MPI). */

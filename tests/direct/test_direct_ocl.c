@@ -18,15 +18,13 @@
 
 #include "ocl_fixture.h"
 #include "ocl_types.h"
+#include "p2p_ops.h"
 #include "protocol/direct.h"
 #include "reqpool/reqpool.h"
 
 static int rank, peer, use_world;
 static MPI_Comm comm;
-enum { OP_SEND, OP_ISEND, OP_SSEND, OP_ISSEND, OP_RSEND, OP_IRSEND, OP_SENDRECV, NOPS };
-static const char *op_name[NOPS] = {"MPI_Send",  "MPI_Isend",  "MPI_Ssend",   "MPI_Issend",
-                                    "MPI_Rsend", "MPI_Irsend", "MPI_Sendrecv"};
-enum { TAG = 7, TAG_READY = 8 };
+enum { TAG = 7 }; /* 8: a ready send's handshake (p2p_ops.h) */
 
 static long count_of(mpiacc_proto_count_t c) { return atomic_load(&mpiacc_proto_direct_count[c]); }
 
@@ -35,16 +33,6 @@ static int err_class(int err)
     int cls = MPI_SUCCESS;
     if (err != MPI_SUCCESS) MPI_Error_class(err, &cls);
     return cls;
-}
-
-static int mpi_bad(int err, const char *what)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len;
-    if (err == MPI_SUCCESS) return 0;
-    MPI_Error_string(err, msg, &len);
-    fprintf(stderr, "rank %d: %s failed: %s\n", rank, what, msg);
-    return 1;
 }
 
 /* n ints on the device initialised with v0 + i */
@@ -71,35 +59,6 @@ static void check_ints(cl_mem m, int n, int v0, int tail)
 }
 
 /* ---- the corpus ------------------------------------------------------------- */
-
-static int send_op(int op, void *buf, int count, MPI_Datatype t)
-{
-    MPI_Request r;
-    int err = MPI_SUCCESS;
-    if (op == OP_RSEND || op == OP_IRSEND) /* the receive is posted when this arrives */
-        err = MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_READY, comm, MPI_STATUS_IGNORE);
-    if (err != MPI_SUCCESS) return err;
-    switch (op) {
-    case OP_SEND: return MPI_Send(buf, count, t, peer, TAG, comm);
-    case OP_SSEND: return MPI_Ssend(buf, count, t, peer, TAG, comm);
-    case OP_RSEND: return MPI_Rsend(buf, count, t, peer, TAG, comm);
-    case OP_ISEND: err = MPI_Isend(buf, count, t, peer, TAG, comm, &r); break;
-    case OP_ISSEND: err = MPI_Issend(buf, count, t, peer, TAG, comm, &r); break;
-    default: err = MPI_Irsend(buf, count, t, peer, TAG, comm, &r); break;
-    }
-    return err != MPI_SUCCESS ? err : MPI_Wait(&r, MPI_STATUS_IGNORE);
-}
-
-static int recv_op(int op, long i, void *buf, int count, MPI_Datatype t, MPI_Status *st)
-{
-    MPI_Request r;
-    int err;
-    if (op != OP_RSEND && op != OP_IRSEND && i % 2 == 0) return MPI_Recv(buf, count, t, peer, TAG, comm, st);
-    err = MPI_Irecv(buf, count, t, i % 4 == 1 ? MPI_ANY_SOURCE : peer, TAG, comm, &r);
-    if (err == MPI_SUCCESS && (op == OP_RSEND || op == OP_IRSEND))
-        err = MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_READY, comm);
-    return err != MPI_SUCCESS ? err : MPI_Wait(&r, st);
-}
 
 /* Whether the engine's host pack of count x dt from data gives MPI_Pack's
  * bytes (to tell a datatype engine fault from a protocol fault). */
@@ -148,9 +107,9 @@ static int one_message(long i, MPI_Datatype dt, int count)
         bad += mpi_bad(MPI_Sendrecv(s, count, dtd, peer, TAG, r, rcount, rtype, peer, TAG, comm, &st), "MPI_Sendrecv");
         sseed = (unsigned)(2 * i + 1 + peer);
     } else if (rank == sender) {
-        bad += mpi_bad(send_op(op, s, count, dtd), op_name[op]);
+        bad += mpi_bad(send_op(op, s, count, dtd, peer, TAG, comm), op_name[op]);
     } else {
-        bad += mpi_bad(recv_op(op, i, r, rcount, rtype, &st), "receive");
+        bad += mpi_bad(recv_op(op, i, r, rcount, rtype, peer, i % 4 == 1, TAG, comm, &st), "receive");
         sseed = (unsigned)(2 * i + 1 + peer);
     }
     if (!bad && (op == OP_SENDRECV || rank != sender)) {

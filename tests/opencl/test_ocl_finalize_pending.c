@@ -10,38 +10,19 @@
  * receive is cancelled, and no operation or staging memory is left.  Every
  * step is printed to stderr (the watchdog names the last step of a hang).
  */
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
-
+#include "finalize_pending.h"
 #include "ocl_fixture.h"
 #include "ocl_types.h"
 #include "reqpool/reqpool.h"
 #include "protocol/protocol.h"
-#include "stderr_capture.h"
 
 #define N 1024
 static cl_event gate;
-static atomic_int finalizing;
 
-static void *open_gate(void *arg)
+static void open_gate(void)
 {
-    struct timespec d = {0, 100 * 1000 * 1000};
-    /* from the moment MPI_Finalize is called: the operation is pending
-     * when it starts, whatever the timing of the ranks before */
-    while (!atomic_load(&finalizing)) sched_yield();
-    nanosleep(&d, NULL);
     clSetUserEventStatus(gate, CL_COMPLETE);
-    return NULL;
 }
-
-#define CHECK(cond_)                                                                          \
-    do {                                                                                      \
-        if (!(cond_)) {                                                                       \
-            fprintf(stderr, "rank %d: check failed line %d: %s\n", rank, __LINE__, #cond_);     \
-            bad = 1;                                                                          \
-        }                                                                                     \
-    } while (0)
 
 int main(int argc, char **argv)
 {
@@ -52,7 +33,6 @@ int main(int argc, char **argv)
     MPI_Datatype t;
     MPI_Request r, kept = MPI_REQUEST_NULL;
     pthread_t th;
-    stderr_capture_t cap;
     char *log;
     const mpiacc_rp_finalize_report_t *rep = &mpiacc_rp_last_finalize;
     mpiacc_util_pool_stats_t ops, staging;
@@ -69,7 +49,7 @@ int main(int argc, char **argv)
         fx_fill(fx.qin, m, N, 5, 0, gate, &filled);
         MPI_Isend(m, 1, t, 1, 0, MPI_COMM_WORLD, &r);
         MPI_Request_free(&r);
-        pthread_create(&th, NULL, open_gate, NULL);
+        fp_gate_start(&th, 100, open_gate);
     } else {
         wd_step("rank 1: MPI_Irecv (freed) and an unmatched MPI_Irecv (kept)", 1);
         clSetUserEventStatus(gate, CL_COMPLETE); /* unused on this rank */
@@ -80,10 +60,7 @@ int main(int argc, char **argv)
     MPI_Type_free(&t);
     MPI_Barrier(MPI_COMM_WORLD);
     wd_step("MPI_Finalize with operations pending", 1);
-    stderr_capture_begin(&cap);
-    atomic_store(&finalizing, 1);
-    err = MPI_Finalize();
-    log = stderr_capture_end(&cap);
+    err = fp_finalize(&log);
     wd_step("MPI_Finalize returned; checking", 1);
     CHECK(err == MPI_SUCCESS);
     CHECK(log && strstr(log, "MPI_Finalize called with") && strstr(log, "not complete"));

@@ -11,26 +11,13 @@
  */
 #include "ocl_fixture.h"
 #include "ocl_types.h"
+#include "p2p_ops.h"
 #include "reqpool/reqpool.h"
 
 static int rank, peer;
-enum { TAG_DATA = 7, TAG_READY = 8 };
-enum { OP_SEND, OP_ISEND, OP_SSEND, OP_ISSEND, OP_RSEND, OP_IRSEND, OP_SENDRECV, NOPS };
+enum { TAG_DATA = 7 }; /* 8: a ready send's handshake (p2p_ops.h) */
 enum { DIR_DD, DIR_DH, DIR_HD, NDIRS };
-static const char *op_name[NOPS] = {"MPI_Send",  "MPI_Isend",  "MPI_Ssend",   "MPI_Issend",
-                                    "MPI_Rsend", "MPI_Irsend", "MPI_Sendrecv"};
 static const char *dir_name[NDIRS] = {"cl_mem->cl_mem", "cl_mem->host", "host->cl_mem"};
-
-/* Reports a failed MPI call with its error string; returns 1 if failed. */
-static int mpi_bad(int err, const char *what)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len;
-    if (err == MPI_SUCCESS) return 0;
-    MPI_Error_string(err, msg, &len);
-    fprintf(stderr, "rank %d: %s failed: %s\n", rank, what, msg);
-    return 1;
-}
 
 /* A message buffer: host memory, or a cl_mem with the same initial bytes. */
 typedef struct side {
@@ -61,37 +48,6 @@ static void side_free(side_t *s)
 {
     if (s->dev) clReleaseMemObject(s->mem);
     free(s->host);
-}
-
-static int send_op(int op, void *buf, int count, MPI_Datatype t, int dest)
-{
-    MPI_Request r;
-    int err = MPI_SUCCESS;
-    if (op == OP_RSEND || op == OP_IRSEND) /* the receive is posted when this arrives */
-        err = MPI_Recv(NULL, 0, MPI_BYTE, dest, TAG_READY, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (err != MPI_SUCCESS) return err;
-    switch (op) {
-    case OP_SEND: return MPI_Send(buf, count, t, dest, TAG_DATA, MPI_COMM_WORLD);
-    case OP_SSEND: return MPI_Ssend(buf, count, t, dest, TAG_DATA, MPI_COMM_WORLD);
-    case OP_RSEND: return MPI_Rsend(buf, count, t, dest, TAG_DATA, MPI_COMM_WORLD);
-    case OP_ISEND: err = MPI_Isend(buf, count, t, dest, TAG_DATA, MPI_COMM_WORLD, &r); break;
-    case OP_ISSEND: err = MPI_Issend(buf, count, t, dest, TAG_DATA, MPI_COMM_WORLD, &r); break;
-    case OP_IRSEND: err = MPI_Irsend(buf, count, t, dest, TAG_DATA, MPI_COMM_WORLD, &r); break;
-    }
-    return err != MPI_SUCCESS ? err : MPI_Wait(&r, MPI_STATUS_IGNORE);
-}
-
-/* Blocking MPI_Recv for even i, MPI_Irecv + MPI_Wait for odd i. */
-static int recv_op(int op, long i, void *buf, int count, MPI_Datatype t, int src, MPI_Status *st)
-{
-    MPI_Request r;
-    int err;
-    if (op != OP_RSEND && op != OP_IRSEND && i % 2 == 0)
-        return MPI_Recv(buf, count, t, src, TAG_DATA, MPI_COMM_WORLD, st);
-    err = MPI_Irecv(buf, count, t, src, TAG_DATA, MPI_COMM_WORLD, &r);
-    if (err == MPI_SUCCESS && (op == OP_RSEND || op == OP_IRSEND))
-        err = MPI_Send(NULL, 0, MPI_BYTE, src, TAG_READY, MPI_COMM_WORLD);
-    return err != MPI_SUCCESS ? err : MPI_Wait(&r, st);
 }
 
 /* Checks a received buffer against host MPI_Pack + MPI_Unpack of the
@@ -143,9 +99,9 @@ static int one_message(long i, MPI_Datatype dt, int count)
                        "MPI_Sendrecv");
         if (!bad) bad += check_recv(&r, sseed[peer], rseed, dt, rtype, count, peer, &st);
     } else if (rank == sender) {
-        bad += mpi_bad(send_op(op, side_ptr(&s), count, stype, peer), op_name[op]);
+        bad += mpi_bad(send_op(op, side_ptr(&s), count, stype, peer, TAG_DATA, MPI_COMM_WORLD), op_name[op]);
     } else {
-        bad += mpi_bad(recv_op(op, i, side_ptr(&r), count, rtype, peer, &st), "receive");
+        bad += mpi_bad(recv_op(op, i, side_ptr(&r), count, rtype, peer, 0, TAG_DATA, MPI_COMM_WORLD, &st), "receive");
         if (!bad) bad += check_recv(&r, sseed[peer], rseed, dt, rtype, count, peer, &st);
     }
     side_free(&s);

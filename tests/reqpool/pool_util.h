@@ -38,6 +38,14 @@ static inline long transitions(int from, int to)
 #define S_ERROR MPIACC_RP_T_ERROR
 #define S_CANCEL MPIACC_RP_T_CANCEL
 
+/* A cmocka setup: the ranks start every test in step. */
+static inline int pool_barrier(void **state)
+{
+    (void)state;
+    MPI_Barrier(MPI_COMM_WORLD);
+    return 0;
+}
+
 static inline void fill_ints(int *b, int n, int seed)
 {
     for (int i = 0; i < n; i++) b[i] = seed * 100003 + i;

@@ -12,36 +12,18 @@
  *          MPI_Finalize; a receive never matched (freed) and one never
  *          matched and kept by the application: both cancelled.
  */
-#include <pthread.h>
-#include <sched.h>
-#include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "pool_util.h"
-#include "stderr_capture.h"
+#include "finalize_pending.h"
 
 #define N 64
-static atomic_int gate_soon, gate_never, finalizing;
+static atomic_int gate_soon, gate_never;
 
-static void *open_gate(void *arg)
+static void open_gate(void)
 {
-    struct timespec d = {0, 50 * 1000 * 1000};
-    /* from the moment MPI_Finalize is called: the operation is pending
-     * when it starts, whatever the timing of the ranks before */
-    while (!atomic_load(&finalizing)) sched_yield();
-    nanosleep(&d, NULL);
     atomic_store(&gate_soon, 1);
-    return NULL;
 }
-
-#define CHECK(cond_)                                                                      \
-    do {                                                                                  \
-        if (!(cond_)) {                                                                   \
-            fprintf(stderr, "rank %d: check failed line %d: %s\n", rank, __LINE__, #cond_); \
-            bad = 1;                                                                      \
-        }                                                                                 \
-    } while (0)
 
 int main(int argc, char **argv)
 {
@@ -49,7 +31,6 @@ int main(int argc, char **argv)
     MPI_Request r, kept;
     MPI_Datatype t_soon, t_never, t_plain;
     pthread_t th;
-    stderr_capture_t cap;
     char *log;
     const mpiacc_rp_finalize_report_t *rep = &mpiacc_rp_last_finalize;
     mpiacc_util_pool_stats_t ops, staging;
@@ -67,7 +48,7 @@ int main(int argc, char **argv)
         MPI_Isend(out, 1, t_never, 1, 9, MPI_COMM_WORLD, &r);
         MPI_Request_free(&r);
         CHECK(r == MPI_REQUEST_NULL);
-        pthread_create(&th, NULL, open_gate, NULL);
+        fp_gate_start(&th, 50, open_gate);
     } else {
         /* host-tagged without a gate still goes through the pool only with
          * an event: use the soon gate, open from the start here */
@@ -82,10 +63,7 @@ int main(int argc, char **argv)
     MPI_Type_free(&t_never);
     MPI_Type_free(&t_plain);
     MPI_Barrier(MPI_COMM_WORLD);
-    stderr_capture_begin(&cap);
-    atomic_store(&finalizing, 1);
-    err = MPI_Finalize();
-    log = stderr_capture_end(&cap);
+    err = fp_finalize(&log);
     CHECK(err == MPI_SUCCESS);
     CHECK(log && strstr(log, "MPI_Finalize called with") && strstr(log, "not complete"));
     if (rank == 0) {

@@ -228,22 +228,16 @@ static void threads(void **s)
     }
 }
 
-static int setup(void **s)
-{
-    MPI_Barrier(MPI_COMM_WORLD);
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     int failed;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup(completion_calls, setup),
-        cmocka_unit_test_setup(free_before_completion, setup),
-        cmocka_unit_test_setup(fig5_loop, setup),
-        cmocka_unit_test_setup(pack_unpack_through_backend, setup),
-        cmocka_unit_test_setup(steady_state_no_allocation, setup),
-        cmocka_unit_test_setup(threads, setup),
+        cmocka_unit_test_setup(completion_calls, pool_barrier),
+        cmocka_unit_test_setup(free_before_completion, pool_barrier),
+        cmocka_unit_test_setup(fig5_loop, pool_barrier),
+        cmocka_unit_test_setup(pack_unpack_through_backend, pool_barrier),
+        cmocka_unit_test_setup(steady_state_no_allocation, pool_barrier),
+        cmocka_unit_test_setup(threads, pool_barrier),
     };
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

@@ -288,25 +288,19 @@ static void trivial_operations(void **s)
     MPI_Type_free(&t);
 }
 
-static int setup(void **s)
-{
-    MPI_Barrier(MPI_COMM_WORLD);
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     int failed;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup(send_waits_for_dependency, setup),
-        cmocka_unit_test_setup(send_without_dependency, setup),
-        cmocka_unit_test_setup(receive_paths, setup),
-        cmocka_unit_test_setup(non_overtaking, setup),
-        cmocka_unit_test_setup(out_of_order_completion, setup),
-        cmocka_unit_test_setup(truncation_error, setup),
-        cmocka_unit_test_setup(cancel_receive, setup),
-        cmocka_unit_test_setup(dependency_failure, setup),
-        cmocka_unit_test_setup(trivial_operations, setup),
+        cmocka_unit_test_setup(send_waits_for_dependency, pool_barrier),
+        cmocka_unit_test_setup(send_without_dependency, pool_barrier),
+        cmocka_unit_test_setup(receive_paths, pool_barrier),
+        cmocka_unit_test_setup(non_overtaking, pool_barrier),
+        cmocka_unit_test_setup(out_of_order_completion, pool_barrier),
+        cmocka_unit_test_setup(truncation_error, pool_barrier),
+        cmocka_unit_test_setup(cancel_receive, pool_barrier),
+        cmocka_unit_test_setup(dependency_failure, pool_barrier),
+        cmocka_unit_test_setup(trivial_operations, pool_barrier),
     };
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

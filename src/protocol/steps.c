@@ -1,0 +1,56 @@
+/*
+ * protocol/steps.c: steps several protocols take the same way — the data
+ * dependency, the pack / unpack between the user's buffer and host bytes
+ * behind it, and the test of a pack / unpack handle (staged.c, eager.c,
+ * pipeline.c, ipc.c).  States: src/reqpool/op.c.
+ */
+#include "protocol.h"
+
+int mpiacc_proto_dep_test(mpiacc_rp_op_t *op, int *ready)
+{
+    int mpi_errno = MPI_SUCCESS, done = 1;
+    if (op->be->host_waits && op->dep) {
+        MPIACC_CHECK(op->be->test(op->dep, &done));
+        if (!done) goto fn_exit;
+        op->be->release(op->dep);
+        op->dep = NULL;
+    }
+    *ready = 1;
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+int mpiacc_proto_xfer_after_dep(mpiacc_rp_op_t *op, int *ready, void *host, MPI_Count n)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_xfer_desc_t d = {.buf = op->buf, .type = op->type, .count = op->count, .first = 0, .last = n,
+                            .host = host};
+
+    if (!*ready) MPIACC_CHECK(mpiacc_proto_dep_test(op, ready));
+    if (!*ready) {
+        if (op->state != MPIACC_RP_DEP_PENDING) mpiacc_rp_move(op, MPIACC_RP_DEP_PENDING);
+        goto fn_exit;
+    }
+    MPIACC_CHECK(op->is_send ? op->be->pack(&op->attrs, op->dep, &d, &op->xfer)
+                             : op->be->unpack(&op->attrs, op->dep, &d, &op->xfer));
+    mpiacc_rp_move(op, op->is_send ? MPIACC_RP_PACKING : MPIACC_RP_UNPACKING);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+int mpiacc_proto_xfer_done(mpiacc_rp_op_t *op, void **xfer, int *done)
+{
+    int mpi_errno = MPI_SUCCESS;
+    *done = 1;
+    if (*xfer) mpi_errno = op->be->test(*xfer, done);
+    if (mpi_errno != MPI_SUCCESS) *done = 1; /* a failed transfer runs no more */
+    if (*done && *xfer) {
+        op->be->release(*xfer);
+        *xfer = NULL;
+    }
+    return mpi_errno;
+}
