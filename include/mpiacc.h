@@ -256,12 +256,13 @@ extern MPIACC_API int MPIACC_DEVICE;
  * receiver is the receive's alone.  Limits: MPI_Probe / MPI_Iprobe /
  * MPI_Mprobe see host messages only; every process must use the same
  * mpiacc.
- * Protocols, per message: eager (packed bytes up to MPIACC_EAGER_MAX,
- * default 64K, the smallest value of the communicator's processes; one
- * message), IPC (CUDA, same node, memory that can be exported; the
- * receiver's GPU copies from the sender's buffer) and pipelined (chunks of
- * MPIACC_PIPELINE_CHUNK bytes, default 1M, mpiacc's 64-byte header
- * included, through a ring of pinned buffers).  MPIACC_IPC=0 turns IPC off.
+ * Protocols, per message: IPC (CUDA, same node, memory that can be
+ * exported, at least MPIACC_IPC_MIN bytes, default 2K; the receiver's GPU
+ * copies from the sender's buffer), else eager (packed bytes up to
+ * MPIACC_EAGER_MAX, default 64K, the smallest value of the communicator's
+ * processes; one message), else pipelined (chunks of MPIACC_PIPELINE_CHUNK
+ * bytes, default 1M, mpiacc's 64-byte header included, through a ring of
+ * pinned buffers).  MPIACC_IPC=0 turns IPC off.
  * Fallbacks between them are automatic and logged once per cause at
  * MPIACC_LOG=info.
  */

@@ -21,12 +21,13 @@ static atomic_int noted[MPIACC_PROTO_NOTE_MAX];
 /* ---- settings -------------------------------------------------------------- */
 
 /* The direct protocol's settings, through the environment parser
- * (src/core/env.c: MPIACC_DIRECT, MPIACC_IPC, MPIACC_EAGER_MAX,
- * MPIACC_PIPELINE_CHUNK). */
+ * (src/core/env.c: MPIACC_DIRECT, MPIACC_IPC, MPIACC_IPC_MIN,
+ * MPIACC_EAGER_MAX, MPIACC_PIPELINE_CHUNK). */
 static void read_env(mpiacc_proto_cfg_t *c)
 {
     c->world = mpiacc_env_bool("MPIACC_DIRECT");
     c->ipc = mpiacc_env_bool("MPIACC_IPC");
+    c->ipc_min = (MPI_Count)mpiacc_env_size("MPIACC_IPC_MIN");
     c->eager_max = (MPI_Count)mpiacc_env_size("MPIACC_EAGER_MAX");
     c->chunk = (MPI_Count)mpiacc_env_size("MPIACC_PIPELINE_CHUNK");
 }

@@ -113,14 +113,6 @@ int mpiacc_proto_ipc_wanted(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc)
 
 /* ---- send -------------------------------------------------------------------------- */
 
-/* The bytes of the buffer count x type touch, relative to buf. */
-static void span_of(const mpiacc_rp_op_t *op, MPI_Aint *lo, MPI_Aint *hi)
-{
-    MPI_Count reach = (op->count - 1) * op->type->extent;
-    *lo = (MPI_Aint)(op->type->true_lb + (reach < 0 ? reach : 0));
-    *hi = (MPI_Aint)(op->type->true_ub + (reach > 0 ? reach : 0));
-}
-
 /* At call time: the export and the RTS, or the pipelined protocol when the
  * buffer cannot be exported. */
 static int send_prepare(mpiacc_rp_op_t *op)
@@ -133,18 +125,30 @@ static int send_prepare(mpiacc_rp_op_t *op)
     char *p;
 
     MPIACC_CHECK(ipc_state_new(op, &is));
-    span_of(op, &lo, &hi);
+    /* the bytes count x type touch, from the canonical form (never MPI's
+     * true bounds: they need not be where the data is) */
+    {
+        MPI_Count clo, chi;
+        MPIACC_CHECK(mpiacc_pack_span(op->type, op->count, &clo, &chi));
+        lo = (MPI_Aint)clo;
+        hi = (MPI_Aint)chi;
+    }
     err = is->ipc->export_buf(&op->attrs, op->dep, op->buf, lo, hi, &is->x, &is->token, &ok);
     if (err != MPI_SUCCESS || !ok) {
         char why[MPI_MAX_ERROR_STRING] = "the memory cannot be exported";
         int len;
         if (err != MPI_SUCCESS) PMPI_Error_string(err, why, &len);
-        mpiacc_proto_note(MPIACC_PROTO_NOTE_EXPORT, "IPC export refused (%s): pipelined instead", why);
+        mpiacc_proto_note(MPIACC_PROTO_NOTE_EXPORT, "IPC export refused (%s): eager or pipelined instead", why);
         mpiacc_proto_count(MPIACC_PROTO_N_IPC_FALLBACK);
-        mpiacc_proto_count(MPIACC_PROTO_N_PIPE_SENT);
         ipc_release(op);
-        op->proto = &mpiacc_proto_pipeline.table;
-        return op->proto->prepare(op);
+        if (op->bytes <= ds->dc->eager_max) {
+            mpiacc_proto_count(MPIACC_PROTO_N_EAGER_SENT);
+            op->proto = &mpiacc_proto_eager.table;
+        } else {
+            mpiacc_proto_count(MPIACC_PROTO_N_PIPE_SENT);
+            op->proto = &mpiacc_proto_pipeline.table;
+        }
+        return op->proto->prepare ? op->proto->prepare(op) : MPI_SUCCESS;
     }
     mpiacc_proto_count(MPIACC_PROTO_N_IPC_SENT);
     is->blob_bytes = op->type->blob_bytes;
