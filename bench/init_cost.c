@@ -10,7 +10,7 @@
  * MPI_Init + MPI_Finalize inside the program (slowest rank), and their
  * ratios to plain MPICH.
  *
- *   bench/init_cost [--runs N] [--np P]       (default 10 runs, 2 ranks)
+ *   bench/init_cost [--runs N] [--np N] [--help]    (default 10 runs, 2 ranks)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include <mpi.h>
+
+#include "cli.h"
 
 #ifndef INIT_COST_MPIEXEC
 #define INIT_COST_MPIEXEC "mpiexec"
@@ -110,27 +112,19 @@ int main(int argc, char **argv)
     config_t cfg[4];
     double base_wall, base_in;
 
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--child")) return child(argc, argv);
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: %s [--runs N] [--np P]\n"
-                   "Times MPI_Init+MPI_Finalize of a P-rank program (default 2), N runs (default 10) per\n"
-                   "configuration: plain MPICH, mpiacc, mpiacc with MPIACC_DISABLE=1, mpiacc with\n"
-                   "MPIACC_EAGER_INIT=1; prints medians and ratios to plain MPICH.\n",
-                   argv[0]);
-            return 0;
-        }
-        if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--np") && i + 1 < argc) np = atoi(argv[++i]);
-        else {
-            fprintf(stderr, "%s: unknown argument %s (try --help)\n", argv[0], argv[i]);
-            return 2;
-        }
-    }
-    if (runs < 1 || np < 1) {
-        fprintf(stderr, "%s: --runs and --np must be positive\n", argv[0]);
-        return 2;
-    }
+    cli_opt_t opts[] = {
+        {"runs", CLI_INT, &runs, "launches per configuration", NULL, CLI_POSITIVE},
+        {"np", CLI_INT, &np, "ranks of each launch", NULL, CLI_POSITIVE},
+    };
+    const cli_prog_t prog = {"init_cost", "init_cost [options]",
+                             "Times MPI_Init + MPI_Finalize of a small program under mpiexec in four configurations,\n"
+                             "interleaved run by run: plain MPICH, mpiacc, mpiacc with MPIACC_DISABLE=1, mpiacc\n"
+                             "with MPIACC_EAGER_INIT=1; prints medians and their ratios to plain MPICH.",
+                             opts, (int)(sizeof opts / sizeof opts[0])};
+
+    /* --child: the measured program, started by launch() */
+    if (argc == 2 && !strcmp(argv[1], "--child")) return child(argc, argv);
+    cli_parse(&prog, argc, argv);
     if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) <= 0) {
         fprintf(stderr, "%s: cannot find its own executable\n", argv[0]);
         return 1;

@@ -19,6 +19,7 @@ run() { # NAME LIMIT COMMAND...
 }
 run host_overhead 120 "$mpiexec" -n 2 -bind-to core "$b/host_overhead" --csv "$out/host_overhead.csv"
 run type_commit 60 "$b/type_commit"
+run init_cost 120 "$b/init_cost"
 # issue 14: pack kernels against the roofline (sector bytes / D2D copy bandwidth) and the latency floors
 [ -x "$b/pack" ] && run pack 400 "$b/pack" --quick --csv "$out/pack.csv"
 if [ -x "$b/pingpong" ]; then

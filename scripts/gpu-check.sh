@@ -3,11 +3,17 @@
 #   configure build-dev (CUDA architectures: native), build, run the whole
 #   CTest suite, run the OpenCL-labelled tests again on NVIDIA's OpenCL
 #   platform, run the GPU tests under compute-sanitizer (memcheck, racecheck),
-#   and write every log plus OUTDIR/summary.txt.
+#   and write every log plus OUTDIR/summary.txt.  The suite runs without the
+#   CUDA MPS daemon (NVIDIA's OpenCL fails under MPS); on a machine with one
+#   GPU the two-rank CUDA tests run once more under an MPS daemon of the
+#   script's own, which it stops afterwards.
 # Every step has its own time limit and the script keeps going after a
 # failed step; the whole run stays within GPU_CHECK_BUDGET seconds (default
 # 470).  Environment: MPI_HOME (default /opt/mpich), MPIACC_BUILD_DIR
-# (default build-dev), GPU_CHECK_JOBS (ctest parallelism, default 8).
+# (default build-dev), GPU_CHECK_JOBS (ctest parallelism, default 8),
+# GPU_CHECK_SKIP (an extended regular expression: steps whose name matches
+# are skipped, e.g. 'ctest-all|opencl' for a second call that runs only the
+# sanitizer and MPS steps within the budget).
 # Exit status: 0 when every step succeeded, 1 otherwise.
 set -u
 out=${1:?usage: scripts/gpu-check.sh OUTDIR}
@@ -19,11 +25,13 @@ MPI_HOME=${MPI_HOME:-/opt/mpich}
 build=${MPIACC_BUILD_DIR:-build-dev}
 budget=${GPU_CHECK_BUDGET:-470}
 cjobs=${GPU_CHECK_JOBS:-8}
+skip=${GPU_CHECK_SKIP:-}
 jobs=$(nproc 2>/dev/null || echo 4)
 mpiexec=$MPI_HOME/bin/mpiexec
 summary=$out/summary.txt
 t_start=$(date +%s)
 failed=0
+step_skipped=0
 : >"$summary"
 
 left() { echo $((budget - ($(date +%s) - t_start))); }
@@ -33,6 +41,12 @@ note() { echo "$*" | tee -a "$summary"; }
 step() {
   local name=$1 limit=$2 l t0 rc dt why=""
   shift 2
+  if [[ -n $skip && $name =~ $skip ]]; then
+    note "$(printf '%-34s' "$name") skipped (GPU_CHECK_SKIP)"
+    step_skipped=1
+    return 0
+  fi
+  step_skipped=0
   l=$(left)
   if ((l < 20)); then
     note "$(printf '%-34s' "$name") NOT RUN (time budget spent)"
@@ -66,19 +80,21 @@ note "gpu-check $(date -u +%FT%TZ) in $root, build dir $build, MPI_HOME $MPI_HOM
 sanitizer=$(command -v compute-sanitizer 2>/dev/null)
 [[ -z $sanitizer && -n $(command -v nvcc) ]] && sanitizer=$(dirname "$(command -v nvcc)")/compute-sanitizer
 [[ -x ${sanitizer:-/nonexistent} ]] || sanitizer=""
-note "devices: $(nvidia-smi -L 2>/dev/null | tr '\n' ';' || echo 'nvidia-smi missing')"
+devices=$(nvidia-smi -L 2>/dev/null | tr '\n' ';')
+note "devices: ${devices:-none found (nvidia-smi missing or no GPU)}"
 
 # ---- configure, build ------------------------------------------------------------
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
 step configure 120 cmake -S . -B "$build" "${gen[@]}" -DMPI_HOME="$MPI_HOME" -DCMAKE_CUDA_ARCHITECTURES=native \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo
-grep -E "^-- mpiacc:" "$out/configure.log" >>"$summary"
+grep -E "^-- mpiacc:" "$out/configure.log" >>"$summary" 2>/dev/null
 step build 240 cmake --build "$build" -j "$jobs" || grep -E "error|FAILED" "$out/build.log" | head -20 >>"$summary"
 [[ -x $build/tools/mpiacc-info ]] && step mpiacc-info 30 "$build/tools/mpiacc-info"
 
 # ---- the whole suite ---------------------------------------------------------------
 ctest_summary() { # log file: counts, failed and skipped tests
+  [[ -f $1 ]] || return 0
   {
     grep -E "tests passed|tests failed" "$1" | tail -1 | sed 's/^/    /'
     sed -n '/The following tests FAILED/,/^$/p' "$1" | sed 's/^/    /'
@@ -102,20 +118,27 @@ fi
 # makes the tests skip what holds a dependency open with a gate kernel.
 # "sanitizer errors" counts the tool's ERROR SUMMARY; rc also reflects the
 # test's own verdict (timing-sensitive checks may fail under the tool).
-san() { # NAME TOOL LIMIT NP(0: no mpiexec) BINARY [env...]
-  local name=$1 tool=$2 limit=$3 np=$4 bin=$5 errs
+san() { # NAME TOOL LIMIT NP(0: no mpiexec) BINARY [--sanitizer-option value...] [VAR=value...]
+  local name=$1 tool=$2 limit=$3 np=$4 bin=$5 errs sopts=() envs=()
   shift 5
+  while (($#)); do
+    if [[ $1 == --* ]]; then
+      sopts+=("$1" "$2")
+      shift 2
+    else
+      envs+=("$1")
+      shift
+    fi
+  done
   if [[ ! -x $bin ]]; then
     note "$(printf '%-34s' "$name") NOT RUN ($bin missing)"
     failed=1
     return
   fi
-  if ((np > 0)); then
-    step "$name" "$limit" env MPIACC_TEST_SANITIZER=1 "$@" "$mpiexec" -n "$np" \
-      "$sanitizer" --tool "$tool" --error-exitcode 1 "$bin"
-  else
-    step "$name" "$limit" env MPIACC_TEST_SANITIZER=1 "$@" "$sanitizer" --tool "$tool" --error-exitcode 1 "$bin"
-  fi
+  local cmd=("$sanitizer" --tool "$tool" --error-exitcode 1 "${sopts[@]}" "$bin")
+  ((np > 0)) && cmd=("$mpiexec" -n "$np" "${cmd[@]}")
+  step "$name" "$limit" env MPIACC_TEST_SANITIZER=1 "${envs[@]}" "${cmd[@]}"
+  ((step_skipped)) && return
   errs=$(grep -Eo "ERROR SUMMARY: [0-9]+" "$out/$name.log" | awk '{s += $3} END {print s + 0}')
   echo "    sanitizer errors: $errs; $(grep -cE "^=+ +(Invalid|Race|Program hit|Error)" "$out/$name.log") report lines" \
     >>"$summary"
@@ -125,6 +148,14 @@ if [[ -z $sanitizer ]]; then
   note "compute-sanitizer not found: sanitizer steps NOT RUN"
   failed=1
 elif [[ -d $t ]]; then
+  # test_cuda_ipc (and test_cuda_direct's fallbacks) open bad IPC handles on
+  # purpose: the API errors they provoke are not reported.
+  noapi=(--report-api-errors no)
+  direct_env=(MPIACC_EAGER_MAX=1K MPIACC_PIPELINE_CHUNK=256K) # as CTest runs it
+  san memcheck-cuda_ipc memcheck 90 2 "$t/test_cuda_ipc" "${noapi[@]}"
+  san memcheck-cuda_direct memcheck 90 2 "$t/test_cuda_direct" "${noapi[@]}" "${direct_env[@]}"
+  san racecheck-cuda_ipc racecheck 90 2 "$t/test_cuda_ipc" "${noapi[@]}"
+  san racecheck-cuda_direct racecheck 90 2 "$t/test_cuda_direct" "${noapi[@]}" "${direct_env[@]}"
   san memcheck-cuda_errors memcheck 40 0 "$t/test_cuda_errors"
   san memcheck-p2p_corpus memcheck 70 2 "$t/test_cuda_p2p_corpus" MPIACC_TEST_NTYPES=40
   san memcheck-cuda_semantics memcheck 60 3 "$t/test_cuda_semantics"
@@ -133,6 +164,25 @@ elif [[ -d $t ]]; then
   san racecheck-p2p_corpus racecheck 60 2 "$t/test_cuda_p2p_corpus" MPIACC_TEST_NTYPES=25
   san memcheck-cuda_threads memcheck 60 2 "$t/test_cuda_threads"
   san racecheck-cuda_backend racecheck 60 0 "$t/test_cuda_backend"
+fi
+
+# ---- the two-rank CUDA tests again under MPS (one GPU only) ----------------------------
+# Two ranks on one GPU without MPS time-slice it; with MPS they run as on
+# two GPUs.  Not for the OpenCL tests (NVIDIA's OpenCL fails under MPS) nor
+# test_cuda_sync (its gate-kernel case times out under MPS).
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+if [[ -d $build ]] && ((ngpu == 1)) && command -v nvidia-cuda-mps-control >/dev/null; then
+  export CUDA_MPS_PIPE_DIRECTORY=$out/mps-pipe CUDA_MPS_LOG_DIRECTORY=$out/mps-log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  if nvidia-cuda-mps-control -d >>"$out/mps.log" 2>&1; then
+    step ctest-cuda-mps 120 ctest --test-dir "$build" -R '^test_cuda_.*_np2$' -E hetero --output-on-failure \
+      -j 2 --timeout 100 --output-junit "$out/ctest-cuda-mps.xml"
+    ctest_summary "$out/ctest-cuda-mps.log"
+    echo quit | nvidia-cuda-mps-control >>"$out/mps.log" 2>&1
+  else
+    note "MPS daemon did not start: ctest-cuda-mps NOT RUN"
+  fi
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 fi
 
 note "total $(($(date +%s) - t_start))s; overall: $([[ $failed == 0 ]] && echo OK || echo 'SOME STEPS FAILED (see above)')"

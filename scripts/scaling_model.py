@@ -30,7 +30,8 @@ Variants:
                   columns at row_copy_ns per row, both ways) + per phase the host transport of the
                   slower side (host_shm or net)
   mpiacc          default protocol: every message staged(b, host_shm | net)
-  mpiacc-direct   intranode: b <= eager_max: pipelined (eager = one chunk), else ipc(b);
+  mpiacc-direct   intranode: b >= ipc_min: ipc(b), else pipelined (eager = one chunk; src/protocol/
+                  direct.c sends CUDA messages from MPIACC_IPC_MIN bytes by IPC, smaller ones eagerly);
                   internode: pipelined over the network (no IPC between nodes)
   gdr             what a GPU-direct-RDMA-capable MPICH would give internode (intranode: as direct)
 
@@ -128,7 +129,7 @@ class Model:
         if variant in ("mpiacc-direct", "gdr"):
             if inter:
                 return a.gdr_alpha + net(b) if variant == "gdr" else self.staged(b, host, a.chunk)
-            return self.staged(b, host, a.chunk) if b <= a.eager_max else c["ipc"](b)
+            return c["ipc"](b) if b >= a.ipc_min else self.staged(b, host, a.chunk)
         raise ValueError(variant)
 
     def exchange(self, variant, n, size, es):
@@ -201,7 +202,8 @@ def main():
                     help="fixed cost of staging one message through the host, us (2 x copy+sync)")
     ap.add_argument("--pcie-gbs", type=float, default=55.0, help="pinned host<->device GB/s each way")
     ap.add_argument("--chunk", type=float, default=1 << 20, help="pipelining chunk, bytes (MPIACC_PIPELINE_CHUNK)")
-    ap.add_argument("--eager-max", type=float, default=65536, help="direct protocol eager limit (MPIACC_EAGER_MAX)")
+    ap.add_argument("--ipc-min", type=float, default=2048,
+                    help="direct protocol: smallest message sent by IPC inside a node, bytes (MPIACC_IPC_MIN)")
     ap.add_argument("--sync-us", type=float, default=7.0, help="manual: one copy + stream synchronize, us")
     ap.add_argument("--row-copy-ns", type=float, default=1.25, help="manual: 2D copy cost per row, ns")
     ap.add_argument("--gdr-alpha", type=float, default=9.0,

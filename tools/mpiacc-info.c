@@ -71,8 +71,8 @@ static void print_env(void)
         if (!d.raw) snprintf(cur, sizeof cur, "(unset)");
         else if (!d.valid) snprintf(cur, sizeof cur, "%s (not understood: default used)", d.raw);
         else snprintf(cur, sizeof cur, "%s", d.raw);
-        printf("  %-22s default %-6s current %s\n", d.name, d.def, cur);
-        printf("  %-22s %s; %s: %s\n", "", d.meaning, d.kind_name, d.accepted);
+        printf("  %-25s default %-6s current %s\n", d.name, d.def, cur);
+        printf("  %-25s %s; %s: %s\n", "", d.meaning, d.kind_name, d.accepted);
     }
 }
 

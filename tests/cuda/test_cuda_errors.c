@@ -5,7 +5,7 @@
  * the bad type on either side, MPI_Pack, MPI_Unpack): each must return an
  * error of the expected class with a readable MPI_Error_string, at once
  * (a watchdog catches hangs).  Afterwards a valid exchange still works and
- * no operation is left pending (MPI_Finalize would refuse).
+ * no operation is left pending (MPI_Finalize would have to report it).
  */
 #include "cu_p2p.h"
 #include "reqpool/reqpool.h"

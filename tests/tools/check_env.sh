@@ -4,7 +4,8 @@
 # in README.md's "Environment" table, and the two lists are the same:
 #  - a getenv("MPIACC_...") in src/ or tools/ outside env.c fails;
 #  - a name passed to mpiacc_env_*() that the table or the README lacks fails;
-#  - a README row that the table lacks, or a table entry the README lacks, fails.
+#  - a README row that the table lacks, or a table entry the README lacks, fails;
+#  - a default in the README that differs from the table's fails.
 # MPIACC_TEST_* variables (tests only) belong to README's "Testing" table.
 set -u
 src=$1
@@ -29,6 +30,13 @@ for v in $readme; do
 done
 for v in $table; do
   grep -qx "$v" <<<"$readme" || { echo "FAIL: src/core/env.c's table has $v, which README.md lacks"; status=1; }
+done
+# the defaults: env.c's third field = README's second column
+for v in $table; do
+  def_c=$(grep -oE "\{\"$v\", MPIACC_ENV_[A-Z]+, \"[^\"]*\"" src/core/env.c | sed -E 's/.*, "([^"]*)"$/\1/')
+  def_r=$(grep -E "^\| *\`$v\` *\|" README.md | head -1 | awk -F'|' '{print $3}' | tr -d ' `')
+  [ "$def_c" = "$def_r" ] ||
+    { echo "FAIL: $v: default '$def_c' in src/core/env.c, '$def_r' in README.md"; status=1; }
 done
 echo "env: $(wc -w <<<"$table") variables in the table, $(wc -w <<<"$used") read, $(wc -w <<<"$readme") in README.md"
 [ $status -eq 0 ] && echo "env: passed"
