@@ -219,10 +219,11 @@ static int export_event(mpiacc_cuda_h_t *dep, mpiacc_ipc_export_t *x, xev_t **ou
     if (mpi_errno == MPI_SUCCESS) mpi_errno = mpiacc_cuda_stream_get(dev, &e->sidx);
     if (mpi_errno == MPI_SUCCESS) {
         cudaError_t ce = cudaSuccess;
+        const char *call = "cudaStreamWaitEvent (dependency of an interprocess event)";
         st = mpiacc_cuda_devs[dev].streams[e->sidx];
         for (int i = 0; i < dep->nev && ce == cudaSuccess; i++) ce = cudaStreamWaitEvent(st, dep->ev[i], 0);
-        if (ce == cudaSuccess) ce = cudaEventRecord(e->ev, st);
-        if (ce != cudaSuccess) mpi_errno = mpiacc_cuda_err("cudaEventRecord (interprocess event)", ce);
+        if (ce == cudaSuccess) call = "cudaEventRecord (interprocess event)", ce = cudaEventRecord(e->ev, st);
+        if (ce != cudaSuccess) mpi_errno = mpiacc_cuda_err(call, ce);
     }
     mpiacc_cuda_dev_leave(dev, old);
     if (mpi_errno != MPI_SUCCESS) goto fn_fail;
@@ -360,8 +361,9 @@ fn_fail:
 static int peer_enable(int dev, int peer)
 {
     int mpi_errno = MPI_SUCCESS, can = 0;
-    cudaError_t ce = cudaDeviceCanAccessPeer(&can, dev, peer);
-    if (ce != cudaSuccess || !can)
+    cudaError_t ce;
+    MPIACC_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, dev, peer));
+    if (!can)
         MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA IPC: device %d cannot read device %d directly (no peer access)", dev, peer);
     ce = cudaDeviceEnablePeerAccess(peer, 0);
     if (ce == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError(), ce = cudaSuccess;
