@@ -117,7 +117,9 @@ typedef struct xev { /* an interprocess event of the exporter's pool */
     cudaEvent_t ev;
     cudaIpcEventHandle_t h;
     uint64_t id;
-    int dev, sidx, busy;
+    int dev, busy;
+    int sidx; /* the stream it was recorded on, held until release: that stream
+                 waits on the dependency, so no other work is queued behind it */
 } xev_t;
 static xev_t *xev_free[MPIACC_CUDA_MAXDEV], *xev_all;
 static uint64_t xev_ids;
@@ -217,10 +219,11 @@ static int export_event(mpiacc_cuda_h_t *dep, mpiacc_ipc_export_t *x, xev_t **ou
     if (mpi_errno == MPI_SUCCESS) mpi_errno = mpiacc_cuda_stream_get(dev, &e->sidx);
     if (mpi_errno == MPI_SUCCESS) {
         cudaError_t ce = cudaSuccess;
+        const char *call = "cudaStreamWaitEvent (dependency of an interprocess event)";
         st = mpiacc_cuda_devs[dev].streams[e->sidx];
         for (int i = 0; i < dep->nev && ce == cudaSuccess; i++) ce = cudaStreamWaitEvent(st, dep->ev[i], 0);
-        if (ce == cudaSuccess) ce = cudaEventRecord(e->ev, st);
-        if (ce != cudaSuccess) mpi_errno = mpiacc_cuda_err("cudaEventRecord (interprocess event)", ce);
+        if (ce == cudaSuccess) call = "cudaEventRecord (interprocess event)", ce = cudaEventRecord(e->ev, st);
+        if (ce != cudaSuccess) mpi_errno = mpiacc_cuda_err(call, ce);
     }
     mpiacc_cuda_dev_leave(dev, old);
     if (mpi_errno != MPI_SUCCESS) goto fn_fail;
@@ -358,8 +361,9 @@ fn_fail:
 static int peer_enable(int dev, int peer)
 {
     int mpi_errno = MPI_SUCCESS, can = 0;
-    cudaError_t ce = cudaDeviceCanAccessPeer(&can, dev, peer);
-    if (ce != cudaSuccess || !can)
+    cudaError_t ce;
+    MPIACC_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, dev, peer));
+    if (!can)
         MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA IPC: device %d cannot read device %d directly (no peer access)", dev, peer);
     ce = cudaDeviceEnablePeerAccess(peer, 0);
     if (ce == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError(), ce = cudaSuccess;
@@ -388,6 +392,8 @@ static int ipc_import_copy(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_
 {
     int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0, same;
     long long ssize = 0;
+    MPI_Count stotal = 0, dtotal = 0;
+    int64_t elo = 0, ehi = 0;
     void *mref = NULL, *bref = NULL;
     const void *sdblob = NULL, *ddblob = NULL;
     char *mbase = NULL;
@@ -399,17 +405,21 @@ static int ipc_import_copy(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_
     *xfer = NULL;
     if (!x || !d || !d->type) MPIACC_FAIL(MPIACC_ERRK_INTERN, "CUDA IPC: import without export or destination");
     MPIACC_CHECK(blob_check(src_blob, src_blob_bytes, &ssize));
-    if (d->first < 0 || d->last < d->first || src_count < 0 || d->last > src_count * ssize ||
-        d->last > d->count * d->type->size)
+    /* overflow-checked: the counts and the export come from another process */
+    if (d->first < 0 || d->last < d->first || src_count < 0 || __builtin_mul_overflow(src_count, ssize, &stotal) ||
+        __builtin_mul_overflow(d->count, d->type->size, &dtotal) || d->last > stotal || d->last > dtotal)
         MPIACC_FAIL(MPIACC_ERRK_INTERN,
-                    "CUDA IPC: packed range [%lld, %lld) beyond the sender's %lld or the receiver's %lld bytes",
-                    (long long)d->first, (long long)d->last, (long long)src_count * ssize,
-                    (long long)(d->count * d->type->size));
+                    "CUDA IPC: packed range [%lld, %lld) beyond the sender's %lld x %lld or the receiver's %lld x %lld "
+                    "bytes",
+                    (long long)d->first, (long long)d->last, (long long)src_count, ssize, (long long)d->count,
+                    (long long)d->type->size);
     if (d->last == d->first) goto fn_exit;
-    if (x->hi <= x->lo || x->offset + x->lo < 0 || (uint64_t)(x->offset + x->hi) > x->alloc_bytes)
+    if (x->hi <= x->lo || __builtin_add_overflow(x->offset, x->lo, &elo) ||
+        __builtin_add_overflow(x->offset, x->hi, &ehi) || elo < 0 || (uint64_t)ehi > x->alloc_bytes)
         MPIACC_FAIL(MPIACC_ERRK_BUFFER,
-                    "CUDA IPC: the exported bytes [%lld, %lld) lie outside the exported allocation of %llu bytes",
-                    (long long)(x->offset + x->lo), (long long)(x->offset + x->hi), (unsigned long long)x->alloc_bytes);
+                    "CUDA IPC: the exported bytes [%lld, %lld) + %lld lie outside the exported allocation of %llu "
+                    "bytes",
+                    (long long)x->lo, (long long)x->hi, (long long)x->offset, (unsigned long long)x->alloc_bytes);
     if (dp) dev = dp->dev;
     else MPIACC_CHECK(mpiacc_cuda_resolve_device(a, &dev));
     MPIACC_CHECK(mpiacc_cuda_dev_enter(dev, &old));

@@ -1,6 +1,7 @@
 /*
  * cuda_kernels.h: the interface between the CUDA backend's host code (C)
- * and its kernels (cuda_kernels.cu).  No MPI here: plain C types only.
+ * and its kernels (cuda_kernels.cu: generic, cuda_kernels_strided.cu:
+ * strided).  No MPI here: plain C types only.
  */
 #ifndef MPIACC_CUDA_KERNELS_H_INCLUDED
 #define MPIACC_CUDA_KERNELS_H_INCLUDED

@@ -177,8 +177,7 @@ int mpiacc_cuda_wait_finish(mpiacc_cuda_wait_t *w, cudaStream_t st, int kernel_s
 
 void mpiacc_cuda_wait_abandon(mpiacc_cuda_wait_t *w, cudaStream_t st)
 {
-    if (w->slot < 0) return;
-    if (st) cudaStreamSynchronize(st); /* nothing of ours may still run with the slot */
+    if (st) cudaStreamSynchronize(st); /* nothing of ours may still run (with the slot) */
     slot_put(w, 0);
 }
 

@@ -126,16 +126,14 @@ template <typename W> static cudaError_t launch_w(const xk &k, int nsm, cudaStre
     if (g > cap) g = cap;
     if (g < 1) g = 1;
     void *args[] = {(void *)&k};
-    return cudaLaunchKernel((const void *)k_xcopy<W, 16 / sizeof(W)>, dim3((unsigned)g), dim3(XC_THREADS), args, 0,
-                            st);
+    return cudaLaunchKernel((const void *)k_xcopy<W, V>, dim3((unsigned)g), dim3(XC_THREADS), args, 0, st);
 }
 
 template <typename W> static void emulate_w(const xk &k)
 {
     const int V = 16 / (int)sizeof(W);
     for (unsigned b = 0; b < XC_EMU_BLOCKS; b++)
-        for (unsigned t = 0; t < XC_EMU_THREADS; t++) xc_body<W, 16 / sizeof(W)>(k, b, t, XC_EMU_BLOCKS, XC_EMU_THREADS);
-    (void)V;
+        for (unsigned t = 0; t < XC_EMU_THREADS; t++) xc_body<W, V>(k, b, t, XC_EMU_BLOCKS, XC_EMU_THREADS);
 }
 
 /* Largest power of two <= 16 dividing v (16 for 0). */
