@@ -77,7 +77,8 @@
  *                      MPIACC_BUF_* values (NULL included), MPIACC_DEVICE
  *                      negative; at the call: such a value put with
  *                      PMPI_Type_set_attr, a NULL request pointer to a
- *                      nonblocking call, a NULL MPIACC_CL_QUEUE or
+ *                      nonblocking call, a NULL position to a device
+ *                      MPI_Pack/MPI_Unpack, a NULL MPIACC_CL_QUEUE or
  *                      MPIACC_EVENT (host), a queue/event of another OpenCL
  *                      context, a stream of another CUDA device
  *    MPI_ERR_COMM      MPI_COMM_NULL or an invalid communicator
@@ -95,7 +96,8 @@
  *                      buffers); MPI_Pack/MPI_Unpack past the packed buffer
  *    MPI_ERR_NO_MEM    host or device memory for staging could not be had
  *    MPI_ERR_OTHER     backend not compiled in or no device; a CUDA or
- *                      OpenCL call failed (also a failed MPIACC_EVENT);
+ *                      OpenCL call failed (also a failed MPIACC_EVENT, and
+ *                      a host MPIACC_EVENT flag set < 0);
  *                      MPI_Finalize with mpiacc operations pending; a
  *                      device datatype (or host with MPIACC_EVENT) while
  *                      MPIACC_DISABLE is set
