@@ -294,7 +294,8 @@ MPIACC_API int MPIACC_Get_version(int *major, int *minor);
  * Set `size` to sizeof(MPIACC_Stats) as your program knows it: mpiacc fills
  * at most that many bytes (later versions only add fields at the end) and
  * sets `version`.  Callable at any time, from any thread, also after
- * MPI_Finalize (the figures then include what MPI_Finalize did).  Reading
+ * MPI_Finalize (the figures then include what MPI_Finalize did, except
+ * the IPC cache figures: those are read from running backends only).  Reading
  * is cheap (a few hundred atomic loads and a lock per memory pool); the
  * counters cost nothing on host traffic that goes straight to MPI: only
  * operations that go through mpiacc's request pool are counted.  Returns

@@ -11,6 +11,7 @@
  * One rank; pooled host operations (MPIACC_BUF_HOST + MPIACC_EVENT flag)
  * stand in for device ones. */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -191,11 +192,20 @@ int main(int argc, char **argv)
         cmocka_unit_test(both_fail_in_status),
         cmocka_unit_test(pack_null_position),
     };
+    MPIACC_Stats st = {.size = sizeof st};
+    /* MPIACC_Get_stats: "callable at any time" */
+    if (MPIACC_Get_stats(&st) != MPI_SUCCESS || st.version != MPIACC_STATS_VERSION) return 1;
     MPI_Init(&argc, &argv);
     MPI_Comm_create_errhandler(record, &recorder);
     set_handlers(recorder);
     failed = MPIACC_TEST_RUN("completion_args", tests, NULL, NULL);
     MPI_Errhandler_free(&recorder);
     MPI_Finalize();
+    st.version = 0;
+    if (MPIACC_Get_stats(&st) != MPI_SUCCESS || st.version != MPIACC_STATS_VERSION || st.pending != 0 ||
+        st.failed != 2) { /* the two operations both_fail_in_status fails */
+        fprintf(stderr, "after MPI_Finalize: version %d pending %llu failed %llu\n", st.version, st.pending, st.failed);
+        return 1;
+    }
     return failed ? 1 : 0;
 }
