@@ -75,7 +75,7 @@
  *    class             returned when
  *    MPI_ERR_ARG       MPI_Type_set_attr: MPIACC_BUF_TYPE not one of the
  *                      MPIACC_BUF_* values (NULL included), MPIACC_DEVICE
- *                      negative; at the call: such a value put with
+ *                      negative or above INT32_MAX; at the call: such a value put with
  *                      PMPI_Type_set_attr, a NULL request pointer to a
  *                      nonblocking call, a NULL position to a device
  *                      MPI_Pack/MPI_Unpack, a NULL MPIACC_CL_QUEUE or
@@ -144,7 +144,12 @@
  *    cl_mem into an MPI_ERR_BUFFER error instead of a crash in the OpenCL
  *    ICD loader; it reads the freed object's memory, so sanitizers report it.
  *  - MPIACC_FINALIZE_TIMEOUT=seconds (default 10): how long MPI_Finalize
- *    lets operations still pending finish (see MPI_Finalize below).
+ *    lets operations still pending finish (see "Semantics").
+ *  - The direct protocol's variables are under "Direct protocol"; the
+ *    tuning knobs (MPIACC_CUDA_PACK, MPIACC_CUDA_GENERIC, MPIACC_CUDA_SYNC,
+ *    MPIACC_OCL_RECT, MPIACC_OCL_RECT_MIN, MPIACC_IPC_CACHE) are listed,
+ *    with every accepted value, in README.md and by mpiacc-info.  A value
+ *    that does not parse gives one warning and the default.
  *
  * This header needs neither CUDA nor OpenCL headers: handles are void *.
  */
