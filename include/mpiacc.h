@@ -75,9 +75,10 @@
  *    class             returned when
  *    MPI_ERR_ARG       MPI_Type_set_attr: MPIACC_BUF_TYPE not one of the
  *                      MPIACC_BUF_* values (NULL included), MPIACC_DEVICE
- *                      negative; at the call: such a value put with
+ *                      negative or above INT32_MAX; at the call: such a value put with
  *                      PMPI_Type_set_attr, a NULL request pointer to a
- *                      nonblocking call, a NULL MPIACC_CL_QUEUE or
+ *                      nonblocking call, a NULL position to a device
+ *                      MPI_Pack/MPI_Unpack, a NULL MPIACC_CL_QUEUE or
  *                      MPIACC_EVENT (host), a queue/event of another OpenCL
  *                      context, a stream of another CUDA device
  *    MPI_ERR_COMM      MPI_COMM_NULL or an invalid communicator
@@ -95,7 +96,8 @@
  *                      buffers); MPI_Pack/MPI_Unpack past the packed buffer
  *    MPI_ERR_NO_MEM    host or device memory for staging could not be had
  *    MPI_ERR_OTHER     backend not compiled in or no device; a CUDA or
- *                      OpenCL call failed (also a failed MPIACC_EVENT);
+ *                      OpenCL call failed (also a failed MPIACC_EVENT, and
+ *                      a host MPIACC_EVENT flag set < 0);
  *                      MPI_Finalize with mpiacc operations pending; a
  *                      device datatype (or host with MPIACC_EVENT) while
  *                      MPIACC_DISABLE is set
@@ -142,7 +144,12 @@
  *    cl_mem into an MPI_ERR_BUFFER error instead of a crash in the OpenCL
  *    ICD loader; it reads the freed object's memory, so sanitizers report it.
  *  - MPIACC_FINALIZE_TIMEOUT=seconds (default 10): how long MPI_Finalize
- *    lets operations still pending finish (see MPI_Finalize below).
+ *    lets operations still pending finish (see "Semantics").
+ *  - The direct protocol's variables are under "Direct protocol"; the
+ *    tuning knobs (MPIACC_CUDA_PACK, MPIACC_CUDA_GENERIC, MPIACC_CUDA_SYNC,
+ *    MPIACC_OCL_RECT, MPIACC_OCL_RECT_MIN, MPIACC_IPC_CACHE) are listed,
+ *    with every accepted value, in README.md and by mpiacc-info.  A value
+ *    that does not parse gives one warning and the default.
  *
  * This header needs neither CUDA nor OpenCL headers: handles are void *.
  */
@@ -292,7 +299,8 @@ MPIACC_API int MPIACC_Get_version(int *major, int *minor);
  * Set `size` to sizeof(MPIACC_Stats) as your program knows it: mpiacc fills
  * at most that many bytes (later versions only add fields at the end) and
  * sets `version`.  Callable at any time, from any thread, also after
- * MPI_Finalize (the figures then include what MPI_Finalize did).  Reading
+ * MPI_Finalize (the figures then include what MPI_Finalize did, except
+ * the IPC cache figures: those are read from running backends only).  Reading
  * is cheap (a few hundred atomic loads and a lock per memory pool); the
  * counters cost nothing on host traffic that goes straight to MPI: only
  * operations that go through mpiacc's request pool are counted.  Returns

@@ -37,7 +37,7 @@ typedef enum mpiacc_errk {
     MPIACC_ERRK_COUNT,     /* size overflow / bad count: MPI_ERR_COUNT      */
     MPIACC_ERRK_TRUNCATE,  /* message longer than the receive: MPI_ERR_TRUNCATE */
     MPIACC_ERRK_NOMEM,     /* allocation failed: MPI_ERR_NO_MEM             */
-    MPIACC_ERRK_BACKEND,   /* backend not compiled in / no device: MPI_ERR_OTHER */
+    MPIACC_ERRK_BACKEND,   /* backend not compiled in / no device / a host MPIACC_EVENT flag < 0: MPI_ERR_OTHER */
     MPIACC_ERRK_CUDA,      /* a CUDA call failed: MPI_ERR_OTHER             */
     MPIACC_ERRK_OPENCL,    /* an OpenCL call failed: MPI_ERR_OTHER          */
     MPIACC_ERRK_PENDING,   /* operations pending at MPI_Finalize: MPI_ERR_OTHER */

@@ -45,7 +45,7 @@ static int cpu_test(void *h, int *done)
     int mpi_errno = MPI_SUCCESS;
     int v = h ? atomic_load((_Atomic int *)h) : 1;
     *done = v != 0;
-    if (v < 0) MPIACC_FAIL(MPIACC_ERRK_ARG, "the host data's MPIACC_EVENT flag reports a failure (%d)", v);
+    if (v < 0) MPIACC_FAIL(MPIACC_ERRK_BACKEND, "the host data's MPIACC_EVENT flag reports a failure (%d)", v);
 fn_exit:
     return mpi_errno;
 fn_fail:

@@ -10,10 +10,13 @@
  * is created), calls MPI, and then makes the new communicator direct when
  * its parent is (or the info asks for it) — a collective step over the new
  * communicator, so every process that gets one takes part.  For programs
- * that never use the direct protocol the cost is one atomic load per call.
+ * that never use the direct protocol the cost is one atomic load per call (and
+ * one info lookup when an info argument is given).
  * Not wrapped: MPI_Comm_idup / MPI_Comm_idup_with_info (non-blocking: their
  * communicators are never direct; MPI_Comm_set_info makes them so) and
- * intercommunicator constructors (intercommunicators are never direct).
+ * intercommunicator constructors (intercommunicators are never direct:
+ * mpiacc_proto_comm_make refuses them, so nothing made from one, e.g. by
+ * MPI_Comm_dup or MPI_Comm_create, inherits anything).
  * MPI_Comm_free and MPI_Comm_disconnect need no wrapper: the attribute's
  * delete callback releases the hidden communicators.
  */
@@ -83,10 +86,8 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, i
 
 MPIACC_INTERPOSE_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
-    int err = PMPI_Comm_create(comm, group, newcomm), inter = 0;
+    int err = PMPI_Comm_create(comm, group, newcomm);
     if (err != MPI_SUCCESS || !active()) return err;
-    /* On an intercommunicator parent the result is one too: never direct. */
-    if (*newcomm != MPI_COMM_NULL && PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter) return err;
     return inherit(comm, -1, newcomm);
 }
 
@@ -165,6 +166,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used
     int err = PMPI_Comm_get_info(comm, info_used);
     if (err != MPI_SUCCESS || !active()) return err;
     err = PMPI_Info_set(*info_used, MPIACC_DIRECT_INFO, mpiacc_proto_comm_lookup(comm) ? "true" : "false");
+    if (err != MPI_SUCCESS) PMPI_Info_free(info_used); /* the caller gets no info to free */
     return mpiacc_err_return_comm(comm, err);
 }
 

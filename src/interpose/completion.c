@@ -51,23 +51,27 @@ static int claim_error(const claims_t *cl, int i)
     return cl->c[i].queried ? cl->c[i].error : MPI_SUCCESS;
 }
 
-/* After a multiple-completion call that completed nout requests (index
- * idx[k] for status k; idx NULL: status k is request k) and returned rc:
- * MPI_ERR_IN_STATUS with every completed status's MPI_ERROR set when one
- * of ours failed; rc otherwise. */
+/* After a multiple-completion call over n requests that completed nout
+ * (index idx[k] for status k; idx NULL: status k is request k) and
+ * returned rc: MPI_ERR_IN_STATUS with every completed status's MPI_ERROR
+ * set when one of ours failed; rc otherwise.  Whether one of ours failed
+ * comes from the claims alone: when MPI fails the call itself (an invalid
+ * handle...) it completes nothing and may leave nout, idx and the flag
+ * unwritten, even while returning MPI_SUCCESS (MPICH does after a user
+ * error handler returned). */
 static int in_status(const claims_t *cl, int nout, const int *idx, MPI_Status st[], int rc)
 {
-    int failed = 0;
-    for (int k = 0; k < nout && !failed; k++) failed = claim_error(cl, idx ? idx[k] : k) != MPI_SUCCESS;
-    if (!failed) return rc;
+    int failed = 0, mpi_in_status = mpiacc_err_class(rc) == MPI_ERR_IN_STATUS;
+    for (int i = 0; i < cl->n && !failed; i++) failed = claim_error(cl, i) != MPI_SUCCESS;
+    if (!failed || nout < 0 || nout > cl->n) return rc;
     if (st != MPI_STATUSES_IGNORE)
         for (int k = 0; k < nout; k++) {
             int i = idx ? idx[k] : k;
-            if (cl->c[i].queried) st[k].MPI_ERROR = cl->c[i].error;
-            else if (rc != MPI_ERR_IN_STATUS) st[k].MPI_ERROR = MPI_SUCCESS;
+            if (i >= 0 && i < cl->n && cl->c[i].queried) st[k].MPI_ERROR = cl->c[i].error;
+            else if (!mpi_in_status) st[k].MPI_ERROR = MPI_SUCCESS;
         }
     /* An MPI_ERR_IN_STATUS of MPI's own was raised already. */
-    return rc == MPI_ERR_IN_STATUS ? rc : mpiacc_err_return_comm(MPI_COMM_NULL, MPI_ERR_IN_STATUS);
+    return mpi_in_status ? rc : mpiacc_err_return_comm(MPI_COMM_NULL, MPI_ERR_IN_STATUS);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Wait(MPI_Request *r, MPI_Status *st)
