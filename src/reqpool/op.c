@@ -339,17 +339,25 @@ static int in_flight(mpiacc_rp_op_t *op, int *mpi_errno)
     /* Complete: waiting does not enter progress. */
     *mpi_errno = PMPI_Wait(&op->inner, &st);
     op->inner = MPI_REQUEST_NULL;
-    if (*mpi_errno != MPI_SUCCESS && !op->is_send && op->proto->fills_on_truncate &&
-        mpiacc_err_class(*mpi_errno) == MPI_ERR_TRUNCATE) {
-        *mpi_errno = MPI_SUCCESS; /* the receive buffer filled: the protocol truncates */
-        n = op->bytes + 1;
-    } else if (*mpi_errno == MPI_SUCCESS && !op->is_send) {
-        PMPI_Get_count_c(&st, MPI_BYTE, &n);
-    }
-    if (*mpi_errno != MPI_SUCCESS) return 0;
     if (op->is_send) {
+        if (*mpi_errno != MPI_SUCCESS) return 0;
         complete(op);
         return 1;
+    }
+    if (*mpi_errno != MPI_SUCCESS && mpiacc_err_class(*mpi_errno) == MPI_ERR_TRUNCATE) {
+        /* the status names the message even so */
+        op->st_source = st.MPI_SOURCE;
+        op->st_tag = st.MPI_TAG;
+        if (op->proto->fills_on_truncate) {
+            *mpi_errno = MPI_SUCCESS; /* the receive buffer filled: the protocol truncates */
+            n = op->bytes + 1;
+        }
+    } else if (*mpi_errno == MPI_SUCCESS) {
+        PMPI_Get_count_c(&st, MPI_BYTE, &n);
+    }
+    if (*mpi_errno != MPI_SUCCESS) {
+        op->bytes = 0; /* nothing delivered */
+        return 0;
     }
     PMPI_Test_cancelled(&st, &cancelled);
     if (cancelled) {

@@ -242,10 +242,23 @@ static void tags_wildcards_order(void **state)
     }
 }
 
+/* The status of a truncated receive: the message's source and tag, and
+ * the bytes written (none when MPI itself truncated the first message). */
+static void check_truncated_status(const MPI_Status *st, int tag, MPI_Count written)
+{
+    MPI_Count n = -1;
+    assert_int_equal(st->MPI_SOURCE, 0);
+    assert_int_equal(st->MPI_TAG, tag);
+    MPI_Get_count_c(st, MPI_BYTE, &n);
+    assert_int_equal(n, written);
+}
+
 /* Longer than the receive: MPI_ERR_TRUNCATE, nothing beyond the receive
  * written, and the part that fits written (pipelined messages, and eager
  * ones up to the inline size; MPI itself truncates longer eager ones); the
- * send succeeds.  Eager and pipelined. */
+ * send succeeds; the status names the message and counts what was written.
+ * Eager and pipelined (with MPIACC_EAGER_MAX=64K, --truncation: an eager
+ * message MPI truncates). */
 static void truncation(void **state)
 {
     static const int want[] = {300, 6000};
@@ -270,9 +283,11 @@ static void truncation(void **state)
             m2 = fx_buf((size_t)n * sizeof *init, init);
             assert_int_equal(err_class(MPI_Recv(m, 1, tr, 0, 20 + k, comm, &st)), MPI_ERR_TRUNCATE);
             check_ints(m, fits ? rn : 0, 7, fits ? n - rn : n);
-            assert_int_equal(MPI_Irecv(m2, 1, tr, 0, 30 + k, comm, &r), MPI_SUCCESS);
+            check_truncated_status(&st, 20 + k, fits ? (MPI_Count)rn * 4 : 0);
+            assert_int_equal(MPI_Irecv(m2, 1, tr, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &r), MPI_SUCCESS);
             assert_int_equal(err_class(MPI_Wait(&r, &st)), MPI_ERR_TRUNCATE);
             check_ints(m2, fits ? rn : 0, 7, fits ? n - rn : n);
+            check_truncated_status(&st, 30 + k, fits ? (MPI_Count)rn * 4 : 0);
             clReleaseMemObject(m);
             clReleaseMemObject(m2);
             free(init);
@@ -550,8 +565,12 @@ int main(int argc, char **argv)
         cmocka_unit_test(transitions),
         cmocka_unit_test(random_corpus),
     };
-    int failed;
-    for (int i = 1; i < argc; i++) use_world |= !strcmp(argv[i], "--world");
+    const struct CMUnitTest only_truncation[] = {cmocka_unit_test(truncation)};
+    int failed, trunc = 0;
+    for (int i = 1; i < argc; i++) {
+        use_world |= !strcmp(argv[i], "--world");
+        trunc |= !strcmp(argv[i], "--truncation");
+    }
     fx_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     peer = 1 - rank;
@@ -570,7 +589,8 @@ int main(int argc, char **argv)
     }
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    failed = MPIACC_TEST_RUN("direct_ocl", tests, NULL, NULL);
+    failed = trunc ? MPIACC_TEST_RUN("direct_ocl_truncation", only_truncation, NULL, NULL)
+                   : MPIACC_TEST_RUN("direct_ocl", tests, NULL, NULL);
     if (!use_world) MPI_Comm_free(&comm);
     fx_fini();
     return failed ? 1 : 0;
