@@ -53,12 +53,14 @@
  *    WAIT_FIN --(FIN: the receiver's result)--> DONE, or ERROR with the
  *        receiver's failure (or the sender's own)
  *   Send, IPC (same node, the backend exports the buffer) [IPC]
- *    NEW --(at call time: export_buf, an event recorded behind the
- *        dependency; RTS_IPC written; an export refused: pipelined)---> READY
+ *    NEW --(prepare, at call time: export_buf, an event recorded behind
+ *        the dependency; RTS_IPC written)------------------------------> READY
+ *        (an export refused in prepare: the op is an eager or pipelined
+ *        send from the start, as its size says)
  *    READY --[generic](issue: RTS_IPC on data, a BLOB on ctl when the
  *        datatype blob does not fit; FIN receive posted)--------------> WAIT_FIN
- *    WAIT_FIN --(FIN)--> DONE / ERROR (the receiver's failure);
- *        export_release
+ *    WAIT_FIN --(FIN, and the RTS / BLOB sends complete)--> DONE / ERROR
+ *        (the receiver's failure); export_release
  *    WAIT_FIN --(CTS_PIPE: the receiver cannot import; export
  *        released)---------------------------------------------------> STREAMING
  *        (then as pipelined)
@@ -69,11 +71,13 @@
  *    IN_FLIGHT --[generic: complete, then received():]
  *      EAGER: as a staged receive (DEP_PENDING / UNPACKING --> DONE) of
  *        min(sent, capacity) bytes; longer than the capacity: ERROR
- *        MPI_ERR_TRUNCATE after the part that fits (MPI itself truncates
- *        an eager message longer than the first receive: nothing written)
+ *        MPI_ERR_TRUNCATE after the part that fits; nothing to unpack
+ *        (empty, or a receive of 0 bytes): --> DONE / ERROR at once.  An
+ *        eager message longer than the first receive is truncated by MPI
+ *        itself: see the truncation path below
  *      ABORT: --> ERROR with the sender's failure
  *      RTS_PIPE -----------------------------------------------------> STREAMING
- *      RTS_IPC, copy possible (BLOB received first when apart) --------> COPYING
+ *      RTS_IPC, this side can import (same kind, IPC) ---------------> COPYING
  *      RTS_IPC, another kind / no IPC: CTS_PIPE sent ----------------> STREAMING
  *    STREAMING: chunk receives posted into a ring of staging slots, in
  *        order; chunk k unpacked while chunk k+1 arrives; every chunk is
@@ -81,15 +85,21 @@
  *        but still drains; an ABORT cancels the receives posted beyond it
  *    STREAMING --(all chunks (or the ABORT) in, every unpack done:
  *        FIN with this side's failure sent on ctl)--------------------> CLOSING
- *    COPYING --(import_copy: the sender's layout to this one, GPU-side
- *        after the sender's event and this side's dependency; then FIN)> CLOSING
+ *    COPYING: the BLOB received first when it travels apart, and the
+ *        dependency; then import_copy: the sender's layout to this one,
+ *        GPU-side after the sender's event
+ *    COPYING --(the copy done, or failed, or the dependency failed: FIN
+ *        with this side's failure sent on ctl)-------------------------> CLOSING
  *    COPYING --(import_copy refused at call time: CTS_PIPE)----------> STREAMING
  *    CLOSING --(FIN sent)--> DONE, or ERROR (failure, MPI_ERR_TRUNCATE)
- *   A protocol may record the op's error (op->error) and keep talking to
- *   its peer; the op then completes with it: every failure on either side
- *   completes both requests with an error, none hangs.  MPI_Cancel acts on
- *   the first message's receive (IN_FLIGHT) only.  MPI_PROC_NULL sends
- *   nothing (MPI's own request).
+ *   A protocol records a failure of its own steps (op->error) and keeps
+ *   talking to its peer, which hears of it (ABORT / FIN); the op then
+ *   completes with it, so both requests complete with an error (an eager
+ *   send completes once MPI has its bytes: a receiver's failure is the
+ *   receive's alone).  A failed MPI call or staging allocation of the
+ *   protocol ends this side's op at once (generic ERROR below).
+ *   MPI_Cancel acts on the first message's receive (IN_FLIGHT) only.
+ *   MPI_PROC_NULL sends nothing (MPI's own request).
  *
  *  Error and cancel paths [generic]
  *   any state --(a backend or MPI failure)--> ERROR: resources released, the
@@ -99,12 +109,16 @@
  *       operation's communicator in MPI_Wait/MPI_Test and the blocking
  *       calls): the completion calls claim mpiacc's requests (complete.c)
  *       and the query callback hands the error to the claim.
- *   receive IN_FLIGHT --(message longer than the receive: the inner
- *       receive got more bytes than op->bytes (the protocol's room may be
- *       larger) or failed with MPI_ERR_TRUNCATE)--> the bytes that fit go
- *       on as received (UNPACKING...), then --> ERROR with
- *       MPI_ERR_TRUNCATE once they are unpacked, as MPI fills a host
- *       buffer with the part of the message that fits.
+ *   receive IN_FLIGHT --(message longer than the receive), for a
+ *       protocol with fills_on_truncate (staged): the inner receive got
+ *       more bytes than op->bytes (the protocol's room may be larger) or
+ *       MPI truncated it (the room filled; received() then sees
+ *       op->bytes + 1)--> the bytes that fit go on as received
+ *       (UNPACKING...), then --> ERROR with MPI_ERR_TRUNCATE once they are
+ *       unpacked, as MPI fills a host buffer with the part that fits.
+ *       Without fills_on_truncate (the direct receive's first message),
+ *       MPI's truncation --> ERROR at once: nothing written, the status
+ *       names the message (source, tag) with 0 bytes.
  *   receive IN_FLIGHT --(MPI_Cancel: PMPI_Cancel of the inner receive, which
  *       then completes cancelled)--> CANCELLED: status says cancelled.
  *       MPI_Cancel in any later state, and on sends, does nothing (the
