@@ -113,7 +113,8 @@ typedef struct mpiacc_rp_op {
     MPI_Datatype host_type; /* a host send's datatype (a dup)           */
     /* matching */
     int peer, tag;
-    MPI_Comm comm;
+    MPI_Comm comm;      /* where its message travels (a protocol may change it) */
+    MPI_Comm user_comm; /* the application's: errors, claims (never changes) */
     MPI_Request inner; /* the PMPI request                                   */
     MPI_Request greq;  /* the application's generalized request            */
     void *pstate; /* the protocol's own per-operation state (direct protocol) */
@@ -236,7 +237,7 @@ const char *mpiacc_rp_state_name(int s);
 
 typedef struct mpiacc_rp_claim {
     mpiacc_rp_op_t *op; /* NULL: not an mpiacc request                   */
-    MPI_Comm comm;      /* the operation's communicator                   */
+    MPI_Comm comm;      /* the application's communicator of the op      */
     int error;          /* the op's result, once queried                  */
     int queried;        /* MPI asked for the status (the op completed)    */
     int freed;          /* MPI freed the request (the op is gone)         */

@@ -530,6 +530,53 @@ static void transitions(void **state)
     }
 }
 
+/* An operation's error raised by MPI_Wait / MPI_Test goes to the user's
+ * communicator's handler (never the hidden communicators'), eager and
+ * pipelined: the receive fails (a failed dependency) while it is pending. */
+static int handler_calls;
+static void count_handler(MPI_Comm *c, int *code, ...)
+{
+    (void)c;
+    (void)code;
+    handler_calls++;
+}
+
+static void errors_on_user_comm(void **state)
+{
+    MPI_Errhandler eh;
+    MPI_Comm_create_errhandler(count_handler, &eh);
+    MPI_Comm_set_errhandler(comm, eh);
+    for (int k = 0; k < 4; k++) {
+        int n = k % 2 ? 5000 : 100, use_test = k / 2, flag = 0, err, calls = handler_calls;
+        cl_int e;
+        cl_event bad = clCreateUserEvent(fx.ctx, &e);
+        MPI_Datatype t = cl_ints(n, fx.qin, rank == 1 ? bad : NULL);
+        cl_mem m = ints_buf(n, 0);
+        MPI_Request r;
+        clSetUserEventStatus(bad, -1);
+        if (rank == 0) assert_int_equal(MPI_Isend(m, 1, t, 1, 90 + k, comm, &r), MPI_SUCCESS);
+        else assert_int_equal(MPI_Irecv(m, 1, t, 0, 90 + k, comm, &r), MPI_SUCCESS);
+        if (use_test) {
+            do err = MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+            while (err == MPI_SUCCESS && !flag);
+        } else {
+            err = MPI_Wait(&r, MPI_STATUS_IGNORE);
+        }
+        if (rank == 1 || n * 4 > mpiacc_proto_comm_lookup(comm)->eager_max) {
+            assert_int_equal(err_class(err), MPI_ERR_OTHER);
+            assert_int_equal(handler_calls, calls + 1);
+        } else {
+            assert_int_equal(err, MPI_SUCCESS);
+        }
+        clReleaseMemObject(m);
+        clReleaseEvent(bad);
+        MPI_Type_free(&t);
+    }
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Errhandler_free(&eh);
+    MPI_Barrier(comm);
+}
+
 /* Without the assertion nothing changes: a plain communicator's device
  * messages take the staged protocol. */
 static void plain_comm_unchanged(void **state)
@@ -561,6 +608,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(empty_and_proc_null),  cmocka_unit_test(tags_wildcards_order),
         cmocka_unit_test(truncation),           cmocka_unit_test(cancel_receive),
         cmocka_unit_test(host_and_device),      cmocka_unit_test(failure_completes_both),
+        cmocka_unit_test(errors_on_user_comm),
         cmocka_unit_test(threads),              cmocka_unit_test(plain_comm_unchanged),
         cmocka_unit_test(transitions),
         cmocka_unit_test(random_corpus),
