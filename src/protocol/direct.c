@@ -24,12 +24,12 @@ static MPI_Count chunk_data(void)
 
 /* IPC for CUDA messages of at least MPIACC_IPC_MIN bytes when the peer and
  * the memory allow it (measured on an H200: IPC overtakes eager between 1
- * and 4 KiB), else eager up to the communicator's eager limit, else
- * pipelined staging. */
+ * and 4 KiB), else eager up to the communicator's eager limit (an empty
+ * message always: nothing to export), else pipelined staging. */
 static const mpiacc_proto_t *choose_send(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc)
 {
     int small = op->bytes <= dc->eager_max;
-    if ((!small || op->bytes >= mpiacc_proto_cfg.ipc_min) && mpiacc_proto_ipc_wanted(op, dc))
+    if (op->bytes > 0 && (!small || op->bytes >= mpiacc_proto_cfg.ipc_min) && mpiacc_proto_ipc_wanted(op, dc))
         return &mpiacc_proto_ipc.table; /* counted in its prepare */
     if (small) {
         mpiacc_proto_count(MPIACC_PROTO_N_EAGER_SENT);
@@ -48,7 +48,6 @@ int mpiacc_proto_direct_setup(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc)
     if (!ds) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a direct operation");
     mpiacc_proto_comm_ref(dc);
     ds->dc = dc;
-    ds->user_comm = op->comm;
     ds->ctl_peer = op->peer;
     ds->first_req = ds->back = MPI_REQUEST_NULL;
     for (int i = 0; i < MPIACC_PROTO_RING; i++) {
@@ -272,7 +271,7 @@ void mpiacc_proto_direct_release(mpiacc_rp_op_t *op)
     }
     mpiacc_proto_retire(op, &ds->first_req, &ds->first, ds->first_cls, 0);
     kept = mpiacc_proto_retire(op, &ds->back, NULL, 0, op->is_send);
-    op->comm = ds->user_comm;
+    op->comm = op->user_comm;
     mpiacc_proto_comm_unref(ds->dc);
     if (!kept) free(ds); /* else MPI may still use ds->backbuf: not freed */
     op->pstate = NULL;

@@ -35,7 +35,6 @@ typedef struct mpiacc_proto_slot {
 /* op->pstate of every operation of the direct protocol. */
 typedef struct mpiacc_proto_direct {
     mpiacc_proto_comm_t *dc; /* reference held                                  */
-    MPI_Comm user_comm;       /* for the log                                     */
     uint32_t id;              /* the sender's operation id                       */
     int ctl_peer;             /* the peer's rank (same on data, ctl and the user's) */
     MPI_Count rbytes;         /* receive: capacity in packed bytes               */

@@ -8,6 +8,7 @@
 
 #include "core/env.h"
 #include "direct_comm.h"
+#include "wire.h"
 
 mpiacc_proto_cfg_t mpiacc_proto_cfg;
 atomic_int mpiacc_proto_comm_any;
@@ -20,6 +21,17 @@ static atomic_int noted[MPIACC_PROTO_NOTE_MAX];
 
 /* ---- settings -------------------------------------------------------------- */
 
+/* A size setting no larger than what one message of the wire carries
+ * (logged when cut). */
+static MPI_Count size_at_most(const char *name, MPI_Count most)
+{
+    MPI_Count v = (MPI_Count)mpiacc_env_size(name);
+    if (v <= most) return v;
+    MPIACC_LOG(MPIACC_LOG_WARN, "%s=%lld is more than one direct message carries: %lld is used", name, (long long)v,
+               (long long)most);
+    return most;
+}
+
 /* The direct protocol's settings, through the environment parser
  * (src/core/env.c: MPIACC_DIRECT, MPIACC_IPC, MPIACC_IPC_MIN,
  * MPIACC_EAGER_MAX, MPIACC_PIPELINE_CHUNK). */
@@ -28,8 +40,8 @@ static void read_env(mpiacc_proto_cfg_t *c)
     c->world = mpiacc_env_bool("MPIACC_DIRECT");
     c->ipc = mpiacc_env_bool("MPIACC_IPC");
     c->ipc_min = (MPI_Count)mpiacc_env_size("MPIACC_IPC_MIN");
-    c->eager_max = (MPI_Count)mpiacc_env_size("MPIACC_EAGER_MAX");
-    c->chunk = (MPI_Count)mpiacc_env_size("MPIACC_PIPELINE_CHUNK");
+    c->eager_max = size_at_most("MPIACC_EAGER_MAX", MPIACC_WIRE_EXTRA_MAX);
+    c->chunk = size_at_most("MPIACC_PIPELINE_CHUNK", MPIACC_WIRE_HDR + MPIACC_WIRE_EXTRA_MAX);
 }
 
 void mpiacc_proto_note(mpiacc_proto_note_t cause, const char *fmt, ...)

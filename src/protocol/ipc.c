@@ -263,17 +263,23 @@ fn_fail:
     goto fn_exit;
 }
 
-/* Enqueues the copy (the blob at hand); COPYING. */
+/* Enqueues the copy (the blob at hand); COPYING.  A failed dependency
+ * leaves nothing to copy into: the FIN carries the failure (recv_advance). */
 static int recv_copy(mpiacc_rp_op_t *op, const void *blob)
 {
-    int mpi_errno = MPI_SUCCESS, err;
+    int err;
     mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
     ipc_state_t *is = ipc_st(op);
     mpiacc_xfer_desc_t d = {.buf = op->buf, .type = op->type, .count = op->count, .first = 0, .last = op->bytes};
     mpiacc_wire_hdr_t h;
 
-    MPIACC_CHECK(mpiacc_proto_dep(op));
-    if (!ds->dep_ready) goto fn_exit; /* COPYING: the copy starts when the dependency is done */
+    err = mpiacc_proto_dep(op);
+    if (err != MPI_SUCCESS) {
+        op->error = err;
+        ds->failed = is->copy_started = 1;
+        return MPI_SUCCESS;
+    }
+    if (!ds->dep_ready) return MPI_SUCCESS; /* COPYING: the copy starts when the dependency is done */
     if (op->bytes > 0) {
         err = is->ipc->import_copy(&op->attrs, op->dep, &is->x, blob, is->blob_bytes, is->count, &d, &is->xfer);
         if (err != MPI_SUCCESS) {
@@ -292,10 +298,7 @@ static int recv_copy(mpiacc_rp_op_t *op, const void *blob)
     }
     is->copy_started = 1;
     mpiacc_proto_count(MPIACC_PROTO_N_IPC_RECV);
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
+    return MPI_SUCCESS;
 }
 
 int mpiacc_proto_ipc_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h)

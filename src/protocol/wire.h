@@ -45,6 +45,9 @@
 /* Most bytes after the header in an RTS (export + inline blob); every
  * device receive can take a first message of HDR + this. */
 #define MPIACC_WIRE_RTS_INLINE_MAX 4032
+/* Most bytes after the header in one message (extra_bytes is 32 bits):
+ * the eager limit and a chunk's data are kept below it. */
+#define MPIACC_WIRE_EXTRA_MAX ((MPI_Count)UINT32_MAX)
 /* Most bytes of text in a FIN. */
 #define MPIACC_WIRE_FIN_TEXT 256
 

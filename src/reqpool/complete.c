@@ -86,7 +86,7 @@ int mpiacc_rp_claim(MPI_Request r, mpiacc_rp_claim_t *c)
     for (op = b->head; op && op->greq != r; op = op->rnext) continue;
     if (op) {
         c->op = op;
-        c->comm = op->comm;
+        c->comm = op->user_comm; /* op->comm may be a protocol's, and changes */
         op->claim = c;
     }
     pthread_mutex_unlock(&b->lock);

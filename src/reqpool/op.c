@@ -53,12 +53,14 @@
  *    WAIT_FIN --(FIN: the receiver's result)--> DONE, or ERROR with the
  *        receiver's failure (or the sender's own)
  *   Send, IPC (same node, the backend exports the buffer) [IPC]
- *    NEW --(at call time: export_buf, an event recorded behind the
- *        dependency; RTS_IPC written; an export refused: pipelined)---> READY
+ *    NEW --(prepare, at call time: export_buf, an event recorded behind
+ *        the dependency; RTS_IPC written)------------------------------> READY
+ *        (an export refused in prepare: the op is an eager or pipelined
+ *        send from the start, as its size says)
  *    READY --[generic](issue: RTS_IPC on data, a BLOB on ctl when the
  *        datatype blob does not fit; FIN receive posted)--------------> WAIT_FIN
- *    WAIT_FIN --(FIN)--> DONE / ERROR (the receiver's failure);
- *        export_release
+ *    WAIT_FIN --(FIN, and the RTS / BLOB sends complete)--> DONE / ERROR
+ *        (the receiver's failure); export_release
  *    WAIT_FIN --(CTS_PIPE: the receiver cannot import; export
  *        released)---------------------------------------------------> STREAMING
  *        (then as pipelined)
@@ -69,11 +71,13 @@
  *    IN_FLIGHT --[generic: complete, then received():]
  *      EAGER: as a staged receive (DEP_PENDING / UNPACKING --> DONE) of
  *        min(sent, capacity) bytes; longer than the capacity: ERROR
- *        MPI_ERR_TRUNCATE after the part that fits (MPI itself truncates
- *        an eager message longer than the first receive: nothing written)
+ *        MPI_ERR_TRUNCATE after the part that fits; nothing to unpack
+ *        (empty, or a receive of 0 bytes): --> DONE / ERROR at once.  An
+ *        eager message longer than the first receive is truncated by MPI
+ *        itself: see the truncation path below
  *      ABORT: --> ERROR with the sender's failure
  *      RTS_PIPE -----------------------------------------------------> STREAMING
- *      RTS_IPC, copy possible (BLOB received first when apart) --------> COPYING
+ *      RTS_IPC, this side can import (same kind, IPC) ---------------> COPYING
  *      RTS_IPC, another kind / no IPC: CTS_PIPE sent ----------------> STREAMING
  *    STREAMING: chunk receives posted into a ring of staging slots, in
  *        order; chunk k unpacked while chunk k+1 arrives; every chunk is
@@ -81,15 +85,21 @@
  *        but still drains; an ABORT cancels the receives posted beyond it
  *    STREAMING --(all chunks (or the ABORT) in, every unpack done:
  *        FIN with this side's failure sent on ctl)--------------------> CLOSING
- *    COPYING --(import_copy: the sender's layout to this one, GPU-side
- *        after the sender's event and this side's dependency; then FIN)> CLOSING
+ *    COPYING: the BLOB received first when it travels apart, and the
+ *        dependency; then import_copy: the sender's layout to this one,
+ *        GPU-side after the sender's event
+ *    COPYING --(the copy done, or failed, or the dependency failed: FIN
+ *        with this side's failure sent on ctl)-------------------------> CLOSING
  *    COPYING --(import_copy refused at call time: CTS_PIPE)----------> STREAMING
  *    CLOSING --(FIN sent)--> DONE, or ERROR (failure, MPI_ERR_TRUNCATE)
- *   A protocol may record the op's error (op->error) and keep talking to
- *   its peer; the op then completes with it: every failure on either side
- *   completes both requests with an error, none hangs.  MPI_Cancel acts on
- *   the first message's receive (IN_FLIGHT) only.  MPI_PROC_NULL sends
- *   nothing (MPI's own request).
+ *   A protocol records a failure of its own steps (op->error) and keeps
+ *   talking to its peer, which hears of it (ABORT / FIN); the op then
+ *   completes with it, so both requests complete with an error (an eager
+ *   send completes once MPI has its bytes: a receiver's failure is the
+ *   receive's alone).  A failed MPI call or staging allocation of the
+ *   protocol ends this side's op at once (generic ERROR below).
+ *   MPI_Cancel acts on the first message's receive (IN_FLIGHT) only.
+ *   MPI_PROC_NULL sends nothing (MPI's own request).
  *
  *  Error and cancel paths [generic]
  *   any state --(a backend or MPI failure)--> ERROR: resources released, the
@@ -99,12 +109,16 @@
  *       operation's communicator in MPI_Wait/MPI_Test and the blocking
  *       calls): the completion calls claim mpiacc's requests (complete.c)
  *       and the query callback hands the error to the claim.
- *   receive IN_FLIGHT --(message longer than the receive: the inner
- *       receive got more bytes than op->bytes (the protocol's room may be
- *       larger) or failed with MPI_ERR_TRUNCATE)--> the bytes that fit go
- *       on as received (UNPACKING...), then --> ERROR with
- *       MPI_ERR_TRUNCATE once they are unpacked, as MPI fills a host
- *       buffer with the part of the message that fits.
+ *   receive IN_FLIGHT --(message longer than the receive), for a
+ *       protocol with fills_on_truncate (staged): the inner receive got
+ *       more bytes than op->bytes (the protocol's room may be larger) or
+ *       MPI truncated it (the room filled; received() then sees
+ *       op->bytes + 1)--> the bytes that fit go on as received
+ *       (UNPACKING...), then --> ERROR with MPI_ERR_TRUNCATE once they are
+ *       unpacked, as MPI fills a host buffer with the part that fits.
+ *       Without fills_on_truncate (the direct receive's first message),
+ *       MPI's truncation --> ERROR at once: nothing written, the status
+ *       names the message (source, tag) with 0 bytes.
  *   receive IN_FLIGHT --(MPI_Cancel: PMPI_Cancel of the inner receive, which
  *       then completes cancelled)--> CANCELLED: status says cancelled.
  *       MPI_Cancel in any later state, and on sends, does nothing (the
@@ -131,12 +145,8 @@
  */
 #include <sched.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include "reqpool.h"
-#include "core/env.h"
 #include "core/stats.h"
 
 _Static_assert(MPIACC_RP_T_ERROR >= MPIACC_RP_NSTATES && MPIACC_RP_T_CANCEL >= MPIACC_RP_NSTATES &&
@@ -144,17 +154,20 @@ _Static_assert(MPIACC_RP_T_ERROR >= MPIACC_RP_NSTATES && MPIACC_RP_T_CANCEL >= M
                "the pseudo-targets must not collide with a state");
 
 atomic_long mpiacc_rp_transitions[MPIACC_RP_NSTATES][MPIACC_RP_NTARGETS];
+_Static_assert(MPIACC_RP_NSTATES == 11, "a new state needs its name in mpiacc_rp_state_name");
 
-static const char *state_name(int s)
+const char *mpiacc_rp_state_name(int s)
 {
     static const char *names[MPIACC_RP_NTARGETS] = {
         [MPIACC_RP_NEW] = "NEW",           [MPIACC_RP_DEP_PENDING] = "DEP_PENDING",
         [MPIACC_RP_PACKING] = "PACKING",   [MPIACC_RP_READY] = "READY",
         [MPIACC_RP_IN_FLIGHT] = "IN_FLIGHT", [MPIACC_RP_UNPACKING] = "UNPACKING",
-        [MPIACC_RP_DONE] = "DONE",         [MPIACC_RP_T_ERROR] = "ERROR",
+        [MPIACC_RP_DONE] = "DONE",         [MPIACC_RP_STREAMING] = "STREAMING",
+        [MPIACC_RP_WAIT_FIN] = "WAIT_FIN", [MPIACC_RP_COPYING] = "COPYING",
+        [MPIACC_RP_CLOSING] = "CLOSING",   [MPIACC_RP_T_ERROR] = "ERROR",
         [MPIACC_RP_T_CANCEL] = "CANCELLED",
     };
-    return s >= 0 && s < MPIACC_RP_NTARGETS && names[s] ? names[s] : "protocol state";
+    return s >= 0 && s < MPIACC_RP_NTARGETS && names[s] ? names[s] : "?";
 }
 
 /* What entering `to` means, for the debug log. */
@@ -166,6 +179,10 @@ static const char *transition_word(const mpiacc_rp_op_t *op, int to)
     case MPIACC_RP_READY: return op->state == MPIACC_RP_NEW ? "queued behind earlier sends" : "packed";
     case MPIACC_RP_IN_FLIGHT: return op->is_send ? "sent" : "receive posted";
     case MPIACC_RP_UNPACKING: return "received, unpack dispatched";
+    case MPIACC_RP_STREAMING: return op->is_send ? "streaming chunks" : "receiving chunks";
+    case MPIACC_RP_WAIT_FIN: return "waiting for the receiver's answer";
+    case MPIACC_RP_COPYING: return "copying from the sender's memory";
+    case MPIACC_RP_CLOSING: return "sending FIN";
     case MPIACC_RP_DONE: return "completed";
     case MPIACC_RP_T_ERROR: return "failed";
     case MPIACC_RP_T_CANCEL: return "cancelled";
@@ -185,8 +202,9 @@ void mpiacc_rp_move(mpiacc_rp_op_t *op, int to)
     default: break;
     }
     MPIACC_LOG(MPIACC_LOG_DEBUG, "op %llu: %s -> %s: %s (%s %d, tag %d, %lld bytes, %s, %s)", op->id,
-               state_name(op->state), state_name(to), transition_word(op, to), op->is_send ? "to" : "from",
-               op->peer, op->tag, (long long)op->bytes, op->be ? op->be->name : "host", op->proto->name);
+               mpiacc_rp_state_name(op->state), mpiacc_rp_state_name(to), transition_word(op, to),
+               op->is_send ? "to" : "from", op->peer, op->tag, (long long)op->bytes, op->be ? op->be->name : "host",
+               op->proto->name);
     op->t_state = t;
     if (to < MPIACC_RP_NSTATES) op->state = (mpiacc_rp_state_t)to;
 }
@@ -266,7 +284,7 @@ static int greq_poll_fn(void *extra, MPI_Status *status)
 
 /* ---- completion ---------------------------------------------------------- */
 
-static void release_resources(mpiacc_rp_op_t *op)
+void mpiacc_rp_release_resources(mpiacc_rp_op_t *op)
 {
     if (op->be) {
         if (op->dep) op->be->release(op->dep);
@@ -281,7 +299,7 @@ static void release_resources(mpiacc_rp_op_t *op)
 void mpiacc_rp_discard(mpiacc_rp_op_t *op)
 {
     if (!op) return;
-    release_resources(op);
+    mpiacc_rp_release_resources(op);
     mpiacc_rp_op_free(op);
 }
 
@@ -295,7 +313,7 @@ static void finish(mpiacc_rp_op_t *op, int to, int error)
         PMPI_Request_free(&op->inner);
     }
     mpiacc_rp_unlink(op);
-    release_resources(op);
+    mpiacc_rp_release_resources(op);
     op->error = error;
     op->cancelled = (to == MPIACC_RP_T_CANCEL);
     if (to == MPIACC_RP_DONE) mpiacc_core_stats_op_done(op->attrs.kind, op->proto->name, op->is_send, op->bytes);
@@ -335,17 +353,25 @@ static int in_flight(mpiacc_rp_op_t *op, int *mpi_errno)
     /* Complete: waiting does not enter progress. */
     *mpi_errno = PMPI_Wait(&op->inner, &st);
     op->inner = MPI_REQUEST_NULL;
-    if (*mpi_errno != MPI_SUCCESS && !op->is_send && op->proto->fills_on_truncate &&
-        mpiacc_err_class(*mpi_errno) == MPI_ERR_TRUNCATE) {
-        *mpi_errno = MPI_SUCCESS; /* the receive buffer filled: the protocol truncates */
-        n = op->bytes + 1;
-    } else if (*mpi_errno == MPI_SUCCESS && !op->is_send) {
-        PMPI_Get_count_c(&st, MPI_BYTE, &n);
-    }
-    if (*mpi_errno != MPI_SUCCESS) return 0;
     if (op->is_send) {
+        if (*mpi_errno != MPI_SUCCESS) return 0;
         complete(op);
         return 1;
+    }
+    if (*mpi_errno != MPI_SUCCESS && mpiacc_err_class(*mpi_errno) == MPI_ERR_TRUNCATE) {
+        /* the status names the message even so */
+        op->st_source = st.MPI_SOURCE;
+        op->st_tag = st.MPI_TAG;
+        if (op->proto->fills_on_truncate) {
+            *mpi_errno = MPI_SUCCESS; /* the receive buffer filled: the protocol truncates */
+            n = op->bytes + 1;
+        }
+    } else if (*mpi_errno == MPI_SUCCESS) {
+        PMPI_Get_count_c(&st, MPI_BYTE, &n);
+    }
+    if (*mpi_errno != MPI_SUCCESS) {
+        op->bytes = 0; /* nothing delivered */
+        return 0;
     }
     PMPI_Test_cancelled(&st, &cancelled);
     if (cancelled) {
@@ -405,7 +431,7 @@ fn_fail:
 }
 
 /* Advances every active operation once; lock held. */
-static void progress_locked(void)
+void mpiacc_rp_progress_locked(void)
 {
     mpiacc_rp_op_t *op, *next;
     for (op = mpiacc_rp_pool.head; op; op = next) {
@@ -421,7 +447,7 @@ static int async_poll_fn(MPIX_Async_thing thing)
     int done;
     (void)thing;
     if (pthread_mutex_trylock(&mpiacc_rp_pool.lock) != 0) return MPIX_ASYNC_NOPROGRESS;
-    progress_locked();
+    mpiacc_rp_progress_locked();
     done = mpiacc_rp_pool.nactive == 0;
     if (done) mpiacc_rp_pool.registered = 0;
     pthread_mutex_unlock(&mpiacc_rp_pool.lock);
@@ -445,7 +471,7 @@ static int submit_locked(mpiacc_rp_op_t *op, MPI_Request *req)
     }
     if (mpi_errno != MPI_SUCCESS) {
         MPI_Request r = op->greq;
-        release_resources(op);
+        mpiacc_rp_release_resources(op);
         op->error = mpi_errno;
         atomic_store_explicit(&op->published, 1, memory_order_release);
         PMPI_Grequest_complete(r);
@@ -455,7 +481,7 @@ static int submit_locked(mpiacc_rp_op_t *op, MPI_Request *req)
     mpiacc_rp_insert(op);
     mpiacc_rp_register(op);
     *req = op->greq;
-    progress_locked(); /* the call itself is a progress point */
+    mpiacc_rp_progress_locked(); /* the call itself is a progress point */
     return MPI_SUCCESS;
 }
 
@@ -491,159 +517,4 @@ int mpiacc_rp_submit(mpiacc_rp_op_t *op, MPI_Request *req, int locked)
     mpi_errno = submit_locked(op, req);
     if (!locked) pthread_mutex_unlock(&mpiacc_rp_pool.lock);
     return mpi_errno;
-}
-
-/* ---- init / finalize ----------------------------------------------------- */
-
-int mpiacc_rp_init(void)
-{
-    atomic_store(&mpiacc_rp_deferred_sends, 0);
-    return MPI_SUCCESS;
-}
-
-mpiacc_rp_finalize_report_t mpiacc_rp_last_finalize;
-
-/* Seconds MPI_Finalize gives pending operations (MPIACC_FINALIZE_TIMEOUT,
- * default 10). */
-static double finalize_timeout(void)
-{
-    return (double)mpiacc_env_int("MPIACC_FINALIZE_TIMEOUT");
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static long outcomes(int target)
-{
-    long n = 0;
-    for (int s = 0; s < MPIACC_RP_NSTATES; s++) n += atomic_load(&mpiacc_rp_transitions[s][target]);
-    return n;
-}
-
-
-/* One progress pass of the pool, then of MPI.  Afterwards *posted: every op
- * left is in MPI's hands (IN_FLIGHT); *only_recvs: every op left is a
- * receive waiting for its message.  Returns the number left. */
-static int finalize_pass(int cancel_recvs, int *posted, int *only_recvs)
-{
-    int n;
-    pthread_mutex_lock(&mpiacc_rp_pool.lock);
-    progress_locked();
-    *posted = *only_recvs = 1;
-    for (mpiacc_rp_op_t *op = mpiacc_rp_pool.head; op; op = op->next) {
-        if (op->state != MPIACC_RP_IN_FLIGHT) *posted = 0;
-        if (op->is_send || op->state != MPIACC_RP_IN_FLIGHT) *only_recvs = 0;
-        else if (cancel_recvs) atomic_store(&op->cancel_req, 1);
-    }
-    n = mpiacc_rp_pool.nactive;
-    pthread_mutex_unlock(&mpiacc_rp_pool.lock);
-    MPIX_Stream_progress(MPIX_STREAM_NULL);
-    if (n) sched_yield();
-    return n;
-}
-
-/* Gives up on an op still busy: its request completes with an error.  Its
- * memory is released only when nothing can still touch it (no GPU work
- * enqueued, no PMPI request); otherwise it is left allocated.  Lock held. */
-static void abandon(mpiacc_rp_op_t *op, mpiacc_rp_finalize_report_t *rep)
-{
-    int device_busy = op->state == MPIACC_RP_PACKING || op->state == MPIACC_RP_UNPACKING ||
-                      (op->state != MPIACC_RP_DEP_PENDING && op->state != MPIACC_RP_READY &&
-                       op->state != MPIACC_RP_IN_FLIGHT && op->state != MPIACC_RP_NEW);
-    int mpi_busy = op->inner != MPI_REQUEST_NULL;
-    MPI_Request greq = op->greq;
-
-    MPIACC_LOG(MPIACC_LOG_WARN,
-               "MPI_Finalize: abandoning op %llu, a %s %s peer %d tag %d (%lld bytes, %s, state %s)%s", op->id,
-               op->be ? op->be->name : "host", op->is_send ? "send to" : "receive from", op->peer, op->tag,
-               (long long)op->bytes, op->proto ? op->proto->name : "-", state_name(op->state),
-               device_busy || mpi_busy ? "; its memory is left allocated" : "");
-    mpiacc_rp_sendq_remove(op);
-    mpiacc_rp_unlink(op);
-    if (mpi_busy) PMPI_Request_free(&op->inner); /* MPI carries it on alone */
-    if (device_busy && op->be) rep->busy_kinds |= 1u << op->attrs.kind;
-    if (!device_busy && !mpi_busy) release_resources(op);
-    op->error = mpiacc_err(MPIACC_ERRK_PENDING, "operation abandoned by MPI_Finalize (%s)", state_name(op->state));
-    op->state = MPIACC_RP_DONE;
-    mpiacc_core_stats_op_failed();
-    rep->abandoned++;
-    mpiacc_rp_completed_add(op);
-    atomic_store_explicit(&op->published, 1, memory_order_release);
-    PMPI_Grequest_complete(greq);
-}
-
-void mpiacc_rp_finalize(mpiacc_rp_finalize_report_t *rep)
-{
-    const double quiet = 0.2; /* receives get this long after the last completion */
-    double bound = finalize_timeout(), t0 = now_s(), last, t;
-    long done0 = outcomes(MPIACC_RP_DONE), err0 = outcomes(MPIACC_RP_T_ERROR);
-    long cancel0 = outcomes(MPIACC_RP_T_CANCEL);
-    int n, prev, posted = 0, only_recvs = 0;
-    mpiacc_rp_op_t *op;
-
-    memset(rep, 0, sizeof *rep);
-    n = rep->pending = mpiacc_rp_pending();
-    if (n > 0)
-        MPIACC_LOG(MPIACC_LOG_WARN,
-                   "MPI_Finalize called with %d mpiacc operation(s) not complete (never waited, or freed with "
-                   "MPI_Request_free); giving them up to %g s, then cancelling receives nothing matched",
-                   n, bound);
-    /* 1: the work before MPI finishes: GPU work, dependencies, sends
-     * waiting for their turn, unpacks of messages that arrived; until every
-     * op left is in MPI's hands, or the time is up. */
-    while (n > 0 && !posted && now_s() - t0 <= bound) n = finalize_pass(0, &posted, &only_recvs);
-    /* 2: MPI_Finalize is collective: once every process is here, every
-     * message a peer's pending send could post is posted.  Our operations
-     * keep moving inside the barrier (MPI's progress runs the pool's
-     * hook). */
-    PMPI_Barrier(MPI_COMM_WORLD);
-    /* 3: sends complete as peers receive them, receives whose message is
-     * on its way complete; until only receives nothing matched are left
-     * and nothing has completed for a while, or the time is up. */
-    for (prev = n, last = now_s(); n > 0;) {
-        n = finalize_pass(0, &posted, &only_recvs);
-        t = now_s();
-        if (n < prev) last = t, prev = n;
-        if ((only_recvs && t - last > quiet) || t - t0 > bound) break;
-    }
-    /* 4: receives still waiting are cancelled (a receive being matched
-     * right now completes normally instead); a second to settle. */
-    for (t0 = now_s(); n > 0 && now_s() - t0 < 1.0;) n = finalize_pass(1, &posted, &only_recvs);
-    /* 5: what is still busy is given up. */
-    pthread_mutex_lock(&mpiacc_rp_pool.lock);
-    while ((op = mpiacc_rp_pool.head)) abandon(op, rep);
-    pthread_mutex_unlock(&mpiacc_rp_pool.lock);
-    rep->completed = (int)(outcomes(MPIACC_RP_DONE) - done0);
-    rep->failed = (int)(outcomes(MPIACC_RP_T_ERROR) - err0);
-    rep->cancelled = (int)(outcomes(MPIACC_RP_T_CANCEL) - cancel0);
-    if (rep->pending)
-        MPIACC_LOG(MPIACC_LOG_WARN,
-                   "MPI_Finalize: of %d pending operation(s), %d completed, %d failed, %d receive(s) cancelled "
-                   "(nothing matched them), %d abandoned",
-                   rep->pending, rep->completed, rep->failed, rep->cancelled, rep->abandoned);
-    /* Requests completed but never freed by the application: freed here
-     * (MPI never calls the free callback for them). */
-    while ((op = mpiacc_rp_completed_pop())) {
-        MPI_Request r = op->greq;
-        rep->unfreed++;
-        PMPI_Request_free(&r); /* the free callback gives the op back */
-    }
-    if (rep->unfreed)
-        MPIACC_LOG(MPIACC_LOG_DEBUG, "MPI_Finalize: freed %d completed request(s) the application never freed",
-                   rep->unfreed);
-    mpiacc_rp_last_finalize = *rep;
-    /* Let the poll function see the empty pool and unregister itself. */
-    for (long i = 0; i < 1000000; i++) {
-        int flag, registered;
-        pthread_mutex_lock(&mpiacc_rp_pool.lock);
-        registered = mpiacc_rp_pool.registered;
-        pthread_mutex_unlock(&mpiacc_rp_pool.lock);
-        if (!registered) break;
-        PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
-    }
-    mpiacc_rp_pool_release();
 }

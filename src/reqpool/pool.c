@@ -49,7 +49,7 @@ mpiacc_rp_op_t *mpiacc_rp_op_alloc(int is_send, int mode, void *buf, MPI_Count c
     op->count = count;
     op->peer = peer;
     op->tag = tag;
-    op->comm = comm;
+    op->comm = op->user_comm = comm;
     /* A send's status names its destination; a receive's is set on arrival. */
     op->st_source = is_send ? peer : MPI_ANY_SOURCE;
     op->st_tag = is_send ? tag : MPI_ANY_TAG;

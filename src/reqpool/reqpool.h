@@ -113,7 +113,8 @@ typedef struct mpiacc_rp_op {
     MPI_Datatype host_type; /* a host send's datatype (a dup)           */
     /* matching */
     int peer, tag;
-    MPI_Comm comm;
+    MPI_Comm comm;      /* where its message travels (a protocol may change it) */
+    MPI_Comm user_comm; /* the application's: errors, claims (never changes) */
     MPI_Request inner; /* the PMPI request                                   */
     MPI_Request greq;  /* the application's generalized request            */
     void *pstate; /* the protocol's own per-operation state (direct protocol) */
@@ -177,7 +178,7 @@ void mpiacc_rp_completed_remove(mpiacc_rp_op_t *op);
 /* Takes one op off the completed list (NULL: empty). */
 mpiacc_rp_op_t *mpiacc_rp_completed_pop(void);
 
-/* ---- op.c: the state machine ----------------------------------------- */
+/* ---- finalize.c: start and end ---------------------------------------- */
 
 int mpiacc_rp_init(void);
 
@@ -205,6 +206,8 @@ void mpiacc_rp_finalize(mpiacc_rp_finalize_report_t *rep);
 /* A copy of the last report (for tests). */
 extern mpiacc_rp_finalize_report_t mpiacc_rp_last_finalize;
 
+/* ---- op.c: the state machine ----------------------------------------- */
+
 /* Hands a set-up op (NEW, op->proto set) to the pool: prepare, generalized
  * request, start, pool, one progress pass.  Takes the pool lock unless
  * `locked`.  On failure the op is disposed of and *req is untouched. */
@@ -216,6 +219,12 @@ void mpiacc_rp_discard(mpiacc_rp_op_t *op);
 void mpiacc_rp_move(mpiacc_rp_op_t *op, int to);
 /* PMPI_Isend / Issend / Irsend (op->mode) to op's peer into op->inner. */
 int mpiacc_rp_isend(mpiacc_rp_op_t *op, const void *buf, MPI_Count n, MPI_Datatype t);
+/* For finalize.c: advances every active op once (lock held); releases an
+ * op's handles, protocol resources and type reference; a state's name (or
+ * a pseudo-target's) for the log. */
+void mpiacc_rp_progress_locked(void);
+void mpiacc_rp_release_resources(mpiacc_rp_op_t *op);
+const char *mpiacc_rp_state_name(int s);
 
 /* ---- complete.c: mpiacc requests in the MPI completion calls --------
  *
@@ -228,7 +237,7 @@ int mpiacc_rp_isend(mpiacc_rp_op_t *op, const void *buf, MPI_Count n, MPI_Dataty
 
 typedef struct mpiacc_rp_claim {
     mpiacc_rp_op_t *op; /* NULL: not an mpiacc request                   */
-    MPI_Comm comm;      /* the operation's communicator                   */
+    MPI_Comm comm;      /* the application's communicator of the op      */
     int error;          /* the op's result, once queried                  */
     int queried;        /* MPI asked for the status (the op completed)    */
     int freed;          /* MPI freed the request (the op is gone)         */

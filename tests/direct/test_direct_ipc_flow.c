@@ -343,6 +343,36 @@ static void cancel_then_receive(void **state)
     MPI_Type_free(&t);
 }
 
+/* An empty message with MPIACC_IPC_MIN=0: nothing to export, it goes
+ * eager at once (no export tried and refused). */
+static void empty_not_ipc(void **state)
+{
+    MPI_Count saved = mpiacc_proto_cfg.ipc_min;
+    long s0 = cnt(MPIACC_PROTO_N_IPC_SENT), e0 = cnt(MPIACC_PROTO_N_EAGER_SENT);
+    long f0 = cnt(MPIACC_PROTO_N_IPC_FALLBACK), x0 = exports;
+    MPI_Datatype t = cl_ints(0, fx.qin, NULL);
+    cl_mem m = fx_buf(16, NULL);
+    MPI_Status st;
+    MPI_Count n = -1;
+    mode = FAKE_OK;
+    mpiacc_proto_cfg.ipc_min = 0;
+    if (rank == 0) {
+        assert_int_equal(MPI_Send(m, 1, t, 1, 11, comm), MPI_SUCCESS);
+        assert_int_equal(cnt(MPIACC_PROTO_N_IPC_SENT), s0);
+        assert_int_equal(cnt(MPIACC_PROTO_N_EAGER_SENT), e0 + 1);
+        assert_int_equal(cnt(MPIACC_PROTO_N_IPC_FALLBACK), f0);
+        assert_int_equal(exports, x0);
+    } else {
+        assert_int_equal(MPI_Recv(m, 1, t, 0, 11, comm, &st), MPI_SUCCESS);
+        MPI_Get_count_c(&st, MPI_BYTE, &n);
+        assert_int_equal(n, 0);
+    }
+    mpiacc_proto_cfg.ipc_min = saved;
+    clReleaseMemObject(m);
+    MPI_Type_free(&t);
+    MPI_Barrier(comm);
+}
+
 /* Every export was released once its receiver was done. */
 static void exports_released(void **state)
 {
@@ -356,7 +386,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(through_ipc),      cmocka_unit_test(truncated),    cmocka_unit_test(large_blob),
         cmocka_unit_test(export_refused),   cmocka_unit_test(receiver_declines), cmocka_unit_test(copy_fails),
-        cmocka_unit_test(cancel_then_receive), cmocka_unit_test(exports_released),
+        cmocka_unit_test(cancel_then_receive), cmocka_unit_test(empty_not_ipc),
+        cmocka_unit_test(exports_released),
     };
     int failed;
     MPI_Info info;

@@ -242,10 +242,23 @@ static void tags_wildcards_order(void **state)
     }
 }
 
+/* The status of a truncated receive: the message's source and tag, and
+ * the bytes written (none when MPI itself truncated the first message). */
+static void check_truncated_status(const MPI_Status *st, int tag, MPI_Count written)
+{
+    MPI_Count n = -1;
+    assert_int_equal(st->MPI_SOURCE, 0);
+    assert_int_equal(st->MPI_TAG, tag);
+    MPI_Get_count_c(st, MPI_BYTE, &n);
+    assert_int_equal(n, written);
+}
+
 /* Longer than the receive: MPI_ERR_TRUNCATE, nothing beyond the receive
  * written, and the part that fits written (pipelined messages, and eager
  * ones up to the inline size; MPI itself truncates longer eager ones); the
- * send succeeds.  Eager and pipelined. */
+ * send succeeds; the status names the message and counts what was written.
+ * Eager and pipelined (with MPIACC_EAGER_MAX=64K, --truncation: an eager
+ * message MPI truncates). */
 static void truncation(void **state)
 {
     static const int want[] = {300, 6000};
@@ -270,9 +283,11 @@ static void truncation(void **state)
             m2 = fx_buf((size_t)n * sizeof *init, init);
             assert_int_equal(err_class(MPI_Recv(m, 1, tr, 0, 20 + k, comm, &st)), MPI_ERR_TRUNCATE);
             check_ints(m, fits ? rn : 0, 7, fits ? n - rn : n);
-            assert_int_equal(MPI_Irecv(m2, 1, tr, 0, 30 + k, comm, &r), MPI_SUCCESS);
+            check_truncated_status(&st, 20 + k, fits ? (MPI_Count)rn * 4 : 0);
+            assert_int_equal(MPI_Irecv(m2, 1, tr, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &r), MPI_SUCCESS);
             assert_int_equal(err_class(MPI_Wait(&r, &st)), MPI_ERR_TRUNCATE);
             check_ints(m2, fits ? rn : 0, 7, fits ? n - rn : n);
+            check_truncated_status(&st, 30 + k, fits ? (MPI_Count)rn * 4 : 0);
             clReleaseMemObject(m);
             clReleaseMemObject(m2);
             free(init);
@@ -515,6 +530,53 @@ static void transitions(void **state)
     }
 }
 
+/* An operation's error raised by MPI_Wait / MPI_Test goes to the user's
+ * communicator's handler (never the hidden communicators'), eager and
+ * pipelined: the receive fails (a failed dependency) while it is pending. */
+static int handler_calls;
+static void count_handler(MPI_Comm *c, int *code, ...)
+{
+    (void)c;
+    (void)code;
+    handler_calls++;
+}
+
+static void errors_on_user_comm(void **state)
+{
+    MPI_Errhandler eh;
+    MPI_Comm_create_errhandler(count_handler, &eh);
+    MPI_Comm_set_errhandler(comm, eh);
+    for (int k = 0; k < 4; k++) {
+        int n = k % 2 ? 5000 : 100, use_test = k / 2, flag = 0, err, calls = handler_calls;
+        cl_int e;
+        cl_event bad = clCreateUserEvent(fx.ctx, &e);
+        MPI_Datatype t = cl_ints(n, fx.qin, rank == 1 ? bad : NULL);
+        cl_mem m = ints_buf(n, 0);
+        MPI_Request r;
+        clSetUserEventStatus(bad, -1);
+        if (rank == 0) assert_int_equal(MPI_Isend(m, 1, t, 1, 90 + k, comm, &r), MPI_SUCCESS);
+        else assert_int_equal(MPI_Irecv(m, 1, t, 0, 90 + k, comm, &r), MPI_SUCCESS);
+        if (use_test) {
+            do err = MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+            while (err == MPI_SUCCESS && !flag);
+        } else {
+            err = MPI_Wait(&r, MPI_STATUS_IGNORE);
+        }
+        if (rank == 1 || n * 4 > mpiacc_proto_comm_lookup(comm)->eager_max) {
+            assert_int_equal(err_class(err), MPI_ERR_OTHER);
+            assert_int_equal(handler_calls, calls + 1);
+        } else {
+            assert_int_equal(err, MPI_SUCCESS);
+        }
+        clReleaseMemObject(m);
+        clReleaseEvent(bad);
+        MPI_Type_free(&t);
+    }
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Errhandler_free(&eh);
+    MPI_Barrier(comm);
+}
+
 /* Without the assertion nothing changes: a plain communicator's device
  * messages take the staged protocol. */
 static void plain_comm_unchanged(void **state)
@@ -546,12 +608,17 @@ int main(int argc, char **argv)
         cmocka_unit_test(empty_and_proc_null),  cmocka_unit_test(tags_wildcards_order),
         cmocka_unit_test(truncation),           cmocka_unit_test(cancel_receive),
         cmocka_unit_test(host_and_device),      cmocka_unit_test(failure_completes_both),
+        cmocka_unit_test(errors_on_user_comm),
         cmocka_unit_test(threads),              cmocka_unit_test(plain_comm_unchanged),
         cmocka_unit_test(transitions),
         cmocka_unit_test(random_corpus),
     };
-    int failed;
-    for (int i = 1; i < argc; i++) use_world |= !strcmp(argv[i], "--world");
+    const struct CMUnitTest only_truncation[] = {cmocka_unit_test(truncation)};
+    int failed, trunc = 0;
+    for (int i = 1; i < argc; i++) {
+        use_world |= !strcmp(argv[i], "--world");
+        trunc |= !strcmp(argv[i], "--truncation");
+    }
     fx_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     peer = 1 - rank;
@@ -570,7 +637,8 @@ int main(int argc, char **argv)
     }
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    failed = MPIACC_TEST_RUN("direct_ocl", tests, NULL, NULL);
+    failed = trunc ? MPIACC_TEST_RUN("direct_ocl_truncation", only_truncation, NULL, NULL)
+                   : MPIACC_TEST_RUN("direct_ocl", tests, NULL, NULL);
     if (!use_world) MPI_Comm_free(&comm);
     fx_fini();
     return failed ? 1 : 0;
