@@ -109,6 +109,37 @@ template <typename W, int V, int DIR> static HD void move_piece(char *pv, char *
     }
 }
 
+/* An interior tile: U 16-byte packed pieces per thread, piece u at
+ * vb + 16 * (j0 + u*bd), each <-> V words at the addresses ad[u][0..V-1].
+ * Every load of the tile is issued before any store (the unrolled forms of
+ * the strided and generic kernels). */
+template <typename W, int U, int V, int DIR>
+static HD void move_tile(char *vb, long long j0, unsigned bd, char *const (&ad)[U][V])
+{
+    if (DIR == MPIACC_CUDA_DIR_PACK) {
+        W val[U][V];
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int m = 0; m < V; m++) val[u][m] = ld_ro((const W *)ad[u][m]);
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            vec16 v = {{0, 0, 0, 0}};
+#pragma unroll
+            for (int m = 0; m < V; m++) vput(v, m, val[u][m]);
+            st16(vb + 16 * (j0 + (long long)u * bd), v);
+        }
+    } else {
+        vec16 in[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) in[u] = ld16(vb + 16 * (j0 + (long long)u * bd));
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int m = 0; m < V; m++) vget(in[u], m, *(W *)ad[u][m]);
+    }
+}
+
 /* Grid: tiles of u*bd vectors, at most nsm*BLOCKS_PER_SM blocks (the
  * kernels stride over the rest). */
 static inline unsigned grid_for(long long nv, int u, int bd, int nsm)

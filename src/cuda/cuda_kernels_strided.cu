@@ -137,33 +137,10 @@ static HD void strided_body(const skp &k, unsigned bid, unsigned tid, unsigned n
         }
         /* interior tile: every vector complete; U vectors per thread */
         char *ad[U][V];
-        if (DIR == MPIACC_CUDA_DIR_PACK) {
-            W val[U][V];
 #pragma unroll
-            for (int u = 0; u < U; u++)
-                s_addrs<W>(k.base, k.s, k.s.first_w + (t0 + (long long)u * bd + tid) * V - k.g.leadw, ad[u]);
-#pragma unroll
-            for (int u = 0; u < U; u++)
-#pragma unroll
-                for (int m = 0; m < V; m++) val[u][m] = ld_ro((const W *)ad[u][m]);
-#pragma unroll
-            for (int u = 0; u < U; u++) {
-                vec16 v = {{0, 0, 0, 0}};
-#pragma unroll
-                for (int m = 0; m < V; m++) vput(v, m, val[u][m]);
-                st16(k.g.vb + 16 * (t0 + (long long)u * bd + tid), v);
-            }
-        } else {
-            vec16 in[U];
-#pragma unroll
-            for (int u = 0; u < U; u++) in[u] = ld16(k.g.vb + 16 * (t0 + (long long)u * bd + tid));
-#pragma unroll
-            for (int u = 0; u < U; u++) {
-                s_addrs<W>(k.base, k.s, k.s.first_w + (t0 + (long long)u * bd + tid) * V - k.g.leadw, ad[u]);
-#pragma unroll
-                for (int m = 0; m < V; m++) vget(in[u], m, *(W *)ad[u][m]);
-            }
-        }
+        for (int u = 0; u < U; u++)
+            s_addrs<W>(k.base, k.s, k.s.first_w + (t0 + (long long)u * bd + tid) * V - k.g.leadw, ad[u]);
+        move_tile<W, U, V, DIR>(k.g.vb, t0 + tid, bd, ad);
     }
 }
 
