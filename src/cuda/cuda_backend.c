@@ -8,7 +8,7 @@
  *  - MPIACC_STREAM set to a stream: the event is recorded on that stream
  *    (and only there: the application said which work matters);
  *  - otherwise (no MPIACC_STREAM, or MPIACC_STREAM = NULL): on the legacy
- *    default stream, cudaStreamLegacy.  See record_default() for why this
+ *    default stream, cudaStreamLegacy.  See cu_capture() for why this
  *    also covers code built with --default-stream per-thread.
  * When MPIACC_EVENT is set, an internal stream also waits on it and records
  * a second event, which snapshots "the event as recorded now".  Packs and
@@ -89,8 +89,8 @@ fn_fail:
 }
 
 /*
- * The "default stream" dependency of a call without a stream (dev current).
- *
+ * capture(): the data dependency of a call, recorded on MPIACC_STREAM, or,
+ * without one, the "default stream" dependency:
  * The event is recorded on cudaStreamLegacy explicitly (the library's own
  * notion of the NULL handle does not matter then).  Recording is an action
  * on the legacy default stream, and such an action first waits for all
@@ -115,31 +115,24 @@ fn_fail:
  * thread captures a CUDA graph in cudaStreamCaptureModeGlobal (legacy-stream
  * work is illegal then): the call fails with the CUDA error.
  */
-static cudaError_t record_default(cudaEvent_t ev) { return cudaEventRecord(ev, cudaStreamLegacy); }
-
 static int cu_capture(const mpiacc_attrs_t *a, void *buf, void **dep)
 {
     int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0;
     mpiacc_cuda_h_t *h = NULL;
-    cudaEvent_t ev;
     (void)buf;
     *dep = NULL;
     MPIACC_CHECK(mpiacc_cuda_resolve_device(a, &dev));
     MPIACC_CHECK(mpiacc_cuda_dev_enter(dev, &old));
     entered = 1;
     MPIACC_CHECK(mpiacc_cuda_handle_get(dev, &h));
-    MPIACC_CHECK(mpiacc_cuda_event_get(dev, &ev));
-    h->ev[h->nev++] = ev;
-    if (a->has_stream && a->stream) MPIACC_CUDA_CHECK(cudaEventRecord(ev, (cudaStream_t)a->stream));
-    else MPIACC_CUDA_CHECK(record_default(ev));
+    MPIACC_CHECK(mpiacc_cuda_handle_record(h, a->has_stream && a->stream ? (cudaStream_t)a->stream
+                                                                         : cudaStreamLegacy));
     if (a->has_event && a->event) {
         cudaStream_t st;
         MPIACC_CHECK(mpiacc_cuda_stream_get(dev, &h->sidx));
         st = mpiacc_cuda_devs[dev].streams[h->sidx];
         MPIACC_CUDA_CHECK(cudaStreamWaitEvent(st, (cudaEvent_t)a->event, 0));
-        MPIACC_CHECK(mpiacc_cuda_event_get(dev, &ev));
-        h->ev[h->nev++] = ev;
-        MPIACC_CUDA_CHECK(cudaEventRecord(ev, st));
+        MPIACC_CHECK(mpiacc_cuda_handle_record(h, st));
     }
     *dep = h;
 fn_exit:

@@ -109,6 +109,11 @@ int mpiacc_cuda_handle_get(int dev, mpiacc_cuda_h_t **h);
 void mpiacc_cuda_handle_finish(mpiacc_cuda_h_t *h);
 void mpiacc_cuda_handle_put(mpiacc_cuda_h_t *h);
 int mpiacc_cuda_event_get(int dev, cudaEvent_t *ev);
+/* Records one more pooled event of the handle on st (the handle is done
+ * once all its events are). */
+int mpiacc_cuda_handle_record(mpiacc_cuda_h_t *h, cudaStream_t st);
+/* Makes st wait (GPU-side) for every event of dep; NULL or done: nothing. */
+int mpiacc_cuda_handle_wait(cudaStream_t st, const mpiacc_cuda_h_t *dep);
 /* A work stream with nothing in flight, if any (inflight is counted). */
 int mpiacc_cuda_stream_get(int dev, int *sidx);
 void mpiacc_cuda_stream_put(int dev, int sidx);

@@ -399,7 +399,6 @@ static int ipc_import_copy(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_
     char *mbase = NULL;
     mpiacc_cuda_h_t *h = NULL, *dp = dep;
     cudaStream_t st = NULL;
-    cudaEvent_t ev;
     cudaError_t ce;
     mpiacc_cuda_xcopy_t k;
     *xfer = NULL;
@@ -449,17 +448,14 @@ static int ipc_import_copy(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_
     st = mpiacc_cuda_devs[dev].streams[h->sidx];
     if (x->flags & MPIACC_IPC_F_EVENT)
         MPIACC_CHECK(same ? own_event_wait(x, st) : mpiacc_cuda_ipcc_event_wait(x, st));
-    if (dp && !dp->done)
-        for (int i = 0; i < dp->nev; i++) MPIACC_CUDA_CHECK(cudaStreamWaitEvent(st, dp->ev[i], 0));
+    MPIACC_CHECK(mpiacc_cuda_handle_wait(st, dp));
     k.src.blob = sdblob, k.dst.blob = ddblob;
     ce = (cudaError_t)mpiacc_cuda_launch_xcopy(&k, mpiacc_cuda_devs[dev].nsm, st);
     if (ce != cudaSuccess)
         MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA IPC: layout copy (%s, word %d B) failed to start: %s (%s)",
                     k.src.dense && k.dst.dense ? "memcpy" : "kernel", k.ws, cudaGetErrorName(ce),
                     cudaGetErrorString(ce));
-    MPIACC_CHECK(mpiacc_cuda_event_get(dev, &ev));
-    h->ev[h->nev++] = ev;
-    MPIACC_CUDA_CHECK(cudaEventRecord(ev, st));
+    MPIACC_CHECK(mpiacc_cuda_handle_record(h, st));
     *xfer = h;
 fn_exit:
     if (entered) mpiacc_cuda_dev_leave(dev, old);

@@ -251,6 +251,30 @@ void mpiacc_cuda_handle_finish(mpiacc_cuda_h_t *h)
     }
 }
 
+int mpiacc_cuda_handle_record(mpiacc_cuda_h_t *h, cudaStream_t st)
+{
+    int mpi_errno = MPI_SUCCESS;
+    cudaEvent_t ev;
+    MPIACC_CHECK(mpiacc_cuda_event_get(h->dev, &ev));
+    h->ev[h->nev++] = ev; /* the handle owns it from here (put gives it back) */
+    MPIACC_CUDA_CHECK(cudaEventRecord(ev, st));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+int mpiacc_cuda_handle_wait(cudaStream_t st, const mpiacc_cuda_h_t *dep)
+{
+    int mpi_errno = MPI_SUCCESS;
+    if (!dep || dep->done) goto fn_exit;
+    for (int i = 0; i < dep->nev; i++) MPIACC_CUDA_CHECK(cudaStreamWaitEvent(st, dep->ev[i], 0));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
 void mpiacc_cuda_handle_put(mpiacc_cuda_h_t *h)
 {
     if (!h) return;

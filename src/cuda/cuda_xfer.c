@@ -182,18 +182,6 @@ fn_fail:
     goto fn_exit;
 }
 
-static int wait_dep(cudaStream_t st, void *dep)
-{
-    int mpi_errno = MPI_SUCCESS;
-    mpiacc_cuda_h_t *h = dep;
-    if (!h || h->done) goto fn_exit;
-    for (int i = 0; i < h->nev; i++) MPIACC_CUDA_CHECK(cudaStreamWaitEvent(st, h->ev[i], 0));
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
-}
-
 static int call_device(const mpiacc_attrs_t *a, void *dep, int *dev)
 {
     if (dep) {
@@ -254,7 +242,6 @@ static int xfer_host(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_
     int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0;
     mpiacc_cuda_h_t *h = NULL;
     cudaStream_t st = NULL;
-    cudaEvent_t ev;
     *xfer = NULL;
     if (d->last <= d->first) goto fn_exit;
     if (!d->type || !d->host) MPIACC_FAIL(MPIACC_ERRK_INTERN, "CUDA: transfer without type or staging");
@@ -265,11 +252,9 @@ static int xfer_host(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_
     h->is_xfer = 1;
     MPIACC_CHECK(mpiacc_cuda_stream_get(dev, &h->sidx));
     st = mpiacc_cuda_devs[dev].streams[h->sidx];
-    MPIACC_CHECK(wait_dep(st, dep));
+    MPIACC_CHECK(mpiacc_cuda_handle_wait(st, dep));
     MPIACC_CHECK(enqueue_host(dev, h, d, dir, st));
-    MPIACC_CHECK(mpiacc_cuda_event_get(dev, &ev));
-    h->ev[h->nev++] = ev;
-    MPIACC_CUDA_CHECK(cudaEventRecord(ev, st));
+    MPIACC_CHECK(mpiacc_cuda_handle_record(h, st));
     *xfer = h;
 fn_exit:
     if (entered) mpiacc_cuda_dev_leave(dev, old);
@@ -333,7 +318,7 @@ static int xfer_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t
     MPIACC_CHECK(mpiacc_cuda_plan_make(d, pk, &P));
     MPIACC_CHECK(mpiacc_cuda_stream_get(dev, &sidx));
     st = mpiacc_cuda_devs[dev].streams[sidx];
-    MPIACC_CHECK(wait_dep(st, dep));
+    MPIACC_CHECK(mpiacc_cuda_handle_wait(st, dep));
     mpiacc_cuda_wait_prepare(dev, &w);
     waiting = 1;
     if (P.kind == MPIACC_CUDA_PLAN_COPY) {
