@@ -159,6 +159,14 @@ typedef struct mpiacc_xfer_desc {
     MPI_Count count;                     /* number of elements               */
     MPI_Count first, last;               /* packed byte range [first, last)  */
     void *host;                          /* last-first bytes, from host_alloc */
+    /* Optional (NULL: none).  Transfers handed the same lane (the same int,
+     * -1 before the first) run on the device in the order of the calls
+     * that started them: a pipelined message's chunks, so that chunk 0 is
+     * done before chunk 1 takes the copy engines or PCIe.  The backend
+     * keeps its queue choice there; a backend whose transfers are ordered
+     * anyway ignores it.  The caller keeps the int until its transfers are
+     * released. */
+    int *lane;
 } mpiacc_xfer_desc_t;
 
 /*

@@ -116,6 +116,10 @@ int mpiacc_cuda_handle_record(mpiacc_cuda_h_t *h, cudaStream_t st);
 int mpiacc_cuda_handle_wait(cudaStream_t st, const mpiacc_cuda_h_t *dep);
 /* A work stream with nothing in flight, if any (inflight is counted). */
 int mpiacc_cuda_stream_get(int dev, int *sidx);
+/* The stream of a lane (mpiacc_xfer_desc_t.lane): *lane's stream when it
+ * has one, else a stream from mpiacc_cuda_stream_get, remembered in *lane
+ * (lane NULL: stream_get).  inflight is counted either way. */
+int mpiacc_cuda_stream_lane(int dev, int *lane, int *sidx);
 void mpiacc_cuda_stream_put(int dev, int sidx);
 int mpiacc_cuda_buf_get(int dev, size_t bytes, mpiacc_cuda_buf_t **b);
 /* Raw device memory (stream-ordered when the device has memory pools). */

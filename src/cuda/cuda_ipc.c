@@ -207,6 +207,18 @@ static int fallback(int *ok, const char *why)
     return MPI_SUCCESS;
 }
 
+/* Whether the data the message depends on is already written (no event to
+ * export: the receiver's copy need not wait, which spares it a
+ * cross-process event wait and the sender an event record).  A query that
+ * fails counts as not complete: export_event then reports the error. */
+static int dep_complete(const mpiacc_cuda_h_t *dep)
+{
+    if (dep->done) return 1;
+    for (int i = 0; i < dep->nev; i++)
+        if (cudaEventQuery(dep->ev[i]) != cudaSuccess) return 0;
+    return 1;
+}
+
 /* Records a reserved interprocess event behind dep (dep's device). */
 static int export_event(mpiacc_cuda_h_t *dep, mpiacc_ipc_export_t *x, xev_t **out)
 {
@@ -320,8 +332,7 @@ static int ipc_export_buf(const mpiacc_attrs_t *a, void *dep, void *buf, MPI_Ain
     x->lo = lo;
     x->hi = hi;
     x->device = bdev;
-    if (dep && !((mpiacc_cuda_h_t *)dep)->done && ((mpiacc_cuda_h_t *)dep)->nev > 0)
-        MPIACC_CHECK(export_event(dep, x, &e));
+    if (dep && !dep_complete(dep)) MPIACC_CHECK(export_event(dep, x, &e));
     *token = e;
     *ok = 1;
     STAT(exports);

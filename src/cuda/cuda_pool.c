@@ -156,6 +156,29 @@ fn_fail:
     goto fn_exit;
 }
 
+int mpiacc_cuda_stream_lane(int dev, int *lane, int *sidx)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_cuda_dev_t *D = &mpiacc_cuda_devs[dev];
+    if (lane && *lane >= 0) {
+        LOCK();
+        if (*lane < D->nstreams) {
+            D->inflight[*lane]++;
+            *sidx = *lane;
+            UNLOCK();
+            goto fn_exit;
+        }
+        UNLOCK();
+        MPIACC_FAIL(MPIACC_ERRK_INTERN, "CUDA: lane %d names no stream of device %d", *lane, dev);
+    }
+    MPIACC_CHECK(mpiacc_cuda_stream_get(dev, sidx));
+    if (lane) *lane = *sidx;
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
 static void stream_put_locked(int dev, int sidx)
 {
     if (sidx >= 0 && mpiacc_cuda_devs[dev].inflight[sidx] > 0) mpiacc_cuda_devs[dev].inflight[sidx]--;

@@ -250,7 +250,7 @@ static int xfer_host(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_
     entered = 1;
     MPIACC_CHECK(mpiacc_cuda_handle_get(dev, &h));
     h->is_xfer = 1;
-    MPIACC_CHECK(mpiacc_cuda_stream_get(dev, &h->sidx));
+    MPIACC_CHECK(mpiacc_cuda_stream_lane(dev, d->lane, &h->sidx));
     st = mpiacc_cuda_devs[dev].streams[h->sidx];
     MPIACC_CHECK(mpiacc_cuda_handle_wait(st, dep));
     MPIACC_CHECK(enqueue_host(dev, h, d, dir, st));

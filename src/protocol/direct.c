@@ -50,6 +50,7 @@ int mpiacc_proto_direct_setup(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc)
     ds->dc = dc;
     ds->ctl_peer = op->peer;
     ds->first_req = ds->back = MPI_REQUEST_NULL;
+    ds->lane = -1;
     for (int i = 0; i < MPIACC_PROTO_RING; i++) {
         ds->slot[i].req = MPI_REQUEST_NULL;
         ds->slot[i].index = -1;

@@ -57,6 +57,7 @@ typedef struct mpiacc_proto_direct {
     mpiacc_proto_slot_t slot[MPIACC_PROTO_RING];
     int64_t next_xfer; /* send: next chunk to pack; receive: next to post    */
     int64_t next_mpi;  /* send: next chunk to send; receive: next to land    */
+    int lane;          /* the chunks' device order (mpiacc_xfer_desc_t.lane) */
     void *ipc;         /* ipc.c's state                                      */
     void (*ipc_release)(mpiacc_rp_op_t *op);
 } mpiacc_proto_direct_t;

@@ -6,7 +6,9 @@
  * chunks follow on the ctl communicator (tag 2*(id mod M)), each one
  * mpiacc's header + the packed bytes [k*chunk, (k+1)*chunk), through a ring
  * of MPIACC_PROTO_RING staging slots: chunk k+1 is packed on the device
- * while chunk k is in MPI, in order.  The receiver, once the RTS matched,
+ * while chunk k is in MPI, in order (one lane: chunk k's pack ends before
+ * chunk k+1's starts, rather than all of the ring sharing PCIe and ending
+ * together).  The receiver, once the RTS matched,
  * posts receives for the chunks into its own ring and unpacks chunk k while
  * chunk k+1 arrives; it receives every chunk (nothing stays unmatched on
  * ctl) but unpacks only what fits its buffer (then MPI_ERR_TRUNCATE), and
@@ -121,7 +123,7 @@ static int send_pack_next(mpiacc_rp_op_t *op)
     int64_t k = ds->next_xfer;
     mpiacc_proto_slot_t *s = &ds->slot[k % MPIACC_PROTO_RING];
     mpiacc_wire_hdr_t h;
-    mpiacc_xfer_desc_t d = {.buf = op->buf, .type = op->type, .count = op->count};
+    mpiacc_xfer_desc_t d = {.buf = op->buf, .type = op->type, .count = op->count, .lane = &ds->lane};
 
     if (ds->failed || ds->stopped || !ds->dep_ready || k >= ds->nchunks || s->state != MPIACC_PROTO_SLOT_FREE)
         return 0;
@@ -339,7 +341,7 @@ static int recv_pass(mpiacc_rp_op_t *op, int *moved)
             *moved = 1;
         } else if (s->state == MPIACC_PROTO_SLOT_LANDED && ds->dep_ready) {
             mpiacc_xfer_desc_t d = {.buf = op->buf, .type = op->type, .count = op->count,
-                                    .host = (char *)s->buf + MPIACC_WIRE_HDR};
+                                    .host = (char *)s->buf + MPIACC_WIRE_HDR, .lane = &ds->lane};
             chunk_range(ds, s->index, &d.first, &d.last);
             if (d.last > op->bytes) d.last = op->bytes; /* truncation: what fits */
             err = op->be->unpack(&op->attrs, op->dep, &d, &s->xfer);

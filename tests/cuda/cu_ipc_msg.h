@@ -67,6 +67,9 @@ typedef struct side {
 
 enum { M_NOFILL = 1 }; /* the exporter's data is already in place */
 
+/* The flags of the last message's export (both ranks; 0: not exported). */
+static unsigned msg_flags;
+
 /* One message from rank ex (side s) to the other rank (side d), packed
  * bytes [first, last) (last < 0: all of s).  Collective.  Returns the
  * importer's mismatches (on both ranks); *okp (may be NULL): whether it
@@ -89,6 +92,7 @@ static int msg(int ex, const side_t *s, const side_t *d, long long first, long l
         MK(B->capture(&a, s->alloc + s->off, &dep));
         MK(I->export_buf(&a, dep, s->alloc + s->off, (MPI_Aint)lo, (MPI_Aint)hi, &x, &tok, &ok));
         MPI_CK(MPI_Send(&ok, 1, MPI_INT, peer, 1, MPI_COMM_WORLD));
+        msg_flags = ok ? x.flags : 0;
         if (ok) {
             nb = (long long)T->blob_bytes;
             MPI_CK(MPI_Send(&x, (int)sizeof x, MPI_BYTE, peer, 2, MPI_COMM_WORLD));
@@ -102,6 +106,7 @@ static int msg(int ex, const side_t *s, const side_t *d, long long first, long l
     } else {
         dfill(d->alloc, d->bytes, d->seed);
         MPI_CK(MPI_Recv(&ok, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        msg_flags = 0;
         if (ok) {
             mpiacc_pack_type_t *T = NULL;
             mpiacc_xfer_desc_t dd = {0};
@@ -110,6 +115,7 @@ static int msg(int ex, const side_t *s, const side_t *d, long long first, long l
             unsigned char *exp = malloc((size_t)d->bytes), *simg = malloc((size_t)s->bytes);
             int rc;
             MPI_CK(MPI_Recv(&x, (int)sizeof x, MPI_BYTE, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            msg_flags = x.flags;
             MPI_CK(MPI_Recv(&nb, 1, MPI_LONG_LONG, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             blob = malloc((size_t)nb);
             MPI_CK(MPI_Recv(blob, (int)nb, MPI_BYTE, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));

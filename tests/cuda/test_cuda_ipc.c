@@ -9,8 +9,9 @@
  * the middle of an allocation, free + re-allocation between messages (new
  * buffer ID: new mapping, new data), memory that must not be exported
  * (stream-ordered pool, host, MPIACC_IPC=0), a producer kernel still
- * running when the importer copies (GPU-side event wait), the LRU bound
- * (MPIACC_IPC_CACHE), the steady state (no open per message), a rank
+ * running when the importer copies (GPU-side event wait; a finished one
+ * exports no event), the LRU bound (MPIACC_IPC_CACHE), the steady state
+ * (no open per message, events from the cache), a rank
  * importing its own export, threads importing one export at once (one
  * open), and the error paths.  Needs a GPU (skipped without one).
  */
@@ -192,6 +193,7 @@ static void producer_still_running(void **state)
             CU_CK(cu_test_spin_fill(us, s.alloc, s.bytes, s.seed, 50.0));
         }
         bad += msg(ex, &s, &d, 0, -1, M_NOFILL, NULL);
+        if (!(msg_flags & MPIACC_IPC_F_EVENT)) CU_BAD(bad, "no event exported behind a running producer");
         CU_CK(cudaStreamSynchronize(us));
     }
     freeside(&s), freeside(&d);
@@ -241,8 +243,17 @@ static void steady_state(void **state)
     (void)state;
     cu_watchdog("steady_state", 120);
     bad += msg(0, &s, &d, 0, -1, 0, NULL); /* warm-up: opens once */
+    if (msg_flags & MPIACC_IPC_F_EVENT) CU_BAD(bad, "an event was exported behind a finished dependency");
+    if (cu_rank == 0) CU_CK(cu_test_spin_fill(us, s.alloc, s.bytes, s.seed, 5.0));
+    bad += msg(0, &s, &d, 0, -1, M_NOFILL, NULL); /* warm-up of the event cache */
     a0 = stats();
-    for (int i = 0; i < N && !bad; i++) s.seed = 70u + (unsigned)i, bad += msg(0, &s, &d, 0, -1, 0, NULL);
+    for (int i = 0; i < N && !bad; i++) { /* each behind a running producer: an event each */
+        s.seed = 70u + (unsigned)i;
+        if (cu_rank == 0) CU_CK(cu_test_spin_fill(us, s.alloc, s.bytes, s.seed, 5.0));
+        bad += msg(0, &s, &d, 0, -1, M_NOFILL, NULL);
+        if (!(msg_flags & MPIACC_IPC_F_EVENT)) CU_BAD(bad, "message %d: no event behind a running producer", i);
+    }
+    CU_CK(cudaStreamSynchronize(us));
     a1 = stats();
     if (cu_rank == 1 && (a1.mem_opens != a0.mem_opens || a1.event_opens != a0.event_opens ||
                          a1.blob_uploads != a0.blob_uploads || a1.mem_hits - a0.mem_hits != N ||
