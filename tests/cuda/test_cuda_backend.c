@@ -290,6 +290,26 @@ static void test_dependency(void **state)
                      "internal streams", done2, done1, now() - t0);
         wait_h(x, "pack behind the long writer");
         B->release(x), B->release(dep), B->release(x2), B->release(dep2);
+        /* the same two packs on one lane (a pipelined message's chunks): the
+         * second runs behind the first, though it has no dependency */
+        {
+            int lane = -1;
+            d.lane = &lane;
+            CK(cu_test_spin_fill(ustream, dbuf, span, seed32, 100));
+            MK(B->capture(&a, dbuf, &dep));
+            MK(B->pack(&a, dep, &d, &x));
+            MK(B->capture(&none, dbuf, &dep2));
+            d.host = stg2;
+            MK(B->pack(&none, dep2, &d, &x2));
+            d.host = stg, d.lane = NULL;
+            if (lane < 0) fail_msg("lane: the backend kept no stream in the lane");
+            MK(B->test(x2, &done2));
+            if (done2) fail_msg("lane: the second pack finished while the first still waits for its writer");
+            wait_h(x2, "second pack of a lane");
+            MK(B->test(x, &done1));
+            if (!done1) fail_msg("lane: the second pack finished before the first");
+            B->release(x), B->release(dep), B->release(x2), B->release(dep2);
+        }
         B->host_free(stg2, (size_t)total);
     }
     mpiacc_cuda_set_mode(MPIACC_CUDA_MODE_AUTO, 0);
