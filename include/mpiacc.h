@@ -264,7 +264,7 @@ extern MPIACC_API int MPIACC_DEVICE;
  * MPI_Mprobe see host messages only; every process must use the same
  * mpiacc.
  * Protocols, per message: IPC (CUDA, same node, memory that can be
- * exported, at least MPIACC_IPC_MIN bytes, default 2K; the receiver's GPU
+ * exported, at least MPIACC_IPC_MIN bytes, default 0; the receiver's GPU
  * copies from the sender's buffer), else eager (packed bytes up to
  * MPIACC_EAGER_MAX, default 64K, the smallest value of the communicator's
  * processes; one message), else pipelined (chunks of MPIACC_PIPELINE_CHUNK

@@ -39,7 +39,7 @@ static const env_var_t table[] = {
     {"MPIACC_DIRECT", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
      "direct protocol on MPI_COMM_WORLD and communicators made from it"},
     {"MPIACC_IPC", MPIACC_ENV_BOOL, "1", NULL, 0, 1, "allow CUDA IPC in the direct protocol"},
-    {"MPIACC_IPC_MIN", MPIACC_ENV_SIZE, "2K", NULL, 0, SIZE_MAX_LL,
+    {"MPIACC_IPC_MIN", MPIACC_ENV_SIZE, "0", NULL, 0, SIZE_MAX_LL,
      "smallest CUDA message the direct protocol sends by IPC when it can (bytes)"},
     {"MPIACC_EAGER_MAX", MPIACC_ENV_SIZE, "65536", NULL, 0, SIZE_MAX_LL,
      "largest message the direct protocol sends eagerly when IPC is not used (bytes)"},

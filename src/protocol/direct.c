@@ -22,10 +22,11 @@ static MPI_Count chunk_data(void)
     return c < MPIACC_WIRE_HDR ? MPIACC_WIRE_HDR : c;
 }
 
-/* IPC for CUDA messages of at least MPIACC_IPC_MIN bytes when the peer and
- * the memory allow it (measured on an H200: IPC overtakes eager between 1
- * and 4 KiB), else eager up to the communicator's eager limit (an empty
- * message always: nothing to export), else pipelined staging. */
+/* IPC for CUDA messages of at least MPIACC_IPC_MIN bytes (default 0: all)
+ * when the peer and the memory allow it (measured on an H200: one GPU
+ * operation per message, the receiver's copy, beats eager's two, pack and
+ * unpack, from 64 B up), else eager up to the communicator's eager limit
+ * (an empty message always: nothing to export), else pipelined staging. */
 static const mpiacc_proto_t *choose_send(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc)
 {
     int small = op->bytes <= dc->eager_max;

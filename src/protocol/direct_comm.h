@@ -44,7 +44,7 @@ typedef struct mpiacc_proto_comm {
 typedef struct mpiacc_proto_cfg {
     int world;           /* MPIACC_DIRECT: MPI_COMM_WORLD is direct                */
     int ipc;             /* MPIACC_IPC: CUDA IPC may be used (default 1)           */
-    MPI_Count ipc_min;   /* MPIACC_IPC_MIN: smallest message sent by IPC (default 2 KiB) */
+    MPI_Count ipc_min;   /* MPIACC_IPC_MIN: smallest message sent by IPC (default 0) */
     MPI_Count eager_max; /* MPIACC_EAGER_MAX: largest eager message (default 64 KiB) */
     MPI_Count chunk;     /* MPIACC_PIPELINE_CHUNK: pipelined chunk bytes (default 1 MiB) */
 } mpiacc_proto_cfg_t;

@@ -3,7 +3,8 @@
  * each when there are two; needs a GPU, skipped without one).  The ranks
  * talk on a duplicate of MPI_COMM_WORLD with the info key mpiacc_direct;
  * CMakeLists.txt sets a small MPIACC_EAGER_MAX so that most messages are
- * offered by IPC.
+ * offered by IPC (one case with MPIACC_IPC_MIN=2K: messages up to 1 KiB
+ * eager; one with the default 0: all of them IPC).
  *
  *  - corpus: the engine's random datatypes (tests/pack/typegen), counts
  *    scaled above the eager limit, through IPC (receiver copies from the
