@@ -8,10 +8,11 @@
  * completion method of cuda_sync.c (MPIACC_CUDA_SYNC), next to the
  * kernel-only time.
  * Then the table.  Rows: 2D objects (vector, hvector, subarray) of 1 KiB,
- * 1 MiB, 4 MiB packed bytes, blocks 1..512 B, pitch 512 B; then Jenkins'
- * types (4D subarray in a 64^4 volume of bytes, indexed / indexed_block with
- * vector layout, struct {double;int;int;char}, 3D-array faces of n^3
- * doubles).  Columns, median wall time of one blocking call in us, unless
+ * 1 MiB, 4 MiB packed bytes, blocks 1..512 B, pitch 512 B; 4 MiB vectors of
+ * 8 B blocks at stride 16 ("vector s16": 8 MiB read, 4 MiB written) and of
+ * 16 B at stride 32 ("vector s32"); then Jenkins' types (4D subarray in a
+ * 64^4 volume of bytes, indexed / indexed_block with vector layout, struct
+ * {double;int;int;char}, 3D-array faces of n^3 doubles).  Columns, median wall time of one blocking call in us, unless
  * marked k (kernel-only):
  *   dev      pack_dev into device memory (= MPI_Pack to a device buffer),
  *            completion method as printed in the header
@@ -42,6 +43,18 @@
  * sector bytes decide, "lat" when the case is below the empty-kernel floor;
  * dev-flr: dev minus the floor of a blocking call (empty kernel + event
  * record + query loop, this run).
+ * Pattern floor (pack_floor.h), rows of a 1-D strided form (where 2D
+ * applies; "-" elsewhere): kmin, kernel-only us (timed as kdev) of the
+ * fastest hand-specialised pack of the same blocks, stride and alignment,
+ * no datatype machinery; via, its variant: w<W> (one thread per W-byte
+ * word, W the widest of 16..1 dividing block, stride and addresses),
+ * w<W>x4 (4 such words per thread, loads then stores), s16 (blocks of
+ * 1..8 B at stride <= 64: one thread per 16-byte output vector from
+ * 16-byte loads); kdev/kmin, how far mpiacc's kernel is from it.  Each
+ * variant's output is compared once per row with mpiacc's pack of a hashed
+ * input: BAD (and a note line) instead of a time when the bytes differ.
+ * CSV methods kmin (the fastest) and kmin_<variant>; the closing lines give
+ * the median and worst kdev/kmin next to the roofline summary.
  * unroll A/B: 64 MiB objects, where the kernels' unrolled forms apply,
  * kernel-only with them and with one vector per thread (mpiacc_cuda_set_unroll).
  * Timings are warm (the same buffers every call; sectors a pack reads can
@@ -58,6 +71,7 @@
 
 #include "bench.h"
 #include "cuda/cuda_testhooks.h"
+#include "pack_floor.h"
 #include "pack_kernels.h"
 #include "pack_roof.h"
 
@@ -72,6 +86,7 @@ static int nroof;
 static char roof_worst[96];
 static double floor_us[F_N];
 static volatile int *gate;   /* mapped pinned: opens bench_launch_gate */
+static pack_roof_timer_t ktm; /* kernel-only timing: gate, tev0/tev1, NK */
 static void *flush_buf;      /* --cold: L2 eviction */
 static cudaEvent_t tev0, tev1; /* timing events */
 
@@ -88,13 +103,14 @@ typedef struct ctx {
     MPI_Datatype mt;
     char *dbuf, *dpk, *hbuf, *hpk;
     void *stg;
-    long long span, size;
+    long long span, dbytes, size; /* dbytes: dbuf's size, span rounded up to 16 */
     cudaStream_t st;
     cudaEvent_t ev;
     mpiacc_attrs_t a;
     long long nblk, cap; /* per-block copies: count, cap measured */
     long long *boff;     /* block offsets (unit chunks) */
     int is2d;            /* 1-D strided form: memcpy2D applies */
+    pack_floor_t fl;     /* pattern floor (is2d rows) */
 } ctx_t;
 
 enum { M_DEV, M_KDEV, M_UDEV, M_1SHOT, M_K1SHOT, M_DMA, M_D2H, M_2D, M_2DH, M_BLK, M_HOST, M_N, M_K2D = M_N };
@@ -110,15 +126,17 @@ static void ctx_open(ctx_t *c, MPI_Datatype mt)
     MPI_Type_get_true_extent_x(mt, &tlb, &text);
     MPI_Type_get_extent_x(mt, &lb, &ext);
     c->span = tlb + text;
+    c->dbytes = (c->span + 15) / 16 * 16;
     c->size = c->T->size;
     c->a.kind = MPIACC_KIND_CUDA;
     c->cap = 20000;
     c->is2d = c->T->strided && c->T->ndims == 1 && c->T->strides[0] >= c->T->blk;
     CK(cudaStreamCreateWithFlags(&c->st, cudaStreamNonBlocking));
     CK(cudaEventCreateWithFlags(&c->ev, cudaEventDisableTiming));
-    CK(cudaMalloc((void **)&c->dbuf, (size_t)c->span));
+    CK(cudaMalloc((void **)&c->dbuf, (size_t)c->dbytes));
     CK(cudaMalloc((void **)&c->dpk, (size_t)c->size));
-    CK(cudaMemset(c->dbuf, 1, (size_t)c->span));
+    CK(cudaMemset(c->dbuf, 1, (size_t)c->dbytes));
+    if (c->is2d) pack_floor_open(&c->fl, c->T, c->dbuf, c->dbytes);
     MK(B->host_alloc((size_t)c->size, &c->stg));
     c->hbuf = calloc(1, (size_t)c->span);
     c->hpk = malloc((size_t)c->size);
@@ -131,6 +149,7 @@ static void ctx_open(ctx_t *c, MPI_Datatype mt)
 
 static void ctx_close(ctx_t *c)
 {
+    pack_floor_close(&c->fl);
     free(c->boff), free(c->hbuf), free(c->hpk);
     B->host_free(c->stg, (size_t)c->size);
     CK(cudaFree(c->dbuf));
@@ -215,27 +234,27 @@ static double time_us(ctx_t *c, int m)
     return r;
 }
 
-/* Kernel-only: NK operations queued behind a gate, events around them. */
+/* Kernel-only (pack_roof_kernel_us): NK operations queued behind a gate,
+ * events around them. */
 #define NK 20
+typedef struct kjob {
+    ctx_t *c;
+    int m;
+} kjob_t;
+
+static void kern_enqueue(void *arg, cudaStream_t st)
+{
+    const kjob_t *j = arg;
+    ctx_t *c = j->c;
+    mpiacc_xfer_desc_t d = {.buf = c->dbuf, .type = c->T, .count = 1, .first = 0, .last = c->size};
+    if (j->m == M_K2D) enqueue_2d(c, c->dpk); /* on c->st == st */
+    else MK(mpiacc_cuda_enqueue_xfer(&d, j->m == M_KDEV ? (void *)c->dpk : c->stg, MPIACC_CUDA_DIR_PACK, st));
+}
+
 static double kern_us(ctx_t *c, int m)
 {
-    mpiacc_xfer_desc_t d = {.buf = c->dbuf, .type = c->T, .count = 1, .first = 0, .last = c->size};
-    float ms, best = 1e30f;
-    for (int rep = 0; rep < 3; rep++) {
-        *gate = 0;
-        CK(bench_launch_gate(gate, c->st));
-        CK(cudaEventRecord(tev0, c->st));
-        for (int i = 0; i < NK; i++) {
-            if (m == M_K2D) enqueue_2d(c, c->dpk);
-            else MK(mpiacc_cuda_enqueue_xfer(&d, m == M_KDEV ? (void *)c->dpk : c->stg, MPIACC_CUDA_DIR_PACK, c->st));
-        }
-        CK(cudaEventRecord(tev1, c->st));
-        *gate = 1;
-        CK(cudaEventSynchronize(tev1));
-        CK(cudaEventElapsedTime(&ms, tev0, tev1));
-        if (ms < best) best = ms;
-    }
-    return best * 1e3 / NK;
+    kjob_t j = {c, m};
+    return pack_roof_kernel_us(&ktm, c->st, kern_enqueue, &j);
 }
 
 static void csv_row(const char *group, const char *name, long long bytes, long long blk, const char *method,
@@ -252,10 +271,10 @@ static void roof_row(const ctx_t *c, const char *group, const char *name, long l
     const double frac = roof / kdev * 100;
     const int bw = t_bw >= kempty;
     if (sb < 0) {
-        printf(" | %8s %7s %6s %4s %8.1f\n", "-", "-", "-", "-", dev - floor_us[F_EVENT]);
+        printf(" | %8s %7s %6s %4s %8.1f", "-", "-", "-", "-", dev - floor_us[F_EVENT]);
         return;
     }
-    printf(" | %8.1f %7.2f %5.0f%% %4s %8.1f\n", sb / 1024.0, roof, frac, bw ? "bw" : "lat", dev - floor_us[F_EVENT]);
+    printf(" | %8.1f %7.2f %5.0f%% %4s %8.1f", sb / 1024.0, roof, frac, bw ? "bw" : "lat", dev - floor_us[F_EVENT]);
     if (csv) {
         fprintf(csv, "%s,%s,%lld,%lld,roof,%.3f,%.4f\n", group, name, (long long)c->size, blk, roof,
                 (double)c->size / roof * 1e-3);
@@ -296,6 +315,12 @@ static void bench_type(const char *group, const char *name, MPI_Datatype mt, lon
     else printf(" | %6s %8s", "-", "-");
     printf(" %9.0f%% %10.0f%% %9.2f", bw1 / pcie_bw * 100, bwk / pcie_bw * 100, us[M_D2H] / us[M_1SHOT]);
     roof_row(&c, group, name, blk_label, us[M_KDEV], us[M_DEV]);
+    if (c.fl.on) { /* the floor's reference: mpiacc's pack of a hashed input */
+        CK(bench_launch_fill(c.dbuf, (size_t)c.dbytes, c.st));
+        CK(cudaStreamSynchronize(c.st));
+        run_once(&c, M_DEV);
+    }
+    pack_floor_row(&c.fl, c.dpk, c.st, group, name, blk_label, us[M_KDEV]);
     fflush(stdout);
     ctx_close(&c);
 }
@@ -404,7 +429,8 @@ int main(int argc, char **argv)
     };
     const cli_prog_t prog = {"pack", "pack [options]",
                              "Pack/unpack throughput of the CUDA backend (TEMPI grid, Jenkins' types) against\n"
-                             "cudaMemcpy2D, per-block copies and MPICH's MPI_Pack, same run.",
+                             "cudaMemcpy2D, per-block copies, MPICH's MPI_Pack and a hand-specialised pack of\n"
+                             "each 1-D strided pattern (kmin), same run.",
                              opts, sizeof opts / sizeof opts[0]};
     cli_parse(&prog, argc, argv);
     MPI_Init(&argc, &argv);
@@ -420,8 +446,10 @@ int main(int argc, char **argv)
     CK(cudaEventCreate(&tev0));
     CK(cudaEventCreate(&tev1));
     CK(cudaHostAlloc((void **)&gate, 64, cudaHostAllocMapped));
+    ktm = (pack_roof_timer_t){gate, tev0, tev1, NK};
     if (cold) CK(cudaMalloc(&flush_buf, 256u << 20));
     csv = bench_csv_open(csvpath, "group,type,bytes,block,method,us,GBps");
+    pack_floor_init(&ktm, csv);
     pcie_bw = pack_roof_pinned_bw(tev0, tev1);
     copy_bw = pack_roof_copy_bw(tev0, tev1);
     char desc[2048];
@@ -436,7 +464,7 @@ int main(int argc, char **argv)
     {
         cudaStream_t st;
         CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-        kempty = pack_roof_empty_kernel_us(gate, tev0, tev1, st, NK);
+        kempty = pack_roof_empty_kernel_us(&ktm, st);
         CK(cudaStreamDestroy(st));
     }
     printf("  %-62s %6.2f us\n", "empty kernel, kernel-only (back to back, events)", kempty);
@@ -451,8 +479,9 @@ int main(int argc, char **argv)
            pcie_bw * 1e-9, mpiacc_cuda_sync_name(mpiacc_cuda_get_sync()), NK, cold ? "; L2 evicted before each call" : "");
     printf("%-9s %-21s %8s %5s", "group", "type", "bytes", "blk");
     for (int m = 0; m < M_N; m++) printf(" %8s", mname[m]);
-    printf(" | 2D/dev k2D/kdev 1shot/PCIe k1shot/PCIe d2h/1shot | %8s %7s %6s %4s %8s\n", "sectKB", "roof",
+    printf(" | 2D/dev k2D/kdev 1shot/PCIe k1shot/PCIe d2h/1shot | %8s %7s %6s %4s %8s", "sectKB", "roof",
            "%roof", "at", "dev-flr");
+    pack_floor_header();
     /* TEMPI grid: 2D objects, pitch 512 */
     for (int ti = 0; ti < 3; ti++)
         for (int blk = 1; blk <= 512; blk *= 2)
@@ -471,6 +500,14 @@ int main(int argc, char **argv)
                 bench_type("2D", cn[ctor], t, blk);
                 MPI_Type_free(&t);
             }
+    /* the headline case, 4 MiB of 8 B blocks at stride 16 (8 MiB read, 4 MiB written); 16 B at 32 */
+    for (int blk = 8; blk <= 16; blk *= 2) {
+        MPI_Datatype t;
+        MPI_Type_vector((int)((4 << 20) / blk), blk, 2 * blk, MPI_BYTE, &t);
+        MPI_Type_commit(&t);
+        bench_type("2D", blk == 8 ? "vector s16" : "vector s32", t, blk);
+        MPI_Type_free(&t);
+    }
     /* Jenkins: 4D subarray (hypercube of side s in 64^4 bytes) */
     for (int s = 8; s <= 32; s *= 2) {
         MPI_Datatype t;
@@ -547,6 +584,7 @@ int main(int argc, char **argv)
         printf("roofline: %d bandwidth-bound rows, kdev at %.0f%% of the roofline (median), worst %s (min %.0f%%)\n",
                nroof, med, roof_worst, worst);
     }
+    pack_floor_summary();
     printf("bench/pack: %.1f s\n", MPI_Wtime() - t_start);
     if (csv) fclose(csv);
     if (flush_buf) CK(cudaFree(flush_buf));

@@ -155,19 +155,30 @@ double pack_roof_copy_bw(cudaEvent_t e0, cudaEvent_t e1)
     return 2.0 * (double)n / (best * 1e-3);
 }
 
-double pack_roof_empty_kernel_us(volatile int *gate, cudaEvent_t e0, cudaEvent_t e1, cudaStream_t st, int n)
+double pack_roof_kernel_us(const pack_roof_timer_t *tm, cudaStream_t st, pack_roof_enqueue_fn enq, void *arg)
 {
     float ms, best = 1e30f;
     for (int rep = 0; rep < 3; rep++) {
-        *gate = 0;
-        CK(bench_launch_gate(gate, st));
-        CK(cudaEventRecord(e0, st));
-        for (int i = 0; i < n; i++) CK(bench_launch_empty(st));
-        CK(cudaEventRecord(e1, st));
-        *gate = 1;
-        CK(cudaEventSynchronize(e1));
-        CK(cudaEventElapsedTime(&ms, e0, e1));
+        *tm->gate = 0;
+        CK(bench_launch_gate(tm->gate, st));
+        CK(cudaEventRecord(tm->e0, st));
+        for (int i = 0; i < tm->n; i++) enq(arg, st);
+        CK(cudaEventRecord(tm->e1, st));
+        *tm->gate = 1;
+        CK(cudaEventSynchronize(tm->e1));
+        CK(cudaEventElapsedTime(&ms, tm->e0, tm->e1));
         if (ms < best) best = ms;
     }
-    return best * 1e3 / n;
+    return best * 1e3 / tm->n;
+}
+
+static void enqueue_empty(void *arg, cudaStream_t st)
+{
+    (void)arg;
+    CK(bench_launch_empty(st));
+}
+
+double pack_roof_empty_kernel_us(const pack_roof_timer_t *tm, cudaStream_t st)
+{
+    return pack_roof_kernel_us(tm, st, enqueue_empty, NULL);
 }

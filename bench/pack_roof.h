@@ -41,8 +41,21 @@ long long pack_roof_sector_bytes(const mpiacc_pack_type_t *T, const char *buf, c
  * 256 MiB (best of 4 after one warm-up), current device. */
 double pack_roof_copy_bw(cudaEvent_t e0, cudaEvent_t e1);
 
-/* Kernel-only GPU time of an empty kernel (us): n launches queued behind a
- * gate kernel on st, events around them, / n; best of 3. */
-double pack_roof_empty_kernel_us(volatile int *gate, cudaEvent_t e0, cudaEvent_t e1, cudaStream_t st, int n);
+/* Kernel-only timing: n enqueues of the same work behind a gate kernel (a
+ * mapped flag the host opens once all are queued, so they run back to back
+ * with no host synchronisation in between), timing events e0 and e1
+ * around them. */
+typedef struct pack_roof_timer {
+    volatile int *gate; /* mapped pinned */
+    cudaEvent_t e0, e1;
+    int n;
+} pack_roof_timer_t;
+typedef void (*pack_roof_enqueue_fn)(void *arg, cudaStream_t st);
+/* GPU time (us) of one enq(arg, st), kernel-only as above: elapsed / n,
+ * best of 3. */
+double pack_roof_kernel_us(const pack_roof_timer_t *tm, cudaStream_t st, pack_roof_enqueue_fn enq, void *arg);
+
+/* pack_roof_kernel_us of an empty kernel. */
+double pack_roof_empty_kernel_us(const pack_roof_timer_t *tm, cudaStream_t st);
 
 #endif

@@ -9,7 +9,10 @@ its column names:
   pack (bench/pack) packed GB/s against block size, one panel per object size;
                    below, when the file has the roofline rows, the fraction of the
                    roofline (sector bytes at the device copy bandwidth) the
-                   kernel-only time reaches, for every group and type
+                   kernel-only time reaches, for every group and type; and, when
+                   it has the pattern-floor rows (method kmin), kdev/kmin: the
+                   kernel-only time over that of the fastest hand-specialised
+                   kernel for the same 1-D strided pattern
   pingpong         one-way time against block size: mpiacc (default and/or
                    direct protocol) vs host contiguous
   ooo, ooo_cuda    MPI-ACC Fig 7: total time of simple / advanced / mpiacc
@@ -153,11 +156,18 @@ def roof_fractions(rows):
             if r["method"] == "kdev" and key(r) in roof and float(r["us"]) > 0}
 
 
-def plot_roof(ax, fr, title):
-    """Fraction of the roofline against block size: one line per (group, type, size)."""
+def floor_ratios(rows):
+    """{(group, type, bytes, block): kdev_us / kmin_us} from a pack CSV ({} without kmin rows)."""
+    key = lambda r: (r["group"], r["type"], int(r["bytes"]), int(r["block"]))
+    kmin = {key(r): float(r["us"]) for r in rows if r["method"] == "kmin" and float(r["us"]) > 0}
+    return {key(r): float(r["us"]) / kmin[key(r)] for r in rows if r["method"] == "kdev" and key(r) in kmin}
+
+
+def plot_series(ax, values):
+    """values {(group, type, bytes, block): y}: one line per 2D (type, size), Jenkins' types as points."""
     series = {}
-    for (g, t, b, blk), f in fr.items():
-        series.setdefault((g, t, b), []).append((blk, 100 * f))
+    for (g, t, b, blk), y in values.items():
+        series.setdefault((g, t, b), []).append((blk, y))
     for (g, t, b), pts in sorted(series.items()):
         pts.sort()
         if g == "2D":
@@ -166,6 +176,11 @@ def plot_roof(ax, fr, title):
             ax.scatter([p[0] for p in pts], [p[1] for p in pts], marker="x")
             for p in pts:
                 ax.annotate(t, p, fontsize="xx-small", rotation=20)
+
+
+def plot_roof(ax, fr, title):
+    """Fraction of the roofline against block size: one line per (group, type, size)."""
+    plot_series(ax, {k: 100 * f for k, f in fr.items()})
     ax.axhline(100, color="black", linewidth=0.8)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("contiguous block (B)")
@@ -175,17 +190,39 @@ def plot_roof(ax, fr, title):
     ax.legend(fontsize="x-small")
 
 
+def plot_floor(ax, fl, title):
+    """kdev / kmin against block size: one line per (group, type, size)."""
+    plot_series(ax, fl)
+    ax.axhline(1, color="black", linewidth=0.8)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("contiguous block (B)")
+    ax.set_ylabel("kdev / kmin (kernel-only)")
+    ax.set_title("%s: mpiacc kernel over the pattern floor" % title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="x-small")
+
+
 def plot_pack(plt, rows, title):
-    fr = roof_fractions(rows)
+    below = []  # the second row's panels: (function, data)
+    fr, fl = roof_fractions(rows), floor_ratios(rows)
+    if fr:
+        below.append((plot_roof, fr))
+    if fl:
+        below.append((plot_floor, fl))
     rows = [r for r in rows if r["group"] == "2D" and r["type"] == "vector"]
     sizes = sorted({int(r["bytes"]) for r in rows})
-    methods = ["dev", "kdev", "1shot", "k1shot", "dma", "d2h", "2D", "2Dh", "blk", "host"]
-    nr = 2 if fr else 1
-    fig, axes = plt.subplots(nr, max(1, len(sizes)), figsize=(5 * max(1, len(sizes)), 4 * nr), squeeze=False)
-    if fr:
-        for ax in axes[1][1:]:
+    methods = ["dev", "kdev", "1shot", "k1shot", "dma", "d2h", "2D", "2Dh", "blk", "host", "kmin"]
+    nr = 2 if below else 1
+    nc = max(1, len(sizes), len(below))
+    fig, axes = plt.subplots(nr, nc, figsize=(5 * nc, 4 * nr), squeeze=False)
+    for ax in axes[0][len(sizes):]:
+        ax.remove()
+    if below:
+        for ax in axes[1][len(below):]:
             ax.remove()
-        plot_roof(axes[1][0], fr, title)
+        for ax, (fn, data) in zip(axes[1], below):
+            fn(ax, data, title)
     for ax, size in zip(axes[0], sizes):
         for m in methods:
             pts = sorted((int(r["block"]), float(r["GBps"])) for r in rows
@@ -198,7 +235,8 @@ def plot_pack(plt, rows, title):
         ax.set_ylabel("packed GB/s")
         ax.set_title("%s: 2D vector, %s" % (title, human(size)))
         ax.grid(True, which="both", alpha=0.3)
-    axes[0][0].legend(fontsize="small")
+    if sizes:
+        axes[0][0].legend(fontsize="small")
     return fig
 
 
