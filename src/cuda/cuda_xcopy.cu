@@ -6,7 +6,8 @@
  * traversal source), which also gives the contiguous run after it, so the
  * following words of the same chunk need no new traversal; it issues all
  * V loads, then all V stores.  A dense side (count elements forming one
- * block) skips the traversal.  The grid is bounded by the number of
+ * block) skips the traversal; small blobs are first copied to shared
+ * memory by each block.  The grid is bounded by the number of
  * multiprocessors and strides over the range.  The same body runs in the
  * host emulation used by the tests.
  */
@@ -40,6 +41,7 @@ struct xk {
     long long sstart, dstart;
     int sdense, ddense;
     long long first, nwords;
+    int sw, dw; /* words of sb / db staged in shared memory (0: read in place) */
 };
 
 static HD_SLOW mpiacc_tv_i64 xc_locate(const mpiacc_tv_i64 *blob, mpiacc_tv_i64 p, mpiacc_tv_i64 *run)
@@ -97,9 +99,23 @@ static HD void xc_body(const xk &k, unsigned bid, unsigned tid, unsigned nb, uns
     for (long long t = (long long)bid * bd + tid; t < nt; t += (long long)nb * bd) xc_thread<W, V>(k, t);
 }
 
+/* A traversal walks its blob with dependent loads: from shared memory
+ * they cost a few cycles each instead of an L2 round trip, which is what
+ * bounds small-block copies (a new traversal per block). */
 template <typename W, int V> __global__ void __launch_bounds__(XC_THREADS) k_xcopy(const __grid_constant__ xk k)
 {
-    xc_body<W, V>(k, blockIdx.x, threadIdx.x, gridDim.x, blockDim.x);
+    extern __shared__ mpiacc_tv_i64 xc_sm[];
+    if (k.sw + k.dw == 0) {
+        xc_body<W, V>(k, blockIdx.x, threadIdx.x, gridDim.x, blockDim.x);
+        return;
+    }
+    xk ks = k;
+    for (int i = threadIdx.x; i < k.sw; i += blockDim.x) xc_sm[i] = k.sb[i];
+    for (int i = threadIdx.x; i < k.dw; i += blockDim.x) xc_sm[k.sw + i] = k.db[i];
+    __syncthreads();
+    if (k.sw) ks.sb = xc_sm;
+    if (k.dw) ks.db = xc_sm + k.sw;
+    xc_body<W, V>(ks, blockIdx.x, threadIdx.x, gridDim.x, blockDim.x);
 }
 
 static xk make_xk(const mpiacc_cuda_xcopy_t *c)
@@ -115,6 +131,11 @@ static xk make_xk(const mpiacc_cuda_xcopy_t *c)
     k.ddense = c->dst.dense;
     k.first = c->first;
     k.nwords = (c->last - c->first) / c->ws;
+    k.sw = k.dw = 0;
+    if ((c->src.words + c->dst.words) * (long long)sizeof(mpiacc_tv_i64) <= MPIACC_CUDA_XCOPY_SMEM) {
+        k.sw = c->src.dense ? 0 : (int)c->src.words;
+        k.dw = c->dst.dense ? 0 : (int)c->dst.words;
+    }
     return k;
 }
 
@@ -126,7 +147,8 @@ template <typename W> static cudaError_t launch_w(const xk &k, int nsm, cudaStre
     if (g > cap) g = cap;
     if (g < 1) g = 1;
     void *args[] = {(void *)&k};
-    return cudaLaunchKernel((const void *)k_xcopy<W, V>, dim3((unsigned)g), dim3(XC_THREADS), args, 0, st);
+    return cudaLaunchKernel((const void *)k_xcopy<W, V>, dim3((unsigned)g), dim3(XC_THREADS), args,
+                            (size_t)(k.sw + k.dw) * sizeof(mpiacc_tv_i64), st);
 }
 
 template <typename W> static void emulate_w(const xk &k)
@@ -196,6 +218,8 @@ extern "C" int mpiacc_cuda_xcopy_plan(mpiacc_cuda_xcopy_t *k, long long src_coun
     if (ab < 1 || ab > 16 || (ab & (ab - 1)) || ad < 1 || ad > 16 || (ad & (ad - 1))) return -1;
     k->src.dense = xcopy_dense(k->src.blob, src_count, &k->src.start);
     k->dst.dense = xcopy_dense(k->dst.blob, dst_count, &k->dst.start);
+    k->src.words = k->src.dense ? 0 : ((const mpiacc_tv_i64 *)k->src.blob)[MPIACC_TV_H_WORDS];
+    k->dst.words = k->dst.dense ? 0 : ((const mpiacc_tv_i64 *)k->dst.blob)[MPIACC_TV_H_WORDS];
     ws = side_ws(&k->src);
     if (side_ws(&k->dst) < ws) ws = side_ws(&k->dst);
     if (p2div((unsigned long long)k->first) < ws) ws = p2div((unsigned long long)k->first);
@@ -225,6 +249,7 @@ extern "C" int mpiacc_cuda_emulate_xcopy(const mpiacc_cuda_xcopy_t *c, int varia
 {
     if (c->last <= c->first) return (int)cudaSuccess;
     xk k = make_xk(c);
+    k.sw = k.dw = 0; /* the host reads its blobs in place */
     if (variant & 1) k.sdense = k.ddense = 0;
     switch (c->ws) {
     case 1: emulate_w<unsigned char>(k); break;

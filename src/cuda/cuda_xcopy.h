@@ -12,6 +12,8 @@
 
 #include <cuda_runtime_api.h>
 
+#define MPIACC_CUDA_XCOPY_SMEM 16384
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -24,6 +26,8 @@ typedef struct mpiacc_cuda_xside {
     int dense;        /* count elements form one dense block: byte p at
                          base + start + p, no traversal needed           */
     long long start;  /* dense only                                      */
+    long long words;  /* set by the plan: the blob's size in 8-byte words
+                         (0 for a dense side: not read)                  */
 } mpiacc_cuda_xside_t;
 
 typedef struct mpiacc_cuda_xcopy {
@@ -38,8 +42,10 @@ typedef struct mpiacc_cuda_xcopy {
 int mpiacc_cuda_xcopy_plan(mpiacc_cuda_xcopy_t *k, long long src_count, long long dst_count);
 
 /* Enqueues the copy of plan k (blobs replaced by device copies; both
- * sides dense: one cudaMemcpyAsync) on st.  nsm bounds the grid.
- * Returns a cudaError_t (as int). */
+ * sides dense: one cudaMemcpyAsync) on st.  nsm bounds the grid.  Blobs
+ * that fit MPIACC_CUDA_XCOPY_SMEM bytes together are staged in shared
+ * memory by each block before it traverses them.  Returns a cudaError_t
+ * (as int). */
 int mpiacc_cuda_launch_xcopy(const mpiacc_cuda_xcopy_t *k, int nsm, cudaStream_t st);
 
 /* Host emulation of the same kernel body (host blobs and buffers), thread
