@@ -15,7 +15,8 @@ its column names:
                    kernel for the same 1-D strided pattern
   pingpong         one-way time against block size: mpiacc (default and/or
                    direct protocol) vs host contiguous
-  ooo, ooo_cuda    MPI-ACC Fig 7: total time of simple / advanced / mpiacc
+  ooo, ooo_cuda    MPI-ACC Fig 7: total time of simple / advanced / mpiacc, and the
+                   ideal out-of-order schedule (one link, two links) when the file has it
   queue_semantics  MPI-ACC Fig 8: send time against the write before it
   host_overhead    interposition overhead per message size
 
@@ -292,6 +293,10 @@ def plot_ooo(plt, rows, title):
             xl = "bytes sent after K1 / bytes sent after K0"
         for v in ("simple", "advanced", "mpiacc"):
             ax.plot(xs, [float(r["%s_%s" % (v, unit)]) for r in rs], marker="o", label=v)
+        # the ideal out-of-order schedule from the parts measured alone (bench/ooo_model.h), when the file has it
+        for col, lab in (("ideal_one_link", "ideal, one link"), ("ideal_two_links", "ideal, two links")):
+            if "%s_%s" % (col, unit) in rs[0]:
+                ax.plot(xs, [float(r["%s_%s" % (col, unit)]) for r in rs], linestyle="--", label=lab)
         ax.set_xlabel(xl)
         ax.set_ylabel("total time (%s, median)" % unit)
         ax.set_title("%s: sweep %s" % (title, sw))
