@@ -15,8 +15,9 @@
  *         kernel times alone and tB, measured just before): B's send just
  *         fits under K0, where the ideal gain tB / (K1 + tA + 2 tB) grows
  *         with B (the K0 and size sweeps cannot pass 1/3 with one link)
- * Target: >= 30 % over simple at the overlap point; mpiacc within 3 % of
- * advanced.
+ * Targets: >= 30 % over simple at the overlap point; mpiacc within 3 % of
+ * advanced; issue 14: >= 34 % (MPI-ACC's 34.2 %) at the fit sweep's best
+ * point, where the parameters allow that much.
  * Where the time goes, per point (medians in us from the first launch):
  *   "#  phases": K1 and K0 done (CUDA events recorded after each kernel, on
  *   the GPU clock from an event recorded before K0), and per variant the
@@ -202,6 +203,8 @@ static double kernel_us(cudaStream_t s, char *buf, long long bytes, double us)
 
 /* The overlap point: the K0 row with the largest gain of mpiacc over simple. */
 static double ov_gain = -1e9, ov_adv, ov_k0, ov_tail[3];
+static double fit_gain = -1e9, fit_adv, fit_k0; /* the fit sweep's largest mpiacc gain */
+static long long fit_nb;
 static ooo_ideal_t ov_ideal;
 static ooo_summary_t best;
 
@@ -234,6 +237,8 @@ static void point(FILE *csv, const char *sweep, int reps, double k0, double k1, 
     snprintf(where, sizeof where, "sweep %s K0 = %.0f us, B = %lld B", sweep, k0, nb);
     ooo_summary_add(&best, &m, where);
     for (int v = 0; v < 3; v++) tail[v] = med[v] - (kd[0] > kd[1] ? kd[0] : kd[1]);
+    if (!strcmp(sweep, "fit") && (med[0] - med[2]) / med[0] > fit_gain)
+        fit_gain = (med[0] - med[2]) / med[0], fit_adv = (med[0] - med[1]) / med[0], fit_k0 = k0, fit_nb = nb;
     if (!strcmp(sweep, "K0") && (med[0] - med[2]) / med[0] > ov_gain) {
         ov_gain = (med[0] - med[2]) / med[0], ov_adv = (med[0] - med[1]) / med[0], ov_k0 = k0;
         memcpy(ov_tail, tail, sizeof tail);
@@ -337,6 +342,11 @@ int main(int argc, char **argv)
         printf("# target: mpiacc >= 30%% over simple at the overlap point; within 3%% of advanced (paper: up to "
                "34.2%%) [%s]\n",
                ov_gain >= 0.30 && (ov_adv - ov_gain) <= 0.03 ? "ok" : "MISSED");
+        if (fit_gain > -1e9)
+            printf("# issue 14 target: mpiacc >= 34%% over simple where the parameters allow it (fit sweep, largest "
+                   "gain: K0 = %.0f us, B = %lld B): mpiacc %.1f%%, advanced %.1f%% [%s]\n",
+                   fit_k0, fit_nb, 100 * fit_gain, 100 * fit_adv,
+                   fit_gain >= 0.34 && (fit_adv - fit_gain) <= 0.03 ? "ok" : "MISSED");
         printf("# run time %.1f s\n", MPI_Wtime() - t_run);
     }
     if (csv) fclose(csv);
