@@ -1,7 +1,8 @@
 /*
  * cuda_xcopy.cu: the layout-to-layout copy of the direct protocol (see
  * cuda_xcopy.h).  Thread t moves the V = 16/ws consecutive words
- * [t*V, t*V + V) of the range (16 packed bytes): it locates the first word
+ * [t*V, t*V + V) of the range (16 packed bytes; V = 1 where a side's
+ * contiguous chunks are single words): it locates the first word
  * on each side with mpiacc_tv_locate() of src/pack/traverse.h (the one
  * traversal source), which also gives the contiguous run after it, so the
  * following words of the same chunk need no new traversal; it issues all
@@ -23,6 +24,7 @@
 #define XC_BLOCKS_PER_SM 8
 #define XC_EMU_THREADS 32
 #define XC_EMU_BLOCKS 4
+#define XC_ONE_WORD_MAX 65536 /* bytes: see side_one_word */
 
 template <typename W> static HD W xc_ld(const W *p)
 {
@@ -139,9 +141,8 @@ static xk make_xk(const mpiacc_cuda_xcopy_t *c)
     return k;
 }
 
-template <typename W> static cudaError_t launch_w(const xk &k, int nsm, cudaStream_t st)
+template <typename W, int V> static cudaError_t launch_v(const xk &k, int nsm, cudaStream_t st)
 {
-    const int V = 16 / (int)sizeof(W);
     const long long nt = (k.nwords + V - 1) / V, cap = (long long)(nsm > 0 ? nsm : 1) * XC_BLOCKS_PER_SM;
     long long g = (nt + XC_THREADS - 1) / XC_THREADS;
     if (g > cap) g = cap;
@@ -151,11 +152,21 @@ template <typename W> static cudaError_t launch_w(const xk &k, int nsm, cudaStre
                             (size_t)(k.sw + k.dw) * sizeof(mpiacc_tv_i64), st);
 }
 
-template <typename W> static void emulate_w(const xk &k)
+template <typename W> static cudaError_t launch_w(const xk &k, int one, int nsm, cudaStream_t st)
 {
-    const int V = 16 / (int)sizeof(W);
+    return one ? launch_v<W, 1>(k, nsm, st) : launch_v<W, 16 / (int)sizeof(W)>(k, nsm, st);
+}
+
+template <typename W, int V> static void emulate_v(const xk &k)
+{
     for (unsigned b = 0; b < XC_EMU_BLOCKS; b++)
         for (unsigned t = 0; t < XC_EMU_THREADS; t++) xc_body<W, V>(k, b, t, XC_EMU_BLOCKS, XC_EMU_THREADS);
+}
+
+template <typename W> static void emulate_w(const xk &k, int one)
+{
+    if (one) emulate_v<W, 1>(k);
+    else emulate_v<W, 16 / (int)sizeof(W)>(k);
 }
 
 /* Largest power of two <= 16 dividing v (16 for 0). */
@@ -209,6 +220,19 @@ static int side_ws(const mpiacc_cuda_xside_t *s)
     return ws < 1 ? 1 : ws;
 }
 
+/* Whether one word per thread suits a side: a strided layout whose blocks
+ * are single words (16 bytes per thread would mean one traversal per word,
+ * serially), or, for a short copy, any layout with single-word chunks
+ * (latency over throughput: its longer chunks would be traversed again for
+ * each word). */
+static int side_one_word(const mpiacc_cuda_xside_t *s, int ws, long long bytes)
+{
+    const mpiacc_tv_i64 *b = (const mpiacc_tv_i64 *)s->blob;
+    if (s->dense || b[MPIACC_TV_H_CHUNK] > ws) return 0;
+    if (b[MPIACC_TV_H_STRIDED]) return b[MPIACC_TV_H_BLK] <= ws;
+    return bytes <= XC_ONE_WORD_MAX;
+}
+
 extern "C" int mpiacc_cuda_xcopy_plan(mpiacc_cuda_xcopy_t *k, long long src_count, long long dst_count)
 {
     int ws;
@@ -225,6 +249,7 @@ extern "C" int mpiacc_cuda_xcopy_plan(mpiacc_cuda_xcopy_t *k, long long src_coun
     if (p2div((unsigned long long)k->first) < ws) ws = p2div((unsigned long long)k->first);
     if (p2div((unsigned long long)k->last) < ws) ws = p2div((unsigned long long)k->last);
     k->ws = ws;
+    k->one_word = side_one_word(&k->src, ws, k->last - k->first) || side_one_word(&k->dst, ws, k->last - k->first);
     return 0;
 }
 
@@ -236,11 +261,11 @@ extern "C" int mpiacc_cuda_launch_xcopy(const mpiacc_cuda_xcopy_t *c, int nsm, c
                                     (size_t)(c->last - c->first), cudaMemcpyDefault, st);
     const xk k = make_xk(c);
     switch (c->ws) {
-    case 1: return (int)launch_w<unsigned char>(k, nsm, st);
-    case 2: return (int)launch_w<unsigned short>(k, nsm, st);
-    case 4: return (int)launch_w<unsigned int>(k, nsm, st);
-    case 8: return (int)launch_w<unsigned long long>(k, nsm, st);
-    case 16: return (int)launch_w<uint4>(k, nsm, st);
+    case 1: return (int)launch_w<unsigned char>(k, c->one_word, nsm, st);
+    case 2: return (int)launch_w<unsigned short>(k, c->one_word, nsm, st);
+    case 4: return (int)launch_w<unsigned int>(k, c->one_word, nsm, st);
+    case 8: return (int)launch_w<unsigned long long>(k, c->one_word, nsm, st);
+    case 16: return (int)launch_w<uint4>(k, c->one_word, nsm, st);
     default: return (int)cudaErrorInvalidValue;
     }
 }
@@ -252,11 +277,11 @@ extern "C" int mpiacc_cuda_emulate_xcopy(const mpiacc_cuda_xcopy_t *c, int varia
     k.sw = k.dw = 0; /* the host reads its blobs in place */
     if (variant & 1) k.sdense = k.ddense = 0;
     switch (c->ws) {
-    case 1: emulate_w<unsigned char>(k); break;
-    case 2: emulate_w<unsigned short>(k); break;
-    case 4: emulate_w<unsigned int>(k); break;
-    case 8: emulate_w<unsigned long long>(k); break;
-    case 16: emulate_w<uint4>(k); break;
+    case 1: emulate_w<unsigned char>(k, c->one_word); break;
+    case 2: emulate_w<unsigned short>(k, c->one_word); break;
+    case 4: emulate_w<unsigned int>(k, c->one_word); break;
+    case 8: emulate_w<unsigned long long>(k, c->one_word); break;
+    case 16: emulate_w<uint4>(k, c->one_word); break;
     default: return (int)cudaErrorInvalidValue;
     }
     return (int)cudaSuccess;

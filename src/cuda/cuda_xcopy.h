@@ -34,6 +34,10 @@ typedef struct mpiacc_cuda_xcopy {
     mpiacc_cuda_xside_t src, dst;
     long long first, last; /* packed byte range                          */
     int ws;                /* word size (1, 2, 4, 8, 16), set by the plan */
+    int one_word;          /* set by the plan: a side's contiguous chunks are
+                              single words, so each thread moves one word (one
+                              traversal per side) instead of 16 bytes (a
+                              traversal per word, one after the other)    */
 } mpiacc_cuda_xcopy_t;
 
 /* Completes a plan: k->src/dst blob (host), base and the range set; fills
