@@ -14,13 +14,10 @@ atomic_long mpiacc_proto_direct_count[MPIACC_PROTO_N_MAX];
 
 /* ---- the choice ------------------------------------------------------------ */
 
-/* Bytes of data per chunk: MPIACC_PIPELINE_CHUNK counts the whole message,
- * header included (at least one header's worth of data). */
-static MPI_Count chunk_data(void)
-{
-    MPI_Count c = mpiacc_proto_cfg.chunk - MPIACC_WIRE_HDR;
-    return c < MPIACC_WIRE_HDR ? MPIACC_WIRE_HDR : c;
-}
+/* Bytes of data per chunk: MPIACC_PIPELINE_CHUNK (the header comes on
+ * top, so a power-of-two message is a whole number of chunks, not one
+ * more with its last few bytes). */
+static MPI_Count chunk_data(void) { return mpiacc_proto_cfg.chunk; }
 
 /* IPC for CUDA messages of at least MPIACC_IPC_MIN bytes (default 0: all)
  * when the peer and the memory allow it (measured on an H200: one GPU

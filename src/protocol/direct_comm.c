@@ -41,7 +41,7 @@ static void read_env(mpiacc_proto_cfg_t *c)
     c->ipc = mpiacc_env_bool("MPIACC_IPC");
     c->ipc_min = (MPI_Count)mpiacc_env_size("MPIACC_IPC_MIN");
     c->eager_max = size_at_most("MPIACC_EAGER_MAX", MPIACC_WIRE_EXTRA_MAX);
-    c->chunk = size_at_most("MPIACC_PIPELINE_CHUNK", MPIACC_WIRE_HDR + MPIACC_WIRE_EXTRA_MAX);
+    c->chunk = size_at_most("MPIACC_PIPELINE_CHUNK", MPIACC_WIRE_EXTRA_MAX);
 }
 
 void mpiacc_proto_note(mpiacc_proto_note_t cause, const char *fmt, ...)
