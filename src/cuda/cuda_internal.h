@@ -125,14 +125,22 @@ int mpiacc_cuda_buf_get(int dev, size_t bytes, mpiacc_cuda_buf_t **b);
 /* Raw device memory (stream-ordered when the device has memory pools). */
 int mpiacc_cuda_dev_alloc(int dev, size_t bytes, void **p);
 void mpiacc_cuda_dev_free(int dev, void *p);
+/* Frees p once the work already enqueued on dev's internal streams is done
+ * (no device-wide synchronisation; dev current, lock not held). */
+void mpiacc_cuda_dev_free_ordered(int dev, void *p);
 /* Pinned mapped staging and the registry of it. */
 int mpiacc_cuda_host_alloc(size_t bytes, void **p);
 void mpiacc_cuda_host_free(void *p, size_t bytes);
 int mpiacc_cuda_host_is_pinned(const void *p, size_t bytes);
+/* ---- cuda_blob.c ---- */
 /* Device copy of a type's blob (cached per type and device). */
 int mpiacc_cuda_blob_get(int dev, const mpiacc_pack_type_t *t, const void **dblob);
 /* The backend's type_data_free: frees a datatype's device blobs. */
 void mpiacc_cuda_blob_free(void *data);
+/* For cuda_pool.c's init and finalize (finalize: lock held). */
+void mpiacc_cuda_blob_init(void);
+void mpiacc_cuda_blob_drop_dev(int dev);
+void mpiacc_cuda_blob_drop_all(void);
 
 /* ---- cuda_ipc.c (interprocess export / import, src/core/backend_ipc.h) ---- */
 extern const struct mpiacc_backend_ipc mpiacc_cuda_ipc;

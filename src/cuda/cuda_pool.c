@@ -2,8 +2,8 @@
  * cuda_pool.c: CUDA backend resources — per-device setup, internal streams
  * (non-blocking, handed out least-busy first so independent operations do
  * not queue behind one another), events (cudaEventDisableTiming), handles,
- * device temp buffers (power-of-two classes), device copies of datatype
- * blobs and the registry of pinned mapped staging memory.
+ * device temp buffers (power-of-two classes) and the registry of pinned
+ * mapped staging memory (device copies of datatype blobs: cuda_blob.c).
  *
  * Locking: mpiacc_cuda_lock guards the lists and counters only; no CUDA call
  * that may allocate, synchronise or wait is made with it held (streams,
@@ -32,12 +32,6 @@ typedef struct pinned { void *p; size_t bytes; } pinned_t;
 static pinned_t *pinned;
 static int npinned, cappinned;
 
-typedef struct blobcache {
-    const mpiacc_pack_type_t *t;
-    void *d[MPIACC_CUDA_MAXDEV];
-    struct blobcache *prev, *next;
-} blobcache_t;
-static blobcache_t *blobs;
 
 #define LOCK() pthread_mutex_lock(&mpiacc_cuda_lock)
 #define UNLOCK() pthread_mutex_unlock(&mpiacc_cuda_lock)
@@ -341,7 +335,7 @@ fn_fail:
  * never destroyed before finalize, so the handles taken under the lock stay
  * valid; a stream that gets work after the snapshot is waited for too,
  * which is merely early, never late. */
-static void dev_free_ordered(int dev, void *p)
+void mpiacc_cuda_dev_free_ordered(int dev, void *p)
 {
     mpiacc_cuda_dev_t *D = &mpiacc_cuda_devs[dev];
     cudaStream_t busy[MPIACC_CUDA_MAXSTREAMS];
@@ -483,101 +477,6 @@ int mpiacc_cuda_host_is_pinned(const void *p, size_t bytes)
     return r;
 }
 
-/* ---- device copies of blobs ----------------------------------------- */
-
-/* Upload of a blob to dev (dev current, no lock held). */
-static int blob_upload(int dev, const mpiacc_pack_type_t *t, void **out)
-{
-    int mpi_errno = MPI_SUCCESS;
-    cudaStream_t st = mpiacc_cuda_devs[dev].service;
-    MPIACC_CHECK(mpiacc_cuda_dev_alloc(dev, t->blob_bytes, out));
-    MPIACC_CUDA_CHECK(cudaMemcpyAsync(*out, t->blob, t->blob_bytes, cudaMemcpyHostToDevice, st));
-    MPIACC_CUDA_CHECK(cudaStreamSynchronize(st));
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    mpiacc_cuda_dev_free(dev, *out); /* NULL when the allocation failed */
-    *out = NULL;
-    goto fn_exit;
-}
-
-/* The blob's device copy: looked up under the lock; on a miss uploaded
- * with the lock released (allocation and a synchronisation of the service
- * stream), then published, unless another thread published one meanwhile,
- * in which case ours is freed and theirs used. */
-int mpiacc_cuda_blob_get(int dev, const mpiacc_pack_type_t *ct, const void **dblob)
-{
-    int mpi_errno = MPI_SUCCESS;
-    const mpiacc_pack_type_t *t = ct;
-    blobcache_t *c;
-    void *d = NULL, *spare = NULL;
-    if (!t->blob || !t->blob_bytes)
-        MPIACC_FAIL(MPIACC_ERRK_TYPE, "datatype has no point-based representation for the CUDA kernels");
-    LOCK();
-    c = mpiacc_pack_slot_get(t, MPIACC_KIND_CUDA);
-    d = c ? c->d[dev] : NULL;
-    UNLOCK();
-    if (d) {
-        *dblob = d;
-        goto fn_exit;
-    }
-    MPIACC_CHECK(blob_upload(dev, t, &d));
-    LOCK();
-    c = mpiacc_pack_slot_get(t, MPIACC_KIND_CUDA);
-    if (!c && (c = calloc(1, sizeof *c)) != NULL) {
-        /* Slot writes happen under LOCK, so installing cannot race. */
-        if (!mpiacc_pack_slot_set(t, MPIACC_KIND_CUDA, NULL, c)) {
-            free(c);
-            c = NULL;
-        } else {
-            c->t = t;
-            c->next = blobs;
-            if (blobs) blobs->prev = c;
-            blobs = c;
-        }
-    }
-    spare = d; /* ours, unless published now */
-    if (c && !c->d[dev]) c->d[dev] = d, spare = NULL;
-    d = c ? c->d[dev] : NULL;
-    UNLOCK();
-    if (spare) mpiacc_cuda_dev_free(dev, spare); /* never used by a kernel */
-    if (!d) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
-    *dblob = d;
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
-}
-
-static void blob_unlink_locked(blobcache_t *c)
-{
-    if (c->prev) c->prev->next = c->next;
-    else blobs = c->next;
-    if (c->next) c->next->prev = c->prev;
-    mpiacc_pack_slot_set(c->t, MPIACC_KIND_CUDA, c, NULL);
-    free(c);
-}
-
-/* The type's last reference is gone (no blob_get can race): unlink the
- * cache entry under the lock, free the device copies outside it. */
-void mpiacc_cuda_blob_free(void *data)
-{
-    blobcache_t *c = data;
-    void *d[MPIACC_CUDA_MAXDEV];
-    int old = -1, n = 0;
-    LOCK();
-    if (c) {
-        for (int dev = 0; dev < MPIACC_CUDA_MAXDEV; dev++) n += (d[dev] = c->d[dev]) != NULL;
-        blob_unlink_locked(c);
-    }
-    UNLOCK();
-    if (!n) return;
-    cudaGetDevice(&old);
-    for (int dev = 0; dev < mpiacc_cuda_ndev && dev < MPIACC_CUDA_MAXDEV; dev++)
-        if (d[dev] && cudaSetDevice(dev) == cudaSuccess) dev_free_ordered(dev, d[dev]);
-    if (old >= 0) cudaSetDevice(old);
-}
-
 /* ---- init / finalize ------------------------------------------------ */
 
 int mpiacc_cuda_pool_init(void)
@@ -585,7 +484,7 @@ int mpiacc_cuda_pool_init(void)
     memset(mpiacc_cuda_devs, 0, sizeof mpiacc_cuda_devs);
     memset(freestream, 0, sizeof freestream);
     hfree = hall = NULL;
-    blobs = NULL;
+    mpiacc_cuda_blob_init();
     return MPI_SUCCESS;
 }
 
@@ -609,8 +508,7 @@ void mpiacc_cuda_pool_finalize(void)
             h->nev = 0;
             if (h->tmp) mpiacc_cuda_dev_free(dev, h->tmp->p), free(h->tmp), h->tmp = NULL;
         }
-        for (blobcache_t *c = blobs; c; c = c->next)
-            if (c->d[dev]) mpiacc_cuda_dev_free(dev, c->d[dev]), c->d[dev] = NULL;
+        mpiacc_cuda_blob_drop_dev(dev);
         for (int k = 0; k < MPIACC_CUDA_NCLASS; k++)
             while (D->bufs[k]) {
                 mpiacc_cuda_buf_t *b = D->bufs[k];
@@ -626,7 +524,7 @@ void mpiacc_cuda_pool_finalize(void)
         memset(D, 0, sizeof *D);
         freestream[dev] = NULL;
     }
-    while (blobs) blob_unlink_locked(blobs);
+    mpiacc_cuda_blob_drop_all();
     while (hall) {
         mpiacc_cuda_h_t *h = hall;
         hall = h->all;
