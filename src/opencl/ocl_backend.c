@@ -382,17 +382,19 @@ static int ocl_test(void *hv, int *done)
                         mpiacc_ocl_errname(evst[i]), (int)evst[i]);
         if (evst[i] != CL_COMPLETE) *done = 0;
     }
+    /* A failed dependency: pending, it may stay so forever; complete, the
+     * platform ran the command anyway (NVIDIA's OpenCL may), on data the
+     * producer never wrote.  An error either way. */
+    for (int i = 0; i < 2; i++) {
+        if (!h->dep[i]) continue;
+        MPIACC_OCL_CALL("clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)",
+                        clGetEventInfo(h->dep[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof depst[i], &depst[i],
+                                       NULL));
+        if (depst[i] < 0)
+            MPIACC_FAIL(MPIACC_ERRK_OPENCL, "OpenCL: the data dependency failed: execution status %s (%d)",
+                        mpiacc_ocl_errname(depst[i]), (int)depst[i]);
+    }
     if (!*done) {
-        /* Pending: a failed dependency may leave it pending forever. */
-        for (int i = 0; i < 2; i++) {
-            if (!h->dep[i]) continue;
-            MPIACC_OCL_CALL("clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)",
-                            clGetEventInfo(h->dep[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof depst[i],
-                                           &depst[i], NULL));
-            if (depst[i] < 0)
-                MPIACC_FAIL(MPIACC_ERRK_OPENCL, "OpenCL: the data dependency failed: execution status %s (%d)",
-                            mpiacc_ocl_errname(depst[i]), (int)depst[i]);
-        }
         /* Keep the work moving (at most every 200 us per handle): flush the
          * queues of the commands still pending — the user's queue behind a
          * captured marker, our internal queue.  Only pending commands: their
