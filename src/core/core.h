@@ -163,9 +163,9 @@ typedef struct mpiacc_xfer_desc {
      * -1 before the first) run on the device in the order of the calls
      * that started them: a pipelined message's chunks, so that chunk 0 is
      * done before chunk 1 takes the copy engines or PCIe.  The backend
-     * keeps its queue choice there; a backend whose transfers are ordered
-     * anyway ignores it.  The caller keeps the int until its transfers are
-     * released. */
+     * keeps its queue choice there; a backend may ignore it (OpenCL does
+     * for now: the gain was measured with CUDA only).  The caller keeps
+     * the int until its transfers are released. */
     int *lane;
 } mpiacc_xfer_desc_t;
 

@@ -37,7 +37,6 @@ typedef struct xf {
     cl_context ctx;
     mpiacc_ocl_ctx_t *cx;
     mpiacc_ocl_queue_t *qs;
-    int *lane; /* mpiacc_xfer_desc_t.lane: index of the queue in cx->queues */
     cl_event wait[2];
     cl_uint nwait;
     cl_event ev[2]; /* first and last command enqueued (ev[1] may be NULL) */
@@ -241,7 +240,6 @@ static int xf_setup(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t
     x->count = (cl_long)d->count;
     x->first = (cl_long)d->first;
     x->last = (cl_long)d->last;
-    x->lane = d->lane;
     MPIACC_CHECK(mpiacc_ocl_mem_context(x->buf, a, &x->ctx, &memsize));
     MPIACC_CHECK(mpiacc_ocl_attr_device(a, x->ctx, &x->dev));
     if (!t) MPIACC_FAIL(MPIACC_ERRK_INTERN, "OpenCL pack: no datatype analysis");
@@ -281,12 +279,7 @@ static int xf_enqueue(xf_t *x)
     int isrect = !t->contiguous && mpiacc_ocl_rect_plan(t, x->count, &r), ncmd = 0;
 
     MPIACC_CHECK(mpiacc_ocl_ctx_get(x->ctx, &x->cx));
-    if (x->lane && *x->lane >= 0 && *x->lane < x->cx->nqueues && x->cx->queues[*x->lane].dev == x->dev) {
-        x->qs = &x->cx->queues[*x->lane]; /* behind the lane's earlier transfers (in-order queue) */
-    } else {
-        MPIACC_CHECK(mpiacc_ocl_queue_pick(x->cx, x->dev, &x->qs));
-        if (x->lane) *x->lane = (int)(x->qs - x->cx->queues);
-    }
+    MPIACC_CHECK(mpiacc_ocl_queue_pick(x->cx, x->dev, &x->qs));
     /* Rect commands are planned (and checked) before anything is
      * enqueued; a copy within one cl_mem is left to the kernel (a rect copy
      * there needs equal pitches on both sides). */

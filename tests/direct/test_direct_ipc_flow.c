@@ -15,6 +15,7 @@
  */
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ocl_fixture.h"
@@ -115,6 +116,10 @@ static int fake_import(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_expo
         ga.has_event = 1;
         fx.be->capture(&ga, d->buf, &gate_dep);
         err = fx.be->unpack(a, gate_dep, &d2, xfer);
+        /* let PoCL's workers take in the enqueue before the failure
+         * propagates: failing the event at once was seen to abort inside
+         * PoCL's event locking about once in 400 runs */
+        nanosleep(&(struct timespec){.tv_sec = 0, .tv_nsec = 2000000}, NULL);
         clSetUserEventStatus(gate, -1);
         clReleaseEvent(gate);
         fx.be->release(gate_dep);
