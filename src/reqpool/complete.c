@@ -67,10 +67,10 @@ void mpiacc_rp_unregister(mpiacc_rp_op_t *op)
             found = 1;
             break;
         }
+    if (op->claim) op->claim->freed = 1; /* under the lock: see mpiacc_rp_unclaim */
+    op->claim = NULL;
     pthread_mutex_unlock(&b->lock);
     if (found) atomic_fetch_sub_explicit(&mpiacc_rp_live, 1, memory_order_release);
-    if (op->claim) op->claim->freed = 1;
-    op->claim = NULL;
 }
 
 int mpiacc_rp_claim(MPI_Request r, mpiacc_rp_claim_t *c)
@@ -86,6 +86,7 @@ int mpiacc_rp_claim(MPI_Request r, mpiacc_rp_claim_t *c)
     for (op = b->head; op && op->greq != r; op = op->rnext) continue;
     if (op) {
         c->op = op;
+        c->req = r;
         c->comm = op->user_comm; /* op->comm may be a protocol's, and changes */
         op->claim = c;
     }
@@ -93,16 +94,32 @@ int mpiacc_rp_claim(MPI_Request r, mpiacc_rp_claim_t *c)
     return op != NULL;
 }
 
+/* The op may be freed by another thread meanwhile (c->freed, set under
+ * the bucket's lock): the bucket comes from the request claimed, never
+ * from the op. */
 void mpiacc_rp_unclaim(mpiacc_rp_claim_t *c)
 {
-    if (c->op && !c->freed) c->op->claim = NULL;
+    if (c->op) {
+        bucket_t *b = bucket_of(c->req);
+        pthread_mutex_lock(&b->lock);
+        if (!c->freed) c->op->claim = NULL;
+        pthread_mutex_unlock(&b->lock);
+    }
     c->op = NULL;
 }
 
-void mpiacc_rp_claim_result(mpiacc_rp_op_t *op, int error)
+int mpiacc_rp_claim_result(mpiacc_rp_op_t *op, int error)
 {
-    op->claim->error = error;
-    op->claim->queried = 1;
+    bucket_t *b = bucket_of(op->greq);
+    int claimed;
+    pthread_mutex_lock(&b->lock);
+    claimed = op->claim != NULL;
+    if (claimed) {
+        op->claim->error = error;
+        op->claim->queried = 1;
+    }
+    pthread_mutex_unlock(&b->lock);
+    return claimed;
 }
 
 int mpiacc_rp_wait(MPI_Request *r, MPI_Status *st, int *op_err, MPI_Comm *comm)

@@ -230,11 +230,7 @@ static int query_fn(void *extra, MPI_Status *status)
     status->MPI_TAG = op->st_tag;
     PMPI_Status_set_elements_x(status, MPI_BYTE, op->is_send ? 0 : op->bytes);
     PMPI_Status_set_cancelled(status, op->cancelled);
-    if (op->claim) {
-        /* A completion call of ours raises it (complete.c). */
-        mpiacc_rp_claim_result(op, err);
-        err = MPI_SUCCESS;
-    }
+    if (mpiacc_rp_claim_result(op, err)) err = MPI_SUCCESS; /* a completion call of ours raises it (complete.c) */
     status->MPI_ERROR = err;
     return err;
 }

@@ -237,6 +237,7 @@ const char *mpiacc_rp_state_name(int s);
 
 typedef struct mpiacc_rp_claim {
     mpiacc_rp_op_t *op; /* NULL: not an mpiacc request                   */
+    MPI_Request req;    /* the request claimed (its registry bucket)      */
     MPI_Comm comm;      /* the application's communicator of the op      */
     int error;          /* the op's result, once queried                  */
     int queried;        /* MPI asked for the status (the op completed)    */
@@ -261,9 +262,12 @@ void mpiacc_rp_unregister(mpiacc_rp_op_t *op);
 int mpiacc_rp_claim(MPI_Request r, mpiacc_rp_claim_t *c);
 /* After the call: gives back a claim whose request MPI did not free. */
 void mpiacc_rp_unclaim(mpiacc_rp_claim_t *c);
-/* The op's side of a claim: its result handed to the claim (query
- * callback) and the request freed (free callback). */
-void mpiacc_rp_claim_result(mpiacc_rp_op_t *op, int error);
+/* The op's side of a claim (query callback): its result handed to the
+ * claim; 0 when no completion call of ours holds one.  The claim fields
+ * are read and written under the registry bucket's lock: the op may
+ * complete, and MPI free it, in another thread than the one that claimed
+ * it (the free callback marks the claim freed, under the same lock). */
+int mpiacc_rp_claim_result(mpiacc_rp_op_t *op, int error);
 /* PMPI_Wait on r, an mpiacc request or not.  *op_err: the op's error (not
  * raised anywhere yet), *comm its communicator; returns PMPI_Wait's code
  * (already raised by MPI when it is an error). */
