@@ -190,14 +190,21 @@ static int send_pass(mpiacc_rp_op_t *op, int *moved)
         if (s->state == MPIACC_PROTO_SLOT_MPI) {
             MPIACC_CHECK(mpiacc_proto_test(&s->req, NULL, &done));
             if (done) s->state = MPIACC_PROTO_SLOT_FREE, *moved = 1;
-        } else if (s->state == MPIACC_PROTO_SLOT_XFER) {
-            err = mpiacc_proto_xfer_done(op, &s->xfer, &done);
-            if (err != MPI_SUCCESS) fail(op, err);
-            if (done) s->state = err == MPI_SUCCESS ? MPIACC_PROTO_SLOT_PACKED : MPIACC_PROTO_SLOT_FREE, *moved = 1;
         }
     }
-    while (send_pack_next(op)) *moved = 1;
-    /* packed chunks go out in order */
+    /* packs in chunk order, up to the first one still running: the chunks
+     * go out in that order anyway (and on one lane they also finish in it),
+     * so a later pack's query would only delay the earlier chunk's send */
+    for (int64_t k = ds->next_mpi; k < ds->next_xfer; k++) {
+        mpiacc_proto_slot_t *s = &ds->slot[k % MPIACC_PROTO_RING];
+        if (s->state != MPIACC_PROTO_SLOT_XFER) continue;
+        err = mpiacc_proto_xfer_done(op, &s->xfer, &done);
+        if (err != MPI_SUCCESS) fail(op, err);
+        if (!done) break;
+        s->state = err == MPI_SUCCESS ? MPIACC_PROTO_SLOT_PACKED : MPIACC_PROTO_SLOT_FREE, *moved = 1;
+    }
+    /* packed chunks go out in order, before more packs are launched (a
+     * launch costs microseconds the chunk would wait) */
     while (!ds->failed && ds->next_mpi < ds->next_xfer) {
         mpiacc_proto_slot_t *s = &ds->slot[ds->next_mpi % MPIACC_PROTO_RING];
         MPI_Count lo, hi;
@@ -209,6 +216,7 @@ static int send_pass(mpiacc_rp_op_t *op, int *moved)
         ds->next_mpi++;
         *moved = 1;
     }
+    while (send_pack_next(op)) *moved = 1;
     if (ds->failed && !ds->stopped && ds->next_mpi < ds->nchunks) {
         *moved |= send_abort(op, &mpi_errno);
         if (mpi_errno != MPI_SUCCESS) goto fn_fail;
