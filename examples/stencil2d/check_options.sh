@@ -41,5 +41,8 @@ grep -q "protocol: direct requested" "$out/direct" || fail "--direct not reporte
 # the protocol column is the one in effect: direct where the library knows the key
 if grep -q "reports mpiacc_direct=true" "$out/direct"; then want=direct; else want=default; fi
 [ "$(tail -n +2 "$out/direct.csv" | wc -l)" -eq 2 ] || fail "expected 2 CSV rows (sp: manual, mpiacc)"
-tail -n +2 "$out/direct.csv" | grep -qv ",2x1,1,$want\$" && fail "CSV rows do not end with msize,gpus,protocol = 2x1,1,$want"
+# gpus: the devices in use, as the header reports them (1 on a one-GPU machine, 2 with two)
+gpus=$(sed -n 's/.*devices: \([0-9]*\) in use.*/\1/p' "$out/direct" | head -1)
+tail -n +2 "$out/direct.csv" | grep -qv ",2x1,${gpus:-1},$want\$" &&
+  fail "CSV rows do not end with msize,gpus,protocol = 2x1,${gpus:-1},$want"
 echo "stencil2d options: passed"
