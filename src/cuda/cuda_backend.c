@@ -139,11 +139,7 @@ fn_exit:
     if (entered) mpiacc_cuda_dev_leave(dev, old);
     return mpi_errno;
 fn_fail:
-    if (h) {
-        /* an event that failed to record must not be synchronised on */
-        h->done = 1;
-        mpiacc_cuda_handle_put(h);
-    }
+    mpiacc_cuda_handle_abandon(h, NULL); /* an event that failed to record must not be synchronised on */
     goto fn_exit;
 }
 

@@ -108,6 +108,10 @@ void mpiacc_cuda_dev_leave(int dev, int old);
 int mpiacc_cuda_handle_get(int dev, mpiacc_cuda_h_t **h);
 void mpiacc_cuda_handle_finish(mpiacc_cuda_h_t *h);
 void mpiacc_cuda_handle_put(mpiacc_cuda_h_t *h);
+/* A transfer handle whose enqueue failed part way (h may be NULL): waits
+ * for what was enqueued on st (NULL: nothing), so that no command still
+ * uses its buffers, then puts it back without testing its events. */
+void mpiacc_cuda_handle_abandon(mpiacc_cuda_h_t *h, cudaStream_t st);
 int mpiacc_cuda_event_get(int dev, cudaEvent_t *ev);
 /* Records one more pooled event of the handle on st (the handle is done
  * once all its events are). */

@@ -472,11 +472,7 @@ fn_exit:
     if (entered) mpiacc_cuda_dev_leave(dev, old);
     return mpi_errno;
 fn_fail:
-    if (h) {
-        if (st) cudaStreamSynchronize(st); /* nothing enqueued may still read the mapping */
-        h->done = 1;
-        mpiacc_cuda_handle_put(h);
-    }
+    mpiacc_cuda_handle_abandon(h, st); /* nothing enqueued may still read the mapping */
     if (mref || bref) mpiacc_cuda_ipc_unuse(mref, bref);
     goto fn_exit;
 }

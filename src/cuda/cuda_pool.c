@@ -281,6 +281,14 @@ fn_fail:
     goto fn_exit;
 }
 
+void mpiacc_cuda_handle_abandon(mpiacc_cuda_h_t *h, cudaStream_t st)
+{
+    if (!h) return;
+    if (st) cudaStreamSynchronize(st);
+    h->done = 1;
+    mpiacc_cuda_handle_put(h);
+}
+
 int mpiacc_cuda_handle_wait(cudaStream_t st, const mpiacc_cuda_h_t *dep)
 {
     int mpi_errno = MPI_SUCCESS;

@@ -260,11 +260,7 @@ fn_exit:
     if (entered) mpiacc_cuda_dev_leave(dev, old);
     return mpi_errno;
 fn_fail:
-    if (h) {
-        if (st) cudaStreamSynchronize(st); /* whatever was enqueued must end before reuse */
-        h->done = 1;
-        mpiacc_cuda_handle_put(h);
-    }
+    mpiacc_cuda_handle_abandon(h, st); /* whatever was enqueued must end before reuse */
     goto fn_exit;
 }
 
