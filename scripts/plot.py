@@ -179,29 +179,30 @@ def plot_series(ax, values):
                 ax.annotate(t, p, fontsize="xx-small", rotation=20)
 
 
-def plot_roof(ax, fr, title):
-    """Fraction of the roofline against block size: one line per (group, type, size)."""
-    plot_series(ax, {k: 100 * f for k, f in fr.items()})
-    ax.axhline(100, color="black", linewidth=0.8)
+def ratio_panel(ax, series, ref, ylabel, title, ylog):
+    """A per-block-size ratio panel (one line per (group, type, size)) with
+    a reference line at ref."""
+    plot_series(ax, series)
+    ax.axhline(ref, color="black", linewidth=0.8)
     ax.set_xscale("log", base=2)
+    if ylog:
+        ax.set_yscale("log")
     ax.set_xlabel("contiguous block (B)")
-    ax.set_ylabel("% of roofline (kernel-only)")
-    ax.set_title("%s: sector bytes / copy bandwidth over kdev" % title)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="x-small")
+
+
+def plot_roof(ax, fr, title):
+    """Fraction of the roofline against block size."""
+    ratio_panel(ax, {k: 100 * f for k, f in fr.items()}, 100, "% of roofline (kernel-only)",
+                "%s: sector bytes / copy bandwidth over kdev" % title, False)
 
 
 def plot_floor(ax, fl, title):
-    """kdev / kmin against block size: one line per (group, type, size)."""
-    plot_series(ax, fl)
-    ax.axhline(1, color="black", linewidth=0.8)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("contiguous block (B)")
-    ax.set_ylabel("kdev / kmin (kernel-only)")
-    ax.set_title("%s: mpiacc kernel over the pattern floor" % title)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="x-small")
+    """kdev / kmin against block size."""
+    ratio_panel(ax, fl, 1, "kdev / kmin (kernel-only)", "%s: mpiacc kernel over the pattern floor" % title, True)
 
 
 def plot_pack(plt, rows, title):
