@@ -268,7 +268,7 @@ extern MPIACC_API int MPIACC_DEVICE;
  * copies from the sender's buffer), else eager (packed bytes up to
  * MPIACC_EAGER_MAX, default 64K, the smallest value of the communicator's
  * processes; one message), else pipelined (chunks of MPIACC_PIPELINE_CHUNK
- * data bytes, default 256K, plus mpiacc's 64-byte header, through a ring
+ * data bytes, default 1M, plus mpiacc's 64-byte header, through a ring
  * of pinned buffers).  MPIACC_IPC=0 turns IPC off.
  * Fallbacks between them are automatic and logged once per cause at
  * MPIACC_LOG=info.

@@ -201,7 +201,7 @@ def main():
     ap.add_argument("--stage-alpha", type=float, default=14.0,
                     help="fixed cost of staging one message through the host, us (2 x copy+sync)")
     ap.add_argument("--pcie-gbs", type=float, default=55.0, help="pinned host<->device GB/s each way")
-    ap.add_argument("--chunk", type=float, default=256 << 10, help="pipelining chunk, bytes (MPIACC_PIPELINE_CHUNK)")
+    ap.add_argument("--chunk", type=float, default=1 << 20, help="pipelining chunk, bytes (MPIACC_PIPELINE_CHUNK)")
     ap.add_argument("--ipc-min", type=float, default=0,
                     help="direct protocol: smallest message sent by IPC inside a node, bytes (MPIACC_IPC_MIN)")
     ap.add_argument("--sync-us", type=float, default=7.0, help="manual: one copy + stream synchronize, us")

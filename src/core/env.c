@@ -43,7 +43,7 @@ static const env_var_t table[] = {
      "smallest CUDA message the direct protocol sends by IPC when it can (bytes)"},
     {"MPIACC_EAGER_MAX", MPIACC_ENV_SIZE, "65536", NULL, 0, SIZE_MAX_LL,
      "largest message the direct protocol sends eagerly when IPC is not used (bytes)"},
-    {"MPIACC_PIPELINE_CHUNK", MPIACC_ENV_SIZE, "256K", NULL, 1, SIZE_MAX_LL,
+    {"MPIACC_PIPELINE_CHUNK", MPIACC_ENV_SIZE, "1M", NULL, 1, SIZE_MAX_LL,
      "data bytes per chunk of pipelined staging through the host (mpiacc's 64-byte header on top)"},
     {"MPIACC_IPC_CACHE", MPIACC_ENV_INT, "64", NULL, 0, 1 << 20, "cached CUDA IPC mappings per peer"},
     /* CUDA backend */

@@ -46,7 +46,7 @@ typedef struct mpiacc_proto_cfg {
     int ipc;             /* MPIACC_IPC: CUDA IPC may be used (default 1)           */
     MPI_Count ipc_min;   /* MPIACC_IPC_MIN: smallest message sent by IPC (default 0) */
     MPI_Count eager_max; /* MPIACC_EAGER_MAX: largest eager message (default 64 KiB) */
-    MPI_Count chunk;     /* MPIACC_PIPELINE_CHUNK: pipelined data bytes per chunk (default 256 KiB) */
+    MPI_Count chunk;     /* MPIACC_PIPELINE_CHUNK: pipelined data bytes per chunk (default 1 MiB) */
 } mpiacc_proto_cfg_t;
 
 extern mpiacc_proto_cfg_t mpiacc_proto_cfg;

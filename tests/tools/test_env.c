@@ -29,7 +29,7 @@ static void test_defaults(void **state)
     assert_int_equal(mpiacc_env_bool("MPIACC_IPC"), 1);
     assert_int_equal(mpiacc_env_size("MPIACC_EAGER_MAX"), 65536);
     assert_int_equal(mpiacc_env_size("MPIACC_IPC_MIN"), 0);
-    assert_int_equal(mpiacc_env_size("MPIACC_PIPELINE_CHUNK"), 256 << 10);
+    assert_int_equal(mpiacc_env_size("MPIACC_PIPELINE_CHUNK"), 1 << 20);
     assert_int_equal(mpiacc_env_int("MPIACC_IPC_CACHE"), 64);
     assert_int_equal(mpiacc_env_enum("MPIACC_CUDA_PACK"), 0);
     assert_int_equal(mpiacc_env_bool("MPIACC_CUDA_GENERIC"), 0);
