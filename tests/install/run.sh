@@ -16,7 +16,8 @@
 #     directory only as MPIACC_INSTALL_MPI_RPATH resolved, never the build
 #     or source tree;
 #  3. the installed mpiacc-info runs, --libdir is the installed library
-#     directory, MPIACC_DISABLE=1 works;
+#     directory, MPIACC_DISABLE=1 works; mpiacc-run --help, its exit status
+#     without a program, the command line it builds (MPMD);
 #  4. mpiacc-run with a missing or a broken libmpiacc.so (and its rank side
 #     alone) fails with a message and a non-zero status, and the program
 #     never runs.
@@ -24,7 +25,7 @@ set -euo pipefail
 build=$(cd "$1" && pwd) src=$(cd "$2" && pwd) work=$3 cmake=$4 srcdir=$(cd "$5" && pwd)
 rm -rf "$work"
 mkdir -p "$work"
-work=$(cd "$work" && pwd)
+work=$(cd "$work" && pwd -P)
 pass=0
 fail() { echo "FAIL: $*"; exit 1; }
 ok() { echo "ok: $*"; pass=$((pass + 1)); }
@@ -106,6 +107,18 @@ got=$("$prefix/bin/mpiacc-info" --libdir)
 info=$(MPIACC_DISABLE=1 "$prefix/bin/mpiacc-info")
 grep -q 'disabled by MPIACC_DISABLE' <<<"$info" || fail "mpiacc-info with MPIACC_DISABLE=1"
 ok "mpiacc-info --libdir, MPIACC_DISABLE=1"
+help=$("$prefix/bin/mpiacc-run" --help)
+grep -q '^usage: mpiacc-run' <<<"$help" || fail "mpiacc-run --help printed no usage"
+grep -q -- "$(cd "$libdir" && pwd -P)/libmpiacc.so" <<<"$help" || fail "mpiacc-run --help does not name the installed library"
+rc=0
+"$prefix/bin/mpiacc-run" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "mpiacc-run without a program exited $rc (expected 2)"
+dry=$(cd "$user" && "$prefix/bin/mpiacc-run" --dry-run -genv A 1 -n 1 ./app x : -n 1 ./app y)
+case "$dry" in
+  *"-genv A 1 -n 1 $prefix/bin/mpiacc-run --rank-exec -- ./app x : -n 1 $prefix/bin/mpiacc-run --rank-exec -- ./app y"*) ;;
+  *) fail "mpiacc-run --dry-run (MPMD): $dry" ;;
+esac
+ok "mpiacc-run --help, no program, MPMD command line"
 
 # 4. preloading that cannot work fails loudly
 expect_refused() { # what dir args...
