@@ -3,8 +3,9 @@
 # Environment: MPI_C_COMPILER (recorded in the build; builds the plain MPI
 # program, as a user builds theirs).
 # A user's install, as the README says it: with no .venv/bin (where MPICH's
-# wrappers live in a clone) on PATH, no LD_LIBRARY_PATH, HOME in a scratch
-# directory:
+# wrappers live in a clone) on PATH, no LD_LIBRARY_PATH (unless the build
+# asked for a relocatable install, MPIACC_INSTALL_MPI_RPATH=OFF), HOME in a
+# scratch directory:
 #  1. the README's block between <!-- readme-verbatim:begin --> and
 #     <!-- readme-verbatim:end -->, run as it stands from a directory holding
 #     `build` (this build), `app` (an MPI program that knows nothing of
@@ -37,6 +38,15 @@ unset LD_LIBRARY_PATH LD_PRELOAD PKG_CONFIG_PATH CMAKE_PREFIX_PATH MPIACC_LOG
 export HOME="$work/home"
 mkdir -p "$HOME"
 case ":$PATH:" in *"/.venv/bin:"*) fail "PATH still has .venv/bin" ;; esac
+
+# A relocatable install (MPIACC_INSTALL_MPI_RPATH=OFF, or AUTO with MPI in a
+# system directory) finds libmpi the way MPI is normally found: then, and
+# only then, LD_LIBRARY_PATH names MPI's directory, as README.md says.
+if [ "$(sed -n 's/^MPIACC_INSTALL_MPI_RPATH_RESOLVED:INTERNAL=//p' "$build/CMakeCache.txt")" = OFF ]; then
+  export LD_LIBRARY_PATH
+  LD_LIBRARY_PATH=$(sed -n 's/^mpi_libdir=//p' "$build/mpiacc.pc")
+  echo "MPIACC_INSTALL_MPI_RPATH resolved OFF (relocatable install): LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+fi
 
 # 1. the README's block, verbatim
 readme="$srcdir/README.md"
