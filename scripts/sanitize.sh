@@ -41,7 +41,7 @@ configure() { # dir flags
 }
 
 run_asan() {
-  local t0=$SECONDS
+  local t0=$SECONDS rc=0
   configure build-asan "-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" ||
     { echo "sanitize: ASan+UBSan build failed"; return 1; }
   echo "sanitize: ASan+UBSan build ready ($((SECONDS - t0)) s)"
@@ -58,14 +58,13 @@ run_asan() {
   LSAN_OPTIONS="suppressions=$root/scripts/lsan.supp:print_suppressions=0" \
   UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$root/scripts/ubsan.supp" \
     ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 600 -E "$ASAN_EXCLUDE" |
-    tee build-asan/ctest.out
-  local rc=${PIPESTATUS[0]}
+    tee build-asan/ctest.out || rc=$?
   echo "sanitize: ASan+UBSan done in $((SECONDS - t0)) s"
   return "$rc"
 }
 
 run_tsan() {
-  local t0=$SECONDS
+  local t0=$SECONDS rc=0
   configure build-tsan "-fsanitize=thread -fno-omit-frame-pointer" ||
     { echo "sanitize: TSan build failed"; return 1; }
   echo "sanitize: TSan build ready ($((SECONDS - t0)) s)"
@@ -73,8 +72,7 @@ run_tsan() {
   # crashes under TSan when a thread exits; mpiacc does not need the hooks.
   UCX_MEM_EVENTS=no TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/scripts/tsan.supp" \
     ctest --test-dir build-tsan --output-on-failure -j "$jobs" --timeout 600 -R "$TSAN_TESTS" |
-    tee build-tsan/ctest.out
-  local rc=${PIPESTATUS[0]}
+    tee build-tsan/ctest.out || rc=$?
   echo "sanitize: TSan done in $((SECONDS - t0)) s"
   return "$rc"
 }
