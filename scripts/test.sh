@@ -78,8 +78,9 @@ row "TSan (build-tsan)" build-tsan/ctest.out
 command -v clang-14 >/dev/null && row "fuzz smoke ($build-fuzz)" "$build-fuzz/ctest.out"
 printf '  %-34s %7d %7d %8d %6d\n' total "$tp" "$tf" "$ts" "$tt"
 if [ "$status" = 0 ]; then
-  echo "test.sh: PASSED: $tp passed, $tf failed, $ts skipped of $tt tests"
+  echo "test.sh: PASSED ($tt tests in all builds)"
 else
-  echo "test.sh: FAILED: $tp passed, $tf failed, $ts skipped of $tt tests"
+  echo "test.sh: FAILED ($tt tests in all builds)"
 fi
+echo "total: $tp passed, $tf failed, $ts skipped"
 exit "$status"
