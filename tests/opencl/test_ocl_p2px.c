@@ -123,11 +123,54 @@ static void bsend_mrecv(void **state)
     clReleaseMemObject(r);
 }
 
+/* On a direct communicator: persistent requests and MPI_Isendrecv take the
+ * direct protocol like any send/receive; the calls that pack to host
+ * (MPI_Bsend, MPI_Sendrecv_replace) refuse a cl_mem datatype there. */
+static void direct(void **state)
+{
+    (void)state;
+    cl_mem s = fx_buf(SPAN * sizeof(int), NULL), r = fx_buf(SPAN * sizeof(int), NULL);
+    MPI_Comm dc;
+    MPI_Info info;
+    MPI_Request q[2];
+    int out[SPAN], cls = 0;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, MPIACC_DIRECT_INFO, "true");
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &dc);
+    MPI_Info_free(&info);
+    MPI_Comm_set_errhandler(dc, MPI_ERRORS_RETURN);
+    assert_int_equal(MPI_Recv_init(r, 1, vec, left, 1, dc, &q[0]), MPI_SUCCESS);
+    assert_int_equal(MPI_Send_init(s, 1, vec, right, 1, dc, &q[1]), MPI_SUCCESS);
+    for (int it = 0; it < 5; it++) {
+        fx_fill(fx.qin, r, SPAN, -5, 0, NULL, NULL);
+        fx_fill(fx.qin, s, SPAN, 7000 + it * 10 + me, 2000, NULL, NULL);
+        assert_int_equal(MPI_Startall(2, q), MPI_SUCCESS);
+        assert_int_equal(MPI_Waitall(2, q, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+        fx_read(r, sizeof out, out);
+        assert_true(check(out, 7000 + it * 10 + left, -5, "direct persistent"));
+    }
+    MPI_Request_free(&q[0]);
+    MPI_Request_free(&q[1]);
+    fx_fill(fx.qin, r, SPAN, -5, 0, NULL, NULL);
+    fx_fill(fx.qin, s, SPAN, 8000 + me, 0, NULL, NULL);
+    assert_int_equal(MPI_Isendrecv(s, 1, vec, right, 2, r, 1, vec, left, 2, dc, &q[0]), MPI_SUCCESS);
+    assert_int_equal(MPI_Wait(&q[0], MPI_STATUS_IGNORE), MPI_SUCCESS);
+    fx_read(r, sizeof out, out);
+    assert_true(check(out, 8000 + left, -5, "direct isendrecv"));
+    MPI_Error_class(MPI_Sendrecv_replace(r, 1, vec, right, 3, left, 3, dc, MPI_STATUS_IGNORE), &cls);
+    assert_int_equal(cls, MPI_ERR_TYPE);
+    MPI_Error_class(MPI_Bsend(s, 1, vec, right, 3, dc), &cls);
+    assert_int_equal(cls, MPI_ERR_TYPE);
+    MPI_Comm_free(&dc);
+    clReleaseMemObject(s);
+    clReleaseMemObject(r);
+}
+
 int main(int argc, char **argv)
 {
     int failed;
     const struct CMUnitTest tests[] = {cmocka_unit_test(persistent), cmocka_unit_test(sendrecv_replace),
-                                       cmocka_unit_test(bsend_mrecv)};
+                                       cmocka_unit_test(bsend_mrecv), cmocka_unit_test(direct)};
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("usage: mpiexec -n 2 %s\nPersistent requests, Sendrecv_replace, Isendrecv(_replace), Bsend, Mrecv "
                "on cl_mem buffers.\n",
