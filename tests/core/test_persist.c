@@ -6,6 +6,7 @@
  * and inactive requests, MPI_Cancel, MPI_Request_get_status, arrays mixing
  * persistent, mpiacc and plain MPI requests, errors.  Ring over 2 or 3
  * ranks. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,7 +177,7 @@ static void mixed_arrays(void **state)
         MPI_Isend(ms, 1, vec, right, 9, comm, &r[5]);
         MPI_Irecv(&hr, 1, MPI_INT, left, 10, comm, &r[6]);
         MPI_Isend(&hs, 1, MPI_INT, right, 10, comm, &r[7]);
-        r[7] = r[7]; /* 8 requests, 7 counted: r[7] waited separately below */
+        /* r[0..6] go through the multiple-completion calls, r[7] alone below. */
         while (left_n > 0) {
             switch (round % 4) {
             case 0: assert_int_equal(MPI_Waitsome(7, r, &n, idx, sts), MPI_SUCCESS); break;
@@ -342,19 +343,55 @@ static void bsend_init(void **state)
     free(att);
 }
 
+/* MPI_THREAD_MULTIPLE: threads with persistent pairs of their own (one
+ * tag each) start and complete them concurrently. */
+#define NTHREADS 3
+static int thread_bad;
+
+static void *thread_body(void *arg)
+{
+    int tid = (int)(intptr_t)arg, sb[SPAN], rb[SPAN];
+    MPI_Request q[2];
+    MPI_Recv_init(rb, 1, vec, left, 40 + tid, comm, &q[0]);
+    MPI_Send_init(sb, 1, vec, right, 40 + tid, comm, &q[1]);
+    for (int it = 0; it < 30; it++) {
+        fill(sb, me, tid * 1000 + it);
+        for (int i = 0; i < SPAN; i++) rb[i] = -1;
+        if (MPI_Startall(2, q) != MPI_SUCCESS || MPI_Waitall(2, q, MPI_STATUSES_IGNORE) != MPI_SUCCESS ||
+            !check(rb, left, tid * 1000 + it))
+            __atomic_add_fetch(&thread_bad, 1, __ATOMIC_SEQ_CST);
+    }
+    MPI_Request_free(&q[0]);
+    MPI_Request_free(&q[1]);
+    return NULL;
+}
+
+static void threads(void **state)
+{
+    (void)state;
+    int provided = 0;
+    pthread_t th[NTHREADS];
+    MPI_Query_thread(&provided);
+    if (provided < MPI_THREAD_MULTIPLE) skip();
+    for (int t = 0; t < NTHREADS; t++) pthread_create(&th[t], NULL, thread_body, (void *)(intptr_t)t);
+    for (int t = 0; t < NTHREADS; t++) pthread_join(th[t], NULL);
+    assert_int_equal(thread_bad, 0);
+}
+
 int main(int argc, char **argv)
 {
     int failed;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(restart_many), cmocka_unit_test(inactive),  cmocka_unit_test(mixed_arrays),
         cmocka_unit_test(dependency_at_start), cmocka_unit_test(free_and_cancel), cmocka_unit_test(errors),
-        cmocka_unit_test(bsend_init),
+        cmocka_unit_test(bsend_init), cmocka_unit_test(threads),
     };
+    int provided;
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("usage: mpiexec -n 2|3 %s\nPersistent point-to-point requests with pooled datatypes.\n", argv[0]);
         return 0;
     }
-    MPI_Init(&argc, &argv);
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
