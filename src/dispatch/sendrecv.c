@@ -29,6 +29,7 @@ typedef struct compound {
     MPI_Status st;      /* the receive's                                   */
     int error, cancelled;
     atomic_int cancel_req;
+    atomic_int busy; /* one progress pass at a time (threads)        */
     const mpiacc_backend_t *be; /* host copy of a *_replace's send data */
     void *host;
     MPI_Count bytes;
@@ -79,6 +80,7 @@ static int c_poll(void *extra, MPI_Status *status)
 static int c_async(MPIX_Async_thing thing)
 {
     compound_t *c = MPIX_Async_get_state(thing);
+    if (atomic_exchange(&c->busy, 1)) return MPIX_ASYNC_NOPROGRESS;
     if (atomic_exchange(&c->cancel_req, 0) && c->sub[0] != MPI_REQUEST_NULL) PMPI_Cancel(&c->sub[0]);
     for (int i = 0; i < 2; i++) {
         MPI_Status st;
@@ -96,7 +98,10 @@ static int c_async(MPIX_Async_thing thing)
         }
         if (err != MPI_SUCCESS && c->error == MPI_SUCCESS) c->error = err;
     }
-    if (c->sub[0] != MPI_REQUEST_NULL || c->sub[1] != MPI_REQUEST_NULL) return MPIX_ASYNC_NOPROGRESS;
+    if (c->sub[0] != MPI_REQUEST_NULL || c->sub[1] != MPI_REQUEST_NULL) {
+        atomic_store(&c->busy, 0);
+        return MPIX_ASYNC_NOPROGRESS;
+    }
     if (c->host) mpiacc_dispatch_host_free(c->be, c->host, c->bytes);
     c->host = NULL;
     PMPI_Grequest_complete(c->greq); /* c may be freed from here on */
