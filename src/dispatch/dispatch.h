@@ -63,15 +63,12 @@ int mpiacc_dispatch_wait(MPI_Request *r, MPI_Status *st, MPI_Comm comm);
  * a direct communicator). */
 int mpiacc_dispatch_is_direct(const mpiacc_attrs_t *a, int peer, MPI_Comm comm);
 
-/* hostcopy.c: blocking copies between a device buffer and host memory. */
+/* hostcopy.c: blocking copies of a device buffer into host memory. */
 /* Device data described by (buf, count, type analysis t) packed into
  * host[0, bytes), after the call-time dependency of a (captured here);
  * returns once the bytes are in host. */
 int mpiacc_dispatch_copy_out(const mpiacc_backend_t *be, const mpiacc_attrs_t *a, void *buf,
                              const mpiacc_pack_type_t *t, MPI_Count count, void *host, MPI_Count bytes);
-/* host[0, bytes) unpacked into the device buffer; returns once done. */
-int mpiacc_dispatch_copy_in(const mpiacc_backend_t *be, const mpiacc_attrs_t *a, void *buf,
-                            const mpiacc_pack_type_t *t, MPI_Count count, const void *host, MPI_Count bytes);
 /* For the calls that pack a device buffer at once (MPI_Bsend,
  * MPI_Sendrecv_replace...): checks the call (backend, analysis, size,
  * span), allocates host memory (backend's host_alloc) and packs into it.

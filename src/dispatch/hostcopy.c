@@ -1,11 +1,11 @@
 /*
- * dispatch/hostcopy.c: blocking copies between a device buffer and host
+ * dispatch/hostcopy.c: blocking copies of a device buffer into host
  * memory, for the calls whose semantics need the data out of (or into) the
  * application's buffer before they return: MPI_Bsend / MPI_Ibsend (the
  * data is buffered at the call), MPI_Sendrecv_replace and
  * MPI_Isendrecv_replace (the send data is taken before the receive may
- * overwrite the buffer).  No request and no pool: the backend's pack or
- * unpack into host memory, waited for here (the caller is in an MPI call,
+ * overwrite the buffer).  No request and no pool: the backend's pack into
+ * host memory, waited for here (the caller is in an MPI call,
  * not in a progress poll).
  */
 #include <sched.h>
@@ -29,18 +29,17 @@ fn_fail:
     goto fn_exit;
 }
 
-static int copy(int out, const mpiacc_backend_t *be, const mpiacc_attrs_t *a, void *buf,
-                const mpiacc_pack_type_t *t, MPI_Count count, void *host, MPI_Count bytes)
+int mpiacc_dispatch_copy_out(const mpiacc_backend_t *be, const mpiacc_attrs_t *a, void *buf,
+                             const mpiacc_pack_type_t *t, MPI_Count count, void *host, MPI_Count bytes)
 {
     int mpi_errno = MPI_SUCCESS;
     void *dep = NULL, *xfer = NULL;
     mpiacc_xfer_desc_t d = {.buf = buf, .type = t, .count = count, .first = 0, .last = bytes, .host = host};
     if (bytes == 0) goto fn_exit;
-    /* The dependency is the call's: captured now, for both directions (an
-     * unpack must also wait for the work the application queued before). */
+    /* The dependency is the call's: captured now. */
     if (be->capture) MPIACC_CHECK(be->capture(a, buf, &dep));
     if (be->host_waits) MPIACC_CHECK(wait_handle(be, &dep));
-    MPIACC_CHECK(out ? be->pack(a, dep, &d, &xfer) : be->unpack(a, dep, &d, &xfer));
+    MPIACC_CHECK(be->pack(a, dep, &d, &xfer));
     MPIACC_CHECK(wait_handle(be, &xfer));
 fn_exit:
     if (dep) be->release(dep);
@@ -48,18 +47,6 @@ fn_exit:
     return mpi_errno;
 fn_fail:
     goto fn_exit;
-}
-
-int mpiacc_dispatch_copy_out(const mpiacc_backend_t *be, const mpiacc_attrs_t *a, void *buf,
-                             const mpiacc_pack_type_t *t, MPI_Count count, void *host, MPI_Count bytes)
-{
-    return copy(1, be, a, buf, t, count, host, bytes);
-}
-
-int mpiacc_dispatch_copy_in(const mpiacc_backend_t *be, const mpiacc_attrs_t *a, void *buf,
-                            const mpiacc_pack_type_t *t, MPI_Count count, const void *host, MPI_Count bytes)
-{
-    return copy(0, be, a, buf, t, count, (void *)host, bytes);
 }
 
 int mpiacc_dispatch_pack_to_host(const mpiacc_attrs_t *a, const void *buf, MPI_Count count, MPI_Datatype dt,
