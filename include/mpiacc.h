@@ -143,9 +143,10 @@
  *    MPI_Sendrecv_replace / MPI_Isendrecv_replace pack the send data in the
  *    call too.  These and a buffered send of a CUDA/OpenCL datatype are
  *    refused (MPI_ERR_TYPE) on direct communicators.
- *  - MPI_Isendrecv of a device datatype returns a request completed from
- *    MPI's progress engine; an error of its parts is raised by MPI where it
- *    raises a generalized request's error.  MPI_Mrecv / MPI_Imrecv (no
+ *  - MPI_Isendrecv(_replace) of a device datatype returns one request
+ *    joining its receive and send, completed from MPI's progress engine;
+ *    its error (the receive's, else the send's) is raised by the completion
+ *    calls like any mpiacc request's.  MPI_Mrecv / MPI_Imrecv (no
  *    communicator argument) raise mpiacc's errors on MPI_COMM_SELF's
  *    handler (MPI_COMM_WORLD's while it has none).
  *  - The completion calls recognise mpiacc's requests through the MPI_*

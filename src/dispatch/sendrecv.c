@@ -6,7 +6,8 @@
  * (each its own protocol, direct communicators included) and joined into
  * one request (a compound: a generalized request completed from MPI's
  * progress engine once both are; its status is the receive's, its error
- * the receive's, else the send's).
+ * the receive's, else the send's, raised by the completion calls on the
+ * communicator with its own class, as for any mpiacc request).
  * *_replace: the send data is packed into host memory at the call
  * (hostcopy.c; after the call-time dependency) and sent from there as
  * MPI_PACKED, so that the receive may land in the buffer whenever it
@@ -33,24 +34,36 @@ typedef struct compound {
     const mpiacc_backend_t *be; /* host copy of a *_replace's send data */
     void *host;
     MPI_Count bytes;
+    /* Registered like a pool operation (reqpool's registry only: never on
+     * the pool's lists), so that the completion calls claim the compound
+     * and raise its error on its communicator with its own class. */
+    mpiacc_rp_op_t *reg;
 } compound_t;
 
 static int c_query(void *extra, MPI_Status *status)
 {
     compound_t *c = extra;
     MPI_Count n = 0;
+    int err;
     PMPI_Get_elements_x(&c->st, MPI_BYTE, &n);
     status->MPI_SOURCE = c->st.MPI_SOURCE;
     status->MPI_TAG = c->st.MPI_TAG;
     PMPI_Status_set_elements_x(status, MPI_BYTE, n == MPI_UNDEFINED ? 0 : n);
     PMPI_Status_set_cancelled(status, c->cancelled);
-    status->MPI_ERROR = c->error;
-    return c->error;
+    err = c->error;
+    if (c->reg && mpiacc_rp_claim_result(c->reg, err)) err = MPI_SUCCESS; /* a completion call of ours raises it */
+    status->MPI_ERROR = err;
+    return err;
 }
 
 static int c_free(void *extra)
 {
-    free(extra);
+    compound_t *c = extra;
+    if (c->reg) {
+        mpiacc_rp_unregister(c->reg);
+        mpiacc_rp_op_free(c->reg);
+    }
+    free(c);
     return MPI_SUCCESS;
 }
 
@@ -111,11 +124,12 @@ static int c_async(MPIX_Async_thing thing)
 /* Joins a posted receive and send into *req; on failure cancels and frees
  * both (and the host copy). */
 static int compound_start(MPI_Request rreq, MPI_Request sreq, const mpiacc_backend_t *be, void *host,
-                          MPI_Count bytes, MPI_Request *req)
+                          MPI_Count bytes, MPI_Comm comm, MPI_Request *req)
 {
     int mpi_errno = MPI_SUCCESS;
     compound_t *c = calloc(1, sizeof *c);
-    if (!c) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for an MPI_Isendrecv request");
+    if (!c || !(c->reg = mpiacc_rp_op_alloc(0, MPIACC_RP_SEND_STD, NULL, 0, MPI_PROC_NULL, 0, comm)))
+        MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for an MPI_Isendrecv request");
     c->sub[0] = rreq;
     c->sub[1] = sreq;
     c->be = be;
@@ -127,6 +141,8 @@ static int compound_start(MPI_Request rreq, MPI_Request sreq, const mpiacc_backe
     c->st.MPI_TAG = MPI_ANY_TAG;
     c->st.MPI_ERROR = MPI_SUCCESS;
     MPIACC_CHECK(MPIX_Grequest_start(c_query, c_free, c_cancel, c_poll, c_wait, c, &c->greq));
+    c->reg->greq = c->greq;
+    mpiacc_rp_register(c->reg);
     *req = c->greq;
     mpi_errno = MPIX_Async_start(c_async, c, MPIX_STREAM_NULL);
     if (mpi_errno != MPI_SUCCESS) { /* the parts are waited here instead */
@@ -146,6 +162,7 @@ fn_fail:
     }
     if (sreq != MPI_REQUEST_NULL) PMPI_Wait(&sreq, MPI_STATUS_IGNORE);
     if (host) mpiacc_dispatch_host_free(be, host, bytes);
+    if (c && c->reg) mpiacc_rp_op_free(c->reg);
     free(c);
     return mpi_errno;
 }
@@ -167,7 +184,7 @@ static int post_pair(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int
         if (host) mpiacc_dispatch_host_free(be, host, bytes);
         return mpi_errno;
     }
-    mpi_errno = compound_start(r[0], r[1], be, host, bytes, req);
+    mpi_errno = compound_start(r[0], r[1], be, host, bytes, comm, req);
     return mpi_errno == MPI_SUCCESS ? MPI_SUCCESS : mpiacc_err_return_comm(comm, mpi_errno);
 }
 

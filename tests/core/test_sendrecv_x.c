@@ -201,6 +201,26 @@ static void errors(void **state)
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Error_class(MPI_Mrecv(b, 1, T2, &m, &st), &cls);
     assert_int_equal(cls, MPI_ERR_TRUNCATE);
+    /* A truncated receive inside MPI_Isendrecv: MPI_Wait raises it on comm
+     * with its own class; MPI_Waitall reports it in the status. */
+    for (int k = 0; k < 2; k++) {
+        MPI_Request q;
+        MPI_Status sts[1];
+        int rb[2], rc;
+        MPI_Isendrecv(b, 4, T, right, 32, rb, 1, T2, left, 32, comm, &q);
+        if (k == 0) {
+            rc = MPI_Wait(&q, &st);
+            MPI_Error_class(rc, &cls);
+            assert_int_equal(cls, MPI_ERR_TRUNCATE);
+        } else {
+            rc = MPI_Waitall(1, &q, sts);
+            MPI_Error_class(rc, &cls);
+            assert_int_equal(cls, MPI_ERR_IN_STATUS);
+            MPI_Error_class(sts[0].MPI_ERROR, &cls);
+            assert_int_equal(cls, MPI_ERR_TRUNCATE);
+        }
+        assert_int_equal(q, MPI_REQUEST_NULL);
+    }
     MPI_Barrier(comm);
     MPI_Type_free(&T);
     MPI_Type_free(&T2);
