@@ -121,9 +121,34 @@
  *    communicator's error handler there (MPI_ERRORS_RETURN: nothing shows;
  *    a handler of the application's sees that extra call).  The receive
  *    then completes with MPI_ERR_TRUNCATE as any truncated receive.
- *  - MPI calls mpiacc does not interpose (collectives, one-sided, file I/O,
- *    persistent and buffered sends, MPI_Mrecv, MPI_Sendrecv_replace...) do
- *    not know mpiacc's attributes: do not give them device datatypes.
+ *  - Every MPI function taking a buffer and a datatype is interposed (the
+ *    README's table "MPI functions and device buffers" lists each one).
+ *    One-sided (MPI_Put, MPI_Get, MPI_Accumulate...), file I/O
+ *    (MPI_File_read*, MPI_File_write*, MPI_File_set_view), partitioned
+ *    (MPI_Psend_init, MPI_Precv_init) and external32 (MPI_Pack_external,
+ *    MPI_Unpack_external) calls refuse a device datatype (or MPIACC_BUF_HOST
+ *    with MPIACC_EVENT) with MPI_ERR_TYPE naming the call, through the
+ *    window's, file's or communicator's error handler.  Not interposed, as
+ *    they take no datatype: MPI_Win_create / MPI_Win_attach and
+ *    MPI_Buffer_attach on device memory, user reduction functions
+ *    (MPI_Op_create: they see host memory) -- never hand them device memory.
+ *  - Persistent requests (MPI_Send_init & co.): the attributes are those
+ *    the datatype had at the init call (the request keeps a duplicate); the
+ *    dependency (stream, queue, event) is captured at each MPI_Start.  With
+ *    untagged datatypes they are MPI's own requests; starting one while a
+ *    device send to the same peer is still queued may overtake it.
+ *  - MPI_Bsend / MPI_Ibsend / MPI_Bsend_init of a device datatype pack the
+ *    data into host memory in the call (after its dependency) and hand the
+ *    packed bytes to MPI's buffered send (MPI_Pack_size sizing holds).
+ *    MPI_Sendrecv_replace / MPI_Isendrecv_replace pack the send data in the
+ *    call too.  These and a buffered send of a CUDA/OpenCL datatype are
+ *    refused (MPI_ERR_TYPE) on direct communicators.
+ *  - MPI_Isendrecv(_replace) of a device datatype returns one request
+ *    joining its receive and send, completed from MPI's progress engine;
+ *    its error (the receive's, else the send's) is raised by the completion
+ *    calls like any mpiacc request's.  MPI_Mrecv / MPI_Imrecv (no
+ *    communicator argument) raise mpiacc's errors on MPI_COMM_SELF's
+ *    handler (MPI_COMM_WORLD's while it has none).
  *  - The completion calls recognise mpiacc's requests through the MPI_*
  *    entry points; completing them with PMPI_* directly gets MPICH's own
  *    error reporting (an MPI_ERR_OTHER-class wrapper on MPI_COMM_SELF).

@@ -350,3 +350,31 @@ fn_fail:
     mpi_errno = mpiacc_err_return_comm(comm, mpi_errno);
     goto fn_exit;
 }
+
+/* ---- shared with persist.c, bsend.c, sendrecv.c, mrecv.c ------------------ */
+
+int mpiacc_dispatch_check_args(int is_send, MPI_Count count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
+                               int nonblocking, const MPI_Request *req)
+{
+    return check_args(is_send, count, dt, peer, tag, comm, nonblocking, req);
+}
+
+int mpiacc_dispatch_wants_pool(const mpiacc_attrs_t *a)
+{
+    return wants_pool(a);
+}
+
+int mpiacc_dispatch_disabled_error(const mpiacc_attrs_t *a)
+{
+    return disabled_error(a);
+}
+
+int mpiacc_dispatch_wait(MPI_Request *r, MPI_Status *st, MPI_Comm comm)
+{
+    return wait_on(r, st, comm);
+}
+
+int mpiacc_dispatch_is_direct(const mpiacc_attrs_t *a, int peer, MPI_Comm comm)
+{
+    return direct_of(a, peer, comm) != NULL;
+}

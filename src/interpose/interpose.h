@@ -29,4 +29,24 @@ static inline int mpiacc_interpose_untagged(MPI_Datatype dt)
     return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE;
 }
 
+/* ---- refuse.c: calls that do not take device buffers ---------------- */
+
+/* Where a refusal is raised: the window's, file's or communicator's error
+ * handler, or none (MPI_COMM_SELF's, as MPICH does for calls without one). */
+enum { MPIACC_INTERPOSE_ON_NONE, MPIACC_INTERPOSE_ON_COMM, MPIACC_INTERPOSE_ON_WIN, MPIACC_INTERPOSE_ON_FILE };
+
+/* Non-zero when one of the n datatypes needs mpiacc (a device kind, or
+ * host with an event; MPI_DATATYPE_NULL and untagged types do not). */
+int mpiacc_interpose_refusable(const MPI_Datatype t[], int n);
+static inline int mpiacc_interpose_any_tagged(const MPI_Datatype t[], int n)
+{
+    for (int i = 0; i < n; i++)
+        if (mpiacc_attrs_kind(t[i]) != MPIACC_KIND_NONE) return mpiacc_interpose_refusable(t, n);
+    return 0;
+}
+/* The refusal (MPI_ERR_TYPE, naming the call and the datatype's kind),
+ * raised on *obj (an MPI_Comm, MPI_Win or MPI_File per `on`); returns the
+ * code.  Called only when mpiacc_interpose_any_tagged said so. */
+int mpiacc_interpose_refuse(const char *call, const MPI_Datatype t[], int n, int on, void *obj);
+
 #endif
