@@ -294,7 +294,8 @@ MPIACC_API int MPIACC_Get_version(int *major, int *minor);
  *
  *     MPIACC_Stats st = {.size = sizeof st};
  *     MPIACC_Get_stats(&st);
- *     printf("%llu OpenCL sends\n", st.sends[3][0]);
+ *     printf("%llu OpenCL sends staged through the host\n",
+ *            st.sends[3][MPIACC_PROTO_STAGED]);          // row 3: MPIACC_BUF_OPENCL
  *
  * Set `size` to sizeof(MPIACC_Stats) as your program knows it: mpiacc fills
  * at most that many bytes (later versions only add fields at the end) and
@@ -310,9 +311,22 @@ MPIACC_API int MPIACC_Get_version(int *major, int *minor);
  * Operations are counted when they complete, by buffer kind (row: the
  * value of MPIACC_BUF_*, 1 host, 2 CUDA, 3 OpenCL; row 0 is untagged host
  * data that had to wait behind earlier device sends to the same peer) and
- * by protocol (column p, named protocol[p]; "" for an unused column).
+ * by protocol (column: one of the MPIACC_PROTO_* values below, the same in
+ * every run and process; protocol[p] is the column's name: "staged",
+ * "ordered", "eager", "pipelined", "IPC", "coll", and "" for a spare column
+ * not used yet; columns from MPIACC_PROTO_NFIXED on are spare ones, claimed
+ * in order of first use by protocols a later mpiacc may add).
  * Bytes are packed bytes.
  */
+enum {
+    MPIACC_PROTO_STAGED = 0,    /* packed through host memory, sent as MPI_PACKED  */
+    MPIACC_PROTO_ORDERED = 1,   /* host data queued behind device sends (row 0)    */
+    MPIACC_PROTO_EAGER = 2,     /* direct protocol: one packed message             */
+    MPIACC_PROTO_PIPELINED = 3, /* direct protocol: chunks through pinned buffers  */
+    MPIACC_PROTO_IPC = 4,       /* direct protocol: CUDA IPC, device to device     */
+    MPIACC_PROTO_COLL = 5,      /* collectives on device buffers                   */
+    MPIACC_PROTO_NFIXED = 6     /* first spare column                              */
+};
 #define MPIACC_STATS_VERSION 1
 #define MPIACC_STATS_KINDS 4
 #define MPIACC_STATS_PROTOCOLS 8

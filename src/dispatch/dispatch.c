@@ -110,18 +110,25 @@ static int device_op(int is_send, void *buf, MPI_Count count, MPI_Datatype type,
                      int peer, int tag, MPI_Comm comm, int mode, MPI_Request *req)
 {
     int mpi_errno = MPI_SUCCESS, deferred = 0;
-    const mpiacc_backend_t *be;
+    const mpiacc_backend_t *be = NULL;
     mpiacc_rp_op_t *op = NULL;
     mpiacc_pack_type_t *t = NULL;
     mpiacc_proto_comm_t *dc = direct_of(a, peer, comm);
     MPI_Count bytes = 0;
 
     if (dc) mpiacc_proto_comm_sweep();
-    MPIACC_CHECK(mpiacc_dispatch_backend(a, buf, &be));
     if (peer != MPI_PROC_NULL) {
         MPIACC_CHECK(mpiacc_pack_type_get(type, &t));
         MPIACC_CHECK(mpiacc_dispatch_packed_bytes(t, count, &bytes));
     }
+    /* An empty message accepts any buffer (MPI's rule: a NULL cl_mem or
+     * device pointer included), so the backend's buffer check is skipped;
+     * the attributes (queue, stream...) are still the backend's to check
+     * where the message travels through it (a direct communicator). */
+    if (bytes > 0) MPIACC_CHECK(mpiacc_dispatch_backend(a, buf, &be));
+    else if (dc && !(be = mpiacc_backend_get(a->kind)))
+        MPIACC_FAIL(MPIACC_ERRK_BACKEND, "%s buffers are not available: %s", mpiacc_kind_name(a->kind),
+                    mpiacc_backend_why_absent(a->kind));
     if (bytes == 0 && !dc) { /* on a direct communicator: an eager message */
         if (is_send && peer != MPI_PROC_NULL)
             MPIACC_CHECK(host_send_ordered(NULL, 0, MPI_BYTE, peer, tag, comm, mode, req, &deferred));
@@ -130,7 +137,7 @@ static int device_op(int is_send, void *buf, MPI_Count count, MPI_Datatype type,
                                  : PMPI_Irecv_c(NULL, 0, MPI_BYTE, peer, tag, comm, req));
         goto fn_exit;
     }
-    MPIACC_CHECK(check_span(be, a, buf, t, count, bytes));
+    if (bytes > 0) MPIACC_CHECK(check_span(be, a, buf, t, count, bytes));
     if (!(op = mpiacc_rp_op_alloc(is_send, mode, buf, count, peer, tag, comm)))
         MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for an operation");
     op->be = be;
