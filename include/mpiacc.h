@@ -21,7 +21,11 @@
  *    MPIACC_DISABLE, and equal MPI_KEYVAL_INVALID before it and after
  *    MPI_Finalize).
  *  - A datatype with no MPIACC_BUF_TYPE attribute (or MPIACC_BUF_HOST) is a
- *    host datatype: the call goes straight to the MPI library.
+ *    host datatype: the call goes straight to the MPI library — except a
+ *    derived datatype built from tagged ones, which inherits their
+ *    attributes (see "Derived datatypes" under the keyvals below).
+ *  - Attributes are read by mpiacc at each call, however they were put
+ *    (MPI_Type_set_attr or PMPI_Type_set_attr).
  *  - Dependency: a send's data is read, and a receive's data is written, only
  *    after the work that was enqueued on MPIACC_STREAM / MPIACC_CL_QUEUE
  *    before the MPI call has finished (for an in-order OpenCL queue; an
@@ -88,9 +92,14 @@
  *                      for receives)
  *    MPI_ERR_COUNT     negative count; count x datatype size overflowing
  *    MPI_ERR_TYPE      MPI_DATATYPE_NULL with a device datatype's call, a
- *                      datatype mpiacc cannot use (uncommitted...)
+ *                      datatype mpiacc cannot use (uncommitted...), a
+ *                      derived datatype without MPIACC_BUF_TYPE whose
+ *                      constituents' attributes disagree (the message
+ *                      names two of them)
  *    MPI_ERR_BUFFER    NULL or released cl_mem, a cl_mem smaller than
- *                      count x datatype spans (data or packed side)
+ *                      count x datatype spans (data or packed side); an
+ *                      empty message (count 0 or a datatype of size 0)
+ *                      accepts any buffer, NULL included, as in MPI
  *    MPI_ERR_TRUNCATE  a receive's message is longer than the receive (the
  *                      part that fits is delivered, as MPI does for host
  *                      buffers); MPI_Pack/MPI_Unpack past the packed buffer
@@ -210,6 +219,33 @@ extern "C" {
  * All attributes are copied by MPI_Type_dup.  They are read when an MPI
  * call is made: changing or freeing the datatype afterwards does not affect
  * operations already started.
+ *
+ * Derived datatypes.  A datatype without MPIACC_BUF_TYPE of its own that
+ * is built, at any depth and with any constructor (contiguous, vector,
+ * hvector, indexed, hindexed, indexed_block, hindexed_block, struct,
+ * subarray, darray, resized, dup...), from tagged datatypes inherits
+ * their attributes: MPI_Type_contiguous(2, vec, &t2) of a vec tagged
+ * MPIACC_BUF_OPENCL + MPIACC_CL_QUEUE q is an OpenCL datatype on q.
+ *  - Untagged predefined constituents (MPI_INT...) only describe layout;
+ *    every other constituent must agree: the same MPIACC_BUF_TYPE and the
+ *    same MPIACC_STREAM, MPIACC_CL_QUEUE, MPIACC_EVENT and MPIACC_DEVICE
+ *    (each set to the same value on all, or on none).  Otherwise — two
+ *    buffer types, a MPIACC_BUF_HOST constituent beside a device one, two
+ *    queues or streams — every call with the datatype fails with
+ *    MPI_ERR_TYPE, naming two constituents that disagree (by
+ *    MPI_Type_get_name when they have a name).
+ *  - Attributes on the datatype itself take precedence: with its own
+ *    MPIACC_BUF_TYPE only its own attributes count; without, its own
+ *    dependency attributes (e.g. MPIACC_CL_QUEUE) replace the inherited
+ *    ones.
+ *  - The inheritance is decided at the datatype's first use and cached on
+ *    the datatype (MPIACC_LOG=info logs it once).  MPI_Type_set_attr or
+ *    MPI_Type_delete_attr on an mpiacc keyval, on any datatype, makes every
+ *    such decision be remade at its datatype's next use (a few MPI calls
+ *    per nesting level), so changed constituents are seen; a change made
+ *    with PMPI_Type_set_attr on a constituent after the derived datatype's
+ *    first use is not seen until then.  Constituents the application has
+ *    freed still count (MPI keeps them alive with the derived datatype).
  */
 extern MPIACC_API int MPIACC_BUF_TYPE;
 extern MPIACC_API int MPIACC_STREAM;

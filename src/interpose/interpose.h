@@ -1,8 +1,11 @@
 /*
  * interpose: the MPI_* entry points mpiacc defines (one file per family).
  * Each one first takes the host fast path — a datatype without an mpiacc
- * attribute (and, for sends, no device send waiting for its turn) goes
- * straight to PMPI: one attribute lookup and one atomic load, no lock, no
+ * attribute, own or inherited (and, for sends, no device send waiting for
+ * its turn) goes straight to PMPI: one attribute lookup (MPIACC_BUF_TYPE)
+ * and, for a derived datatype, one load of its cached inheritance decision
+ * (the first use of a derived datatype makes the decision, see
+ * src/attrs/inherit.c), plus one atomic load for sends; no lock, no
  * allocation, no driver call — and otherwise hands the call to the
  * dispatcher (src/dispatch).
  */
