@@ -227,6 +227,24 @@ static void empty_null_clmem(void **state)
         assert_int_equal(count, 0);
         assert_int_equal(MPI_Recv(NULL, 0, t, 0, 31, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_SUCCESS);
     }
+    /* on a direct communicator too (an eager message without data) */
+    {
+        MPI_Comm dc;
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, MPIACC_DIRECT_INFO, "true");
+        assert_int_equal(MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &dc), MPI_SUCCESS);
+        MPI_Info_free(&info);
+        MPI_Comm_set_errhandler(dc, MPI_ERRORS_RETURN);
+        if (rank == 0) {
+            assert_int_equal(MPI_Send(NULL, 0, t, 1, 32, dc), MPI_SUCCESS);
+        } else {
+            assert_int_equal(MPI_Recv(NULL, 0, t, 0, 32, dc, &st), MPI_SUCCESS);
+            MPI_Get_count(&st, MPI_BYTE, &count);
+            assert_int_equal(count, 0);
+        }
+        MPI_Comm_free(&dc);
+    }
     assert_int_equal(MPI_Pack(NULL, 0, t, NULL, 0, &pos, MPI_COMM_SELF), MPI_SUCCESS);
     assert_int_equal(MPI_Unpack(NULL, 0, &pos, NULL, 0, t, MPI_COMM_SELF), MPI_SUCCESS);
     assert_int_equal(pos, 0);
