@@ -240,11 +240,12 @@ extern "C" {
  *    ones.
  *  - The inheritance is decided at the datatype's first use and cached on
  *    the datatype (MPIACC_LOG=info logs it once).  MPI_Type_set_attr or
- *    MPI_Type_delete_attr on an mpiacc keyval, on any datatype, makes every
- *    such decision be remade at its datatype's next use (a few MPI calls
- *    per nesting level), so changed constituents are seen; a change made
- *    with PMPI_Type_set_attr on a constituent after the derived datatype's
- *    first use is not seen until then.  Constituents the application has
+ *    MPI_Type_delete_attr on an mpiacc keyval of a datatype that derived
+ *    datatypes were built from makes every such decision be remade at its
+ *    datatype's next use (a few MPI calls per nesting level), so changed
+ *    constituents are seen; changing other datatypes' attributes costs
+ *    nothing.  A change made with PMPI_Type_set_attr on a constituent after
+ *    the derived datatype's first use is not seen.  Constituents the application has
  *    freed still count (MPI keeps them alive with the derived datatype).
  */
 extern MPIACC_API int MPIACC_BUF_TYPE;

@@ -27,10 +27,11 @@ int mpiacc_attrs_get(MPI_Datatype type, mpiacc_attrs_t *a);
  * or a negative MPIACC_DEVICE; src/interpose/attr.c). */
 int mpiacc_attrs_check_set(MPI_Datatype type, int keyval, void *value);
 
-/* MPI_Type_set_attr / MPI_Type_delete_attr changed an mpiacc attribute
- * (called after the change): every inheritance decision is remade at its
- * datatype's next use (inherit.c). */
-void mpiacc_attrs_changed(int keyval);
+/* MPI_Type_set_attr / MPI_Type_delete_attr changed an mpiacc attribute of
+ * `type` (called after the change): when a derived datatype's decision was
+ * made from it, every decision is remade at its datatype's next use
+ * (inherit.c). */
+void mpiacc_attrs_changed(MPI_Datatype type, int keyval);
 
 /* What mpiacc_attrs_kind returns for a datatype the dispatcher must refuse:
  * a MPIACC_BUF_TYPE value that is not a kind (set with PMPI_Type_set_attr,

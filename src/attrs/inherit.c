@@ -24,10 +24,14 @@
  * the same answer; freed with the datatype), and, for the fast check
  * (mpiacc_attrs_kind, attrs.h), in a slot indexed by the handle.  A change
  * of an mpiacc attribute through MPI_Type_set_attr or MPI_Type_delete_attr
- * (any datatype) starts a new generation: each decision is remade at its
- * datatype's next use, so changed constituents are seen.  A change made
- * through PMPI_Type_set_attr on a constituent after the derived datatype
- * was first used is not seen until such a generation change.
+ * on a datatype that a decision was made from (marked as a constituent
+ * when the decision read it; any predefined datatype counts as marked)
+ * starts a new generation: each decision is remade at its datatype's next
+ * use, so changed constituents are seen, and changes on other datatypes
+ * (an MPIACC_EVENT set before each send...) cost the derived datatypes
+ * nothing.  A change made through PMPI_Type_set_attr on a constituent after
+ * the derived datatype was first used is not seen until a generation
+ * change.
  *
  * Decisions are made under one lock (first use only); the fast check reads
  * the slot without it.  Logged once per decision that inherits (info).
@@ -46,6 +50,8 @@ atomic_uint mpiacc_attrs_gen;
  * or why it cannot. */
 typedef struct {
     mpiacc_attrs_t a;
+    int decided;     /* 0: only the constituent mark below */
+    int constituent; /* some decision read this datatype's attributes */
     int conflict;
     unsigned gen;
     char why[768];
@@ -53,6 +59,7 @@ typedef struct {
 
 static int cache_kv = MPI_KEYVAL_INVALID;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int mark_failed; /* a constituent could not be marked: every change counts */
 
 static void slot_clear(MPI_Datatype type)
 {
@@ -100,10 +107,40 @@ void mpiacc_attrs_inherit_finalize(void)
     atomic_fetch_add(&mpiacc_attrs_gen, 1);
 }
 
-void mpiacc_attrs_changed(int keyval)
+/* Only a change on a datatype some decision was made from starts a new
+ * generation (predefined datatypes are not marked: a change on one always
+ * does).  Under the lock, so that a decision being made either reads the
+ * new value or is made stale by it. */
+void mpiacc_attrs_changed(MPI_Datatype type, int keyval)
 {
+    rec_t *r = NULL;
+    int flag = 0;
     (void)keyval;
-    atomic_fetch_add(&mpiacc_attrs_gen, 1);
+    if (cache_kv == MPI_KEYVAL_INVALID) return;
+    pthread_mutex_lock(&lock);
+    if (mark_failed || !mpiacc_attrs_handles_checked || mpiacc_attrs_is_builtin(type) ||
+        (PMPI_Type_get_attr(type, cache_kv, &r, &flag) == MPI_SUCCESS && flag && r->constituent))
+        atomic_fetch_add(&mpiacc_attrs_gen, 1);
+    pthread_mutex_unlock(&lock);
+}
+
+/* Marks a derived constituent before its attributes are read (see
+ * mpiacc_attrs_changed). */
+static void mark_locked(MPI_Datatype t)
+{
+    rec_t *r = NULL;
+    int flag = 0;
+    if (mpiacc_attrs_handles_checked && mpiacc_attrs_is_builtin(t)) return;
+    if (PMPI_Type_get_attr(t, cache_kv, &r, &flag) == MPI_SUCCESS && flag) {
+        r->constituent = 1;
+        return;
+    }
+    if (!(r = calloc(1, sizeof *r)) || PMPI_Type_set_attr(t, cache_kv, r) != MPI_SUCCESS) {
+        free(r);
+        mark_failed = 1;
+        return;
+    }
+    r->constituent = 1;
 }
 
 static const char *combiner_name(int c)
@@ -213,12 +250,14 @@ static const rec_t *decided_locked(MPI_Datatype t)
     char d1[160], d2[160];
 
     if (PMPI_Type_get_attr(t, cache_kv, &r, &flag) == MPI_SUCCESS && flag) {
-        if (r->gen == gen) return r;
+        if (r->decided && r->gen == gen) return r;
         old = r;
     }
     if (PMPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb) != MPI_SUCCESS) return NULL;
     if (!(nr = calloc(1, sizeof *nr))) return NULL;
     nr->gen = gen;
+    nr->decided = 1;
+    nr->constituent = old && old->constituent;
     nr->a.kind = MPIACC_KIND_NONE;
     if (comb != MPI_COMBINER_NAMED && nd > 0) {
         ints = malloc(sizeof *ints * (size_t)(ni ? ni : 1));
@@ -236,6 +275,7 @@ static const rec_t *decided_locked(MPI_Datatype t)
         for (MPI_Count i = 0; i < nd; i++) {
             rec_t e;
             if (i > 0 && types[i] == types[i - 1]) continue;
+            mark_locked(types[i]);
             effective_locked(types[i], &e);
             if (e.conflict) {
                 type_name(t, n1, sizeof n1);
@@ -264,7 +304,8 @@ static const rec_t *decided_locked(MPI_Datatype t)
             }
         }
     }
-    if (nr->a.kind != MPIACC_KIND_NONE && !nr->conflict && (!old || old->conflict || !same(&old->a, &nr->a))) {
+    if (nr->a.kind != MPIACC_KIND_NONE && !nr->conflict &&
+        (!old || !old->decided || old->conflict || !same(&old->a, &nr->a))) {
         type_name(t, n1, sizeof n1);
         type_name(types[first], n2, sizeof n2);
         describe(&nr->a, d1, sizeof d1);

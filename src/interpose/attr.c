@@ -22,13 +22,13 @@ MPIACC_INTERPOSE_EXPORT int MPI_Type_set_attr(MPI_Datatype type, int keyval, voi
     int err = mpiacc_attrs_check_set(type, keyval, value);
     if (err != MPI_SUCCESS) return mpiacc_err_return_comm(MPI_COMM_NULL, err);
     err = PMPI_Type_set_attr(type, keyval, value);
-    if (err == MPI_SUCCESS && is_ours(keyval)) mpiacc_attrs_changed(keyval);
+    if (err == MPI_SUCCESS && is_ours(keyval)) mpiacc_attrs_changed(type, keyval);
     return err;
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Type_delete_attr(MPI_Datatype type, int keyval)
 {
     int err = PMPI_Type_delete_attr(type, keyval);
-    if (err == MPI_SUCCESS && is_ours(keyval)) mpiacc_attrs_changed(keyval);
+    if (err == MPI_SUCCESS && is_ours(keyval)) mpiacc_attrs_changed(type, keyval);
     return err;
 }

@@ -301,6 +301,17 @@ static void agreeing_override_and_change(void **state)
     assert_int_equal(mpiacc_attrs_get(s, &at), MPI_SUCCESS);
     assert_ptr_equal(at.event, &g2);
     assert_int_equal(MPI_Type_delete_attr(s, MPIACC_EVENT), MPI_SUCCESS);
+    /* changes on datatypes no decision was made from (s itself, an
+     * unrelated one) leave the decisions alone */
+    {
+        unsigned gen = atomic_load(&mpiacc_attrs_gen);
+        MPI_Datatype other = base(&g1, NULL);
+        assert_int_equal(MPI_Type_set_attr(other, MPIACC_EVENT, (void *)&g2), MPI_SUCCESS);
+        assert_int_equal(MPI_Type_set_attr(s, MPIACC_EVENT, (void *)&g1), MPI_SUCCESS);
+        assert_int_equal(MPI_Type_delete_attr(s, MPIACC_EVENT), MPI_SUCCESS);
+        assert_int_equal(atomic_load(&mpiacc_attrs_gen), gen);
+        MPI_Type_free(&other);
+    }
     /* b changes: the constituents disagree now */
     assert_int_equal(MPI_Type_set_attr(b, MPIACC_EVENT, (void *)&g2), MPI_SUCCESS);
     assert_int_equal(mpiacc_attrs_kind(s), MPIACC_ATTRS_KIND_INVALID);
