@@ -312,6 +312,28 @@ extern MPIACC_API int MPIACC_DEVICE;
  */
 #define MPIACC_DIRECT_INFO "mpiacc_direct"
 
+/*
+ * MPI 4.1 memory allocation kinds (info keys of the MPI Forum's "Memory
+ * Allocation Kinds" side document)
+ *  - mpi_memory_alloc_kinds, in the info MPI_Comm_get_info returns: MPI's
+ *    kinds ("system", "mpi") plus "cuda:device", "cuda:host" and
+ *    "cuda:managed" when mpiacc's CUDA backend runs on this machine (asking
+ *    starts it).  OpenCL has no standard kind: cl_mem buffers are always
+ *    described by datatypes tagged MPIACC_BUF_OPENCL.
+ *  - mpi_assert_memory_alloc_kinds given to MPI_Comm_set_info,
+ *    MPI_Comm_dup_with_info, MPI_Comm_split_type or
+ *    MPI_Dist_graph_create[_adjacent] (kept by MPI_Comm_dup): a list of
+ *    CUDA kinds only ("cuda", "cuda:device", "cuda:host", "cuda:managed")
+ *    makes every untagged datatype's buffer on that communicator a CUDA one,
+ *    as if tagged MPIACC_BUF_CUDA without MPIACC_STREAM (default-stream
+ *    dependency; pinned and managed memory work through CUDA's unified
+ *    addressing).  Any other list ("system", a mix with host kinds) changes
+ *    nothing, as does a later MPI_Comm_set_info without the key; another
+ *    value of the key replaces the assertion.  Tagged datatypes keep their
+ *    own attributes.  While a communicator holds such an assertion, every
+ *    untagged call (on any communicator) reads one communicator attribute.
+ */
+
 /* Device messages this process has received on direct communicators since
  * MPI_Init, by the protocol that carried their data (eager, pipelined
  * through host staging, IPC device to device).  Any pointer may be NULL.

@@ -12,6 +12,16 @@
 #include "protocol/protocol.h"
 #include "protocol/direct.h"
 
+/* The attributes of a call: the datatype's (own or inherited), else, for
+ * an untagged datatype, what the communicator says of its buffers (MPI 4.1
+ * memory allocation kinds, src/attrs/memkind.c). */
+static int call_attrs(MPI_Datatype dt, MPI_Comm comm, const void *buf, mpiacc_attrs_t *a)
+{
+    int mpi_errno = mpiacc_attrs_get(dt, a);
+    if (mpi_errno == MPI_SUCCESS && a->kind == MPIACC_KIND_NONE) a->kind = mpiacc_attrs_untagged_kind(comm, buf);
+    return mpi_errno;
+}
+
 /* A datatype needs the pool: a device kind, or a host kind with an event. */
 static int wants_pool(const mpiacc_attrs_t *a)
 {
@@ -257,7 +267,7 @@ int mpiacc_dispatch_send(const void *buf, MPI_Count count, MPI_Datatype dt, int 
     if (dest == MPI_PROC_NULL) /* no data moves: MPI's own semantics */
         return nonblocking ? pmpi_isend(buf, count, dt, dest, tag, comm, mode, req)
                            : pmpi_send(buf, count, dt, dest, tag, comm, mode);
-    MPIACC_CHECK(mpiacc_attrs_get(dt, &a));
+    MPIACC_CHECK(call_attrs(dt, comm, buf, &a));
     if (wants_pool(&a) && mpiacc_core_disabled) MPIACC_CHECK(disabled_error(&a));
     if (wants_pool(&a)) {
         MPIACC_CHECK(device_op(1, (void *)buf, count, dt, &a, dest, tag, comm, mode, &r));
@@ -288,7 +298,7 @@ int mpiacc_dispatch_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, i
 
     MPIACC_CHECK(check_args(0, count, dt, src, tag, comm, nonblocking, req));
     if (src != MPI_PROC_NULL) {
-        MPIACC_CHECK(mpiacc_attrs_get(dt, &a));
+        MPIACC_CHECK(call_attrs(dt, comm, buf, &a));
         if (wants_pool(&a) && mpiacc_core_disabled) MPIACC_CHECK(disabled_error(&a));
     }
     if (src == MPI_PROC_NULL || !wants_pool(&a)) /* MPI_PROC_NULL: no data moves */
@@ -339,7 +349,7 @@ int mpiacc_dispatch_pack(int packing, const void *inbuf, MPI_Count insize_or_cou
     int mpi_errno = MPI_SUCCESS;
     mpiacc_attrs_t a;
     *host = 0;
-    MPIACC_CHECK(mpiacc_attrs_get(dt, &a));
+    MPIACC_CHECK(call_attrs(dt, comm, packing ? inbuf : outbuf, &a));
     if (!wants_pool(&a)) {
         *host = 1;
         goto fn_exit;

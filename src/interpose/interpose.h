@@ -21,15 +21,19 @@
 /* The fast-path tests: a send, and any other call (receive, pack). */
 static inline int mpiacc_interpose_send_fast(MPI_Datatype dt)
 {
-    return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE && mpiacc_dispatch_no_deferred();
+    return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE && mpiacc_dispatch_no_deferred() &&
+           !atomic_load_explicit(&mpiacc_attrs_untagged_classify, memory_order_relaxed);
 }
 
 /* stats.c: the per-rank summary MPI_Finalize logs (MPIACC_LOG=info). */
 void mpiacc_interpose_stats_summary(void);
 
+/* (Untagged buffers that may be device memory — a communicator asserting
+ * device memory allocation kinds — take the dispatcher.) */
 static inline int mpiacc_interpose_untagged(MPI_Datatype dt)
 {
-    return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE;
+    return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE &&
+           !atomic_load_explicit(&mpiacc_attrs_untagged_classify, memory_order_relaxed);
 }
 
 #endif
