@@ -54,8 +54,18 @@ typedef struct {
     int constituent; /* some decision read this datatype's attributes */
     int conflict;
     unsigned gen;
-    char why[768];
+    char *why; /* when conflict (allocated) */
 } rec_t;
+
+/* What a constituent contributes (effective_locked). */
+typedef struct {
+    mpiacc_attrs_t a;
+    int conflict;
+    const char *why; /* the record's message, or buf */
+    char buf[256];
+} eff_t;
+
+#define WHY_MAX 768
 
 static int cache_kv = MPI_KEYVAL_INVALID;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -91,6 +101,7 @@ static int delete_fn(MPI_Datatype type, int kv, void *val, void *extra)
 {
     (void)kv, (void)extra;
     slot_clear(type);
+    if (val) free(((rec_t *)val)->why);
     free(val);
     return MPI_SUCCESS;
 }
@@ -124,8 +135,9 @@ void mpiacc_attrs_changed(MPI_Datatype type, int keyval)
     pthread_mutex_unlock(&lock);
 }
 
-/* Marks a derived constituent before its attributes are read (see
- * mpiacc_attrs_changed). */
+/* Marks a tagged derived constituent (an untagged one is marked in its
+ * decision); under the lock, as mpiacc_attrs_changed reads the mark, so a
+ * change either is read by the decision or makes it stale. */
 static void mark_locked(MPI_Datatype t)
 {
     rec_t *r = NULL;
@@ -209,28 +221,41 @@ static const rec_t *decided_locked(MPI_Datatype t);
 
 /* What a constituent contributes (its own attributes, or what it inherits
  * plus its own dependencies); kind MPIACC_KIND_NONE: neutral. */
-static void effective_locked(MPI_Datatype t, rec_t *e)
+static void effective_locked(MPI_Datatype t, eff_t *e)
 {
-    mpiacc_attrs_t own;
+    mpiacc_attrs_t own = {.kind = MPIACC_KIND_NONE};
     int has_kind = 0;
-    const rec_t *r;
+    const rec_t *r = NULL;
     char nm[MPI_MAX_OBJECT_NAME + 64];
 
-    memset(e, 0, sizeof *e);
-    e->a.kind = MPIACC_KIND_NONE;
-    if (mpiacc_attrs_read_own(t, &own, &has_kind) != MPI_SUCCESS) {
-        type_name(t, nm, sizeof nm);
-        e->conflict = 1;
-        snprintf(e->why, sizeof e->why, "%s carries an invalid MPIACC_BUF_TYPE or MPIACC_DEVICE value", nm);
-        return;
+    void *v = NULL;
+    int flag = 0;
+
+    e->a = (mpiacc_attrs_t){.kind = MPIACC_KIND_NONE};
+    e->conflict = 0;
+    e->why = NULL;
+    /* the common case first: no MPIACC_BUF_TYPE on a predefined datatype */
+    if (PMPI_Type_get_attr(t, MPIACC_BUF_TYPE, &v, &flag) != MPI_SUCCESS) return;
+    if (!flag && mpiacc_attrs_handles_checked && mpiacc_attrs_is_builtin(t)) return;
+    if (flag || (r = decided_locked(t)) == NULL || (r->a.kind != MPIACC_KIND_NONE && !r->conflict)) {
+        if (mpiacc_attrs_read_own(t, &own, &has_kind) != MPI_SUCCESS) {
+            type_name(t, nm, sizeof nm);
+            e->conflict = 1;
+            snprintf(e->buf, sizeof e->buf, "%s carries an invalid MPIACC_BUF_TYPE or MPIACC_DEVICE value", nm);
+            e->why = e->buf;
+            return;
+        }
     }
-    if (has_kind) {
+    if (flag) {
         e->a = own;
+        mark_locked(t);
         return;
     }
-    if (mpiacc_attrs_handles_checked && mpiacc_attrs_is_builtin(t)) return;
-    if (!(r = decided_locked(t))) return;
-    *e = *r;
+    if (!r) return;
+    ((rec_t *)r)->constituent = 1; /* see mpiacc_attrs_changed */
+    e->a = r->a;
+    e->conflict = r->conflict;
+    e->why = r->why;
     if (!e->conflict && e->a.kind != MPIACC_KIND_NONE) override(&e->a, &own);
 }
 
@@ -242,10 +267,10 @@ static const rec_t *decided_locked(MPI_Datatype t)
     int flag = 0, comb, first = -1;
     unsigned gen = atomic_load(&mpiacc_attrs_gen);
     MPI_Count ni, na, nc, nd;
-    int *ints = NULL;
-    MPI_Aint *addrs = NULL;
-    MPI_Count *counts = NULL;
-    MPI_Datatype *types = NULL;
+    int *ints = NULL, ints_s[32];
+    MPI_Aint *addrs = NULL, addrs_s[32];
+    MPI_Count *counts = NULL, counts_s[32];
+    MPI_Datatype *types = NULL, types_s[32];
     char n1[MPI_MAX_OBJECT_NAME + 64], n2[MPI_MAX_OBJECT_NAME + 64], n3[MPI_MAX_OBJECT_NAME + 64];
     char d1[160], d2[160];
 
@@ -260,27 +285,28 @@ static const rec_t *decided_locked(MPI_Datatype t)
     nr->constituent = old && old->constituent;
     nr->a.kind = MPIACC_KIND_NONE;
     if (comb != MPI_COMBINER_NAMED && nd > 0) {
-        ints = malloc(sizeof *ints * (size_t)(ni ? ni : 1));
-        addrs = malloc(sizeof *addrs * (size_t)(na ? na : 1));
-        counts = malloc(sizeof *counts * (size_t)(nc ? nc : 1));
-        types = calloc((size_t)nd, sizeof *types);
+        /* small constructors (all but long struct/indexed lists) on the stack */
+        ints = ni <= 32 ? ints_s : malloc(sizeof *ints * (size_t)ni);
+        addrs = na <= 32 ? addrs_s : malloc(sizeof *addrs * (size_t)na);
+        counts = nc <= 32 ? counts_s : malloc(sizeof *counts * (size_t)nc);
+        types = nd <= 32 ? types_s : malloc(sizeof *types * (size_t)nd);
+        if (types) memset(types, 0, sizeof *types * (size_t)nd);
         if (!ints || !addrs || !counts || !types ||
             PMPI_Type_get_contents_c(t, ni, na, nc, nd, ints, addrs, counts, types) != MPI_SUCCESS) {
             free(nr);
             nr = NULL;
             nd = 0;
-            if (types) memset(types, 0, sizeof *types); /* nothing to free */
             goto fn_exit;
         }
         for (MPI_Count i = 0; i < nd; i++) {
-            rec_t e;
+            eff_t e;
             if (i > 0 && types[i] == types[i - 1]) continue;
-            mark_locked(types[i]);
             effective_locked(types[i], &e);
             if (e.conflict) {
                 type_name(t, n1, sizeof n1);
                 nr->conflict = 1;
-                snprintf(nr->why, sizeof nr->why, "%.400s (a constituent of %.200s)", e.why, n1);
+                if ((nr->why = malloc(WHY_MAX)))
+                    snprintf(nr->why, WHY_MAX, "%.400s (a constituent of %.200s)", e.why ? e.why : "?", n1);
                 break;
             }
             if (e.a.kind == MPIACC_KIND_NONE) continue;
@@ -295,7 +321,8 @@ static const rec_t *decided_locked(MPI_Datatype t)
                 describe(&e.a, d2, sizeof d2);
                 nr->conflict = 1;
                 nr->a = (mpiacc_attrs_t){.kind = MPIACC_KIND_NONE};
-                snprintf(nr->why, sizeof nr->why,
+                if ((nr->why = malloc(WHY_MAX)))
+                snprintf(nr->why, WHY_MAX,
                          "%.80s carries no MPIACC_BUF_TYPE and its constituents' mpiacc attributes disagree: %.80s has "
                          "%.100s, %.80s has %.100s (set the attributes on %.80s itself, or build it from datatypes "
                          "that agree)",
@@ -328,10 +355,10 @@ fn_exit:
         if (PMPI_Type_get_envelope_c(types[i], &xi, &xa, &xc, &xd, &c) == MPI_SUCCESS && c != MPI_COMBINER_NAMED)
             PMPI_Type_free(&types[i]);
     }
-    free(ints);
-    free(addrs);
-    free(counts);
-    free(types);
+    if (ints != ints_s) free(ints);
+    if (addrs != addrs_s) free(addrs);
+    if (counts != counts_s) free(counts);
+    if (types != types_s) free(types);
     return nr;
 }
 
@@ -349,24 +376,29 @@ int mpiacc_attrs_inherited_kind(MPI_Datatype type)
 
 int mpiacc_attrs_inherited(MPI_Datatype type, mpiacc_attrs_t *a)
 {
-    int mpi_errno = MPI_SUCCESS, has_kind = 0;
+    int mpi_errno = MPI_SUCCESS, has_kind = 0, conflict = 0;
     mpiacc_attrs_t own;
     const rec_t *r;
-    rec_t e;
+    char why[WHY_MAX];
 
     *a = (mpiacc_attrs_t){.kind = MPIACC_KIND_NONE};
     if (cache_kv == MPI_KEYVAL_INVALID) goto fn_exit;
-    MPIACC_CHECK(mpiacc_attrs_read_own(type, &own, &has_kind));
     pthread_mutex_lock(&lock);
     r = decided_locked(type);
-    if (r) e = *r;
+    if (r) {
+        *a = r->a;
+        conflict = r->conflict;
+        if (conflict) snprintf(why, sizeof why, "%s", r->why ? r->why : "constituents disagree");
+    }
     pthread_mutex_unlock(&lock);
-    if (!r) goto fn_exit;
-    if (e.conflict) MPIACC_FAIL(MPIACC_ERRK_TYPE, "%s", e.why);
-    *a = e.a;
-    if (a->kind != MPIACC_KIND_NONE) override(a, &own);
+    if (conflict) MPIACC_FAIL(MPIACC_ERRK_TYPE, "%s", why);
+    if (a->kind == MPIACC_KIND_NONE) goto fn_exit;
+    /* the datatype's own dependency attributes take precedence */
+    MPIACC_CHECK(mpiacc_attrs_read_own(type, &own, &has_kind));
+    override(a, &own);
 fn_exit:
     return mpi_errno;
 fn_fail:
+    *a = (mpiacc_attrs_t){.kind = MPIACC_KIND_NONE};
     goto fn_exit;
 }
