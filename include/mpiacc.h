@@ -226,8 +226,9 @@ extern "C" {
  * subarray, darray, resized, dup...), from tagged datatypes inherits
  * their attributes: MPI_Type_contiguous(2, vec, &t2) of a vec tagged
  * MPIACC_BUF_OPENCL + MPIACC_CL_QUEUE q is an OpenCL datatype on q.
- *  - Untagged predefined constituents (MPI_INT...) only describe layout;
- *    every other constituent must agree: the same MPIACC_BUF_TYPE and the
+ *  - Constituents without mpiacc attributes, neither their own nor
+ *    inherited (MPI_INT, an untagged vector of MPI_INT...), only describe
+ *    layout; all the others must agree: the same MPIACC_BUF_TYPE and the
  *    same MPIACC_STREAM, MPIACC_CL_QUEUE, MPIACC_EVENT and MPIACC_DEVICE
  *    (each set to the same value on all, or on none).  Otherwise — two
  *    buffer types, a MPIACC_BUF_HOST constituent beside a device one, two
@@ -238,15 +239,16 @@ extern "C" {
  *    MPIACC_BUF_TYPE only its own attributes count; without, its own
  *    dependency attributes (e.g. MPIACC_CL_QUEUE) replace the inherited
  *    ones.
- *  - The inheritance is decided at the datatype's first use and cached on
- *    the datatype (MPIACC_LOG=info logs it once).  MPI_Type_set_attr or
+ *  - The inheritance is decided at the datatype's first use in an MPI call
+ *    (about a microsecond per nesting level, once) and cached on the
+ *    datatype (MPIACC_LOG=info logs it once).  MPI_Type_set_attr or
  *    MPI_Type_delete_attr on an mpiacc keyval of a datatype that derived
  *    datatypes were built from makes every such decision be remade at its
- *    datatype's next use (a few MPI calls per nesting level), so changed
- *    constituents are seen; changing other datatypes' attributes costs
- *    nothing.  A change made with PMPI_Type_set_attr on a constituent after
- *    the derived datatype's first use is not seen.  Constituents the application has
- *    freed still count (MPI keeps them alive with the derived datatype).
+ *    datatype's next use, so changed constituents are seen; changing other
+ *    datatypes' attributes costs nothing.  A change made with
+ *    PMPI_Type_set_attr on a constituent after the derived datatype's first
+ *    use is not seen.  Constituents the application has freed still count
+ *    (MPI keeps them alive with the derived datatype).
  */
 extern MPIACC_API int MPIACC_BUF_TYPE;
 extern MPIACC_API int MPIACC_STREAM;
