@@ -21,7 +21,11 @@
  *    MPIACC_DISABLE, and equal MPI_KEYVAL_INVALID before it and after
  *    MPI_Finalize).
  *  - A datatype with no MPIACC_BUF_TYPE attribute (or MPIACC_BUF_HOST) is a
- *    host datatype: the call goes straight to the MPI library.
+ *    host datatype: the call goes straight to the MPI library — except a
+ *    derived datatype built from tagged ones, which inherits their
+ *    attributes (see "Derived datatypes" under the keyvals below).
+ *  - Attributes are read by mpiacc at each call, however they were put
+ *    (MPI_Type_set_attr or PMPI_Type_set_attr).
  *  - Dependency: a send's data is read, and a receive's data is written, only
  *    after the work that was enqueued on MPIACC_STREAM / MPIACC_CL_QUEUE
  *    before the MPI call has finished (for an in-order OpenCL queue; an
@@ -88,9 +92,14 @@
  *                      for receives)
  *    MPI_ERR_COUNT     negative count; count x datatype size overflowing
  *    MPI_ERR_TYPE      MPI_DATATYPE_NULL with a device datatype's call, a
- *                      datatype mpiacc cannot use (uncommitted...)
+ *                      datatype mpiacc cannot use (uncommitted...), a
+ *                      derived datatype without MPIACC_BUF_TYPE whose
+ *                      constituents' attributes disagree (the message
+ *                      names two of them)
  *    MPI_ERR_BUFFER    NULL or released cl_mem, a cl_mem smaller than
- *                      count x datatype spans (data or packed side)
+ *                      count x datatype spans (data or packed side); an
+ *                      empty message (count 0 or a datatype of size 0)
+ *                      accepts any buffer, NULL included, as in MPI
  *    MPI_ERR_TRUNCATE  a receive's message is longer than the receive (the
  *                      part that fits is delivered, as MPI does for host
  *                      buffers); MPI_Pack/MPI_Unpack past the packed buffer
@@ -235,6 +244,36 @@ extern "C" {
  * All attributes are copied by MPI_Type_dup.  They are read when an MPI
  * call is made: changing or freeing the datatype afterwards does not affect
  * operations already started.
+ *
+ * Derived datatypes.  A datatype without MPIACC_BUF_TYPE of its own that
+ * is built, at any depth and with any constructor (contiguous, vector,
+ * hvector, indexed, hindexed, indexed_block, hindexed_block, struct,
+ * subarray, darray, resized, dup...), from tagged datatypes inherits
+ * their attributes: MPI_Type_contiguous(2, vec, &t2) of a vec tagged
+ * MPIACC_BUF_OPENCL + MPIACC_CL_QUEUE q is an OpenCL datatype on q.
+ *  - Constituents without mpiacc attributes, neither their own nor
+ *    inherited (MPI_INT, an untagged vector of MPI_INT...), only describe
+ *    layout; all the others must agree: the same MPIACC_BUF_TYPE and the
+ *    same MPIACC_STREAM, MPIACC_CL_QUEUE, MPIACC_EVENT and MPIACC_DEVICE
+ *    (each set to the same value on all, or on none).  Otherwise — two
+ *    buffer types, a MPIACC_BUF_HOST constituent beside a device one, two
+ *    queues or streams — every call with the datatype fails with
+ *    MPI_ERR_TYPE, naming two constituents that disagree (by
+ *    MPI_Type_get_name when they have a name).
+ *  - Attributes on the datatype itself take precedence: with its own
+ *    MPIACC_BUF_TYPE only its own attributes count; without, its own
+ *    dependency attributes (e.g. MPIACC_CL_QUEUE) replace the inherited
+ *    ones.
+ *  - The inheritance is decided at the datatype's first use in an MPI call
+ *    (about a microsecond per nesting level, once) and cached on the
+ *    datatype (MPIACC_LOG=info logs it once).  MPI_Type_set_attr or
+ *    MPI_Type_delete_attr on an mpiacc keyval of a datatype that derived
+ *    datatypes were built from makes every such decision be remade at its
+ *    datatype's next use, so changed constituents are seen; changing other
+ *    datatypes' attributes costs nothing.  A change made with
+ *    PMPI_Type_set_attr on a constituent after the derived datatype's first
+ *    use is not seen.  Constituents the application has freed still count
+ *    (MPI keeps them alive with the derived datatype).
  */
 extern MPIACC_API int MPIACC_BUF_TYPE;
 extern MPIACC_API int MPIACC_STREAM;
@@ -300,6 +339,28 @@ extern MPIACC_API int MPIACC_DEVICE;
  */
 #define MPIACC_DIRECT_INFO "mpiacc_direct"
 
+/*
+ * MPI 4.1 memory allocation kinds (info keys of the MPI Forum's "Memory
+ * Allocation Kinds" side document)
+ *  - mpi_memory_alloc_kinds, in the info MPI_Comm_get_info returns: MPI's
+ *    kinds ("system", "mpi") plus "cuda:device", "cuda:host" and
+ *    "cuda:managed" when mpiacc's CUDA backend runs on this machine (asking
+ *    starts it).  OpenCL has no standard kind: cl_mem buffers are always
+ *    described by datatypes tagged MPIACC_BUF_OPENCL.
+ *  - mpi_assert_memory_alloc_kinds given to MPI_Comm_set_info,
+ *    MPI_Comm_dup_with_info, MPI_Comm_split_type or
+ *    MPI_Dist_graph_create[_adjacent] (kept by MPI_Comm_dup): a list of
+ *    CUDA kinds only ("cuda", "cuda:device", "cuda:host", "cuda:managed")
+ *    makes every untagged datatype's buffer on that communicator a CUDA one,
+ *    as if tagged MPIACC_BUF_CUDA without MPIACC_STREAM (default-stream
+ *    dependency; pinned and managed memory work through CUDA's unified
+ *    addressing).  Any other list ("system", a mix with host kinds) changes
+ *    nothing, as does a later MPI_Comm_set_info without the key; another
+ *    value of the key replaces the assertion.  Tagged datatypes keep their
+ *    own attributes.  While a communicator holds such an assertion, every
+ *    untagged call (on any communicator) reads one communicator attribute.
+ */
+
 /* Device messages this process has received on direct communicators since
  * MPI_Init, by the protocol that carried their data (eager, pipelined
  * through host staging, IPC device to device).  Any pointer may be NULL.
@@ -319,7 +380,8 @@ MPIACC_API int MPIACC_Get_version(int *major, int *minor);
  *
  *     MPIACC_Stats st = {.size = sizeof st};
  *     MPIACC_Get_stats(&st);
- *     printf("%llu OpenCL sends\n", st.sends[3][0]);
+ *     printf("%llu OpenCL sends staged through the host\n",
+ *            st.sends[3][MPIACC_PROTO_STAGED]);          // row 3: MPIACC_BUF_OPENCL
  *
  * Set `size` to sizeof(MPIACC_Stats) as your program knows it: mpiacc fills
  * at most that many bytes (later versions only add fields at the end) and
@@ -335,9 +397,22 @@ MPIACC_API int MPIACC_Get_version(int *major, int *minor);
  * Operations are counted when they complete, by buffer kind (row: the
  * value of MPIACC_BUF_*, 1 host, 2 CUDA, 3 OpenCL; row 0 is untagged host
  * data that had to wait behind earlier device sends to the same peer) and
- * by protocol (column p, named protocol[p]; "" for an unused column).
+ * by protocol (column: one of the MPIACC_PROTO_* values below, the same in
+ * every run and process; protocol[p] is the column's name: "staged",
+ * "ordered", "eager", "pipelined", "IPC", "coll", and "" for a spare column
+ * not used yet; columns from MPIACC_PROTO_NFIXED on are spare ones, claimed
+ * in order of first use by protocols a later mpiacc may add).
  * Bytes are packed bytes.
  */
+enum {
+    MPIACC_PROTO_STAGED = 0,    /* packed through host memory, sent as MPI_PACKED  */
+    MPIACC_PROTO_ORDERED = 1,   /* host data queued behind device sends (row 0)    */
+    MPIACC_PROTO_EAGER = 2,     /* direct protocol: one packed message             */
+    MPIACC_PROTO_PIPELINED = 3, /* direct protocol: chunks through pinned buffers  */
+    MPIACC_PROTO_IPC = 4,       /* direct protocol: CUDA IPC, device to device     */
+    MPIACC_PROTO_COLL = 5,      /* collectives on device buffers                   */
+    MPIACC_PROTO_NFIXED = 6     /* first spare column                              */
+};
 #define MPIACC_STATS_VERSION 1
 #define MPIACC_STATS_KINDS 4
 #define MPIACC_STATS_PROTOCOLS 8

@@ -12,6 +12,16 @@
 #include "protocol/protocol.h"
 #include "protocol/direct.h"
 
+/* The attributes of a call: the datatype's (own or inherited), else, for
+ * an untagged datatype, what the communicator says of its buffers (MPI 4.1
+ * memory allocation kinds, src/attrs/memkind.c). */
+static int call_attrs(MPI_Datatype dt, MPI_Comm comm, const void *buf, mpiacc_attrs_t *a)
+{
+    int mpi_errno = mpiacc_attrs_get(dt, a);
+    if (mpi_errno == MPI_SUCCESS && a->kind == MPIACC_KIND_NONE) a->kind = mpiacc_attrs_untagged_kind(comm, buf);
+    return mpi_errno;
+}
+
 /* A datatype needs the pool: a device kind, or a host kind with an event. */
 static int wants_pool(const mpiacc_attrs_t *a)
 {
@@ -110,18 +120,25 @@ static int device_op(int is_send, void *buf, MPI_Count count, MPI_Datatype type,
                      int peer, int tag, MPI_Comm comm, int mode, MPI_Request *req)
 {
     int mpi_errno = MPI_SUCCESS, deferred = 0;
-    const mpiacc_backend_t *be;
+    const mpiacc_backend_t *be = NULL;
     mpiacc_rp_op_t *op = NULL;
     mpiacc_pack_type_t *t = NULL;
     mpiacc_proto_comm_t *dc = direct_of(a, peer, comm);
     MPI_Count bytes = 0;
 
     if (dc) mpiacc_proto_comm_sweep();
-    MPIACC_CHECK(mpiacc_dispatch_backend(a, buf, &be));
     if (peer != MPI_PROC_NULL) {
         MPIACC_CHECK(mpiacc_pack_type_get(type, &t));
         MPIACC_CHECK(mpiacc_dispatch_packed_bytes(t, count, &bytes));
     }
+    /* An empty message accepts any buffer (MPI's rule: a NULL cl_mem or
+     * device pointer included), so the backend's buffer check is skipped;
+     * the attributes (queue, stream...) are still the backend's to check
+     * where the message travels through it (a direct communicator). */
+    if (bytes > 0) MPIACC_CHECK(mpiacc_dispatch_backend(a, buf, &be));
+    else if (dc && !(be = mpiacc_backend_get(a->kind)))
+        MPIACC_FAIL(MPIACC_ERRK_BACKEND, "%s buffers are not available: %s", mpiacc_kind_name(a->kind),
+                    mpiacc_backend_why_absent(a->kind));
     if (bytes == 0 && !dc) { /* on a direct communicator: an eager message */
         if (is_send && peer != MPI_PROC_NULL)
             MPIACC_CHECK(host_send_ordered(NULL, 0, MPI_BYTE, peer, tag, comm, mode, req, &deferred));
@@ -130,7 +147,7 @@ static int device_op(int is_send, void *buf, MPI_Count count, MPI_Datatype type,
                                  : PMPI_Irecv_c(NULL, 0, MPI_BYTE, peer, tag, comm, req));
         goto fn_exit;
     }
-    MPIACC_CHECK(check_span(be, a, buf, t, count, bytes));
+    if (bytes > 0) MPIACC_CHECK(check_span(be, a, buf, t, count, bytes));
     if (!(op = mpiacc_rp_op_alloc(is_send, mode, buf, count, peer, tag, comm)))
         MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for an operation");
     op->be = be;
@@ -250,7 +267,7 @@ int mpiacc_dispatch_send(const void *buf, MPI_Count count, MPI_Datatype dt, int 
     if (dest == MPI_PROC_NULL) /* no data moves: MPI's own semantics */
         return nonblocking ? pmpi_isend(buf, count, dt, dest, tag, comm, mode, req)
                            : pmpi_send(buf, count, dt, dest, tag, comm, mode);
-    MPIACC_CHECK(mpiacc_attrs_get(dt, &a));
+    MPIACC_CHECK(call_attrs(dt, comm, buf, &a));
     if (wants_pool(&a) && mpiacc_core_disabled) MPIACC_CHECK(disabled_error(&a));
     if (wants_pool(&a)) {
         MPIACC_CHECK(device_op(1, (void *)buf, count, dt, &a, dest, tag, comm, mode, &r));
@@ -281,7 +298,7 @@ int mpiacc_dispatch_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, i
 
     MPIACC_CHECK(check_args(0, count, dt, src, tag, comm, nonblocking, req));
     if (src != MPI_PROC_NULL) {
-        MPIACC_CHECK(mpiacc_attrs_get(dt, &a));
+        MPIACC_CHECK(call_attrs(dt, comm, buf, &a));
         if (wants_pool(&a) && mpiacc_core_disabled) MPIACC_CHECK(disabled_error(&a));
     }
     if (src == MPI_PROC_NULL || !wants_pool(&a)) /* MPI_PROC_NULL: no data moves */
@@ -332,7 +349,7 @@ int mpiacc_dispatch_pack(int packing, const void *inbuf, MPI_Count insize_or_cou
     int mpi_errno = MPI_SUCCESS;
     mpiacc_attrs_t a;
     *host = 0;
-    MPIACC_CHECK(mpiacc_attrs_get(dt, &a));
+    MPIACC_CHECK(call_attrs(dt, comm, packing ? inbuf : outbuf, &a));
     if (!wants_pool(&a)) {
         *host = 1;
         goto fn_exit;

@@ -44,6 +44,16 @@ static int inherit(MPI_Comm parent, int info_value, MPI_Comm *newcomm)
     return mpi_errno;
 }
 
+/* MPI 4.1 memory allocation kinds asserted by the info given to newcomm
+ * (src/attrs/memkind.c); errors through comm's handler, newcomm freed. */
+static int memkinds(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    int mpi_errno = *newcomm == MPI_COMM_NULL ? MPI_SUCCESS : mpiacc_attrs_memkind_set(*newcomm, info);
+    if (mpi_errno == MPI_SUCCESS) return mpi_errno;
+    if (*newcomm != comm) PMPI_Comm_free(newcomm);
+    return mpiacc_err_return_comm(comm, mpi_errno);
+}
+
 /* Reads the info key of a constructor's info argument; errors through
  * comm's handler. */
 static int read_info(MPI_Comm comm, MPI_Info info, int *value)
@@ -64,6 +74,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info,
     int err, v = -1;
     if (active() && (err = read_info(comm, info, &v)) != MPI_SUCCESS) return err;
     err = PMPI_Comm_dup_with_info(comm, info, newcomm);
+    if (err == MPI_SUCCESS) err = memkinds(comm, info, newcomm);
     if (err != MPI_SUCCESS || !active()) return err;
     return inherit(comm, v, newcomm);
 }
@@ -80,6 +91,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, i
     int err, v = -1;
     if (active() && (err = read_info(comm, info, &v)) != MPI_SUCCESS) return err;
     err = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+    if (err == MPI_SUCCESS) err = memkinds(comm, info, newcomm);
     if (err != MPI_SUCCESS || !active()) return err;
     return inherit(comm, v, newcomm);
 }
@@ -129,6 +141,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, cons
     if (active() && (err = read_info(comm_old, info, &v)) != MPI_SUCCESS) return err;
     err = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
                                  comm_dist_graph);
+    if (err == MPI_SUCCESS) err = memkinds(comm_old, info, comm_dist_graph);
     if (err != MPI_SUCCESS || !active()) return err;
     return inherit(comm_old, v, comm_dist_graph);
 }
@@ -142,6 +155,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, in
     if (active() && (err = read_info(comm_old, info, &v)) != MPI_SUCCESS) return err;
     err = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
                                           destweights, info, reorder, comm_dist_graph);
+    if (err == MPI_SUCCESS) err = memkinds(comm_old, info, comm_dist_graph);
     if (err != MPI_SUCCESS || !active()) return err;
     return inherit(comm_old, v, comm_dist_graph);
 }
@@ -153,6 +167,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     int err, v = -1;
     if (active() && (err = read_info(comm, info, &v)) != MPI_SUCCESS) return err;
     err = PMPI_Comm_set_info(comm, info);
+    if (err == MPI_SUCCESS) err = memkinds(comm, info, &comm);
     if (err != MPI_SUCCESS || !active() || v < 0) return err;
     err = v ? mpiacc_proto_comm_make(comm) : mpiacc_proto_comm_drop(comm);
     return mpiacc_err_return_comm(comm, err);
@@ -166,6 +181,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used
     int err = PMPI_Comm_get_info(comm, info_used);
     if (err != MPI_SUCCESS || !active()) return err;
     err = PMPI_Info_set(*info_used, MPIACC_DIRECT_INFO, mpiacc_proto_comm_lookup(comm) ? "true" : "false");
+    if (err == MPI_SUCCESS) err = mpiacc_attrs_memkind_report(comm, *info_used);
     if (err != MPI_SUCCESS) PMPI_Info_free(info_used); /* the caller gets no info to free */
     return mpiacc_err_return_comm(comm, err);
 }
