@@ -36,7 +36,8 @@ typedef struct mpiacc_proto_slot {
 typedef struct mpiacc_proto_direct {
     mpiacc_proto_comm_t *dc; /* reference held                                  */
     uint32_t id;              /* the sender's operation id                       */
-    int ctl_peer;             /* the peer's rank (same on data, ctl and the user's) */
+    int peer;                 /* the peer's rank (on data and the user's)        */
+    int ctl_peer;             /* the peer's rank on ctl (mpiacc_proto_comm_ctl_rank) */
     MPI_Count rbytes;         /* receive: capacity in packed bytes               */
     MPI_Count total;          /* packed bytes of the message                     */
     MPI_Count chunk;          /* pipelined: data bytes per chunk                 */
