@@ -24,6 +24,14 @@ static inline int mpiacc_interpose_send_fast(MPI_Datatype dt)
 /* stats.c: the per-rank summary MPI_Finalize logs (MPIACC_LOG=info). */
 void mpiacc_interpose_stats_summary(void);
 
+/* probe.c: MPI_Mrecv / MPI_Imrecv (req != NULL) of a message handle that
+ * mpiacc's MPI_Mprobe / MPI_Improbe returned for a device message on a
+ * direct communicator: *handled = 1 and the receive done (or started),
+ * *message set to MPI_MESSAGE_NULL, errors through the communicator's
+ * handler; otherwise *handled = 0 and nothing is done. */
+int mpiacc_interpose_direct_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *message,
+                                  MPI_Status *status, MPI_Request *req, int *handled);
+
 static inline int mpiacc_interpose_untagged(MPI_Datatype dt)
 {
     return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE;

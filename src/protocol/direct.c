@@ -106,7 +106,8 @@ int mpiacc_proto_retire(mpiacc_rp_op_t *op, MPI_Request *r, void **buf, int cls,
             if (buf) *buf = NULL;
         }
     }
-    if (buf && *buf) mpiacc_proto_staging_put(op->attrs.kind, *buf, cls);
+    if (buf && *buf && cls < 0) free(*buf); /* a probed message's (direct_probe.c) */
+    else if (buf && *buf) mpiacc_proto_staging_put(op->attrs.kind, *buf, cls);
     if (buf) *buf = NULL;
     return kept;
 }
@@ -286,12 +287,24 @@ static int recv_prepare(mpiacc_rp_op_t *op)
 }
 
 /* NEW -> IN_FLIGHT: the first message's receive, posted at call time on
- * the data communicator with the user's source and tag. */
+ * the data communicator with the user's source and tag (or the one a
+ * probe already took, direct_probe.c). */
 static int recv_start(mpiacc_rp_op_t *op)
 {
     int mpi_errno = MPI_SUCCESS;
     mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
-    MPIACC_CHECK(PMPI_Irecv_c(ds->first, ds->first_cap, MPI_BYTE, op->peer, op->tag, op->comm, &op->inner));
+    void *probed;
+    MPI_Count len;
+    if (mpiacc_proto_probe_take(ds->dc, op->peer, op->tag, &probed, &len, &op->inner)) {
+        /* a probe took the message already: its first message is (being)
+         * received into a buffer of its own */
+        mpiacc_proto_staging_put(op->attrs.kind, ds->first, ds->first_cls);
+        ds->first = probed;
+        ds->first_cls = -1;
+        ds->first_cap = len;
+    } else {
+        MPIACC_CHECK(PMPI_Irecv_c(ds->first, ds->first_cap, MPI_BYTE, op->peer, op->tag, op->comm, &op->inner));
+    }
     mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
 fn_exit:
     return mpi_errno;
