@@ -10,6 +10,7 @@
 #define MPIACC_INTERPOSE_H_INCLUDED
 
 #include "dispatch/dispatch.h"
+#include "protocol/direct_comm.h"
 
 /* Marks the MPI_* entry points (the library is built with hidden
  * visibility; MPICH's header does not mark them). */
@@ -31,6 +32,18 @@ void mpiacc_interpose_stats_summary(void);
  * handler; otherwise *handled = 0 and nothing is done. */
 int mpiacc_interpose_direct_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *message,
                                   MPI_Status *status, MPI_Request *req, int *handled);
+
+/* No communicator was ever made direct (one relaxed atomic load): a host
+ * receive is MPI's own. */
+static inline int mpiacc_interpose_plain_comms(void)
+{
+    return !atomic_load_explicit(&mpiacc_proto_comm_any, memory_order_relaxed);
+}
+/* probe.c: a blocking host receive (MPI_Recv) once some communicator is
+ * direct: on a direct one, MPI's receive, watched for a suspected breach
+ * (MPIACC_DIRECT_WARN). */
+int mpiacc_interpose_host_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                               MPI_Status *status);
 
 static inline int mpiacc_interpose_untagged(MPI_Datatype dt)
 {

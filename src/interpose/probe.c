@@ -128,3 +128,41 @@ int mpiacc_interpose_direct_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, M
     if (mpiacc_proto_direct_mrecv_unbind()) *message = MPI_MESSAGE_NULL;
     return err; /* through the handler already */
 }
+
+/* ---- a blocking host receive on a direct communicator ------------------------------ */
+
+int mpiacc_interpose_host_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                               MPI_Status *status)
+{
+    int flag = 0, err, warned = 0;
+    MPI_Request r = MPI_REQUEST_NULL;
+    double t0;
+    mpiacc_proto_comm_t *dc = direct_comm(src, comm);
+    if (!dc || mpiacc_proto_cfg.warn <= 0) return PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
+    /* Under the contract a host receive takes host messages only; one that
+     * waits long while a device message it matches waits on the hidden
+     * communicator is a suspected breach: said once, MPIACC_DIRECT_WARN
+     * seconds in (the receive keeps waiting for a host message). */
+    err = PMPI_Irecv_c(buf, count, dt, src, tag, comm, &r);
+    t0 = PMPI_Wtime();
+    while (err == MPI_SUCCESS && !flag) {
+        err = PMPI_Test(&r, &flag, status);
+        if (err == MPI_SUCCESS && !flag && !warned && PMPI_Wtime() - t0 >= mpiacc_proto_cfg.warn) {
+            int found = 0, len = 0;
+            char name[MPI_MAX_OBJECT_NAME] = "";
+            MPI_Status st;
+            t0 = PMPI_Wtime();
+            err = mpiacc_proto_direct_iprobe(dc, comm, src, tag, &found, NULL, &st);
+            if (err != MPI_SUCCESS || !found) continue;
+            PMPI_Comm_get_name(comm, name, &len);
+            MPIACC_LOG(MPIACC_LOG_WARN,
+                       "direct protocol: a host MPI_Recv (source %d, tag %d) on communicator \"%s\" has waited %d s "
+                       "while a device message from rank %d tag %d waits there that it cannot take: device "
+                       "messages on a direct communicator must be received into device buffers (include/mpiacc.h, "
+                       "\"Direct protocol\"; MPI_Mprobe + MPI_Mrecv can take one into host memory)",
+                       src, tag, len ? name : "(unnamed)", mpiacc_proto_cfg.warn, st.MPI_SOURCE, st.MPI_TAG);
+            warned = 1;
+        }
+    }
+    return mpiacc_err_return_comm(comm, err);
+}

@@ -34,7 +34,7 @@ static MPI_Count size_at_most(const char *name, MPI_Count most)
 
 /* The direct protocol's settings, through the environment parser
  * (src/core/env.c: MPIACC_DIRECT, MPIACC_IPC, MPIACC_IPC_MIN,
- * MPIACC_EAGER_MAX, MPIACC_PIPELINE_CHUNK). */
+ * MPIACC_EAGER_MAX, MPIACC_PIPELINE_CHUNK, MPIACC_DIRECT_WARN). */
 static void read_env(mpiacc_proto_cfg_t *c)
 {
     c->world = mpiacc_env_bool("MPIACC_DIRECT");
@@ -42,6 +42,7 @@ static void read_env(mpiacc_proto_cfg_t *c)
     c->ipc_min = (MPI_Count)mpiacc_env_size("MPIACC_IPC_MIN");
     c->eager_max = size_at_most("MPIACC_EAGER_MAX", MPIACC_WIRE_EXTRA_MAX);
     c->chunk = size_at_most("MPIACC_PIPELINE_CHUNK", MPIACC_WIRE_EXTRA_MAX);
+    c->warn = mpiacc_env_int("MPIACC_DIRECT_WARN");
 }
 
 void mpiacc_proto_note(mpiacc_proto_note_t cause, const char *fmt, ...)
@@ -63,6 +64,7 @@ static int world_size;
 static unsigned char *world_same_node;     /* [world_size] */
 static MPI_Count world_eager_max;          /* agreed over MPI_COMM_WORLD */
 static int world_tag_mod;
+static int finalizing;
 
 /* world_same_node[r] for every rank r of MPI_COMM_WORLD (collective over
  * it: MPI_Comm_split_type, once). */
@@ -105,6 +107,7 @@ static int tag_mod(void)
 static void destroy(mpiacc_proto_comm_t *dc)
 {
     if (dc->data != MPI_COMM_NULL) {
+        mpiacc_proto_probe_drain(dc, finalizing ? "at MPI_Finalize" : "when its communicator was freed");
         atomic_fetch_sub(&mpiacc_proto_comm_live, 1);
         PMPI_Comm_free(&dc->data);
     }
@@ -349,6 +352,7 @@ fn_fail:
 void mpiacc_proto_comm_finalize(void)
 {
     if (keyval == MPI_KEYVAL_INVALID) return;
+    finalizing = 1;
     mpiacc_proto_comm_drop(MPI_COMM_WORLD);
     mpiacc_proto_comm_drop(MPI_COMM_SELF);
     mpiacc_proto_comm_sweep();
@@ -359,4 +363,5 @@ void mpiacc_proto_comm_finalize(void)
     if (world_group != MPI_GROUP_NULL) PMPI_Group_free(&world_group);
     free(world_same_node);
     world_same_node = NULL;
+    finalizing = 0;
 }

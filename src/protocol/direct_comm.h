@@ -66,6 +66,7 @@ typedef struct mpiacc_proto_cfg {
     MPI_Count ipc_min;   /* MPIACC_IPC_MIN: smallest message sent by IPC (default 0) */
     MPI_Count eager_max; /* MPIACC_EAGER_MAX: largest eager message (default 64 KiB) */
     MPI_Count chunk;     /* MPIACC_PIPELINE_CHUNK: pipelined data bytes per chunk (default 1 MiB) */
+    int warn;            /* MPIACC_DIRECT_WARN: seconds before a suspected breach is logged (0: never) */
 } mpiacc_proto_cfg_t;
 
 extern mpiacc_proto_cfg_t mpiacc_proto_cfg;
@@ -127,6 +128,12 @@ int mpiacc_proto_comm_info(MPI_Info info, int *value);
  * received (their first messages were received; their senders' follow-ups
  * are not). */
 void mpiacc_proto_probe_free(mpiacc_proto_comm_t *dc);
+/* Before dc's data communicator is freed (an application call): every
+ * device message still waiting there is received, reported (MPIACC_LOG
+ * warning naming rank, tag and `where`), its follow-ups drained and its
+ * sender told (FIN with an MPI_ERR_TYPE-class error), so that MPI never
+ * frees a communicator with unmatched messages.  Returns their number. */
+int mpiacc_proto_probe_drain(mpiacc_proto_comm_t *dc, const char *where);
 
 /* Fallbacks and other notes logged once per cause at MPIACC_LOG=info. */
 typedef enum {

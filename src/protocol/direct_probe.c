@@ -389,3 +389,57 @@ fn_exit:
 fn_fail:
     goto fn_exit;
 }
+
+/* ---- device messages nobody received ------------------------------------------- */
+
+int mpiacc_proto_probe_drain(mpiacc_proto_comm_t *dc, const char *where)
+{
+    int n = 0;
+    probed_t *p;
+    for (;;) {
+        stash_t *s;
+        void *packed = NULL;
+        int own = 0, err;
+        pthread_mutex_lock(&lock);
+        s = dc->probe;
+        p = s ? s->head : NULL;
+        if (p) {
+            s->head = p->next;
+            if (p->handle != MPI_MESSAGE_NULL) unlink_from(&taken, p, 1);
+        }
+        pthread_mutex_unlock(&lock);
+        if (!p) { /* one more from MPI's queue, out of the list again */
+            if (pull(dc, MPI_COMM_NULL, MPI_ANY_SOURCE, MPI_ANY_TAG, &p) != MPI_SUCCESS || !p) break;
+            pthread_mutex_lock(&lock);
+            unlink_from(&((stash_t *)dc->probe)->head, p, 0);
+            pthread_mutex_unlock(&lock);
+        }
+        n++;
+        if (PMPI_Wait(&p->req, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+            mpiacc_wire_read(p->buf, p->len, &p->h) != MPI_SUCCESS) {
+            drop(p);
+            continue;
+        }
+        MPIACC_LOG(MPIACC_LOG_WARN,
+                   "direct protocol: a device message of %lld bytes from rank %d tag %d on a direct communicator "
+                   "was never received (%s); drained. Device messages on a direct communicator must be received "
+                   "into device buffers (include/mpiacc.h, \"Direct protocol\")",
+                   (long long)payload(p), p->source, p->tag, where);
+        /* the sender's follow-ups are taken in, and it hears why */
+        err = gather(p, &packed, &own);
+        if (own) free(packed);
+        if (p->h.kind == MPIACC_WIRE_RTS_PIPE || p->h.kind == MPIACC_WIRE_RTS_IPC) {
+            unsigned char msg[MPIACC_WIRE_HDR + MPIACC_WIRE_FIN_TEXT];
+            int why = err != MPI_SUCCESS ? err
+                                         : mpiacc_err(MPIACC_ERRK_TYPE,
+                                                      "the receiver never posted a device receive for this device "
+                                                      "message (%s)",
+                                                      where);
+            MPI_Count len = mpiacc_proto_fill_error(msg, MPIACC_WIRE_FIN, p->h.op_id, why, MPIACC_WIRE_FIN_TEXT);
+            PMPI_Send_c(msg, len, MPI_BYTE, mpiacc_proto_comm_ctl_rank(dc, p->source),
+                        mpiacc_wire_tag_back(p->h.op_id, dc->tag_mod), dc->ctl);
+        }
+        drop(p);
+    }
+    return n;
+}
