@@ -102,7 +102,7 @@ if [ ! -f "$work/mtest.o" ] || [ "$t/util/mtest.c" -nt "$work/mtest.o" ]; then
 fi
 mtest_objs="$work/mtest.o $work/mtest_common.o $work/mtest_thread.o"
 
-# one entry per line: dir prog nranks timelimit args(;-separated) env(;-separated)
+# one entry per line, |-separated (empty fields kept): dir prog nranks timelimit args(;-separated) env(;-separated)
 entries() {
     for d in $dirs; do
         local list=$t/$d/testlist.in
@@ -117,7 +117,7 @@ entries() {
                 timeLimit=*) [ "${w#timeLimit=}" -lt "$tl" ] && tl=${w#timeLimit=} ;;
                 esac
             done
-            printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$d" "$prog" "$np" "$tl" "$args" "$envs"
+            printf '%s|%s|%s|%s|%s|%s\n' "$d" "$prog" "$np" "$tl" "$args" "$envs"
         done
     done
 }
@@ -141,7 +141,7 @@ run() {
 declare -A seen
 n=0 same=0 differ=0 skipped=0 notbuilt=0
 printf '%-8s %-28s %3s  %-12s %-12s %s\n' dir program np plain MPIACC_DIRECT=1 verdict
-while IFS=$'\t' read -r d prog np tl args envs; do
+while IFS='|' read -r d prog np tl args envs; do
     [ -n "$only" ] && ! grep -qE "$only" <<<"$prog" && continue
     key=$d/$prog
     if [ $variants = 0 ] && [ -n "${seen[$key]:-}" ]; then continue; fi
