@@ -304,7 +304,13 @@ extern MPIACC_API int MPIACC_DEVICE;
  *  - info key MPIACC_DIRECT_INFO ("mpiacc_direct") = "true" (also 1, yes,
  *    on; any case) given to MPI_Comm_set_info or MPI_Comm_dup_with_info
  *    (or MPI_Comm_split_type / MPI_Dist_graph_create[_adjacent]); "false"
- *    turns it off.  The value must be the same on every process.
+ *    turns it off.  The value must be the same on every process: it is
+ *    compared (one MPI_Allreduce of two ints over the new communicator, on
+ *    every call with an info argument, whether the key is set or not;
+ *    absent means "as the parent" / "as it is"), and a mismatch is an
+ *    MPI_ERR_ARG-class error on every process (no communicator made
+ *    direct, MPI_Comm_set_info leaves it as it was), never a deadlock.  A
+ *    mismatched MPIACC_DIRECT is logged and leaves MPI_COMM_WORLD plain.
  *  - MPIACC_DIRECT=1 in the environment of every process: MPI_COMM_WORLD
  *    is direct.
  *  - Every communicator made from a direct one by MPI_Comm_dup, _split,
@@ -324,9 +330,27 @@ extern MPIACC_API int MPIACC_DEVICE;
  * 4 KiB (then nothing is).  A failure on either side (a failed dependency,
  * a device fault) completes both requests with an error — for an eager
  * message the send completes once MPI has its bytes, so a failure of the
- * receiver is the receive's alone.  Limits: MPI_Probe / MPI_Iprobe /
- * MPI_Mprobe see host messages only; every process must use the same
- * mpiacc.
+ * receiver is the receive's alone.  MPI_Probe, MPI_Iprobe, MPI_Mprobe and
+ * MPI_Improbe see host and device messages (a device message's status: its
+ * source, tag and payload, so MPI_Get_count with the receive datatype
+ * gives its count); MPI_Mrecv / MPI_Imrecv of a device message's handle
+ * receive it into a device datatype, or into a host one (mpiacc unpacks
+ * it; the one way a device message may enter host memory).
+ * Breaches: a device message that no device receive takes is reported
+ * (MPIACC_LOG warning naming rank and tag) and drained when its
+ * communicator is freed or at MPI_Finalize, its sender completing with
+ * MPI_ERR_TYPE when it waits for an answer (pipelined, IPC); a blocking
+ * host MPI_Recv that waits while a device message it matches is there
+ * warns once after MPIACC_DIRECT_WARN seconds (default 10), naming peer,
+ * tag and communicator.  Every process must use the same mpiacc.
+ * Cost per direct communicator: one hidden duplicate (MPI_Comm_create:
+ * one context id, MPICH has 2048) and two arrays of one int and one byte
+ * per rank; creation adds that MPI_Comm_create (plus the MPI_Allreduce
+ * above where an info argument is given).  Once per process, at MPI_Init:
+ * a duplicate of MPI_COMM_WORLD that carries every direct communicator's
+ * follow-up messages (peers by world rank; a communicator whose group is
+ * not inside MPI_COMM_WORLD gets its own), an MPI_Comm_split_type for the
+ * node map and an MPI_Allreduce for the eager limit.
  * Protocols, per message: IPC (CUDA, same node, memory that can be
  * exported, at least MPIACC_IPC_MIN bytes, default 0; the receiver's GPU
  * copies from the sender's buffer), else eager (packed bytes up to

@@ -9,9 +9,12 @@
  * Each wrapper reads the info key first (a bad value fails before anything
  * is created), calls MPI, and then makes the new communicator direct when
  * its parent is (or the info asks for it) — a collective step over the new
- * communicator, so every process that gets one takes part.  For programs
- * that never use the direct protocol the cost is one atomic load per call (and
- * one info lookup when an info argument is given).
+ * communicator, so every process that gets one takes part.  Where an info
+ * argument is given, the value is first compared over the new communicator
+ * (one MPI_Allreduce of two ints, on every process, whether it set the key
+ * or not): a mismatch is an MPI_ERR_ARG-class error everywhere.  For
+ * programs that never use the direct protocol the cost is one atomic load
+ * per call without info, and an info lookup and that MPI_Allreduce with.
  * Not wrapped: MPI_Comm_idup / MPI_Comm_idup_with_info (non-blocking: their
  * communicators are never direct; MPI_Comm_set_info makes them so) and
  * intercommunicator constructors (intercommunicators are never direct:
@@ -28,15 +31,34 @@ static int active(void)
     return mpiacc_core_initialized && !mpiacc_core_disabled;
 }
 
-/* After a constructor of newcomm from parent: info_value as read by
- * mpiacc_proto_comm_info (-1: not given, inherit).  Errors through parent's
- * handler; on error newcomm is freed. */
-static int inherit(MPI_Comm parent, int info_value, MPI_Comm *newcomm)
+/* After a constructor of newcomm from parent without an info argument:
+ * newcomm is direct when parent is (the same on every process, so no
+ * agreement is needed).  Errors through parent's handler; on error newcomm
+ * is freed. */
+static int inherit(MPI_Comm parent, MPI_Comm *newcomm)
+{
+    int mpi_errno = MPI_SUCCESS;
+    if (*newcomm == MPI_COMM_NULL || !mpiacc_proto_comm_lookup(parent)) return MPI_SUCCESS;
+    mpi_errno = mpiacc_proto_comm_make(*newcomm);
+    if (mpi_errno != MPI_SUCCESS) {
+        PMPI_Comm_free(newcomm);
+        mpi_errno = mpiacc_err_return_comm(parent, mpi_errno);
+    }
+    return mpi_errno;
+}
+
+/* After a constructor of newcomm from parent with an info argument:
+ * info_value as read by mpiacc_proto_comm_info (-1: not given, inherit).
+ * The value is compared over newcomm's processes, always (a process that
+ * did not set the key must still take part: mpiacc_proto_comm_set), so a
+ * mismatch is an error everywhere instead of a deadlock.  Errors through
+ * parent's handler; on error newcomm is freed. */
+static int agree(MPI_Comm parent, int info_value, MPI_Comm *newcomm)
 {
     int mpi_errno = MPI_SUCCESS;
     int want = info_value >= 0 ? info_value : mpiacc_proto_comm_lookup(parent) != NULL;
-    if (!want || *newcomm == MPI_COMM_NULL) return MPI_SUCCESS;
-    mpi_errno = mpiacc_proto_comm_make(*newcomm);
+    if (*newcomm == MPI_COMM_NULL) return MPI_SUCCESS;
+    mpi_errno = mpiacc_proto_comm_set(*newcomm, want);
     if (mpi_errno != MPI_SUCCESS) {
         PMPI_Comm_free(newcomm);
         mpi_errno = mpiacc_err_return_comm(parent, mpi_errno);
@@ -66,7 +88,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     int err = PMPI_Comm_dup(comm, newcomm);
     if (err != MPI_SUCCESS || !active()) return err;
-    return inherit(comm, -1, newcomm);
+    return inherit(comm, newcomm);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
@@ -76,14 +98,14 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info,
     err = PMPI_Comm_dup_with_info(comm, info, newcomm);
     if (err == MPI_SUCCESS) err = memkinds(comm, info, newcomm);
     if (err != MPI_SUCCESS || !active()) return err;
-    return inherit(comm, v, newcomm);
+    return agree(comm, v, newcomm);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     int err = PMPI_Comm_split(comm, color, key, newcomm);
     if (err != MPI_SUCCESS || !active()) return err;
-    return inherit(comm, -1, newcomm);
+    return inherit(comm, newcomm);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
@@ -93,21 +115,21 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, i
     err = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
     if (err == MPI_SUCCESS) err = memkinds(comm, info, newcomm);
     if (err != MPI_SUCCESS || !active()) return err;
-    return inherit(comm, v, newcomm);
+    return agree(comm, v, newcomm);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     int err = PMPI_Comm_create(comm, group, newcomm);
     if (err != MPI_SUCCESS || !active()) return err;
-    return inherit(comm, -1, newcomm);
+    return inherit(comm, newcomm);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
     int err = PMPI_Comm_create_group(comm, group, tag, newcomm);
     if (err != MPI_SUCCESS || !active()) return err;
-    return inherit(comm, -1, newcomm);
+    return inherit(comm, newcomm);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
@@ -115,14 +137,14 @@ MPIACC_INTERPOSE_EXPORT int MPI_Cart_create(MPI_Comm comm_old, int ndims, const 
 {
     int err = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
     if (err != MPI_SUCCESS || !active()) return err;
-    return inherit(comm_old, -1, comm_cart);
+    return inherit(comm_old, comm_cart);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
     int err = PMPI_Cart_sub(comm, remain_dims, newcomm);
     if (err != MPI_SUCCESS || !active()) return err;
-    return inherit(comm, -1, newcomm);
+    return inherit(comm, newcomm);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder,
@@ -130,7 +152,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Graph_create(MPI_Comm comm_old, int nnodes, cons
 {
     int err = PMPI_Graph_create(comm_old, nnodes, indx, edges, reorder, comm_graph);
     if (err != MPI_SUCCESS || !active()) return err;
-    return inherit(comm_old, -1, comm_graph);
+    return inherit(comm_old, comm_graph);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
@@ -143,7 +165,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, cons
                                  comm_dist_graph);
     if (err == MPI_SUCCESS) err = memkinds(comm_old, info, comm_dist_graph);
     if (err != MPI_SUCCESS || !active()) return err;
-    return inherit(comm_old, v, comm_dist_graph);
+    return agree(comm_old, v, comm_dist_graph);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
@@ -157,19 +179,22 @@ MPIACC_INTERPOSE_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, in
                                           destweights, info, reorder, comm_dist_graph);
     if (err == MPI_SUCCESS) err = memkinds(comm_old, info, comm_dist_graph);
     if (err != MPI_SUCCESS || !active()) return err;
-    return inherit(comm_old, v, comm_dist_graph);
+    return agree(comm_old, v, comm_dist_graph);
 }
 
 /* Collective, as MPI_Comm_set_info is: the key turns the protocol on or
- * off for comm (communicators made from it before keep theirs). */
+ * off for comm (communicators made from it before keep theirs); the value
+ * (absent: as it is) is compared over comm's processes, a mismatch is an
+ * MPI_ERR_ARG-class error on every process and comm stays as it was. */
 MPIACC_INTERPOSE_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     int err, v = -1;
     if (active() && (err = read_info(comm, info, &v)) != MPI_SUCCESS) return err;
     err = PMPI_Comm_set_info(comm, info);
     if (err == MPI_SUCCESS) err = memkinds(comm, info, &comm);
-    if (err != MPI_SUCCESS || !active() || v < 0) return err;
-    err = v ? mpiacc_proto_comm_make(comm) : mpiacc_proto_comm_drop(comm);
+    if (err != MPI_SUCCESS || !active()) return err;
+    if (v < 0) v = mpiacc_proto_comm_lookup(comm) != NULL;
+    err = mpiacc_proto_comm_set(comm, v);
     return mpiacc_err_return_comm(comm, err);
 }
 

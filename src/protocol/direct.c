@@ -46,7 +46,8 @@ int mpiacc_proto_direct_setup(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc)
     if (!ds) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a direct operation");
     mpiacc_proto_comm_ref(dc);
     ds->dc = dc;
-    ds->ctl_peer = op->peer;
+    ds->peer = op->peer;
+    ds->ctl_peer = mpiacc_proto_comm_ctl_rank(dc, op->peer);
     ds->first_req = ds->back = MPI_REQUEST_NULL;
     ds->lane = -1;
     for (int i = 0; i < MPIACC_PROTO_RING; i++) {
@@ -105,7 +106,8 @@ int mpiacc_proto_retire(mpiacc_rp_op_t *op, MPI_Request *r, void **buf, int cls,
             if (buf) *buf = NULL;
         }
     }
-    if (buf && *buf) mpiacc_proto_staging_put(op->attrs.kind, *buf, cls);
+    if (buf && *buf && cls < 0) free(*buf); /* a probed message's (direct_probe.c) */
+    else if (buf && *buf) mpiacc_proto_staging_put(op->attrs.kind, *buf, cls);
     if (buf) *buf = NULL;
     return kept;
 }
@@ -183,9 +185,9 @@ int mpiacc_proto_fin_arrived(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h)
     mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
     if (h->kind != MPIACC_WIRE_FIN)
         return mpiacc_err(MPIACC_ERRK_INTERN, "direct %s send: answer of kind %u from rank %d", op->proto->name,
-                          (unsigned)h->kind, ds->ctl_peer);
+                          (unsigned)h->kind, ds->peer);
     if (h->err_class != MPI_SUCCESS && op->error == MPI_SUCCESS)
-        op->error = mpiacc_proto_peer_error(h, ds->backbuf, ds->ctl_peer, "receiver");
+        op->error = mpiacc_proto_peer_error(h, ds->backbuf, ds->peer, "receiver");
     return MPI_SUCCESS;
 }
 
@@ -285,12 +287,24 @@ static int recv_prepare(mpiacc_rp_op_t *op)
 }
 
 /* NEW -> IN_FLIGHT: the first message's receive, posted at call time on
- * the data communicator with the user's source and tag. */
+ * the data communicator with the user's source and tag (or the one a
+ * probe already took, direct_probe.c). */
 static int recv_start(mpiacc_rp_op_t *op)
 {
     int mpi_errno = MPI_SUCCESS;
     mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
-    MPIACC_CHECK(PMPI_Irecv_c(ds->first, ds->first_cap, MPI_BYTE, op->peer, op->tag, op->comm, &op->inner));
+    void *probed;
+    MPI_Count len;
+    if (mpiacc_proto_probe_take(ds->dc, op->peer, op->tag, &probed, &len, &op->inner)) {
+        /* a probe took the message already: its first message is (being)
+         * received into a buffer of its own */
+        mpiacc_proto_staging_put(op->attrs.kind, ds->first, ds->first_cls);
+        ds->first = probed;
+        ds->first_cls = -1;
+        ds->first_cap = len;
+    } else {
+        MPIACC_CHECK(PMPI_Irecv_c(ds->first, ds->first_cap, MPI_BYTE, op->peer, op->tag, op->comm, &op->inner));
+    }
     mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
 fn_exit:
     return mpi_errno;
@@ -309,7 +323,8 @@ static int recv_received(mpiacc_rp_op_t *op, int *complete)
     *complete = 0;
     MPIACC_CHECK(mpiacc_wire_read(ds->first, op->bytes, &h));
     ds->id = h.op_id;
-    ds->ctl_peer = op->st_source;
+    ds->peer = op->st_source;
+    ds->ctl_peer = mpiacc_proto_comm_ctl_rank(ds->dc, op->st_source);
     switch (h.kind) {
     case MPIACC_WIRE_EAGER:
         mpiacc_proto_count(MPIACC_PROTO_N_EAGER_RECV);

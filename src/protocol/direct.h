@@ -36,7 +36,8 @@ typedef struct mpiacc_proto_slot {
 typedef struct mpiacc_proto_direct {
     mpiacc_proto_comm_t *dc; /* reference held                                  */
     uint32_t id;              /* the sender's operation id                       */
-    int ctl_peer;             /* the peer's rank (same on data, ctl and the user's) */
+    int peer;                 /* the peer's rank (on data and the user's)        */
+    int ctl_peer;             /* the peer's rank on ctl (mpiacc_proto_comm_ctl_rank) */
     MPI_Count rbytes;         /* receive: capacity in packed bytes               */
     MPI_Count total;          /* packed bytes of the message                     */
     MPI_Count chunk;          /* pipelined: data bytes per chunk                 */
@@ -135,6 +136,33 @@ struct mpiacc_backend_ipc;
  * backend's (NULL: the backend's again), so that the IPC protocol's
  * messages can be exercised with a backend without IPC. */
 void mpiacc_proto_ipc_set_test_table(int kind, const struct mpiacc_backend_ipc *t);
+
+/* direct_probe.c: probes of device messages (see there).
+ * MPI_Iprobe / MPI_Improbe (message != NULL) on direct communicator
+ * user_comm (its state dc): *flag when a device message from source with
+ * tag (wildcards allowed) is there; status gets its source, tag and
+ * payload in bytes; *message a handle only MPI_Mrecv / MPI_Imrecv take. */
+int mpiacc_proto_direct_iprobe(mpiacc_proto_comm_t *dc, MPI_Comm user_comm, int source, int tag, int *flag,
+                               MPI_Message *message, MPI_Status *status);
+/* Whether m is a handle mpiacc_proto_direct_iprobe returned (and not yet
+ * received): its communicator, source and tag. */
+int mpiacc_proto_direct_owns(MPI_Message m, MPI_Comm *user_comm, int *source, int *tag);
+/* Around a device receive of message m on this thread (MPI_Mrecv): the
+ * receive's start takes m's message.  unbind returns 1 when it did. */
+void mpiacc_proto_direct_mrecv_bind(MPI_Message m);
+int mpiacc_proto_direct_mrecv_unbind(void);
+/* A receive's start (direct.c): the bound message, else the oldest kept
+ * one that source and tag match: its buffer (malloc'ed, *len bytes) and
+ * the request of its first message; 0 when none. */
+int mpiacc_proto_probe_take(mpiacc_proto_comm_t *dc, int source, int tag, void **buf, MPI_Count *len,
+                            MPI_Request *req);
+/* MPI_Mrecv of handle m into host memory (blocking, an application call):
+ * the message's bytes unpacked into buf as count x type (eager, or the
+ * pipelined chunks, an IPC offer answered with CTS_PIPE), the sender told
+ * with its FIN; status as for a receive.  Errors not yet through a
+ * handler. */
+int mpiacc_proto_direct_host_mrecv(MPI_Message m, void *buf, MPI_Count count, MPI_Datatype type,
+                                   MPI_Status *status);
 
 /* Helpers (direct.c). */
 /* Non-blocking completion of *r (MPI_REQUEST_NULL: done): *done, and the

@@ -34,7 +34,7 @@ static MPI_Count size_at_most(const char *name, MPI_Count most)
 
 /* The direct protocol's settings, through the environment parser
  * (src/core/env.c: MPIACC_DIRECT, MPIACC_IPC, MPIACC_IPC_MIN,
- * MPIACC_EAGER_MAX, MPIACC_PIPELINE_CHUNK). */
+ * MPIACC_EAGER_MAX, MPIACC_PIPELINE_CHUNK, MPIACC_DIRECT_WARN). */
 static void read_env(mpiacc_proto_cfg_t *c)
 {
     c->world = mpiacc_env_bool("MPIACC_DIRECT");
@@ -42,6 +42,7 @@ static void read_env(mpiacc_proto_cfg_t *c)
     c->ipc_min = (MPI_Count)mpiacc_env_size("MPIACC_IPC_MIN");
     c->eager_max = size_at_most("MPIACC_EAGER_MAX", MPIACC_WIRE_EXTRA_MAX);
     c->chunk = size_at_most("MPIACC_PIPELINE_CHUNK", MPIACC_WIRE_EXTRA_MAX);
+    c->warn = mpiacc_env_int("MPIACC_DIRECT_WARN");
 }
 
 void mpiacc_proto_note(mpiacc_proto_note_t cause, const char *fmt, ...)
@@ -55,13 +56,64 @@ void mpiacc_proto_note(mpiacc_proto_note_t cause, const char *fmt, ...)
     mpiacc_log_write(MPIACC_LOG_INFO, "direct protocol: %s (reported once)", line);
 }
 
+/* ---- process-wide state (MPI_Init) ------------------------------------------------ */
+
+static MPI_Comm ctl_world = MPI_COMM_NULL; /* the ctl of every communicator inside MPI_COMM_WORLD */
+static MPI_Group world_group = MPI_GROUP_NULL;
+static int world_size;
+static unsigned char *world_same_node;     /* [world_size] */
+static MPI_Count world_eager_max;          /* agreed over MPI_COMM_WORLD */
+static int world_tag_mod;
+static int finalizing;
+
+/* world_same_node[r] for every rank r of MPI_COMM_WORLD (collective over
+ * it: MPI_Comm_split_type, once). */
+static int world_node_map(void)
+{
+    int mpi_errno = MPI_SUCCESS, n = 0, *from = NULL, *to = NULL;
+    MPI_Comm node = MPI_COMM_NULL;
+    MPI_Group gnode = MPI_GROUP_NULL;
+
+    MPIACC_CHECK(PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPIACC_CHECK(PMPI_Comm_size(node, &n));
+    if (!(from = malloc(sizeof *from * (size_t)n)) || !(to = malloc(sizeof *to * (size_t)n)))
+        MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a node map of %d ranks", n);
+    for (int i = 0; i < n; i++) from[i] = i;
+    MPIACC_CHECK(PMPI_Comm_group(node, &gnode));
+    MPIACC_CHECK(PMPI_Group_translate_ranks(gnode, n, from, world_group, to));
+    for (int i = 0; i < n; i++)
+        if (to[i] >= 0 && to[i] < world_size) world_same_node[to[i]] = 1;
+fn_exit:
+    if (gnode != MPI_GROUP_NULL) PMPI_Group_free(&gnode);
+    if (node != MPI_COMM_NULL) PMPI_Comm_free(&node);
+    free(from);
+    free(to);
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static int tag_mod(void)
+{
+    void *p = NULL;
+    int flag = 0;
+    long ub = 32767; /* the smallest MPI_TAG_UB the standard allows */
+    if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &p, &flag) == MPI_SUCCESS && flag) ub = *(int *)p;
+    return (int)((ub + 1) / 2);
+}
+
 /* ---- references -------------------------------------------------------------- */
 
 static void destroy(mpiacc_proto_comm_t *dc)
 {
-    if (dc->data != MPI_COMM_NULL && dc->ctl != MPI_COMM_NULL) atomic_fetch_sub(&mpiacc_proto_comm_live, 1);
-    if (dc->data != MPI_COMM_NULL) PMPI_Comm_free(&dc->data);
-    if (dc->ctl != MPI_COMM_NULL) PMPI_Comm_free(&dc->ctl);
+    if (dc->data != MPI_COMM_NULL) {
+        mpiacc_proto_probe_drain(dc, finalizing ? "at MPI_Finalize" : "when its communicator was freed");
+        atomic_fetch_sub(&mpiacc_proto_comm_live, 1);
+        PMPI_Comm_free(&dc->data);
+    }
+    if (dc->own_ctl != MPI_COMM_NULL) PMPI_Comm_free(&dc->own_ctl);
+    mpiacc_proto_probe_free(dc);
+    free(dc->ctl_rank);
     free(dc->same_node);
     free(dc);
 }
@@ -115,34 +167,6 @@ mpiacc_proto_comm_t *mpiacc_proto_comm_lookup_slow(MPI_Comm comm)
     return v;
 }
 
-/* same_node[r] for every rank r of comm (collective: MPI_Comm_split_type). */
-static int node_map(MPI_Comm comm, mpiacc_proto_comm_t *dc)
-{
-    int mpi_errno = MPI_SUCCESS, n = 0, *from = NULL, *to = NULL;
-    MPI_Comm node = MPI_COMM_NULL;
-    MPI_Group gnode = MPI_GROUP_NULL, gcomm = MPI_GROUP_NULL;
-
-    MPIACC_CHECK(PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-    MPIACC_CHECK(PMPI_Comm_size(node, &n));
-    if (!(from = malloc(sizeof *from * (size_t)n)) || !(to = malloc(sizeof *to * (size_t)n)))
-        MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a node map of %d ranks", n);
-    for (int i = 0; i < n; i++) from[i] = i;
-    MPIACC_CHECK(PMPI_Comm_group(node, &gnode));
-    MPIACC_CHECK(PMPI_Comm_group(comm, &gcomm));
-    MPIACC_CHECK(PMPI_Group_translate_ranks(gnode, n, from, gcomm, to));
-    for (int i = 0; i < n; i++)
-        if (to[i] >= 0 && to[i] < dc->size) dc->same_node[to[i]] = 1;
-fn_exit:
-    if (gnode != MPI_GROUP_NULL) PMPI_Group_free(&gnode);
-    if (gcomm != MPI_GROUP_NULL) PMPI_Group_free(&gcomm);
-    if (node != MPI_COMM_NULL) PMPI_Comm_free(&node);
-    free(from);
-    free(to);
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
-}
-
 /* A hidden communicator: same group and ranks as comm, but neither its
  * attributes nor its info (MPI_Comm_create does not copy them, unlike
  * MPI_Comm_dup); errors come back to mpiacc. */
@@ -158,23 +182,40 @@ fn_fail:
     goto fn_exit;
 }
 
-static int tag_mod(void)
+/* ctl_rank and same_node from MPI_COMM_WORLD's (local); *inside = 0 when a
+ * rank of g is not in MPI_COMM_WORLD (then every process of the group sees
+ * one: the decision is the same everywhere). */
+static int map_ranks(mpiacc_proto_comm_t *dc, MPI_Group g, int *inside)
 {
-    void *p = NULL;
-    int flag = 0;
-    long ub = 32767; /* the smallest MPI_TAG_UB the standard allows */
-    if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &p, &flag) == MPI_SUCCESS && flag) ub = *(int *)p;
-    return (int)((ub + 1) / 2);
+    int mpi_errno = MPI_SUCCESS, *from = NULL;
+    *inside = 1;
+    if (!(from = malloc(sizeof *from * (size_t)dc->size)))
+        MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a rank map of %d ranks", dc->size);
+    for (int i = 0; i < dc->size; i++) from[i] = i;
+    MPIACC_CHECK(PMPI_Group_translate_ranks(g, dc->size, from, world_group, dc->ctl_rank));
+    for (int i = 0; i < dc->size; i++) {
+        int w = dc->ctl_rank[i];
+        if (w == MPI_UNDEFINED || w < 0 || w >= world_size) *inside = 0;
+        else dc->same_node[i] = world_same_node[w];
+    }
+    if (!*inside) /* an own ctl with the communicator's ranks */
+        for (int i = 0; i < dc->size; i++) dc->ctl_rank[i] = i;
+fn_exit:
+    free(from);
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
 }
 
 int mpiacc_proto_comm_make(MPI_Comm comm)
 {
-    int mpi_errno = MPI_SUCCESS, inter = 0;
+    int mpi_errno = MPI_SUCCESS, inter = 0, inside = 1;
     mpiacc_proto_comm_t *dc = NULL;
     MPI_Group g = MPI_GROUP_NULL;
 
     mpiacc_proto_comm_sweep();
     if (comm == MPI_COMM_NULL || mpiacc_proto_comm_lookup_slow(comm)) goto fn_exit;
+    if (ctl_world == MPI_COMM_NULL) MPIACC_FAIL(MPIACC_ERRK_INTERN, "direct protocol: not initialized");
     MPIACC_CHECK(PMPI_Comm_test_inter(comm, &inter));
     if (inter) {
         mpiacc_proto_note(MPIACC_PROTO_NOTE_INTERCOMM,
@@ -182,26 +223,32 @@ int mpiacc_proto_comm_make(MPI_Comm comm)
         goto fn_exit;
     }
     if (!(dc = calloc(1, sizeof *dc))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a direct communicator");
-    dc->data = dc->ctl = MPI_COMM_NULL;
+    dc->data = dc->own_ctl = MPI_COMM_NULL;
+    dc->ctl = ctl_world;
     atomic_init(&dc->refs, 1);
     MPIACC_CHECK(PMPI_Comm_rank(comm, &dc->rank));
     MPIACC_CHECK(PMPI_Comm_size(comm, &dc->size));
-    if (!(dc->same_node = calloc((size_t)dc->size, 1)))
+    if (!(dc->same_node = calloc((size_t)dc->size, 1)) || !(dc->ctl_rank = calloc((size_t)dc->size, sizeof(int))))
         MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a node map of %d ranks", dc->size);
-    dc->tag_mod = tag_mod();
+    dc->tag_mod = world_tag_mod;
+    dc->eager_max = world_eager_max;
     MPIACC_CHECK(PMPI_Comm_group(comm, &g));
+    MPIACC_CHECK(map_ranks(dc, g, &inside));
     MPIACC_CHECK(hidden_comm(comm, g, "mpiacc direct data", &dc->data));
-    MPIACC_CHECK(hidden_comm(comm, g, "mpiacc direct ctl", &dc->ctl));
-    MPIACC_CHECK(node_map(comm, dc));
-    /* Every rank must agree on what is eager: a receiver sizes its first
-     * receive by it. */
-    MPIACC_CHECK(PMPI_Allreduce(&mpiacc_proto_cfg.eager_max, &dc->eager_max, 1, MPI_COUNT, MPI_MIN, dc->data));
     atomic_fetch_add(&mpiacc_proto_comm_live, 1);
+    if (!inside) {
+        /* processes of another MPI_COMM_WORLD: a ctl of its own, and the
+         * eager limit agreed here (every process takes this branch) */
+        MPIACC_CHECK(hidden_comm(comm, g, "mpiacc direct ctl", &dc->own_ctl));
+        dc->ctl = dc->own_ctl;
+        dc->same_node[dc->rank] = 1;
+        MPIACC_CHECK(PMPI_Allreduce(&mpiacc_proto_cfg.eager_max, &dc->eager_max, 1, MPI_COUNT, MPI_MIN, dc->data));
+    }
     mpi_errno = PMPI_Comm_set_attr(comm, keyval, dc);
     if (mpi_errno != MPI_SUCCESS) goto fn_fail;
     atomic_store(&mpiacc_proto_comm_any, 1);
-    MPIACC_LOG(MPIACC_LOG_DEBUG, "communicator made direct (%d ranks, eager up to %lld bytes)", dc->size,
-               (long long)dc->eager_max);
+    MPIACC_LOG(MPIACC_LOG_DEBUG, "communicator made direct (%d ranks, eager up to %lld bytes%s)", dc->size,
+               (long long)dc->eager_max, inside ? "" : ", own ctl");
 fn_exit:
     if (g != MPI_GROUP_NULL) PMPI_Group_free(&g);
     return mpi_errno;
@@ -214,6 +261,26 @@ int mpiacc_proto_comm_drop(MPI_Comm comm)
 {
     if (!mpiacc_proto_comm_lookup_slow(comm)) return MPI_SUCCESS;
     return PMPI_Comm_delete_attr(comm, keyval); /* delete_fn lets go */
+}
+
+int mpiacc_proto_comm_set(MPI_Comm comm, int want)
+{
+    int mpi_errno = MPI_SUCCESS, inter = 0, mine[2] = {want, -want}, all[2];
+    if (comm == MPI_COMM_NULL) goto fn_exit;
+    MPIACC_CHECK(PMPI_Comm_test_inter(comm, &inter));
+    if (!inter) { /* (an intercommunicator never becomes direct) */
+        MPIACC_CHECK(PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, comm));
+        if (all[0] != -all[1])
+            MPIACC_FAIL(MPIACC_ERRK_ARG,
+                        "info key %s is %s on this process but not on every process of the communicator (its "
+                        "value must be the same everywhere; absent counts as false)",
+                        MPIACC_DIRECT_INFO, want ? "true" : "false or absent");
+    }
+    MPIACC_CHECK(want ? mpiacc_proto_comm_make(comm) : mpiacc_proto_comm_drop(comm));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
 }
 
 int mpiacc_proto_comm_info(MPI_Info info, int *value)
@@ -245,12 +312,36 @@ fn_fail:
 int mpiacc_proto_comm_init(void)
 {
     int mpi_errno = MPI_SUCCESS;
+    MPI_Count mine[3], all[3];
     read_env(&mpiacc_proto_cfg);
     atomic_store(&mpiacc_proto_comm_any, 0);
     for (int i = 0; i < MPIACC_PROTO_NOTE_MAX; i++) atomic_store(&noted[i], 0);
     /* Not copied by MPI_Comm_dup & co. themselves: mpiacc's wrappers decide
      * (MPI_Comm_idup, which mpiacc does not wrap, gives a plain one). */
     MPIACC_CHECK(PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval, NULL));
+    /* Once for the process: the ctl communicator, the node map, the eager
+     * limit and whether MPIACC_DIRECT agrees (collective over MPI_COMM_WORLD). */
+    MPIACC_CHECK(PMPI_Comm_group(MPI_COMM_WORLD, &world_group));
+    MPIACC_CHECK(PMPI_Comm_size(MPI_COMM_WORLD, &world_size));
+    if (!(world_same_node = calloc((size_t)world_size, 1)))
+        MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a node map of %d ranks", world_size);
+    world_tag_mod = tag_mod();
+    MPIACC_CHECK(PMPI_Comm_dup(MPI_COMM_WORLD, &ctl_world));
+    MPIACC_CHECK(PMPI_Comm_set_errhandler(ctl_world, MPI_ERRORS_RETURN));
+    PMPI_Comm_set_name(ctl_world, "mpiacc direct ctl");
+    MPIACC_CHECK(world_node_map());
+    mine[0] = mpiacc_proto_cfg.eager_max;
+    mine[1] = mpiacc_proto_cfg.world;
+    mine[2] = -(MPI_Count)mpiacc_proto_cfg.world;
+    MPIACC_CHECK(PMPI_Allreduce(mine, all, 3, MPI_COUNT, MPI_MIN, ctl_world));
+    world_eager_max = all[0];
+    if (all[1] != -all[2]) {
+        MPIACC_LOG(MPIACC_LOG_WARN,
+                   "MPIACC_DIRECT is %s on this process but not on every process: MPI_COMM_WORLD is not direct "
+                   "(set it the same way everywhere, e.g. mpiexec -genv MPIACC_DIRECT 1)",
+                   mpiacc_proto_cfg.world ? "on" : "off");
+        mpiacc_proto_cfg.world = 0;
+    }
     if (mpiacc_proto_cfg.world) MPIACC_CHECK(mpiacc_proto_comm_make(MPI_COMM_WORLD));
 fn_exit:
     return mpi_errno;
@@ -261,10 +352,16 @@ fn_fail:
 void mpiacc_proto_comm_finalize(void)
 {
     if (keyval == MPI_KEYVAL_INVALID) return;
+    finalizing = 1;
     mpiacc_proto_comm_drop(MPI_COMM_WORLD);
     mpiacc_proto_comm_drop(MPI_COMM_SELF);
     mpiacc_proto_comm_sweep();
     PMPI_Comm_free_keyval(&keyval);
     keyval = MPI_KEYVAL_INVALID;
     atomic_store(&mpiacc_proto_comm_any, 0);
+    if (ctl_world != MPI_COMM_NULL) PMPI_Comm_free(&ctl_world);
+    if (world_group != MPI_GROUP_NULL) PMPI_Group_free(&world_group);
+    free(world_same_node);
+    world_same_node = NULL;
+    finalizing = 0;
 }

@@ -6,22 +6,37 @@
  * that device messages on it are received into device buffers (info key
  * "mpiacc_direct", or MPIACC_DIRECT=1 for MPI_COMM_WORLD and everything made
  * from it; include/mpiacc.h states the contract).  Device messages on a
- * direct communicator then travel on two duplicates mpiacc owns:
+ * direct communicator then travel on communicators mpiacc owns:
  *
- *   data  the first message of every device send (eager data or a
- *         ready-to-send), with the user's tag, so that MPI matches sources,
- *         tags, wildcards and keeps the non-overtaking order;
- *   ctl   the follow-ups of one operation (pipelined chunks, FIN), with
- *         tags derived from the sender's operation id (protocol/wire.h).
+ *   data  one hidden duplicate per direct communicator: the first message
+ *         of every device send (eager data or a ready-to-send), with the
+ *         user's tag, so that MPI matches sources, tags, wildcards and keeps
+ *         the non-overtaking order;
+ *   ctl   ONE process-wide duplicate of MPI_COMM_WORLD, made at MPI_Init:
+ *         the follow-ups of every operation (pipelined chunks, BLOB, FIN,
+ *         CTS_PIPE), with tags derived from the sender's operation id
+ *         (protocol/wire.h; ids are unique per process, so operations of
+ *         different communicators never share a (source, tag) on it), the
+ *         peer addressed by its rank in MPI_COMM_WORLD (ctl_rank).  Only a
+ *         communicator whose group is not inside MPI_COMM_WORLD (dynamic
+ *         processes) gets a ctl of its own.
  *
- * The hidden communicators and a node map (which peers share this
- * process's node, for CUDA IPC) live in an mpiacc_proto_comm_t cached on
- * the user's communicator through a keyval.  Its delete callback (from
- * MPI_Comm_free, MPI_Comm_disconnect, MPI_Comm_set_info with the key off,
- * or mpiacc's MPI_Finalize for MPI_COMM_WORLD) drops the communicator's
- * reference; operations in flight hold their own, and the hidden
- * communicators are freed when the last reference goes, from an
- * application call, never from inside MPI's progress engine.
+ * No user receive is ever posted on ctl, so a user's MPI_ANY_SOURCE /
+ * MPI_ANY_TAG device receive (posted on data) never matches a follow-up.
+ * The node map (which peers share this process's node, for CUDA IPC) and
+ * the eager limit (the smallest MPIACC_EAGER_MAX of all processes) are
+ * computed once at MPI_Init over MPI_COMM_WORLD, so making a communicator
+ * direct costs one MPI_Comm_create (the data duplicate: one context id) and
+ * the collective agreement on the info value where an info argument sets it
+ * (mpiacc_proto_comm_set).
+ *
+ * The state lives in an mpiacc_proto_comm_t cached on the user's
+ * communicator through a keyval.  Its delete callback (from MPI_Comm_free,
+ * MPI_Comm_disconnect, MPI_Comm_set_info with the key off, or mpiacc's
+ * MPI_Finalize for MPI_COMM_WORLD) drops the communicator's reference;
+ * operations in flight hold their own, and the hidden communicator is freed
+ * when the last reference goes, from an application call, never from inside
+ * MPI's progress engine.
  */
 #ifndef MPIACC_PROTO_DIRECT_COMM_H_INCLUDED
 #define MPIACC_PROTO_DIRECT_COMM_H_INCLUDED
@@ -32,11 +47,15 @@
 
 typedef struct mpiacc_proto_comm {
     atomic_int refs;          /* the user's communicator + operations in flight */
-    MPI_Comm data, ctl;       /* hidden duplicates (same group, same ranks)    */
+    MPI_Comm data;            /* hidden duplicate (same group, same ranks)     */
+    MPI_Comm ctl;             /* the process-wide ctl, or own_ctl              */
+    MPI_Comm own_ctl;         /* only for a group not inside MPI_COMM_WORLD    */
+    int *ctl_rank;            /* [size]: each rank's rank on ctl               */
     int rank, size;
     int tag_mod;              /* M: ctl tags are 2*(id mod M) and 2*(id mod M)+1 */
     MPI_Count eager_max;      /* agreed (smallest MPIACC_EAGER_MAX of all ranks) */
     unsigned char *same_node; /* [size]: 1 when that rank shares this node     */
+    void *probe;              /* direct_probe.c: device messages probed, not received */
     struct mpiacc_proto_comm *zombie_next;
 } mpiacc_proto_comm_t;
 
@@ -47,6 +66,7 @@ typedef struct mpiacc_proto_cfg {
     MPI_Count ipc_min;   /* MPIACC_IPC_MIN: smallest message sent by IPC (default 0) */
     MPI_Count eager_max; /* MPIACC_EAGER_MAX: largest eager message (default 64 KiB) */
     MPI_Count chunk;     /* MPIACC_PIPELINE_CHUNK: pipelined data bytes per chunk (default 1 MiB) */
+    int warn;            /* MPIACC_DIRECT_WARN: seconds before a suspected breach is logged (0: never) */
 } mpiacc_proto_cfg_t;
 
 extern mpiacc_proto_cfg_t mpiacc_proto_cfg;
@@ -81,16 +101,39 @@ void mpiacc_proto_comm_unref(mpiacc_proto_comm_t *dc);
  * MPI's progress engine; called from application calls. */
 void mpiacc_proto_comm_sweep(void);
 
+/* The rank on dc->ctl of rank r of the direct communicator. */
+static inline int mpiacc_proto_comm_ctl_rank(const mpiacc_proto_comm_t *dc, int r)
+{
+    return dc->ctl_rank[r];
+}
+
 /* Makes comm direct (collective over comm; nothing when it already is).
  * An intercommunicator stays as it is (logged once at info). */
 int mpiacc_proto_comm_make(MPI_Comm comm);
 /* Makes comm not direct (nothing when it is not). */
 int mpiacc_proto_comm_drop(MPI_Comm comm);
+/* Where an info argument sets the protocol (MPI_Comm_set_info,
+ * MPI_Comm_dup_with_info, constructors with info; collective over comm):
+ * want (0 or 1) is compared over every process of comm first; when they
+ * differ, every process returns an MPI_ERR_ARG-class error naming the
+ * mismatch and comm stays as it was; else comm is made direct or not. */
+int mpiacc_proto_comm_set(MPI_Comm comm, int want);
 
 /* Reads the info key: *value = -1 when absent (or info is MPI_INFO_NULL),
  * 0 for false/0/no/off, 1 for true/1/yes/on (any case); another value is an
  * MPI_ERR_ARG-class error. */
 int mpiacc_proto_comm_info(MPI_Info info, int *value);
+
+/* direct_probe.c: drops the device messages probed on dc and not
+ * received (their first messages were received; their senders' follow-ups
+ * are not). */
+void mpiacc_proto_probe_free(mpiacc_proto_comm_t *dc);
+/* Before dc's data communicator is freed (an application call): every
+ * device message still waiting there is received, reported (MPIACC_LOG
+ * warning naming rank, tag and `where`), its follow-ups drained and its
+ * sender told (FIN with an MPI_ERR_TYPE-class error), so that MPI never
+ * frees a communicator with unmatched messages.  Returns their number. */
+int mpiacc_proto_probe_drain(mpiacc_proto_comm_t *dc, const char *where);
 
 /* Fallbacks and other notes logged once per cause at MPIACC_LOG=info. */
 typedef enum {

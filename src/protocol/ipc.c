@@ -362,7 +362,7 @@ static int recv_advance(mpiacc_rp_op_t *op, int *complete)
                 MPIACC_CHECK(mpiacc_wire_read(is->blob, n, &h));
                 if (h.kind != MPIACC_WIRE_BLOB || h.blob_bytes != is->blob_bytes)
                     MPIACC_FAIL(MPIACC_ERRK_INTERN, "direct protocol: a malformed datatype blob from rank %d",
-                                ds->ctl_peer);
+                                ds->peer);
                 is->blob_inline = 1; /* at hand now */
                 memmove(is->blob, (char *)is->blob + MPIACC_WIRE_HDR, is->blob_bytes);
             }

@@ -34,7 +34,7 @@ static void fail(mpiacc_rp_op_t *op, int err)
     op->error = err;
     ds->failed = 1;
     MPIACC_LOG(MPIACC_LOG_INFO, "direct pipelined %s rank %d tag %d failed; telling the peer",
-               op->is_send ? "send to" : "receive from", ds->ctl_peer, op->tag);
+               op->is_send ? "send to" : "receive from", ds->peer, op->tag);
 }
 
 static int chunk_tag(mpiacc_proto_direct_t *ds)
@@ -293,14 +293,14 @@ static int recv_landed(mpiacc_rp_op_t *op, mpiacc_proto_slot_t *s, MPI_Status *s
     MPIACC_CHECK(mpiacc_wire_read(s->buf, n, &h));
     s->state = MPIACC_PROTO_SLOT_FREE;
     if (h.kind == MPIACC_WIRE_ABORT) {
-        if (!ds->failed) op->error = mpiacc_proto_peer_error(&h, s->buf, ds->ctl_peer, "sender");
+        if (!ds->failed) op->error = mpiacc_proto_peer_error(&h, s->buf, ds->peer, "sender");
         ds->failed = ds->stopped = 1;
         goto fn_exit;
     }
     chunk_range(ds, ds->next_mpi, &lo, &hi);
     if (h.kind != MPIACC_WIRE_CHUNK || h.index != ds->next_mpi || h.chunk != lo || n != MPIACC_WIRE_HDR + hi - lo)
         MPIACC_FAIL(MPIACC_ERRK_INTERN, "direct protocol: chunk %lld from rank %d is malformed (kind %u index %lld)",
-                    (long long)ds->next_mpi, ds->ctl_peer, (unsigned)h.kind, (long long)h.index);
+                    (long long)ds->next_mpi, ds->peer, (unsigned)h.kind, (long long)h.index);
     if (!ds->failed && lo < op->bytes) s->state = MPIACC_PROTO_SLOT_LANDED;
 fn_exit:
     return mpi_errno;

@@ -37,7 +37,8 @@
  *
  *  Direct protocol (a CUDA or OpenCL operation on a direct communicator;
  *  src/protocol/direct.c chooses per message; every message of it travels
- *  on the communicator's hidden data/ctl communicators, protocol/wire.h)
+ *  on the communicator's hidden data communicator and the process-wide
+ *  ctl communicator, protocol/wire.h)
  *   Send, eager (packed bytes <= the eager limit; empty ones too) [eager]
  *    NEW / DEP_PENDING / PACKING --> READY as staged (pack into staging
  *        behind mpiacc's header; an empty message goes NEW --> READY)
@@ -71,7 +72,8 @@
  *   Receive [direct receive, then the protocol its first message names]
  *    NEW --(PMPI_Irecv of the first message on data, the user's source
  *        and tag, into staging of header + max(min(capacity, eager
- *        limit), inline RTS size), posted at call time)---------------> IN_FLIGHT
+ *        limit), inline RTS size), posted at call time; or the first
+ *        message a probe already took, protocol/direct_probe.c)-------> IN_FLIGHT
  *    IN_FLIGHT --[generic: complete, then received():]
  *      EAGER: as a staged receive (DEP_PENDING / UNPACKING --> DONE) of
  *        min(sent, capacity) bytes; longer than the capacity: ERROR

@@ -4,7 +4,10 @@
  * with an info argument (accepted spellings, "false", a bad value), the
  * directness inherited by every wrapped constructor, MPI_Comm_get_info,
  * intercommunicators, the hidden communicators (same ranks, no user
- * attributes copied, node map, agreed eager limit) and their release.
+ * attributes copied, node map, agreed eager limit) and their release;
+ * one hidden communicator per direct one (800 held at once, thousands made
+ * and freed); an info value that differs between processes is an
+ * MPI_ERR_ARG everywhere, never a deadlock.
  *
  *   --expect-world         MPIACC_DIRECT=1: MPI_COMM_WORLD is direct
  *   --expect-eager-min N   the agreed eager limit is N (ranks started with
@@ -250,8 +253,8 @@ static void hidden_comms(void **s)
     assert_int_equal(dc->rank, r);
     assert_int_equal(dc->size, n);
     assert_int_equal(r, size - 1 - rank);
-    for (int i = 0; i < 2; i++) {
-        MPI_Comm h = i ? dc->ctl : dc->data;
+    {   /* data: the one hidden communicator of c */
+        MPI_Comm h = dc->data;
         MPI_Errhandler eh;
         MPI_Comm_rank(h, &r);
         assert_int_equal(r, dc->rank);
@@ -263,6 +266,22 @@ static void hidden_comms(void **s)
         assert_true(eh == MPI_ERRORS_RETURN);
         MPI_Errhandler_free(&eh);
     }
+    {   /* ctl: the process-wide one, peers by their rank in MPI_COMM_WORLD */
+        MPI_Errhandler eh;
+        mpiacc_proto_comm_t *dw;
+        MPI_Comm x;
+        assert_true(dc->own_ctl == MPI_COMM_NULL);
+        MPI_Comm_compare(dc->ctl, MPI_COMM_WORLD, &cmp);
+        assert_int_equal(cmp, MPI_CONGRUENT);
+        for (int i = 0; i < n; i++) assert_int_equal(dc->ctl_rank[i], size - 1 - i);
+        MPI_Comm_get_errhandler(dc->ctl, &eh);
+        assert_true(eh == MPI_ERRORS_RETURN);
+        MPI_Errhandler_free(&eh);
+        x = direct_dup(MPI_COMM_WORLD);
+        dw = mpiacc_proto_comm_lookup(x);
+        assert_true(dw->ctl == dc->ctl); /* shared */
+        MPI_Comm_free(&x);
+    }
     for (int i = 0; i < n; i++) assert_int_equal(dc->same_node[i], 1);
     assert_true(dc->tag_mod >= 16384);
     if (expect_eager >= 0) assert_int_equal(dc->eager_max, expect_eager);
@@ -270,6 +289,78 @@ static void hidden_comms(void **s)
     MPI_Comm_free(&c);
     MPI_Comm_free(&base);
     MPI_Comm_free_keyval(&kv);
+}
+
+/* One hidden communicator per direct communicator: 800 direct
+ * communicators held at once fit MPICH's 2048 context ids (with two
+ * hidden ones each they did not: "Too many communicators"), and making
+ * and freeing many more leaks none. */
+#define NHOLD 800
+static void many_direct_comms(void **s)
+{
+    static MPI_Comm c[NHOLD];
+    MPI_Comm p;
+    int live = atomic_load(&mpiacc_proto_comm_live), err;
+    p = direct_dup(MPI_COMM_WORLD);
+    MPI_Comm_set_errhandler(p, MPI_ERRORS_RETURN);
+    for (int i = 0; i < NHOLD; i++) {
+        err = MPI_Comm_split(p, 0, size - rank, &c[i]);
+        if (err != MPI_SUCCESS) fail_msg("communicator %d of %d: error %d", i, NHOLD, err);
+        assert_true(is_direct(c[i]));
+    }
+    assert_int_equal(atomic_load(&mpiacc_proto_comm_live), live + 1 + NHOLD);
+    for (int i = 0; i < NHOLD; i++) MPI_Comm_free(&c[i]);
+    for (int i = 0; i < NHOLD; i++) {
+        MPI_Comm x;
+        err = MPI_Comm_dup(p, &x);
+        if (err != MPI_SUCCESS) fail_msg("dup %d: error %d", i, err);
+        assert_true(is_direct(x));
+        MPI_Comm_free(&x);
+    }
+    MPI_Comm_free(&p);
+    assert_int_equal(atomic_load(&mpiacc_proto_comm_live), live);
+}
+
+static int err_class(int err)
+{
+    int cls = MPI_SUCCESS;
+    MPI_Error_class(err, &cls);
+    return cls;
+}
+
+/* The info value differs between processes (set on rank 0 only, the others
+ * leave it absent or say the opposite): an MPI_ERR_ARG on every process,
+ * no communicator made direct, no deadlock (the test's timeout). */
+static void info_mismatch_is_an_error(void **s)
+{
+    const char *mine = expect_world ? "false" : "true", *theirs = expect_world ? "true" : "false";
+    int live = atomic_load(&mpiacc_proto_comm_live);
+    for (int variant = 0; variant < 2; variant++) {
+        MPI_Comm d, c = MPI_COMM_WORLD;
+        MPI_Info info = MPI_INFO_NULL;
+        if (rank == 0) info = info_of(mine);
+        else if (variant == 1) info = info_of(theirs);
+        MPI_Comm_dup(MPI_COMM_WORLD, &d);
+        MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
+        assert_int_equal(err_class(MPI_Comm_dup_with_info(d, info, &c)), MPI_ERR_ARG);
+        assert_true(c == MPI_COMM_NULL);
+        assert_int_equal(err_class(MPI_Comm_split_type(d, MPI_COMM_TYPE_SHARED, 0, info, &c)), MPI_ERR_ARG);
+        assert_true(c == MPI_COMM_NULL);
+        assert_int_equal(err_class(MPI_Comm_set_info(d, info == MPI_INFO_NULL ? MPI_INFO_ENV : info)),
+                         MPI_ERR_ARG);
+        assert_int_equal(is_direct(d), expect_world); /* as it was */
+        /* the communicator still works, and agreeing works again */
+        MPI_Barrier(d);
+        {
+            MPI_Info on = info_of("true");
+            assert_int_equal(MPI_Comm_set_info(d, on), MPI_SUCCESS);
+            assert_true(is_direct(d));
+            MPI_Info_free(&on);
+        }
+        if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+        MPI_Comm_free(&d);
+    }
+    assert_int_equal(atomic_load(&mpiacc_proto_comm_live), live);
 }
 
 static void intercomm_never_direct(void **s)
@@ -294,7 +385,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(world_as_configured),  cmocka_unit_test(info_key_spellings),
         cmocka_unit_test(bad_value_is_an_error), cmocka_unit_test(constructors_inherit),
         cmocka_unit_test(set_info_on_and_off),  cmocka_unit_test(hidden_comms),
-        cmocka_unit_test(intercomm_never_direct),
+        cmocka_unit_test(intercomm_never_direct), cmocka_unit_test(info_mismatch_is_an_error),
+        cmocka_unit_test(many_direct_comms),
     };
     int failed;
     for (int i = 1; i < argc; i++) {
