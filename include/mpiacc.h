@@ -275,6 +275,68 @@ extern MPIACC_API int MPIACC_DEVICE;
  */
 #define MPIACC_DIRECT_INFO "mpiacc_direct"
 
+/*
+ * Untagged device buffers: pointer-query mode and MPI 4.1 memory kinds
+ *
+ * mpiacc's model stays: the datatype says where the buffer is, and a tagged
+ * datatype (MPIACC_BUF_TYPE) always takes precedence over everything below.
+ * For programs written for a "CUDA-aware MPI" (a cudaMalloc pointer with a
+ * plain MPI_FLOAT) two opt-in ways exist:
+ *
+ *  - MPIACC_UVA=1 (pointer-query mode): the buffer of an untagged datatype
+ *    is classified with one CUDA driver query (cuPointerGetAttributes):
+ *      device memory (cudaMalloc, cudaMallocAsync, VMM)  -> as if tagged
+ *          MPIACC_BUF_CUDA with MPIACC_DEVICE = the owning device and no
+ *          MPIACC_STREAM: ordered after the legacy default stream's work
+ *          (and every blocking stream's), like any CUDA-tagged datatype;
+ *      managed memory (cudaMallocManaged)                 -> the same CUDA
+ *          path: the pack kernels read it on the GPU, where it usually
+ *          lives, instead of the CPU faulting its pages over;
+ *      pinned host memory (cudaMallocHost, cudaHostRegister) and any other
+ *          host memory                                     -> MPI, untouched.
+ *    Host answers are cached per 4 KiB granule, so host traffic pays a tag
+ *    check, one flag and one cache load (bench/host_overhead --uva);
+ *    device answers are queried again on every call (a device call costs
+ *    microseconds anyway, and a freed and reused address is seen afresh).
+ *    The rule the cache relies on: memory seen as host stays host.  A
+ *    program that unmaps host memory (free() of a large block, munmap,
+ *    cudaFreeHost) and then gets CUDA device memory at the same addresses
+ *    must tag those datatypes or assert "cuda:device" instead.  The CUDA
+ *    backend starts in MPI_Init in this mode; MPIX_Query_cuda_support()
+ *    returns 1 and MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA) says yes.
+ *    The classified address is the buffer argument itself (a datatype with
+ *    a negative lower bound or MPI_BOTTOM with absolute addresses: tag it).
+ *    Applied to the point-to-point calls; MPI_Pack/MPI_Unpack and the calls
+ *    mpiacc does not interpose keep treating untagged buffers as host.
+ *
+ *  - MPI 4.1 memory allocation kinds (kinds from the MPI Forum's "Memory
+ *    Allocation Kinds" side document).  MPI_Comm_get_info on any
+ *    communicator, MPI_COMM_WORLD included, reports in
+ *    "mpi_memory_alloc_kinds" MPICH's kinds ("mpi", "system") plus
+ *    "cuda:device,cuda:host,cuda:managed" when the CUDA backend has a
+ *    device.  A request made with `mpiexec -memory-alloc-kinds` is consumed
+ *    by MPICH's launcher, which keeps only the kinds MPICH itself supports:
+ *    mpiacc cannot see it and lists every kind it supports.
+ *    "mpi_assert_memory_alloc_kinds" given to MPI_Comm_set_info or
+ *    MPI_Comm_dup_with_info (kept by MPI_Comm_dup, not by other
+ *    constructors; reported back by MPI_Comm_get_info) is honoured for the
+ *    untagged datatypes of calls on that communicator:
+ *      only device kinds ("cuda:device", "cuda:managed", or both)
+ *          -> every untagged buffer is CUDA memory of the current device,
+ *             with no pointer query (MPIACC_UVA not needed);
+ *      no device kind ("system", "mpi[:...]", "cuda:host")
+ *          -> every untagged buffer is host memory, no query even with
+ *             MPIACC_UVA=1;
+ *      a mix ("system,cuda:device", bare "cuda"), or a kind mpiacc does not
+ *          handle ("rocm:...", "level_zero:...") -> the pointer query, on
+ *          that communicator even without MPIACC_UVA.
+ *    Kinds and mpiacc's attributes: cuda:device and cuda:managed =
+ *    MPIACC_BUF_CUDA; cuda:host, system and mpi = host memory (untagged or
+ *    MPIACC_BUF_HOST).  OpenCL has no standard kind and its buffers
+ *    (cl_mem) are handles, not addresses: OpenCL buffers are always named
+ *    by MPIACC_BUF_OPENCL on the datatype.
+ */
+
 /* Device messages this process has received on direct communicators since
  * MPI_Init, by the protocol that carried their data (eager, pipelined
  * through host staging, IPC device to device).  Any pointer may be NULL.

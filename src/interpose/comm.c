@@ -65,6 +65,11 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info,
     if (active() && (err = read_info(comm, info, &v)) != MPI_SUCCESS) return err;
     err = PMPI_Comm_dup_with_info(comm, info, newcomm);
     if (err != MPI_SUCCESS || !active()) return err;
+    /* MPI 4.1 memory-kind assertion: the info's, never the parent's */
+    if ((err = mpiacc_dispatch_memkind_assert(*newcomm, info, 1)) != MPI_SUCCESS) {
+        PMPI_Comm_free(newcomm);
+        return mpiacc_err_return_comm(comm, err);
+    }
     return inherit(comm, v, newcomm);
 }
 
@@ -153,7 +158,10 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     int err, v = -1;
     if (active() && (err = read_info(comm, info, &v)) != MPI_SUCCESS) return err;
     err = PMPI_Comm_set_info(comm, info);
-    if (err != MPI_SUCCESS || !active() || v < 0) return err;
+    if (err != MPI_SUCCESS || !active()) return err;
+    if ((err = mpiacc_dispatch_memkind_assert(comm, info, 0)) != MPI_SUCCESS) /* MPI 4.1 memory kinds */
+        return mpiacc_err_return_comm(comm, err);
+    if (v < 0) return err;
     err = v ? mpiacc_proto_comm_make(comm) : mpiacc_proto_comm_drop(comm);
     return mpiacc_err_return_comm(comm, err);
 }
@@ -166,6 +174,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used
     int err = PMPI_Comm_get_info(comm, info_used);
     if (err != MPI_SUCCESS || !active()) return err;
     err = PMPI_Info_set(*info_used, MPIACC_DIRECT_INFO, mpiacc_proto_comm_lookup(comm) ? "true" : "false");
+    if (err == MPI_SUCCESS) err = mpiacc_dispatch_memkind_info(comm, *info_used); /* MPI 4.1 memory kinds */
     if (err != MPI_SUCCESS) PMPI_Info_free(info_used); /* the caller gets no info to free */
     return mpiacc_err_return_comm(comm, err);
 }
