@@ -13,7 +13,8 @@ import os
 import sys
 
 import numpy as np
-from mpi4py import MPI
+
+MPI = None  # mpi4py.MPI, imported after the options (so that --help needs no MPI)
 
 
 class CudartArray:
@@ -80,6 +81,8 @@ def main():
     ap.add_argument("--cudart", default=os.environ.get("CUDART", "libcudart.so"), help="libcudart to load (ctypes)")
     ap.add_argument("--n", type=int, default=1 << 18, help="floats per array (default 262144)")
     args = ap.parse_args()
+    global MPI
+    from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()

@@ -38,12 +38,13 @@ options:
   --iters N        timing iterations per size (default 1000; warm-up N/10)
   --table          also run the timing pass and print the side-by-side table
   --quick          check pass only, sizes 1:65536, 20 iterations (CI)
+  --no-check       skip the check pass (with --table: the timing pass only)
   -h, --help       this text
 USAGE
 }
 
 SRC=${OSU_SRC:-}; BUILD=${TMPDIR:-/tmp}/mpiacc-osu-${USER:-user}; CUDA_DIR=; HOST_ONLY=0
-SIZES=1:4194304; ITERS=1000; TABLE=0; QUICK=0
+SIZES=1:4194304; ITERS=1000; TABLE=0; QUICK=0; CHECK=1
 while [ $# -gt 0 ]; do
   case $1 in
     --src) SRC=$2; shift ;;
@@ -56,6 +57,7 @@ while [ $# -gt 0 ]; do
     --iters) ITERS=$2; shift ;;
     --table) TABLE=1 ;;
     --quick) QUICK=1 ;;
+    --no-check) CHECK=0 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -114,6 +116,7 @@ check() {
   fi
 }
 CK_SIZES=1:1048576; CK_IT=(-i 50 -x 5); [ "$QUICK" = 1 ] && { CK_SIZES=1:65536; CK_IT=(-i 20 -x 2); }
+check_pass() {
 echo "== check pass: 2 ranks, mpiacc preloaded ($LIBMPIACC), OSU -c validation, sizes $CK_SIZES"
 check "osu_latency   host" -- "$P2P/osu_latency" -c -m "$CK_SIZES" "${CK_IT[@]}"
 check "osu_bw        host" -- "$P2P/osu_bw" -c -m "$CK_SIZES" "${CK_IT[@]}" -W 8
@@ -135,6 +138,8 @@ if [ "$GPU" = 1 ]; then
 else
   echo "-d cuda runs: SKIPPED: $([ "$HOST_ONLY" = 1 ] && echo "--host-only" || echo "no CUDA GPU here (nvidia-smi lists none)")"
 fi
+}
+[ "$CHECK" = 1 ] && check_pass
 
 # ---- timing pass: one table --------------------------------------------------
 # series NAME ENV... -- PROGRAM ARGS...: collects "size value" into $TMPT/NAME.
