@@ -21,7 +21,11 @@
  *    MPIACC_DISABLE, and equal MPI_KEYVAL_INVALID before it and after
  *    MPI_Finalize).
  *  - A datatype with no MPIACC_BUF_TYPE attribute (or MPIACC_BUF_HOST) is a
- *    host datatype: the call goes straight to the MPI library.
+ *    host datatype: the call goes straight to the MPI library — except a
+ *    derived datatype built from tagged ones, which inherits their
+ *    attributes (see "Derived datatypes" under the keyvals below).
+ *  - Attributes are read by mpiacc at each call, however they were put
+ *    (MPI_Type_set_attr or PMPI_Type_set_attr).
  *  - Dependency: a send's data is read, and a receive's data is written, only
  *    after the work that was enqueued on MPIACC_STREAM / MPIACC_CL_QUEUE
  *    before the MPI call has finished (for an in-order OpenCL queue; an
@@ -88,9 +92,14 @@
  *                      for receives)
  *    MPI_ERR_COUNT     negative count; count x datatype size overflowing
  *    MPI_ERR_TYPE      MPI_DATATYPE_NULL with a device datatype's call, a
- *                      datatype mpiacc cannot use (uncommitted...)
+ *                      datatype mpiacc cannot use (uncommitted...), a
+ *                      derived datatype without MPIACC_BUF_TYPE whose
+ *                      constituents' attributes disagree (the message
+ *                      names two of them)
  *    MPI_ERR_BUFFER    NULL or released cl_mem, a cl_mem smaller than
- *                      count x datatype spans (data or packed side)
+ *                      count x datatype spans (data or packed side); an
+ *                      empty message (count 0 or a datatype of size 0)
+ *                      accepts any buffer, NULL included, as in MPI
  *    MPI_ERR_TRUNCATE  a receive's message is longer than the receive (the
  *                      part that fits is delivered, as MPI does for host
  *                      buffers); MPI_Pack/MPI_Unpack past the packed buffer
@@ -121,9 +130,34 @@
  *    communicator's error handler there (MPI_ERRORS_RETURN: nothing shows;
  *    a handler of the application's sees that extra call).  The receive
  *    then completes with MPI_ERR_TRUNCATE as any truncated receive.
- *  - MPI calls mpiacc does not interpose (collectives, one-sided, file I/O,
- *    persistent and buffered sends, MPI_Mrecv, MPI_Sendrecv_replace...) do
- *    not know mpiacc's attributes: do not give them device datatypes.
+ *  - Every MPI function taking a buffer and a datatype is interposed (the
+ *    README's table "MPI functions and device buffers" lists each one).
+ *    One-sided (MPI_Put, MPI_Get, MPI_Accumulate...), file I/O
+ *    (MPI_File_read*, MPI_File_write*, MPI_File_set_view), partitioned
+ *    (MPI_Psend_init, MPI_Precv_init) and external32 (MPI_Pack_external,
+ *    MPI_Unpack_external) calls refuse a device datatype (or MPIACC_BUF_HOST
+ *    with MPIACC_EVENT) with MPI_ERR_TYPE naming the call, through the
+ *    window's, file's or communicator's error handler.  Not interposed, as
+ *    they take no datatype: MPI_Win_create / MPI_Win_attach and
+ *    MPI_Buffer_attach on device memory, user reduction functions
+ *    (MPI_Op_create: they see host memory) -- never hand them device memory.
+ *  - Persistent requests (MPI_Send_init & co.): the attributes are those
+ *    the datatype had at the init call (the request keeps a duplicate); the
+ *    dependency (stream, queue, event) is captured at each MPI_Start.  With
+ *    untagged datatypes they are MPI's own requests; starting one while a
+ *    device send to the same peer is still queued may overtake it.
+ *  - MPI_Bsend / MPI_Ibsend / MPI_Bsend_init of a device datatype pack the
+ *    data into host memory in the call (after its dependency) and hand the
+ *    packed bytes to MPI's buffered send (MPI_Pack_size sizing holds).
+ *    MPI_Sendrecv_replace / MPI_Isendrecv_replace pack the send data in the
+ *    call too.  These and a buffered send of a CUDA/OpenCL datatype are
+ *    refused (MPI_ERR_TYPE) on direct communicators.
+ *  - MPI_Isendrecv(_replace) of a device datatype returns one request
+ *    joining its receive and send, completed from MPI's progress engine;
+ *    its error (the receive's, else the send's) is raised by the completion
+ *    calls like any mpiacc request's.  MPI_Mrecv / MPI_Imrecv (no
+ *    communicator argument) raise mpiacc's errors on MPI_COMM_SELF's
+ *    handler (MPI_COMM_WORLD's while it has none).
  *  - The completion calls recognise mpiacc's requests through the MPI_*
  *    entry points; completing them with PMPI_* directly gets MPICH's own
  *    error reporting (an MPI_ERR_OTHER-class wrapper on MPI_COMM_SELF).
@@ -210,6 +244,36 @@ extern "C" {
  * All attributes are copied by MPI_Type_dup.  They are read when an MPI
  * call is made: changing or freeing the datatype afterwards does not affect
  * operations already started.
+ *
+ * Derived datatypes.  A datatype without MPIACC_BUF_TYPE of its own that
+ * is built, at any depth and with any constructor (contiguous, vector,
+ * hvector, indexed, hindexed, indexed_block, hindexed_block, struct,
+ * subarray, darray, resized, dup...), from tagged datatypes inherits
+ * their attributes: MPI_Type_contiguous(2, vec, &t2) of a vec tagged
+ * MPIACC_BUF_OPENCL + MPIACC_CL_QUEUE q is an OpenCL datatype on q.
+ *  - Constituents without mpiacc attributes, neither their own nor
+ *    inherited (MPI_INT, an untagged vector of MPI_INT...), only describe
+ *    layout; all the others must agree: the same MPIACC_BUF_TYPE and the
+ *    same MPIACC_STREAM, MPIACC_CL_QUEUE, MPIACC_EVENT and MPIACC_DEVICE
+ *    (each set to the same value on all, or on none).  Otherwise — two
+ *    buffer types, a MPIACC_BUF_HOST constituent beside a device one, two
+ *    queues or streams — every call with the datatype fails with
+ *    MPI_ERR_TYPE, naming two constituents that disagree (by
+ *    MPI_Type_get_name when they have a name).
+ *  - Attributes on the datatype itself take precedence: with its own
+ *    MPIACC_BUF_TYPE only its own attributes count; without, its own
+ *    dependency attributes (e.g. MPIACC_CL_QUEUE) replace the inherited
+ *    ones.
+ *  - The inheritance is decided at the datatype's first use in an MPI call
+ *    (about a microsecond per nesting level, once) and cached on the
+ *    datatype (MPIACC_LOG=info logs it once).  MPI_Type_set_attr or
+ *    MPI_Type_delete_attr on an mpiacc keyval of a datatype that derived
+ *    datatypes were built from makes every such decision be remade at its
+ *    datatype's next use, so changed constituents are seen; changing other
+ *    datatypes' attributes costs nothing.  A change made with
+ *    PMPI_Type_set_attr on a constituent after the derived datatype's first
+ *    use is not seen.  Constituents the application has freed still count
+ *    (MPI keeps them alive with the derived datatype).
  */
 extern MPIACC_API int MPIACC_BUF_TYPE;
 extern MPIACC_API int MPIACC_STREAM;
@@ -306,8 +370,13 @@ extern MPIACC_API int MPIACC_DEVICE;
  *    returns 1 and MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA) says yes.
  *    The classified address is the buffer argument itself (a datatype with
  *    a negative lower bound or MPI_BOTTOM with absolute addresses: tag it).
- *    Applied to the point-to-point calls; MPI_Pack/MPI_Unpack and the calls
- *    mpiacc does not interpose keep treating untagged buffers as host.
+ *    Applied to every call that takes device datatypes: point-to-point
+ *    (persistent, buffered, matched-probe receives, Sendrecv(_replace) and
+ *    Isendrecv(_replace) included) and MPI_Pack/MPI_Unpack (the classified
+ *    buffer is the unpacked one; MPI_Mrecv/MPI_Imrecv have no communicator:
+ *    the query applies, no assertion).  Calls that refuse device datatypes
+ *    (RMA, MPI-IO, partitioned, external32) and those mpiacc does not
+ *    interpose hand untagged buffers to MPI as host memory.
  *
  *  - MPI 4.1 memory allocation kinds (kinds from the MPI Forum's "Memory
  *    Allocation Kinds" side document).  MPI_Comm_get_info on any
@@ -317,9 +386,12 @@ extern MPIACC_API int MPIACC_DEVICE;
  *    device.  A request made with `mpiexec -memory-alloc-kinds` is consumed
  *    by MPICH's launcher, which keeps only the kinds MPICH itself supports:
  *    mpiacc cannot see it and lists every kind it supports.
- *    "mpi_assert_memory_alloc_kinds" given to MPI_Comm_set_info or
- *    MPI_Comm_dup_with_info (kept by MPI_Comm_dup, not by other
- *    constructors; reported back by MPI_Comm_get_info) is honoured for the
+ *    "mpi_assert_memory_alloc_kinds" given to MPI_Comm_set_info,
+ *    MPI_Comm_dup_with_info, MPI_Comm_split_type or
+ *    MPI_Dist_graph_create[_adjacent] (kept by MPI_Comm_dup, not by other
+ *    constructors; a later MPI_Comm_set_info without the key keeps it,
+ *    another value replaces it; reported back by MPI_Comm_get_info) is
+ *    honoured for the
  *    untagged datatypes of calls on that communicator:
  *      only device kinds ("cuda:device", "cuda:managed", or both)
  *          -> every untagged buffer is CUDA memory of the current device,
@@ -356,7 +428,8 @@ MPIACC_API int MPIACC_Get_version(int *major, int *minor);
  *
  *     MPIACC_Stats st = {.size = sizeof st};
  *     MPIACC_Get_stats(&st);
- *     printf("%llu OpenCL sends\n", st.sends[3][0]);
+ *     printf("%llu OpenCL sends staged through the host\n",
+ *            st.sends[3][MPIACC_PROTO_STAGED]);          // row 3: MPIACC_BUF_OPENCL
  *
  * Set `size` to sizeof(MPIACC_Stats) as your program knows it: mpiacc fills
  * at most that many bytes (later versions only add fields at the end) and
@@ -372,9 +445,22 @@ MPIACC_API int MPIACC_Get_version(int *major, int *minor);
  * Operations are counted when they complete, by buffer kind (row: the
  * value of MPIACC_BUF_*, 1 host, 2 CUDA, 3 OpenCL; row 0 is untagged host
  * data that had to wait behind earlier device sends to the same peer) and
- * by protocol (column p, named protocol[p]; "" for an unused column).
+ * by protocol (column: one of the MPIACC_PROTO_* values below, the same in
+ * every run and process; protocol[p] is the column's name: "staged",
+ * "ordered", "eager", "pipelined", "IPC", "coll", and "" for a spare column
+ * not used yet; columns from MPIACC_PROTO_NFIXED on are spare ones, claimed
+ * in order of first use by protocols a later mpiacc may add).
  * Bytes are packed bytes.
  */
+enum {
+    MPIACC_PROTO_STAGED = 0,    /* packed through host memory, sent as MPI_PACKED  */
+    MPIACC_PROTO_ORDERED = 1,   /* host data queued behind device sends (row 0)    */
+    MPIACC_PROTO_EAGER = 2,     /* direct protocol: one packed message             */
+    MPIACC_PROTO_PIPELINED = 3, /* direct protocol: chunks through pinned buffers  */
+    MPIACC_PROTO_IPC = 4,       /* direct protocol: CUDA IPC, device to device     */
+    MPIACC_PROTO_COLL = 5,      /* collectives on device buffers                   */
+    MPIACC_PROTO_NFIXED = 6     /* first spare column                              */
+};
 #define MPIACC_STATS_VERSION 1
 #define MPIACC_STATS_KINDS 4
 #define MPIACC_STATS_PROTOCOLS 8

@@ -11,24 +11,31 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # shellcheck disable=SC2086
 cmake -S . -B "$build" -DMPI_HOME="${MPI_HOME:-$root/.venv}" ${MPIACC_CMAKE_ARGS:-}
 cmake --build "$build" -j "$jobs"
+status=0
 # Fuzz smoke run of the datatype engine (libFuzzer needs clang; its build is
 # instrumented with ASan/UBSan, so it lives in its own directory).
 if command -v clang-14 >/dev/null; then
+  rm -f "$build-fuzz/ctest.out"
   # shellcheck disable=SC2086
-  CC=clang-14 cmake -S . -B "$build-fuzz" -DMPI_HOME="${MPI_HOME:-$root/.venv}" -DMPIACC_BUILD_FUZZ=ON \
-      -DMPIACC_WITH_CUDA=OFF -DMPIACC_WITH_OPENCL=OFF >/dev/null
-  cmake --build "$build-fuzz" -j "$jobs" --target fuzz_datatype >/dev/null
-  ctest --test-dir "$build-fuzz" -R fuzz_datatype_smoke --output-on-failure
+  if CC=clang-14 cmake -S . -B "$build-fuzz" -DMPI_HOME="${MPI_HOME:-$root/.venv}" -DMPIACC_BUILD_FUZZ=ON \
+       -DMPIACC_WITH_CUDA=OFF -DMPIACC_WITH_OPENCL=OFF >/dev/null &&
+     cmake --build "$build-fuzz" -j "$jobs" --target fuzz_datatype >/dev/null; then
+    ctest --test-dir "$build-fuzz" -R fuzz_datatype_smoke --output-on-failure | tee "$build-fuzz/ctest.out" ||
+      status=1
+  else
+    echo "test.sh: fuzz build failed"
+    status=1
+  fi
 fi
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the suite (host +
 # PoCL) and ThreadSanitizer build of the multi-threaded tests.
-bash scripts/sanitize.sh all
+bash scripts/sanitize.sh all || status=1
 # The whole suite, then every skipped test with its reason (the
 # "SKIPPED: <reason>" line it printed; CTest keeps each test's output in
 # Testing/Temporary/LastTest.log) and CTest's summary line again.
 set +e
 ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600 | tee "$build/ctest.out"
-rc=${PIPESTATUS[0]}
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
 set -e
 skipped=$(sed -n 's/^[[:space:]]*[0-9]* - \(.*\) (Skipped)$/\1/p' "$build/ctest.out")
 if [ -n "$skipped" ]; then
@@ -41,5 +48,39 @@ if [ -n "$skipped" ]; then
     printf '  %-36s %s\n' "$t" "${why:-(no reason printed)}"
   done
 fi
-grep -E '^[0-9]+% tests passed' "$build/ctest.out" || true
-exit "$rc"
+
+# The last lines: per build, how many tests passed, failed and were skipped
+# (CTest's own "100% tests passed" line counts skipped tests as passed).
+# counts FILE -> "run passed failed skipped" from a CTest output
+counts() {
+  awk '/tests passed, [0-9]+ tests? failed out of/ {total = $NF; failed = $4}
+       /^[[:space:]]*[0-9]+ - .* \(Skipped\)$/ {skipped++}
+       END {if (total == "") exit 1; printf "%d %d %d %d\n", total, total - failed - skipped, failed, skipped}' "$1"
+}
+echo
+echo "test.sh summary (CTest; skipped: the test found no device it needs, reason above)"
+printf '  %-34s %7s %7s %8s %6s\n' build passed failed skipped tests
+tp=0 tf=0 ts=0 tt=0
+row() { # label ctest.out
+  local c
+  if [ -f "$2" ] && c=$(counts "$2"); then
+    read -r t p f sk <<<"$c"
+    printf '  %-34s %7d %7d %8d %6d\n' "$1" "$p" "$f" "$sk" "$t"
+    tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + sk)) tt=$((tt + t))
+  else
+    printf '  %-34s %s\n' "$1" "did not run (build failed: see above)"
+    status=1
+  fi
+}
+row "main suite ($build)" "$build/ctest.out"
+row "ASan+UBSan (build-asan)" build-asan/ctest.out
+row "TSan (build-tsan)" build-tsan/ctest.out
+command -v clang-14 >/dev/null && row "fuzz smoke ($build-fuzz)" "$build-fuzz/ctest.out"
+printf '  %-34s %7d %7d %8d %6d\n' total "$tp" "$tf" "$ts" "$tt"
+if [ "$status" = 0 ]; then
+  echo "test.sh: PASSED ($tt tests in all builds)"
+else
+  echo "test.sh: FAILED ($tt tests in all builds)"
+fi
+echo "total: $tp passed, $tf failed, $ts skipped"
+exit "$status"

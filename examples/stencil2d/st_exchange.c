@@ -73,11 +73,17 @@ int st_exchange_mpiacc(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, 
 /* ST-LOC-END */
 
 /* ST-LOC-BEGIN mpiacc-setup */
+/* Tags t with where the data lives and what produces it: the stream or the
+ * in-order queue the stencil kernels run on (be->queue(d)). */
 static int tag_type(const st_backend_t *be, st_dev_t *d, MPI_Datatype t)
 {
-    int key = be->buf_type == MPIACC_BUF_CUDA ? MPIACC_STREAM : MPIACC_CL_QUEUE;
-    ST_MPI(MPI_Type_set_attr(t, MPIACC_BUF_TYPE, be->buf_type));
-    ST_MPI(MPI_Type_set_attr(t, key, be->queue(d)));
+    if (be->buf_type == MPIACC_BUF_CUDA) {
+        ST_MPI(MPI_Type_set_attr(t, MPIACC_BUF_TYPE, MPIACC_BUF_CUDA));
+        ST_MPI(MPI_Type_set_attr(t, MPIACC_STREAM, be->queue(d)));   /* cudaStream_t */
+    } else {
+        ST_MPI(MPI_Type_set_attr(t, MPIACC_BUF_TYPE, MPIACC_BUF_OPENCL));
+        ST_MPI(MPI_Type_set_attr(t, MPIACC_CL_QUEUE, be->queue(d))); /* cl_command_queue */
+    }
     return 0;
 }
 

@@ -1,4 +1,5 @@
-/* attrs/attrs.c: the public keyvals and their capture at call time. */
+/* attrs/attrs.c: the public keyvals and their capture at call time (the
+ * inheritance through derived datatypes is inherit.c's). */
 #include "attrs.h"
 
 int MPIACC_BUF_TYPE = MPI_KEYVAL_INVALID;
@@ -11,8 +12,6 @@ static int *const keyvals[] = {&MPIACC_BUF_TYPE, &MPIACC_STREAM, &MPIACC_CL_QUEU
                                &MPIACC_DEVICE};
 #define NKEYVALS (int)(sizeof keyvals / sizeof keyvals[0])
 
-atomic_int mpiacc_attrs_builtin_tagged;
-atomic_int mpiacc_attrs_any_tagged;
 int mpiacc_attrs_handles_checked;
 
 /* The predefined-datatype shortcut of mpiacc_attrs_kind is only used when
@@ -48,8 +47,6 @@ int mpiacc_attrs_check_set(MPI_Datatype type, int keyval, void *value)
     if (keyval == MPIACC_DEVICE && ((intptr_t)value < 0 || (intptr_t)value > INT32_MAX))
         MPIACC_FAIL(MPIACC_ERRK_ARG, "invalid MPIACC_DEVICE value %lld (a CUDA device ordinal >= 0)",
                     (long long)(intptr_t)value);
-    if (keyval == MPIACC_BUF_TYPE) atomic_store(&mpiacc_attrs_any_tagged, 1);
-    if (mpiacc_attrs_is_builtin(type)) atomic_store(&mpiacc_attrs_builtin_tagged, 1);
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -60,13 +57,12 @@ int mpiacc_attrs_init(void)
 {
     int mpi_errno = MPI_SUCCESS;
     mpiacc_attrs_handles_checked = handles_classify();
-    atomic_store(&mpiacc_attrs_builtin_tagged, !mpiacc_attrs_handles_checked);
-    atomic_store(&mpiacc_attrs_any_tagged, 0);
     for (int i = 0; i < NKEYVALS; i++) {
         /* The values are plain handles: a dup shares them (MPI_TYPE_DUP_FN
          * copies the pointer), deleting needs nothing. */
         MPIACC_CHECK(PMPI_Type_create_keyval(MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN, keyvals[i], NULL));
     }
+    MPIACC_CHECK(mpiacc_attrs_inherit_init());
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -76,6 +72,7 @@ fn_fail:
 
 void mpiacc_attrs_finalize(void)
 {
+    mpiacc_attrs_inherit_finalize();
     for (int i = 0; i < NKEYVALS; i++)
         if (*keyvals[i] != MPI_KEYVAL_INVALID) PMPI_Type_free_keyval(keyvals[i]);
 }
@@ -88,19 +85,20 @@ static int get(MPI_Datatype type, int keyval, void **v)
     return flag;
 }
 
-int mpiacc_attrs_get(MPI_Datatype type, mpiacc_attrs_t *a)
+int mpiacc_attrs_read_own(MPI_Datatype type, mpiacc_attrs_t *a, int *has_kind)
 {
     int mpi_errno = MPI_SUCCESS;
     void *v;
 
     *a = (mpiacc_attrs_t){.kind = MPIACC_KIND_NONE};
-    if (MPIACC_BUF_TYPE == MPI_KEYVAL_INVALID || !mpiacc_attrs_lookup_ok(type) || !get(type, MPIACC_BUF_TYPE, &v))
-        goto fn_exit;
-    if ((intptr_t)v <= MPIACC_KIND_NONE || (intptr_t)v >= MPIACC_KIND_MAX)
-        MPIACC_FAIL(MPIACC_ERRK_ARG,
-                    "invalid MPIACC_BUF_TYPE value %p (use MPIACC_BUF_HOST, MPIACC_BUF_CUDA or MPIACC_BUF_OPENCL)",
-                    v);
-    a->kind = (int)(intptr_t)v;
+    *has_kind = get(type, MPIACC_BUF_TYPE, &v);
+    if (*has_kind) {
+        if ((intptr_t)v <= MPIACC_KIND_NONE || (intptr_t)v >= MPIACC_KIND_MAX)
+            MPIACC_FAIL(MPIACC_ERRK_ARG,
+                        "invalid MPIACC_BUF_TYPE value %p (use MPIACC_BUF_HOST, MPIACC_BUF_CUDA or MPIACC_BUF_OPENCL)",
+                        v);
+        a->kind = (int)(intptr_t)v;
+    }
     if (get(type, MPIACC_STREAM, &v)) { a->stream = v; a->has_stream = 1; }
     if (get(type, MPIACC_CL_QUEUE, &v)) { a->queue = v; a->has_queue = 1; }
     if (get(type, MPIACC_EVENT, &v)) { a->event = v; a->has_event = 1; }
@@ -113,6 +111,28 @@ int mpiacc_attrs_get(MPI_Datatype type, mpiacc_attrs_t *a)
 fn_exit:
     return mpi_errno;
 fn_fail:
-    a->kind = MPIACC_KIND_NONE;
+    *a = (mpiacc_attrs_t){.kind = MPIACC_KIND_NONE};
+    goto fn_exit;
+}
+
+int mpiacc_attrs_get(MPI_Datatype type, mpiacc_attrs_t *a)
+{
+    int mpi_errno = MPI_SUCCESS, has_kind = 0;
+    void *v;
+
+    *a = (mpiacc_attrs_t){.kind = MPIACC_KIND_NONE};
+    if (MPIACC_BUF_TYPE == MPI_KEYVAL_INVALID || !mpiacc_attrs_lookup_ok(type)) goto fn_exit;
+    if (get(type, MPIACC_BUF_TYPE, &v)) { /* the datatype's own attributes */
+        MPIACC_CHECK(mpiacc_attrs_read_own(type, a, &has_kind));
+        goto fn_exit;
+    }
+    /* Untagged: a predefined datatype is host data; a derived one may
+     * inherit (the same decision mpiacc_attrs_kind reads). */
+    if (mpiacc_attrs_handles_checked && mpiacc_attrs_is_builtin(type)) goto fn_exit;
+    MPIACC_CHECK(mpiacc_attrs_inherited(type, a));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    *a = (mpiacc_attrs_t){.kind = MPIACC_KIND_NONE};
     goto fn_exit;
 }

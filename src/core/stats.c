@@ -23,11 +23,24 @@ long long mpiacc_core_stats_now_ns(void)
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* The column of a protocol: found by its name pointer (then by its text),
- * else claimed; -1 when every column is taken. */
+/* The fixed columns (MPIACC_PROTO_* in mpiacc.h) by the name of the
+ * protocol table that carries the operation; "coll..." is the collectives
+ * layer's column. */
+static const char *const fixed_names[MPIACC_PROTO_NFIXED] = {
+    [MPIACC_PROTO_STAGED] = "staged", [MPIACC_PROTO_ORDERED] = "ordered", [MPIACC_PROTO_EAGER] = "eager",
+    [MPIACC_PROTO_PIPELINED] = "pipelined", [MPIACC_PROTO_IPC] = "IPC", [MPIACC_PROTO_COLL] = "coll"};
+
+_Static_assert(MPIACC_PROTO_NFIXED <= MPIACC_STATS_PROTOCOLS, "MPIACC_Stats has a column per fixed protocol");
+
+/* The column of a protocol: its fixed column, else a spare one found by its
+ * name pointer (then by its text), else claimed; -1 when every spare column
+ * is taken. */
 static int proto_index(const char *name)
 {
-    for (int i = 0; i < MPIACC_STATS_PROTOCOLS; i++) {
+    for (int i = 0; i < MPIACC_PROTO_NFIXED; i++)
+        if (name == fixed_names[i] || !strcmp(name, fixed_names[i])) return i;
+    if (!strncmp(name, "coll", 4)) return MPIACC_PROTO_COLL;
+    for (int i = MPIACC_PROTO_NFIXED; i < MPIACC_STATS_PROTOCOLS; i++) {
         const char *cur = atomic_load_explicit(&proto_names[i], memory_order_acquire);
         if (!cur) {
             const char *expected = NULL;
@@ -65,7 +78,8 @@ void mpiacc_core_stats_time(int which, long long ns)
 void mpiacc_core_stats_read(MPIACC_Stats *s)
 {
     for (int p = 0; p < MPIACC_STATS_PROTOCOLS; p++) {
-        const char *n = atomic_load_explicit(&proto_names[p], memory_order_acquire);
+        const char *n = p < MPIACC_PROTO_NFIXED ? fixed_names[p]
+                                                : atomic_load_explicit(&proto_names[p], memory_order_acquire);
         memset(s->protocol[p], 0, sizeof s->protocol[p]);
         if (n) strncpy(s->protocol[p], n, sizeof s->protocol[p] - 1);
         for (int k = 0; k < MPIACC_STATS_KINDS; k++) {

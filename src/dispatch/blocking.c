@@ -30,14 +30,14 @@ int mpiacc_dispatch_pack_device(int packing, void *data, MPI_Count count, MPI_Da
     MPI_Count bytes;
     mpiacc_xfer_desc_t d;
 
-    MPIACC_CHECK(mpiacc_dispatch_backend(a, data, &be));
     MPIACC_CHECK(mpiacc_pack_type_get(type, &t));
     MPIACC_CHECK(mpiacc_dispatch_packed_bytes(t, count, &bytes));
     if (*position < 0 || *position > packed_size || bytes > packed_size - *position)
         MPIACC_FAIL(MPIACC_ERRK_TRUNCATE, "%s %lld bytes at position %lld of a %lld-byte packed buffer",
                     packing ? "packing" : "unpacking", (long long)bytes, (long long)*position,
                     (long long)packed_size);
-    if (bytes == 0) goto fn_exit;
+    if (bytes == 0) goto fn_exit; /* nothing moves: any buffer will do, as in MPI */
+    MPIACC_CHECK(mpiacc_dispatch_backend(a, data, &be));
     if (be->capture) MPIACC_CHECK(be->capture(a, data, &dep));
     MPIACC_CHECK(wait_dep(be, &dep));
     d = (mpiacc_xfer_desc_t){.buf = data, .type = t, .count = count, .first = 0, .last = bytes, .host = NULL};

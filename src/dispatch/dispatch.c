@@ -111,18 +111,25 @@ static int device_op(int is_send, void *buf, MPI_Count count, MPI_Datatype type,
                      int peer, int tag, MPI_Comm comm, int mode, MPI_Request *req)
 {
     int mpi_errno = MPI_SUCCESS, deferred = 0;
-    const mpiacc_backend_t *be;
+    const mpiacc_backend_t *be = NULL;
     mpiacc_rp_op_t *op = NULL;
     mpiacc_pack_type_t *t = NULL;
     mpiacc_proto_comm_t *dc = direct_of(a, peer, comm);
     MPI_Count bytes = 0;
 
     if (dc) mpiacc_proto_comm_sweep();
-    MPIACC_CHECK(mpiacc_dispatch_backend(a, buf, &be));
     if (peer != MPI_PROC_NULL) {
         MPIACC_CHECK(mpiacc_pack_type_get(type, &t));
         MPIACC_CHECK(mpiacc_dispatch_packed_bytes(t, count, &bytes));
     }
+    /* An empty message accepts any buffer (MPI's rule: a NULL cl_mem or
+     * device pointer included), so the backend's buffer check is skipped;
+     * the attributes (queue, stream...) are still the backend's to check
+     * where the message travels through it (a direct communicator). */
+    if (bytes > 0) MPIACC_CHECK(mpiacc_dispatch_backend(a, buf, &be));
+    else if (dc && !(be = mpiacc_backend_get(a->kind)))
+        MPIACC_FAIL(MPIACC_ERRK_BACKEND, "%s buffers are not available: %s", mpiacc_kind_name(a->kind),
+                    mpiacc_backend_why_absent(a->kind));
     if (bytes == 0 && !dc) { /* on a direct communicator: an eager message */
         if (is_send && peer != MPI_PROC_NULL)
             MPIACC_CHECK(host_send_ordered(NULL, 0, MPI_BYTE, peer, tag, comm, mode, req, &deferred));
@@ -131,7 +138,7 @@ static int device_op(int is_send, void *buf, MPI_Count count, MPI_Datatype type,
                                  : PMPI_Irecv_c(NULL, 0, MPI_BYTE, peer, tag, comm, req));
         goto fn_exit;
     }
-    MPIACC_CHECK(check_span(be, a, buf, t, count, bytes));
+    if (bytes > 0) MPIACC_CHECK(check_span(be, a, buf, t, count, bytes));
     if (!(op = mpiacc_rp_op_alloc(is_send, mode, buf, count, peer, tag, comm)))
         MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for an operation");
     op->be = be;
@@ -341,7 +348,7 @@ int mpiacc_dispatch_pack(int packing, const void *inbuf, MPI_Count insize_or_cou
     int mpi_errno = MPI_SUCCESS;
     mpiacc_attrs_t a;
     *host = 0;
-    MPIACC_CHECK(mpiacc_attrs_get(dt, &a));
+    MPIACC_CHECK(mpiacc_dispatch_attrs(dt, packing ? inbuf : outbuf, comm, &a));
     if (!wants_pool(&a)) {
         *host = 1;
         goto fn_exit;
@@ -358,4 +365,32 @@ fn_exit:
 fn_fail:
     mpi_errno = mpiacc_err_return_comm(comm, mpi_errno);
     goto fn_exit;
+}
+
+/* ---- shared with persist.c, bsend.c, sendrecv.c, mrecv.c ------------------ */
+
+int mpiacc_dispatch_check_args(int is_send, MPI_Count count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
+                               int nonblocking, const MPI_Request *req)
+{
+    return check_args(is_send, count, dt, peer, tag, comm, nonblocking, req);
+}
+
+int mpiacc_dispatch_wants_pool(const mpiacc_attrs_t *a)
+{
+    return wants_pool(a);
+}
+
+int mpiacc_dispatch_disabled_error(const mpiacc_attrs_t *a)
+{
+    return disabled_error(a);
+}
+
+int mpiacc_dispatch_wait(MPI_Request *r, MPI_Status *st, MPI_Comm comm)
+{
+    return wait_on(r, st, comm);
+}
+
+int mpiacc_dispatch_is_direct(const mpiacc_attrs_t *a, int peer, MPI_Comm comm)
+{
+    return direct_of(a, peer, comm) != NULL;
 }

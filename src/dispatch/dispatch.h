@@ -49,4 +49,83 @@ int mpiacc_dispatch_pack_device(int packing, void *data, MPI_Count count, MPI_Da
                                 const mpiacc_attrs_t *a, void *packed, MPI_Count packed_size,
                                 MPI_Count *position);
 
+/* dispatch.c, for the other files of this module */
+/* MPI's own argument checks of a point-to-point call (MPI's classes). */
+int mpiacc_dispatch_check_args(int is_send, MPI_Count count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
+                               int nonblocking, const MPI_Request *req);
+/* The datatype needs the pool (a device kind, or host with an event). */
+int mpiacc_dispatch_wants_pool(const mpiacc_attrs_t *a);
+/* The error for such a datatype while MPIACC_DISABLE is set. */
+int mpiacc_dispatch_disabled_error(const mpiacc_attrs_t *a);
+/* Waits for r; an operation's error is raised on comm. */
+int mpiacc_dispatch_wait(MPI_Request *r, MPI_Status *st, MPI_Comm comm);
+/* The operation would take the direct protocol (a CUDA/OpenCL datatype on
+ * a direct communicator). */
+int mpiacc_dispatch_is_direct(const mpiacc_attrs_t *a, int peer, MPI_Comm comm);
+
+/* hostcopy.c: blocking copies of a device buffer into host memory. */
+/* Device data described by (buf, count, type analysis t) packed into
+ * host[0, bytes), after the call-time dependency of a (captured here);
+ * returns once the bytes are in host. */
+int mpiacc_dispatch_copy_out(const mpiacc_backend_t *be, const mpiacc_attrs_t *a, void *buf,
+                             const mpiacc_pack_type_t *t, MPI_Count count, void *host, MPI_Count bytes);
+/* For the calls that pack a device buffer at once (MPI_Bsend,
+ * MPI_Sendrecv_replace...): checks the call (backend, analysis, size,
+ * span), allocates host memory (backend's host_alloc) and packs into it.
+ * *host / *bytes to be given back with mpiacc_dispatch_host_free. */
+int mpiacc_dispatch_pack_to_host(const mpiacc_attrs_t *a, const void *buf, MPI_Count count, MPI_Datatype dt,
+                                 const mpiacc_backend_t **be, void **host, MPI_Count *bytes);
+void mpiacc_dispatch_host_free(const mpiacc_backend_t *be, void *host, MPI_Count bytes);
+/* Waits (driving MPI's progress) until no unissued device send to
+ * (comm, dest) is queued: a send that MPI takes at once (buffered) then
+ * keeps MPI's order. */
+void mpiacc_dispatch_drain_peer(MPI_Comm comm, int dest);
+
+/* bsend.c: MPI_Bsend / MPI_Ibsend (nonblocking: into *req). */
+int mpiacc_dispatch_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                          int nonblocking, MPI_Request *req);
+
+/* sendrecv.c: MPI_Sendrecv_replace, MPI_Isendrecv, MPI_Isendrecv_replace. */
+int mpiacc_dispatch_sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag, int src,
+                                     int rtag, MPI_Comm comm, MPI_Status *status);
+int mpiacc_dispatch_isendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+                              void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm,
+                              MPI_Request *req);
+int mpiacc_dispatch_isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag, int src,
+                                      int rtag, MPI_Comm comm, MPI_Request *req);
+
+/* mrecv.c: MPI_Mrecv / MPI_Imrecv of a device datatype (default
+ * protocol: PMPI_Imrecv into staging, unpacked by the pool). */
+int mpiacc_dispatch_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *status,
+                          int nonblocking, MPI_Request *req);
+/* HOOK for the direct protocol: a message probed on a direct communicator
+ * (MPI_Mprobe / MPI_Improbe, src/interpose/probe.c).  Sets *mine = 0 (the
+ * default: "not mine", the staged path receives it) or takes the receive
+ * over (*mine = 1: *msg consumed, *req or *status filled, its code
+ * returned).  See mrecv.c. */
+int mpiacc_dispatch_mrecv_direct(void *buf, MPI_Count count, MPI_Datatype dt, const mpiacc_attrs_t *a,
+                                 MPI_Message *msg, MPI_Status *status, int nonblocking, MPI_Request *req, int *mine);
+
+/* persist.c: persistent point-to-point requests with device datatypes. */
+enum { MPIACC_DISPATCH_P_SEND, MPIACC_DISPATCH_P_RECV, MPIACC_DISPATCH_P_BSEND };
+/* Persistent requests of mpiacc that exist / are active (started, not yet
+ * completed by a completion call); while zero the entry points skip the
+ * lookups. */
+extern atomic_int mpiacc_dispatch_prq_count, mpiacc_dispatch_prq_active;
+/* MPI_Send_init & co. (kind: MPIACC_DISPATCH_P_*, mode MPIACC_RP_SEND_*)
+ * for a datatype that needs the pool. */
+int mpiacc_dispatch_persist_init(int kind, int mode, const void *buf, MPI_Count count, MPI_Datatype dt, int peer,
+                                 int tag, MPI_Comm comm, MPI_Request *req);
+/* MPI_Start on one of ours (*ours = 0: not ours, nothing done). */
+int mpiacc_dispatch_persist_start(MPI_Request *req, int *ours);
+/* The request standing for h in a completion call: the started
+ * operation's while h is one of ours and active, else h. */
+MPI_Request mpiacc_dispatch_persist_active(MPI_Request h);
+/* After a completion call on the active operation of h: `done` says the
+ * operation's request was completed (and freed) by it; h becomes inactive. */
+void mpiacc_dispatch_persist_completed(MPI_Request h);
+/* MPI_Request_free / MPI_Cancel on one of ours (*ours = 0 otherwise). */
+int mpiacc_dispatch_persist_free(MPI_Request *req, int *ours);
+int mpiacc_dispatch_persist_cancel(MPI_Request *req, int *ours);
+
 #endif

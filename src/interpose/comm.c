@@ -44,6 +44,18 @@ static int inherit(MPI_Comm parent, int info_value, MPI_Comm *newcomm)
     return mpi_errno;
 }
 
+/* MPI 4.1 memory allocation kinds asserted by the info given to newcomm
+ * (src/dispatch/memkind.c; replace: a constructor, whose info alone counts,
+ * not MPI_Comm_set_info, where a missing key keeps the assertion); errors
+ * through comm's handler, a new newcomm freed. */
+static int memkinds(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, int replace)
+{
+    int mpi_errno = *newcomm == MPI_COMM_NULL ? MPI_SUCCESS : mpiacc_dispatch_memkind_assert(*newcomm, info, replace);
+    if (mpi_errno == MPI_SUCCESS) return mpi_errno;
+    if (*newcomm != comm) PMPI_Comm_free(newcomm);
+    return mpiacc_err_return_comm(comm, mpi_errno);
+}
+
 /* Reads the info key of a constructor's info argument; errors through
  * comm's handler. */
 static int read_info(MPI_Comm comm, MPI_Info info, int *value)
@@ -64,12 +76,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info,
     int err, v = -1;
     if (active() && (err = read_info(comm, info, &v)) != MPI_SUCCESS) return err;
     err = PMPI_Comm_dup_with_info(comm, info, newcomm);
-    if (err != MPI_SUCCESS || !active()) return err;
     /* MPI 4.1 memory-kind assertion: the info's, never the parent's */
-    if ((err = mpiacc_dispatch_memkind_assert(*newcomm, info, 1)) != MPI_SUCCESS) {
-        PMPI_Comm_free(newcomm);
-        return mpiacc_err_return_comm(comm, err);
-    }
+    if (err == MPI_SUCCESS) err = memkinds(comm, info, newcomm, 1);
+    if (err != MPI_SUCCESS || !active()) return err;
     return inherit(comm, v, newcomm);
 }
 
@@ -85,6 +94,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, i
     int err, v = -1;
     if (active() && (err = read_info(comm, info, &v)) != MPI_SUCCESS) return err;
     err = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+    if (err == MPI_SUCCESS) err = memkinds(comm, info, newcomm, 1);
     if (err != MPI_SUCCESS || !active()) return err;
     return inherit(comm, v, newcomm);
 }
@@ -134,6 +144,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, cons
     if (active() && (err = read_info(comm_old, info, &v)) != MPI_SUCCESS) return err;
     err = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
                                  comm_dist_graph);
+    if (err == MPI_SUCCESS) err = memkinds(comm_old, info, comm_dist_graph, 1);
     if (err != MPI_SUCCESS || !active()) return err;
     return inherit(comm_old, v, comm_dist_graph);
 }
@@ -147,6 +158,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, in
     if (active() && (err = read_info(comm_old, info, &v)) != MPI_SUCCESS) return err;
     err = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
                                           destweights, info, reorder, comm_dist_graph);
+    if (err == MPI_SUCCESS) err = memkinds(comm_old, info, comm_dist_graph, 1);
     if (err != MPI_SUCCESS || !active()) return err;
     return inherit(comm_old, v, comm_dist_graph);
 }
@@ -158,10 +170,8 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     int err, v = -1;
     if (active() && (err = read_info(comm, info, &v)) != MPI_SUCCESS) return err;
     err = PMPI_Comm_set_info(comm, info);
-    if (err != MPI_SUCCESS || !active()) return err;
-    if ((err = mpiacc_dispatch_memkind_assert(comm, info, 0)) != MPI_SUCCESS) /* MPI 4.1 memory kinds */
-        return mpiacc_err_return_comm(comm, err);
-    if (v < 0) return err;
+    if (err == MPI_SUCCESS) err = memkinds(comm, info, &comm, 0); /* MPI 4.1 memory kinds */
+    if (err != MPI_SUCCESS || !active() || v < 0) return err;
     err = v ? mpiacc_proto_comm_make(comm) : mpiacc_proto_comm_drop(comm);
     return mpiacc_err_return_comm(comm, err);
 }

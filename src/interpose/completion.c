@@ -13,6 +13,13 @@
  * With no mpiacc request alive (one atomic load) every call goes straight
  * to PMPI; otherwise the requests that are ours are claimed (see
  * src/reqpool/reqpool.h) around the PMPI call.
+ *
+ * Persistent requests of mpiacc (src/dispatch/persist.c): while one is
+ * active (a second atomic load), each handle is translated to its started
+ * operation's request for the call; when the call completed that request,
+ * the handle becomes inactive, and it stays in the application's array
+ * (MPI's rule for persistent requests).  An inactive one is MPI's own
+ * inactive persistent request: MPI returns at once with an empty status.
  */
 #include <stdlib.h>
 
@@ -74,7 +81,7 @@ static int in_status(const claims_t *cl, int nout, const int *idx, MPI_Status st
     return mpi_in_status ? rc : mpiacc_err_return_comm(MPI_COMM_NULL, MPI_ERR_IN_STATUS);
 }
 
-MPIACC_INTERPOSE_EXPORT int MPI_Wait(MPI_Request *r, MPI_Status *st)
+static int impl_wait(MPI_Request *r, MPI_Status *st)
 {
     int rc, err;
     MPI_Comm comm;
@@ -84,7 +91,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Wait(MPI_Request *r, MPI_Status *st)
     return rc;
 }
 
-MPIACC_INTERPOSE_EXPORT int MPI_Test(MPI_Request *r, int *flag, MPI_Status *st)
+static int impl_test(MPI_Request *r, int *flag, MPI_Status *st)
 {
     mpiacc_rp_claim_t c;
     int rc;
@@ -95,7 +102,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Test(MPI_Request *r, int *flag, MPI_Status *st)
     return rc;
 }
 
-MPIACC_INTERPOSE_EXPORT int MPI_Request_get_status(MPI_Request r, int *flag, MPI_Status *st)
+static int impl_request_get_status(MPI_Request r, int *flag, MPI_Status *st)
 {
     mpiacc_rp_claim_t c;
     int rc;
@@ -107,7 +114,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Request_get_status(MPI_Request r, int *flag, MPI
     return rc;
 }
 
-MPIACC_INTERPOSE_EXPORT int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
+static int impl_waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
 {
     claims_t cl;
     int rc;
@@ -119,7 +126,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI
     return rc;
 }
 
-MPIACC_INTERPOSE_EXPORT int MPI_Testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
+static int impl_testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
 {
     claims_t cl;
     int rc;
@@ -132,7 +139,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Testany(int n, MPI_Request reqs[], int *idx, int
     return rc;
 }
 
-MPIACC_INTERPOSE_EXPORT int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status st[])
+static int impl_waitall(int n, MPI_Request reqs[], MPI_Status st[])
 {
     claims_t cl;
     int rc;
@@ -143,7 +150,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status st
     return rc;
 }
 
-MPIACC_INTERPOSE_EXPORT int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[])
+static int impl_testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[])
 {
     claims_t cl;
     int rc;
@@ -154,7 +161,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Testall(int n, MPI_Request reqs[], int *flag, MP
     return rc;
 }
 
-MPIACC_INTERPOSE_EXPORT int MPI_Waitsome(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
+static int impl_waitsome(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
 {
     claims_t cl;
     int rc;
@@ -166,7 +173,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Waitsome(int n, MPI_Request reqs[], int *nout, i
     return rc;
 }
 
-MPIACC_INTERPOSE_EXPORT int MPI_Testsome(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
+static int impl_testsome(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
 {
     claims_t cl;
     int rc;
@@ -176,4 +183,145 @@ MPIACC_INTERPOSE_EXPORT int MPI_Testsome(int n, MPI_Request reqs[], int *nout, i
     rc = in_status(&cl, nout && *nout != MPI_UNDEFINED ? *nout : 0, idx, st, rc);
     claims_give(&cl);
     return rc;
+}
+
+/* ---- persistent requests: translation ------------------------------------ */
+
+static inline int none_active_persistent(void)
+{
+    return atomic_load_explicit(&mpiacc_dispatch_prq_active, memory_order_acquire) == 0;
+}
+
+typedef struct xlat {
+    MPI_Request *r;  /* what the call sees                     */
+    char *mapped;    /* r[i] is the operation of reqs[i]          */
+    MPI_Request local_r[LOCAL_CLAIMS];
+    char local_m[LOCAL_CLAIMS];
+} xlat_t;
+
+/* The array the call sees: reqs itself when nothing is translated (or no
+ * memory: then the call sees the handles, as before persistent requests). */
+static MPI_Request *xlat_in(int n, MPI_Request reqs[], xlat_t *x)
+{
+    int any = 0;
+    x->r = n <= LOCAL_CLAIMS ? x->local_r : malloc((size_t)n * sizeof *x->r);
+    x->mapped = n <= LOCAL_CLAIMS ? x->local_m : malloc((size_t)n);
+    if (!x->r || !x->mapped) goto plain;
+    for (int i = 0; i < n; i++) {
+        x->r[i] = mpiacc_dispatch_persist_active(reqs[i]);
+        x->mapped[i] = x->r[i] != reqs[i];
+        any |= x->mapped[i];
+    }
+    if (any) return x->r;
+plain:
+    if (x->r != x->local_r) free(x->r);
+    if (x->mapped != x->local_m) free(x->mapped);
+    x->r = NULL;
+    return reqs;
+}
+
+/* Back to the application's array: handles stay, completed operations
+ * make their handle inactive; other entries are what MPI left. */
+static void xlat_out(int n, MPI_Request reqs[], xlat_t *x, int completes)
+{
+    if (!x->r) return;
+    for (int i = 0; i < n; i++) {
+        if (!x->mapped[i]) {
+            if (completes) reqs[i] = x->r[i];
+        }
+        else if (completes && x->r[i] == MPI_REQUEST_NULL) mpiacc_dispatch_persist_completed(reqs[i]);
+    }
+    if (x->r != x->local_r) free(x->r);
+    if (x->mapped != x->local_m) free(x->mapped);
+}
+
+MPIACC_INTERPOSE_EXPORT int MPI_Wait(MPI_Request *r, MPI_Status *st)
+{
+    MPI_Request a;
+    int rc;
+    if (none_active_persistent() || !r || (a = mpiacc_dispatch_persist_active(*r)) == *r) return impl_wait(r, st);
+    rc = impl_wait(&a, st);
+    if (a == MPI_REQUEST_NULL) mpiacc_dispatch_persist_completed(*r);
+    return rc;
+}
+
+MPIACC_INTERPOSE_EXPORT int MPI_Test(MPI_Request *r, int *flag, MPI_Status *st)
+{
+    MPI_Request a;
+    int rc;
+    if (none_active_persistent() || !r || (a = mpiacc_dispatch_persist_active(*r)) == *r)
+        return impl_test(r, flag, st);
+    rc = impl_test(&a, flag, st);
+    if (a == MPI_REQUEST_NULL) mpiacc_dispatch_persist_completed(*r);
+    return rc;
+}
+
+MPIACC_INTERPOSE_EXPORT int MPI_Request_get_status(MPI_Request r, int *flag, MPI_Status *st)
+{
+    if (!none_active_persistent()) r = mpiacc_dispatch_persist_active(r);
+    return impl_request_get_status(r, flag, st);
+}
+
+#define XLAT_CALL(n_, reqs_, completes_, call_)                                    \
+    do {                                                                           \
+        xlat_t x_;                                                                 \
+        MPI_Request *r_;                                                           \
+        int rc_;                                                                   \
+        if (none_active_persistent() || (n_) <= 0 || !(reqs_)) {                   \
+            r_ = (reqs_);                                                          \
+            return call_;                                                          \
+        }                                                                          \
+        r_ = xlat_in((n_), (reqs_), &x_);                                          \
+        rc_ = call_;                                                               \
+        xlat_out((n_), (reqs_), &x_, (completes_));                                \
+        return rc_;                                                                \
+    } while (0)
+
+MPIACC_INTERPOSE_EXPORT int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
+{
+    XLAT_CALL(n, reqs, 1, impl_waitany(n, r_, idx, st));
+}
+
+MPIACC_INTERPOSE_EXPORT int MPI_Testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
+{
+    XLAT_CALL(n, reqs, 1, impl_testany(n, r_, idx, flag, st));
+}
+
+MPIACC_INTERPOSE_EXPORT int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status st[])
+{
+    XLAT_CALL(n, reqs, 1, impl_waitall(n, r_, st));
+}
+
+MPIACC_INTERPOSE_EXPORT int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[])
+{
+    XLAT_CALL(n, reqs, 1, impl_testall(n, r_, flag, st));
+}
+
+MPIACC_INTERPOSE_EXPORT int MPI_Waitsome(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
+{
+    XLAT_CALL(n, reqs, 1, impl_waitsome(n, r_, nout, idx, st));
+}
+
+MPIACC_INTERPOSE_EXPORT int MPI_Testsome(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
+{
+    XLAT_CALL(n, reqs, 1, impl_testsome(n, r_, nout, idx, st));
+}
+
+/* MPI 4.1's non-destructive forms: nothing completes, nothing to write back
+ * (MPI's errors of mpiacc operations are raised by MPI there). */
+MPIACC_INTERPOSE_EXPORT int MPI_Request_get_status_any(int n, const MPI_Request reqs[], int *idx, int *flag,
+                                                       MPI_Status *st)
+{
+    XLAT_CALL(n, (MPI_Request *)reqs, 0, PMPI_Request_get_status_any(n, r_, idx, flag, st));
+}
+
+MPIACC_INTERPOSE_EXPORT int MPI_Request_get_status_all(int n, const MPI_Request reqs[], int *flag, MPI_Status st[])
+{
+    XLAT_CALL(n, (MPI_Request *)reqs, 0, PMPI_Request_get_status_all(n, r_, flag, st));
+}
+
+MPIACC_INTERPOSE_EXPORT int MPI_Request_get_status_some(int n, const MPI_Request reqs[], int *nout, int idx[],
+                                                        MPI_Status st[])
+{
+    XLAT_CALL(n, (MPI_Request *)reqs, 0, PMPI_Request_get_status_some(n, r_, nout, idx, st));
 }

@@ -1,8 +1,11 @@
 /*
  * interpose: the MPI_* entry points mpiacc defines (one file per family).
  * Each one first takes the host fast path — a datatype without an mpiacc
- * attribute (and, for sends, no device send waiting for its turn) goes
- * straight to PMPI: one attribute lookup and one atomic load, no lock, no
+ * attribute, own or inherited (and, for sends, no device send waiting for
+ * its turn) goes straight to PMPI: one attribute lookup (MPIACC_BUF_TYPE)
+ * and, for a derived datatype, one load of its cached inheritance decision
+ * (the first use of a derived datatype makes the decision, see
+ * src/attrs/inherit.c), plus one atomic load for sends; no lock, no
  * allocation, no driver call — and otherwise hands the call to the
  * dispatcher (src/dispatch).
  */
@@ -29,9 +32,37 @@ static inline int mpiacc_interpose_send_fast(MPI_Datatype dt)
 /* stats.c: the per-rank summary MPI_Finalize logs (MPIACC_LOG=info). */
 void mpiacc_interpose_stats_summary(void);
 
+/* (Untagged buffers that may be device memory — a communicator asserting
+ * device memory allocation kinds — take the dispatcher.) */
 static inline int mpiacc_interpose_untagged(MPI_Datatype dt)
 {
     return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE && !mpiacc_core_classify;
 }
+
+/* ---- refuse.c: calls that do not take device buffers ---------------- */
+
+/* Where a refusal is raised: the window's, file's or communicator's error
+ * handler, or none (MPI_COMM_SELF's, as MPICH does for calls without one). */
+enum { MPIACC_INTERPOSE_ON_NONE, MPIACC_INTERPOSE_ON_COMM, MPIACC_INTERPOSE_ON_WIN, MPIACC_INTERPOSE_ON_FILE };
+
+/* Non-zero when one of the n datatypes needs mpiacc (a device kind, or
+ * host with an event; MPI_DATATYPE_NULL and untagged types do not). */
+int mpiacc_interpose_refusable(const MPI_Datatype t[], int n);
+static inline int mpiacc_interpose_any_tagged(const MPI_Datatype t[], int n)
+{
+    for (int i = 0; i < n; i++)
+        if (mpiacc_attrs_kind(t[i]) != MPIACC_KIND_NONE) return mpiacc_interpose_refusable(t, n);
+    return 0;
+}
+/* Classification on (mpiacc_core_classify): non-zero when every datatype
+ * is untagged and one of the nb buffers is not host memory (CUDA device or
+ * managed memory, or a failed query) by mpiacc_dispatch_attrs' rules on
+ * comm (MPI_COMM_NULL for windows and files: the query, no assertion). */
+int mpiacc_interpose_untagged_device(const MPI_Datatype t[], int n, const void *const b[], int nb, MPI_Comm comm);
+/* The refusal (MPI_ERR_TYPE, naming the call and the datatype's kind),
+ * raised on *obj (an MPI_Comm, MPI_Win or MPI_File per `on`); returns the
+ * code.  Called only when mpiacc_interpose_any_tagged or
+ * mpiacc_interpose_untagged_device said so. */
+int mpiacc_interpose_refuse(const char *call, const MPI_Datatype t[], int n, int on, void *obj);
 
 #endif

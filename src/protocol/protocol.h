@@ -15,6 +15,9 @@
 /* staged.c: pack on the device into host staging, send MPI_PACKED;
  * receive into host staging, unpack on the device. */
 extern const mpiacc_proto_t mpiacc_proto_staged;
+/* mrecv.c: the staged receive of a message matched by MPI_Mprobe /
+ * MPI_Improbe (PMPI_Imrecv; op->pstate holds the MPI_Message * until start). */
+extern const mpiacc_proto_t mpiacc_proto_mrecv;
 /* ordered.c: a host send queued behind unissued device sends to the same
  * peer; sends the user's datatype when its turn comes. */
 extern const mpiacc_proto_t mpiacc_proto_ordered;

@@ -30,6 +30,10 @@
  *   IN_FLIGHT --(bytes landed; host_waits, no dep)------------------> UNPACKING
  *   DEP_PENDING --(dep done: unpack enqueued)-----------------------> UNPACKING
  *   UNPACKING --(unpack done)---------------------------------------> DONE
+ *  Matched device receive (MPI_Mrecv / MPI_Imrecv of a message
+ *  MPI_Mprobe / MPI_Improbe matched) [staged (matched), protocol/mrecv.c]
+ *   NEW --(PMPI_Imrecv of the message into staging, at call time)---> IN_FLIGHT
+ *   then as a staged receive (same states and arrows)
  *
  *  Direct protocol (a CUDA or OpenCL operation on a direct communicator;
  *  src/protocol/direct.c chooses per message; every message of it travels

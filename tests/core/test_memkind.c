@@ -18,9 +18,14 @@
  *                     without the key (cleared); get_info reports it
  *  assert_host_mixed  host traffic on communicators asserting "system" and
  *                     "system,cuda:device"
- *  assert_device      "cuda:device" alone and no CUDA device: an untagged
- *                     send/recv fails (MPI_ERR_OTHER), never reads host
- *                     memory as if it were device memory
+ *  assert_device      device kinds only ("cuda:device", "cuda:managed",
+ *                     both) and no CUDA device: untagged Send/Recv/Irecv/
+ *                     Pack fail (MPI_ERR_OTHER), never read host memory as
+ *                     if it were device memory; empty messages work; world
+ *                     and host-tagged datatypes untouched; kept by dup,
+ *                     taken by split_type, undone by set_info("system")
+ *  assert_host_lists  "mpi,system", "", "cuda:device,opencl" (query: host),
+ *                     "cuda:host": host traffic
  *  pcache             the granule cache: put, has, collision, forget, clear
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, strtok_r */
@@ -209,20 +214,80 @@ static void test_assert_host_mixed(void **state)
     MPI_Comm_free(&m);
 }
 
-static void test_assert_device(void **state)
+/* Untagged calls on d fail (MPI_ERR_OTHER: no CUDA backend), never read
+ * host memory as if it were device memory; an empty message needs no
+ * backend. */
+static void device_forced(MPI_Comm d)
 {
-    MPI_Comm d;
-    int cls = -1, x[8] = {0}, err;
-    (void)state;
-    if (cuda_works()) skip(); /* device memory is test_cuda_uva's */
-    d = dup_asserting(MPI_COMM_WORLD, "cuda:device");
+    int cls = -1, x[8] = {0}, err, pos = 0;
+    char packed[64];
+    MPI_Request r;
     MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
     err = rank == 0 ? MPI_Send(x, 8, MPI_INT, peer, 1, d) : MPI_Recv(x, 8, MPI_INT, peer, 1, d, MPI_STATUS_IGNORE);
     assert_int_not_equal(err, MPI_SUCCESS);
     MPI_Error_class(err, &cls);
     assert_int_equal(cls, MPI_ERR_OTHER);
-    MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Comm_free(&d);
+    MPI_Error_class(MPI_Irecv(x, 8, MPI_INT, peer, 2, d, &r), &cls);
+    assert_int_equal(cls, MPI_ERR_OTHER);
+    MPI_Error_class(MPI_Pack(x, 8, MPI_INT, packed, sizeof packed, &pos, d), &cls);
+    assert_int_equal(cls, MPI_ERR_OTHER);
+    if (rank == 0) assert_int_equal(MPI_Send(NULL, 0, MPI_INT, peer, 3, d), MPI_SUCCESS);
+    else assert_int_equal(MPI_Recv(NULL, 0, MPI_INT, peer, 3, d, MPI_STATUS_IGNORE), MPI_SUCCESS);
+}
+
+/* Device kinds only ("cuda:device", "cuda:managed", both, spaces allowed)
+ * and no CUDA device: untagged calls fail; MPI_COMM_WORLD and a datatype
+ * tagged host keep working; MPI_Comm_dup keeps the assertion,
+ * MPI_Comm_split_type takes its info's; MPI_Comm_set_info with "system"
+ * undoes it. */
+static void test_assert_device(void **state)
+{
+    const char *lists[] = {"cuda:device", "cuda:managed", "cuda:device, cuda:managed"};
+    (void)state;
+    if (cuda_works()) skip(); /* device memory is test_cuda_uva's */
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+        MPI_Comm d = dup_asserting(MPI_COMM_WORLD, lists[i]), e, s;
+        MPI_Datatype h;
+        MPI_Info info;
+        device_forced(d);
+        one_way(sbuf_static, rbuf_static, MPI_INT, N, N, 0, MPI_COMM_WORLD, 80); /* world untouched */
+        MPI_Type_contiguous(N, MPI_INT, &h);
+        MPI_Type_commit(&h);
+        assert_int_equal(MPI_Type_set_attr(h, MPIACC_BUF_TYPE, MPIACC_BUF_HOST), MPI_SUCCESS);
+        one_way(sbuf_static, rbuf_static, h, 1, N, 0, d, 81); /* tagged first */
+        MPI_Type_free(&h);
+        assert_int_equal(MPI_Comm_dup(d, &e), MPI_SUCCESS); /* kept by dup */
+        device_forced(e);
+        MPI_Comm_free(&e);
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "mpi_assert_memory_alloc_kinds", lists[i]);
+        assert_int_equal(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, info, &s), MPI_SUCCESS);
+        if (s != MPI_COMM_NULL) {
+            int n;
+            MPI_Comm_size(s, &n);
+            if (n == 2) device_forced(s);
+            MPI_Comm_free(&s);
+        }
+        MPI_Info_set(info, "mpi_assert_memory_alloc_kinds", "system");
+        assert_int_equal(MPI_Comm_set_info(d, info), MPI_SUCCESS); /* undone */
+        MPI_Info_free(&info);
+        traffic(d, 90);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Comm_free(&d);
+    }
+}
+
+/* Lists that make no untagged buffer device memory without a device. */
+static void test_assert_host_lists(void **state)
+{
+    const char *lists[] = {"mpi,system", "", "cuda:device,opencl", "cuda:host"};
+    (void)state;
+    if (cuda_works()) skip();
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+        MPI_Comm c = dup_asserting(MPI_COMM_WORLD, lists[i]);
+        one_way(sbuf_static, rbuf_static, MPI_INT, N, N, 0, c, 100 + (int)i);
+        MPI_Comm_free(&c);
+    }
 }
 
 static void test_pcache(void **state)
@@ -261,7 +326,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_query_support), cmocka_unit_test(test_world_kinds),
         cmocka_unit_test(test_host_memory),   cmocka_unit_test(test_tagged_first),
         cmocka_unit_test(test_assert_info),   cmocka_unit_test(test_assert_host_mixed),
-        cmocka_unit_test(test_assert_device), cmocka_unit_test(test_pcache),
+        cmocka_unit_test(test_assert_device), cmocka_unit_test(test_assert_host_lists),
+        cmocka_unit_test(test_pcache),
     };
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -15,6 +15,7 @@
  *  pinned         cudaMallocHost buffers take the host path (cached)
  *  asserted       a communicator with mpi_assert_memory_alloc_kinds =
  *                 "cuda:device": device buffers, no query
+ *  refused        MPI_Put from an untagged device buffer: MPI_ERR_TYPE
  * With MPIACC_DIRECT=1 (a direct MPI_COMM_WORLD asserts device-to-device
  * messages) the pairs with a host side are left out.
  */
@@ -206,13 +207,34 @@ static void asserted(void **state)
     MPI_Comm_free(&c);
 }
 
+/* Calls that refuse device datatypes (RMA, here MPI_Put) refuse an
+ * untagged device buffer too (MPI_ERR_TYPE through the window's handler),
+ * rather than hand it to MPI as host memory; a host one still works. */
+static void refused(void **state)
+{
+    int *win_mem = calloc(64, sizeof(int)), host[64] = {0}, cls = -1;
+    void *p = mem_alloc(MEM_DEV);
+    MPI_Win win;
+    (void)state;
+    MPI_CK(MPI_Win_create(win_mem, 64 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    MPI_CK(MPI_Win_fence(0, win));
+    MPI_Error_class(MPI_Put(p, 64, MPI_INT, peer, 0, 64, MPI_INT, win), &cls);
+    assert_int_equal(cls, MPI_ERR_TYPE);
+    MPI_CK(MPI_Put(host, 64, MPI_INT, peer, 0, 64, MPI_INT, win));
+    MPI_CK(MPI_Win_fence(0, win));
+    MPI_CK(MPI_Win_free(&win));
+    mem_free(MEM_DEV, p);
+    free(win_mem);
+}
+
 int main(int argc, char **argv)
 {
     int fails, lrank = 0;
     MPI_Comm node;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(support), cmocka_unit_test(device_default), cmocka_unit_test(managed),
-        cmocka_unit_test(pinned),  cmocka_unit_test(asserted),
+        cmocka_unit_test(pinned),  cmocka_unit_test(asserted), cmocka_unit_test(refused),
     };
     cu_init(&argc, &argv, MPI_THREAD_SINGLE, 2);
     if (cu_size != 2) mpiacc_test_skip_all("runs on exactly 2 ranks, got %d", cu_size);

@@ -2,7 +2,7 @@
  * MPIACC_Get_stats after known traffic (2 ranks): rank 0 sends NMSG pooled
  * host messages of N ints, rank 1 receives them and cancels one receive
  * nothing matches.  The counts, bytes, pending operations and pool figures
- * must match; a caller with an older (smaller) structure gets only the
+ * must match, in the staged protocol's fixed column; a caller with an older (smaller) structure gets only the
  * fields it knows; bad arguments are refused.
  */
 #include <stddef.h>
@@ -14,12 +14,25 @@
 #define NMSG 5
 static int rank;
 
-/* The column of the staged protocol (-1 if absent). */
+/* The staged protocol's column: fixed (MPIACC_PROTO_STAGED), and named. */
 static int staged_col(const MPIACC_Stats *s)
 {
-    for (int p = 0; p < MPIACC_STATS_PROTOCOLS; p++)
-        if (!strcmp(s->protocol[p], "staged")) return p;
-    return -1;
+    assert_string_equal(s->protocol[MPIACC_PROTO_STAGED], "staged");
+    return MPIACC_PROTO_STAGED;
+}
+
+/* Every fixed column carries its name from the start, before any traffic
+ * (the columns do not depend on the order of first use). */
+static void fixed_columns(void **state)
+{
+    MPIACC_Stats s = {.size = sizeof s};
+    static const struct { int col; const char *name; } cols[] = {
+        {MPIACC_PROTO_STAGED, "staged"}, {MPIACC_PROTO_ORDERED, "ordered"}, {MPIACC_PROTO_EAGER, "eager"},
+        {MPIACC_PROTO_PIPELINED, "pipelined"}, {MPIACC_PROTO_IPC, "IPC"}, {MPIACC_PROTO_COLL, "coll"}};
+    assert_true(MPIACC_PROTO_NFIXED <= MPIACC_STATS_PROTOCOLS);
+    assert_int_equal(MPIACC_Get_stats(&s), MPI_SUCCESS);
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) assert_string_equal(s.protocol[cols[i].col], cols[i].name);
+    for (int p = MPIACC_PROTO_NFIXED; p < MPIACC_STATS_PROTOCOLS; p++) assert_string_equal(s.protocol[p], "");
 }
 
 static void counts_after_traffic(void **state)
@@ -91,6 +104,7 @@ static void older_struct_and_bad_args(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(fixed_columns),
         cmocka_unit_test(counts_after_traffic),
         cmocka_unit_test(older_struct_and_bad_args),
     };

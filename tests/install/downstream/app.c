@@ -1,4 +1,5 @@
-/* A downstream program: uses the installed header and library. */
+/* A downstream program: uses the installed header and library; exits 1
+ * unless mpiacc's MPI_Init ran (its keyvals exist). */
 #include <stdio.h>
 
 #include <mpiacc.h>
@@ -23,7 +24,7 @@ int main(int argc, char **argv)
     }
     MPI_Type_free(&t);
     MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (rank == 0) printf("consumer: mpiacc %d.%d %s\n", major, minor, err ? "FAILED" : "ok");
+    if (rank == 0) printf("app: mpiacc %d.%d %s\n", major, minor, err ? "FAILED" : "ok");
     MPI_Finalize();
     return err;
 }
