@@ -4,11 +4,15 @@
  * (PMPI_Send/PMPI_Recv: exactly MPICH's path) and through mpiacc's MPI_Send /
  * MPI_Recv (no attributes set), in one run, interleaving blocks of both so
  * that drift hits them alike.  Prints median one-way latencies and the ratio.
- * Target: <= 2 % overhead.
+ * Target: <= 2 % overhead.  With --uva the process sets MPIACC_UVA=1 before
+ * MPI_Init: the mpiacc column is then the pointer-query mode's host path
+ * (tag check, classification flag, one host-cache load; rows marked "/uva").
+ * The cache's lookup alone: bench/uva_lookup.
  *
- *   mpiexec -n 2 bench/host_overhead [--iters N] [--rounds R] [--csv FILE] [--help]
+ *   mpiexec -n 2 bench/host_overhead [--iters N] [--rounds R] [--uva] [--csv FILE] [--help]
  * (bind the ranks to cores for stable figures: mpiexec -bind-to core)
  */
+#define _POSIX_C_SOURCE 200809L /* setenv, strtok_r */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +53,7 @@ static double block(int plain, char *buf, int count, MPI_Datatype t, int iters, 
 
 int main(int argc, char **argv)
 {
-    int rank, nranks, iters = 2000, rounds = 101;
+    int rank, nranks, iters = 2000, rounds = 101, uva = 0;
     const char *csv = NULL;
     /* bytes, and whether to send them as one element of a derived (untagged)
      * datatype, which takes the attribute lookup instead of the shortcut
@@ -65,6 +69,7 @@ int main(int argc, char **argv)
         {"iters", CLI_INT, &iters, "round trips per block (warm-up: iters/4)", NULL, 4, 1e9},
         {"rounds", CLI_INT, &rounds, "rounds (pairs of blocks)", NULL, 1, 1e6},
         {"csv", CLI_FILE, &csv, "also write the rows to this CSV file", NULL, CLI_ANY},
+        {"uva", CLI_FLAG, &uva, "run mpiacc in pointer-query mode (sets MPIACC_UVA=1 before MPI_Init)", NULL, CLI_ANY},
     };
     const cli_prog_t prog = {"host_overhead", "mpiexec -n 2 host_overhead [options]",
                              "Cost of mpiacc's interposition on host ping-pong (MPI-ACC Fig 3): plain MPICH\n"
@@ -72,6 +77,7 @@ int main(int argc, char **argv)
                              opts, sizeof opts / sizeof opts[0]};
 
     cli_parse(&prog, argc, argv);
+    if (uva) setenv("MPIACC_UVA", "1", 1);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
@@ -85,7 +91,10 @@ int main(int argc, char **argv)
         printf("# one-way latency: %d rounds, each one block of %d round trips with plain MPICH\n"
                "# and one through mpiacc, in alternating order; medians over rounds, and the median of the\n"
                "# per-round ratios (paired, so drift between rounds cancels)\n", rounds, iters);
-        printf("%8s %-9s %14s %14s %12s\n", "Size (B)", "datatype", "MPICH (us)", "mpiacc (us)", "overhead");
+        if (uva)
+            printf("# mpiacc in pointer-query mode (MPIACC_UVA=1): untagged buffers are classified, host answers\n"
+                   "# cached per 4 KiB granule; MPIX_Query_cuda_support() = %d\n", MPIX_Query_cuda_support());
+        printf("%8s %-12s %14s %14s %12s\n", "Size (B)", "datatype", "MPICH (us)", "mpiacc (us)", "overhead");
         f = bench_csv_open(csv, "bytes,datatype,plain_us,mpiacc_us,median_ratio");
     }
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -119,8 +128,10 @@ int main(int argc, char **argv)
         double mp = bench_percentile(tp, rounds, 50), mm = bench_percentile(tm, rounds, 50);
         double mr = bench_percentile(ratio, rounds, 50);
         if (rank == 0) {
-            const char *dt = cases[c].tagged ? "derived*" : cases[c].derived ? "derived" : "MPI_BYTE";
-            printf("%8d %-9s %14.3f %14.3f %+11.2f%%\n", cases[c].bytes, dt, mp, mm, (mr - 1) * 100);
+            char dt[32];
+            snprintf(dt, sizeof dt, "%s%s", cases[c].tagged ? "derived*" : cases[c].derived ? "derived" : "MPI_BYTE",
+                     uva ? "/uva" : "");
+            printf("%8d %-12s %14.3f %14.3f %+11.2f%%\n", cases[c].bytes, dt, mp, mm, (mr - 1) * 100);
             if (f) fprintf(f, "%d,%s,%.4f,%.4f,%.4f\n", cases[c].bytes, dt, mp, mm, mr);
         }
         if (cases[c].derived) MPI_Type_free(&t);

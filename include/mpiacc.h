@@ -364,25 +364,73 @@ extern MPIACC_API int MPIACC_DEVICE;
 #define MPIACC_DIRECT_INFO "mpiacc_direct"
 
 /*
- * MPI 4.1 memory allocation kinds (info keys of the MPI Forum's "Memory
- * Allocation Kinds" side document)
- *  - mpi_memory_alloc_kinds, in the info MPI_Comm_get_info returns: MPI's
- *    kinds ("system", "mpi") plus "cuda:device", "cuda:host" and
- *    "cuda:managed" when mpiacc's CUDA backend runs on this machine (asking
- *    starts it).  OpenCL has no standard kind: cl_mem buffers are always
- *    described by datatypes tagged MPIACC_BUF_OPENCL.
- *  - mpi_assert_memory_alloc_kinds given to MPI_Comm_set_info,
+ * Untagged device buffers: pointer-query mode and MPI 4.1 memory kinds
+ *
+ * mpiacc's model stays: the datatype says where the buffer is, and a tagged
+ * datatype (MPIACC_BUF_TYPE) always takes precedence over everything below.
+ * For programs written for a "CUDA-aware MPI" (a cudaMalloc pointer with a
+ * plain MPI_FLOAT) two opt-in ways exist:
+ *
+ *  - MPIACC_UVA=1 (pointer-query mode): the buffer of an untagged datatype
+ *    is classified with one CUDA driver query (cuPointerGetAttributes):
+ *      device memory (cudaMalloc, cudaMallocAsync, VMM)  -> as if tagged
+ *          MPIACC_BUF_CUDA with MPIACC_DEVICE = the owning device and no
+ *          MPIACC_STREAM: ordered after the legacy default stream's work
+ *          (and every blocking stream's), like any CUDA-tagged datatype;
+ *      managed memory (cudaMallocManaged)                 -> the same CUDA
+ *          path: the pack kernels read it on the GPU, where it usually
+ *          lives, instead of the CPU faulting its pages over;
+ *      pinned host memory (cudaMallocHost, cudaHostRegister) and any other
+ *          host memory                                     -> MPI, untouched.
+ *    Host answers are cached per 4 KiB granule, so host traffic pays a tag
+ *    check, one flag and one cache load (bench/host_overhead --uva);
+ *    device answers are queried again on every call (a device call costs
+ *    microseconds anyway, and a freed and reused address is seen afresh).
+ *    The rule the cache relies on: memory seen as host stays host.  A
+ *    program that unmaps host memory (free() of a large block, munmap,
+ *    cudaFreeHost) and then gets CUDA device memory at the same addresses
+ *    must tag those datatypes or assert "cuda:device" instead.  The CUDA
+ *    backend starts in MPI_Init in this mode; MPIX_Query_cuda_support()
+ *    returns 1 and MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA) says yes.
+ *    The classified address is the buffer argument itself (a datatype with
+ *    a negative lower bound or MPI_BOTTOM with absolute addresses: tag it).
+ *    Applied to every call that takes device datatypes: point-to-point
+ *    (persistent, buffered, matched-probe receives, Sendrecv(_replace) and
+ *    Isendrecv(_replace) included) and MPI_Pack/MPI_Unpack (the classified
+ *    buffer is the unpacked one; MPI_Mrecv/MPI_Imrecv have no communicator:
+ *    the query applies, no assertion).  Calls that refuse device datatypes
+ *    (RMA, MPI-IO, partitioned, external32) and those mpiacc does not
+ *    interpose hand untagged buffers to MPI as host memory.
+ *
+ *  - MPI 4.1 memory allocation kinds (kinds from the MPI Forum's "Memory
+ *    Allocation Kinds" side document).  MPI_Comm_get_info on any
+ *    communicator, MPI_COMM_WORLD included, reports in
+ *    "mpi_memory_alloc_kinds" MPICH's kinds ("mpi", "system") plus
+ *    "cuda:device,cuda:host,cuda:managed" when the CUDA backend has a
+ *    device.  A request made with `mpiexec -memory-alloc-kinds` is consumed
+ *    by MPICH's launcher, which keeps only the kinds MPICH itself supports:
+ *    mpiacc cannot see it and lists every kind it supports.
+ *    "mpi_assert_memory_alloc_kinds" given to MPI_Comm_set_info,
  *    MPI_Comm_dup_with_info, MPI_Comm_split_type or
- *    MPI_Dist_graph_create[_adjacent] (kept by MPI_Comm_dup): a list of
- *    CUDA kinds only ("cuda", "cuda:device", "cuda:host", "cuda:managed")
- *    makes every untagged datatype's buffer on that communicator a CUDA one,
- *    as if tagged MPIACC_BUF_CUDA without MPIACC_STREAM (default-stream
- *    dependency; pinned and managed memory work through CUDA's unified
- *    addressing).  Any other list ("system", a mix with host kinds) changes
- *    nothing, as does a later MPI_Comm_set_info without the key; another
- *    value of the key replaces the assertion.  Tagged datatypes keep their
- *    own attributes.  While a communicator holds such an assertion, every
- *    untagged call (on any communicator) reads one communicator attribute.
+ *    MPI_Dist_graph_create[_adjacent] (kept by MPI_Comm_dup, not by other
+ *    constructors; a later MPI_Comm_set_info without the key keeps it,
+ *    another value replaces it; reported back by MPI_Comm_get_info) is
+ *    honoured for the
+ *    untagged datatypes of calls on that communicator:
+ *      only device kinds ("cuda:device", "cuda:managed", or both)
+ *          -> every untagged buffer is CUDA memory of the current device,
+ *             with no pointer query (MPIACC_UVA not needed);
+ *      no device kind ("system", "mpi[:...]", "cuda:host")
+ *          -> every untagged buffer is host memory, no query even with
+ *             MPIACC_UVA=1;
+ *      a mix ("system,cuda:device", bare "cuda"), or a kind mpiacc does not
+ *          handle ("rocm:...", "level_zero:...") -> the pointer query, on
+ *          that communicator even without MPIACC_UVA.
+ *    Kinds and mpiacc's attributes: cuda:device and cuda:managed =
+ *    MPIACC_BUF_CUDA; cuda:host, system and mpi = host memory (untagged or
+ *    MPIACC_BUF_HOST).  OpenCL has no standard kind and its buffers
+ *    (cl_mem) are handles, not addresses: OpenCL buffers are always named
+ *    by MPIACC_BUF_OPENCL on the datatype.
  */
 
 /* Device messages this process has received on direct communicators since

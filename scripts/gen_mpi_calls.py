@@ -103,7 +103,9 @@ def gen_wrappers(protos, names):
            " * with device buffers: a datatype tagged for the pool (a device kind, or host",
            " * with an event) is refused with MPI_ERR_TYPE naming the call, through the",
            " * window's, file's or communicator's error handler (refuse.c); any other",
-           " * datatype goes straight to PMPI.",
+           " * datatype goes straight to PMPI.  While untagged buffers are classified",
+           " * (MPIACC_UVA=1, memory allocation kinds: mpiacc_core_classify) an untagged",
+           " * buffer in CUDA device or managed memory is refused too.",
            " */",
            '#include "interpose.h"',
            ""]
@@ -114,8 +116,16 @@ def gen_wrappers(protos, names):
         args = ", ".join(pname(p) for p in ps)
         out.append("MPIACC_INTERPOSE_EXPORT int %s(%s)" % (n, ", ".join(ps)))
         out.append("{")
+        bufs = [pname(p) for p in ps if re.match(r"^(const )?void \*\s*\w+$", p)]
+        comm = obj[1:] if where == "MPIACC_INTERPOSE_ON_COMM" else "MPI_COMM_NULL"
         out.append("    const MPI_Datatype t[] = {%s};" % ", ".join(types))
-        out.append("    if (mpiacc_interpose_any_tagged(t, %d))" % len(types))
+        if bufs:
+            out.append("    const void *const b[] = {%s};" % ", ".join(bufs))
+            out.append("    if (mpiacc_interpose_any_tagged(t, %d) ||" % len(types))
+            out.append("        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, %d, b, %d, %s)))"
+                       % (len(types), len(bufs), comm))
+        else:
+            out.append("    if (mpiacc_interpose_any_tagged(t, %d))" % len(types))
         out.append('        return mpiacc_interpose_refuse("%s", t, %d, %s, %s);' % (n, len(types), where, obj))
         out.append("    return P%s(%s);" % (n, args))
         out.append("}")

@@ -63,7 +63,6 @@ int mpiacc_attrs_init(void)
         MPIACC_CHECK(PMPI_Type_create_keyval(MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN, keyvals[i], NULL));
     }
     MPIACC_CHECK(mpiacc_attrs_inherit_init());
-    MPIACC_CHECK(mpiacc_attrs_memkind_init());
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -74,7 +73,6 @@ fn_fail:
 void mpiacc_attrs_finalize(void)
 {
     mpiacc_attrs_inherit_finalize();
-    mpiacc_attrs_memkind_finalize();
     for (int i = 0; i < NKEYVALS; i++)
         if (*keyvals[i] != MPI_KEYVAL_INVALID) PMPI_Type_free_keyval(keyvals[i]);
 }

@@ -128,22 +128,7 @@ int mpiacc_attrs_inherited(MPI_Datatype type, mpiacc_attrs_t *a);
  * MPIACC_BUF_TYPE present); an MPI_ERR_ARG-class error for invalid values. */
 int mpiacc_attrs_read_own(MPI_Datatype type, mpiacc_attrs_t *a, int *has_kind);
 
-/*
- * Untagged buffers (memkind.c): MPI 4.1 memory allocation kinds.
- * mpiacc_attrs_untagged_classify is nonzero while some communicator asserts
- * (mpi_assert_memory_alloc_kinds) kinds that make untagged buffers device
- * memory: the fast path then hands untagged calls to the dispatcher, which
- * asks mpiacc_attrs_untagged_kind (MPIACC_KIND_NONE: host memory).
- */
-extern atomic_int mpiacc_attrs_untagged_classify;
-int mpiacc_attrs_memkind_init(void);
-void mpiacc_attrs_memkind_finalize(void);
-/* An info given to a communicator (MPI_Comm_set_info, a constructor):
- * reads mpi_assert_memory_alloc_kinds. */
-int mpiacc_attrs_memkind_set(MPI_Comm comm, MPI_Info info);
-/* MPI_Comm_get_info: adds mpiacc's kinds to mpi_memory_alloc_kinds. */
-int mpiacc_attrs_memkind_report(MPI_Comm comm, MPI_Info info);
-/* The kind of an untagged buffer on comm. */
-int mpiacc_attrs_untagged_kind(MPI_Comm comm, const void *buf);
+/* Untagged buffers (pointer query, MPI 4.1 memory allocation kinds) are
+ * classified a layer up: src/dispatch/memkind.h. */
 
 #endif

@@ -134,6 +134,22 @@ extern int mpiacc_core_disabled;
 extern int mpiacc_core_initialized;
 /* Thread level MPI granted. */
 extern int mpiacc_core_thread_level;
+/* Non-zero while an untagged datatype's buffer may have to be classified
+ * (MPIACC_UVA=1, or a communicator asserted memory allocation kinds that
+ * include a device kind): the host fast path's one extra load.  Set by
+ * src/dispatch/memkind.c. */
+extern int mpiacc_core_classify;
+
+/* ---- memory classes (pointer queries) --------------------------------- */
+
+/* What a backend's classify() says about an address (MPIACC_UVA=1; the MPI
+ * 4.1 memory allocation kinds in parentheses):
+ *  HOST    not the backend's memory: pageable host memory ("system", "mpi");
+ *  PINNED  page-locked host memory the backend allocated or registered
+ *          ("cuda:host"): host memory, MPI reads it directly;
+ *  DEVICE  device memory ("cuda:device"): the device path;
+ *  MANAGED managed / unified memory ("cuda:managed"): the device path too. */
+enum { MPIACC_CORE_MEM_HOST = 0, MPIACC_CORE_MEM_PINNED, MPIACC_CORE_MEM_DEVICE, MPIACC_CORE_MEM_MANAGED };
 
 /* ---- backends ------------------------------------------------------- */
 
@@ -230,6 +246,16 @@ typedef struct mpiacc_backend {
     int (*validate_span)(const mpiacc_attrs_t *a, const mpiacc_xfer_desc_t *d);
     /* Interprocess export / import (src/core/backend_ipc.h); NULL: no IPC. */
     const struct mpiacc_backend_ipc *ipc;
+    /* Optional (NULL: the backend cannot recognise its memory by address).
+     * The pointer query of MPIACC_UVA=1 (src/dispatch/memkind.c): classifies
+     * the memory at address p into *mem (MPIACC_CORE_MEM_*) and, for DEVICE
+     * and MANAGED, the device ordinal that owns it into *device (-1 when the
+     * backend has none to name).  Called only on a started backend, from
+     * any thread, without locks: it must be thread safe and must not change
+     * the calling thread's current device.  An address the backend does not
+     * know is MPIACC_CORE_MEM_HOST with MPI_SUCCESS; an error only when the
+     * query itself failed (a sticky device error). */
+    int (*classify)(const void *p, int *mem, int *device);
 } mpiacc_backend_t;
 
 /* The table for a kind, or NULL when not compiled in or no device.  Starts

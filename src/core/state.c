@@ -4,3 +4,4 @@
 int mpiacc_core_disabled;
 int mpiacc_core_initialized;
 int mpiacc_core_thread_level = MPI_THREAD_SINGLE;
+int mpiacc_core_classify;

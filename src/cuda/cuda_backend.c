@@ -221,6 +221,7 @@ static const mpiacc_backend_t cuda_backend = {
     .type_data_free = mpiacc_cuda_blob_free,
     .describe = cu_describe,
     .ipc = &mpiacc_cuda_ipc,
+    .classify = mpiacc_cuda_classify,
 };
 
 const mpiacc_backend_t *mpiacc_cuda_backend(void) { return &cuda_backend; }

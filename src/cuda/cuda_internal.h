@@ -148,6 +148,8 @@ void mpiacc_cuda_blob_drop_all(void);
 
 /* ---- cuda_ipc.c (interprocess export / import, src/core/backend_ipc.h) ---- */
 extern const struct mpiacc_backend_ipc mpiacc_cuda_ipc;
+/* cuda_uva.c: the table's classify entry (pointer query). */
+int mpiacc_cuda_classify(const void *p, int *mem, int *device);
 void mpiacc_cuda_ipc_init(void);
 /* Before mpiacc_cuda_pool_finalize: waits for the work streams, then closes
  * every mapping and destroys the interprocess events. */

@@ -17,6 +17,7 @@
  * implemented).
  */
 #include "dispatch.h"
+#include "memkind.h"
 
 static int pmpi_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                       int nonblocking, MPI_Request *req)
@@ -36,7 +37,7 @@ int mpiacc_dispatch_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int
 
     MPIACC_CHECK(mpiacc_dispatch_check_args(1, count, dt, dest, tag, comm, nonblocking, req));
     if (dest == MPI_PROC_NULL) return pmpi_bsend(buf, count, dt, dest, tag, comm, nonblocking, req);
-    MPIACC_CHECK(mpiacc_attrs_get(dt, &a));
+    MPIACC_CHECK(mpiacc_dispatch_attrs(dt, buf, comm, &a));
     if (!mpiacc_dispatch_wants_pool(&a)) {
         mpiacc_dispatch_drain_peer(comm, dest);
         return pmpi_bsend(buf, count, dt, dest, tag, comm, nonblocking, req);

@@ -9,18 +9,9 @@
  * protocol's choice).
  */
 #include "dispatch.h"
+#include "memkind.h"
 #include "protocol/protocol.h"
 #include "protocol/direct.h"
-
-/* The attributes of a call: the datatype's (own or inherited), else, for
- * an untagged datatype, what the communicator says of its buffers (MPI 4.1
- * memory allocation kinds, src/attrs/memkind.c). */
-static int call_attrs(MPI_Datatype dt, MPI_Comm comm, const void *buf, mpiacc_attrs_t *a)
-{
-    int mpi_errno = mpiacc_attrs_get(dt, a);
-    if (mpi_errno == MPI_SUCCESS && a->kind == MPIACC_KIND_NONE) a->kind = mpiacc_attrs_untagged_kind(comm, buf);
-    return mpi_errno;
-}
 
 /* A datatype needs the pool: a device kind, or a host kind with an event. */
 static int wants_pool(const mpiacc_attrs_t *a)
@@ -263,11 +254,16 @@ int mpiacc_dispatch_send(const void *buf, MPI_Count count, MPI_Datatype dt, int 
     MPI_Request r = MPI_REQUEST_NULL;
     mpiacc_attrs_t a;
 
+    /* Classification on (memkind.h): an untagged host buffer goes to MPI
+     * here, before any check, as on the interposer's fast path. */
+    if (mpiacc_core_classify && mpiacc_dispatch_no_deferred() && mpiacc_dispatch_untagged_host(dt, buf, comm))
+        return nonblocking ? pmpi_isend(buf, count, dt, dest, tag, comm, mode, req)
+                           : pmpi_send(buf, count, dt, dest, tag, comm, mode);
     MPIACC_CHECK(check_args(1, count, dt, dest, tag, comm, nonblocking, req));
     if (dest == MPI_PROC_NULL) /* no data moves: MPI's own semantics */
         return nonblocking ? pmpi_isend(buf, count, dt, dest, tag, comm, mode, req)
                            : pmpi_send(buf, count, dt, dest, tag, comm, mode);
-    MPIACC_CHECK(call_attrs(dt, comm, buf, &a));
+    MPIACC_CHECK(mpiacc_dispatch_attrs(dt, buf, comm, &a));
     if (wants_pool(&a) && mpiacc_core_disabled) MPIACC_CHECK(disabled_error(&a));
     if (wants_pool(&a)) {
         MPIACC_CHECK(device_op(1, (void *)buf, count, dt, &a, dest, tag, comm, mode, &r));
@@ -296,9 +292,12 @@ int mpiacc_dispatch_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, i
     MPI_Request r = MPI_REQUEST_NULL;
     mpiacc_attrs_t a;
 
+    if (mpiacc_core_classify && mpiacc_dispatch_untagged_host(dt, buf, comm)) /* see mpiacc_dispatch_send */
+        return nonblocking ? PMPI_Irecv_c(buf, count, dt, src, tag, comm, req)
+                           : PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
     MPIACC_CHECK(check_args(0, count, dt, src, tag, comm, nonblocking, req));
     if (src != MPI_PROC_NULL) {
-        MPIACC_CHECK(call_attrs(dt, comm, buf, &a));
+        MPIACC_CHECK(mpiacc_dispatch_attrs(dt, buf, comm, &a));
         if (wants_pool(&a) && mpiacc_core_disabled) MPIACC_CHECK(disabled_error(&a));
     }
     if (src == MPI_PROC_NULL || !wants_pool(&a)) /* MPI_PROC_NULL: no data moves */
@@ -349,7 +348,7 @@ int mpiacc_dispatch_pack(int packing, const void *inbuf, MPI_Count insize_or_cou
     int mpi_errno = MPI_SUCCESS;
     mpiacc_attrs_t a;
     *host = 0;
-    MPIACC_CHECK(call_attrs(dt, comm, packing ? inbuf : outbuf, &a));
+    MPIACC_CHECK(mpiacc_dispatch_attrs(dt, packing ? inbuf : outbuf, comm, &a));
     if (!wants_pool(&a)) {
         *host = 1;
         goto fn_exit;

@@ -18,6 +18,7 @@
  * "not mine" by default.
  */
 #include "dispatch.h"
+#include "memkind.h"
 #include "protocol/protocol.h"
 
 /* HOOK (direct protocol): called for every MPI_Mrecv / MPI_Imrecv of a
@@ -56,7 +57,8 @@ int mpiacc_dispatch_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Messa
     if (!msg || *msg == MPI_MESSAGE_NULL || *msg == MPI_MESSAGE_NO_PROC || dt == MPI_DATATYPE_NULL || count < 0 ||
         (nonblocking && !req))
         return pmpi_mrecv(buf, count, dt, msg, status, nonblocking, req);
-    MPIACC_CHECK(mpiacc_attrs_get(dt, &a));
+    /* no communicator: the pointer query applies, no assertion does */
+    MPIACC_CHECK(mpiacc_dispatch_attrs(dt, buf, MPI_COMM_NULL, &a));
     if (!mpiacc_dispatch_wants_pool(&a)) return pmpi_mrecv(buf, count, dt, msg, status, nonblocking, req);
     if (mpiacc_core_disabled) MPIACC_CHECK(mpiacc_dispatch_disabled_error(&a));
     mpi_errno = mpiacc_dispatch_mrecv_direct(buf, count, dt, &a, msg, status, nonblocking, req, &mine);

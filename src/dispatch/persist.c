@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "dispatch.h"
+#include "memkind.h"
 
 typedef struct prq {
     struct prq *next;
@@ -81,7 +82,7 @@ int mpiacc_dispatch_persist_init(int kind, int mode, const void *buf, MPI_Count 
     prq_t *p = NULL;
 
     MPIACC_CHECK(mpiacc_dispatch_check_args(is_send, count, dt, peer, tag, comm, 1, req));
-    MPIACC_CHECK(mpiacc_attrs_get(dt, &a));
+    MPIACC_CHECK(mpiacc_dispatch_attrs(dt, buf, comm, &a));
     if (mpiacc_core_disabled && mpiacc_dispatch_wants_pool(&a)) MPIACC_CHECK(mpiacc_dispatch_disabled_error(&a));
     if (kind == MPIACC_DISPATCH_P_BSEND && mpiacc_dispatch_is_direct(&a, peer, comm))
         MPIACC_FAIL(MPIACC_ERRK_TYPE, "MPI_Bsend_init of a %s datatype on a direct communicator is not supported",

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 
 #include "dispatch.h"
+#include "memkind.h"
 
 /* ---- the compound request -------------------------------------------- */
 
@@ -211,7 +212,7 @@ static int replace_setup(void *buf, MPI_Count count, MPI_Datatype dt, int dest, 
     *host = NULL;
     MPIACC_CHECK(mpiacc_dispatch_check_args(1, count, dt, dest, stag, comm, nonblocking, req));
     MPIACC_CHECK(mpiacc_dispatch_check_args(0, count, dt, src, rtag, comm, nonblocking, req));
-    MPIACC_CHECK(mpiacc_attrs_get(dt, &a));
+    MPIACC_CHECK(mpiacc_dispatch_attrs(dt, buf, comm, &a));
     if (!mpiacc_dispatch_wants_pool(&a)) goto fn_exit;
     if (mpiacc_core_disabled) MPIACC_CHECK(mpiacc_dispatch_disabled_error(&a));
     if (mpiacc_dispatch_is_direct(&a, dest, comm) || mpiacc_dispatch_is_direct(&a, src, comm))

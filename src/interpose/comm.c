@@ -67,10 +67,12 @@ static int agree(MPI_Comm parent, int info_value, MPI_Comm *newcomm)
 }
 
 /* MPI 4.1 memory allocation kinds asserted by the info given to newcomm
- * (src/attrs/memkind.c); errors through comm's handler, newcomm freed. */
-static int memkinds(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+ * (src/dispatch/memkind.c; replace: a constructor, whose info alone counts,
+ * not MPI_Comm_set_info, where a missing key keeps the assertion); errors
+ * through comm's handler, a new newcomm freed. */
+static int memkinds(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, int replace)
 {
-    int mpi_errno = *newcomm == MPI_COMM_NULL ? MPI_SUCCESS : mpiacc_attrs_memkind_set(*newcomm, info);
+    int mpi_errno = *newcomm == MPI_COMM_NULL ? MPI_SUCCESS : mpiacc_dispatch_memkind_assert(*newcomm, info, replace);
     if (mpi_errno == MPI_SUCCESS) return mpi_errno;
     if (*newcomm != comm) PMPI_Comm_free(newcomm);
     return mpiacc_err_return_comm(comm, mpi_errno);
@@ -96,7 +98,8 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info,
     int err, v = -1;
     if (active() && (err = read_info(comm, info, &v)) != MPI_SUCCESS) return err;
     err = PMPI_Comm_dup_with_info(comm, info, newcomm);
-    if (err == MPI_SUCCESS) err = memkinds(comm, info, newcomm);
+    /* MPI 4.1 memory-kind assertion: the info's, never the parent's */
+    if (err == MPI_SUCCESS) err = memkinds(comm, info, newcomm, 1);
     if (err != MPI_SUCCESS || !active()) return err;
     return agree(comm, v, newcomm);
 }
@@ -113,7 +116,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, i
     int err, v = -1;
     if (active() && (err = read_info(comm, info, &v)) != MPI_SUCCESS) return err;
     err = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
-    if (err == MPI_SUCCESS) err = memkinds(comm, info, newcomm);
+    if (err == MPI_SUCCESS) err = memkinds(comm, info, newcomm, 1);
     if (err != MPI_SUCCESS || !active()) return err;
     return agree(comm, v, newcomm);
 }
@@ -163,7 +166,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, cons
     if (active() && (err = read_info(comm_old, info, &v)) != MPI_SUCCESS) return err;
     err = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
                                  comm_dist_graph);
-    if (err == MPI_SUCCESS) err = memkinds(comm_old, info, comm_dist_graph);
+    if (err == MPI_SUCCESS) err = memkinds(comm_old, info, comm_dist_graph, 1);
     if (err != MPI_SUCCESS || !active()) return err;
     return agree(comm_old, v, comm_dist_graph);
 }
@@ -177,7 +180,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, in
     if (active() && (err = read_info(comm_old, info, &v)) != MPI_SUCCESS) return err;
     err = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
                                           destweights, info, reorder, comm_dist_graph);
-    if (err == MPI_SUCCESS) err = memkinds(comm_old, info, comm_dist_graph);
+    if (err == MPI_SUCCESS) err = memkinds(comm_old, info, comm_dist_graph, 1);
     if (err != MPI_SUCCESS || !active()) return err;
     return agree(comm_old, v, comm_dist_graph);
 }
@@ -191,7 +194,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     int err, v = -1;
     if (active() && (err = read_info(comm, info, &v)) != MPI_SUCCESS) return err;
     err = PMPI_Comm_set_info(comm, info);
-    if (err == MPI_SUCCESS) err = memkinds(comm, info, &comm);
+    if (err == MPI_SUCCESS) err = memkinds(comm, info, &comm, 0); /* MPI 4.1 memory kinds */
     if (err != MPI_SUCCESS || !active()) return err;
     if (v < 0) v = mpiacc_proto_comm_lookup(comm) != NULL;
     err = mpiacc_proto_comm_set(comm, v);
@@ -206,7 +209,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used
     int err = PMPI_Comm_get_info(comm, info_used);
     if (err != MPI_SUCCESS || !active()) return err;
     err = PMPI_Info_set(*info_used, MPIACC_DIRECT_INFO, mpiacc_proto_comm_lookup(comm) ? "true" : "false");
-    if (err == MPI_SUCCESS) err = mpiacc_attrs_memkind_report(comm, *info_used);
+    if (err == MPI_SUCCESS) err = mpiacc_dispatch_memkind_info(comm, *info_used); /* MPI 4.1 memory kinds */
     if (err != MPI_SUCCESS) PMPI_Info_free(info_used); /* the caller gets no info to free */
     return mpiacc_err_return_comm(comm, err);
 }

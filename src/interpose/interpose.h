@@ -14,23 +14,25 @@
 
 #include "dispatch/dispatch.h"
 #include "protocol/direct_comm.h"
+#include "dispatch/memkind.h"
 
 /* Marks the MPI_* entry points (the library is built with hidden
  * visibility; MPICH's header does not mark them). */
 #define MPIACC_INTERPOSE_EXPORT __attribute__((visibility("default")))
 
-/* The fast-path tests: a send, and any other call (receive, pack). */
+/* The fast-path tests: a send, and any other call (receive, pack).  While
+ * untagged buffers may need classifying (mpiacc_core_classify: MPIACC_UVA=1
+ * or a memory-kind assertion, src/dispatch/memkind.h) every call takes the
+ * dispatcher, whose entry points test the buffer first
+ * (mpiacc_dispatch_untagged_host) and hand host buffers to MPI at once. */
 static inline int mpiacc_interpose_send_fast(MPI_Datatype dt)
 {
-    return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE && mpiacc_dispatch_no_deferred() &&
-           !atomic_load_explicit(&mpiacc_attrs_untagged_classify, memory_order_relaxed);
+    return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE && !mpiacc_core_classify && mpiacc_dispatch_no_deferred();
 }
 
 /* stats.c: the per-rank summary MPI_Finalize logs (MPIACC_LOG=info). */
 void mpiacc_interpose_stats_summary(void);
 
-/* (Untagged buffers that may be device memory — a communicator asserting
- * device memory allocation kinds — take the dispatcher.) */
 /* probe.c: MPI_Mrecv / MPI_Imrecv (req != NULL) of a message handle that
  * mpiacc's MPI_Mprobe / MPI_Improbe returned for a device message on a
  * direct communicator: *handled = 1 and the receive done (or started),
@@ -51,10 +53,12 @@ static inline int mpiacc_interpose_plain_comms(void)
 int mpiacc_interpose_host_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                                MPI_Status *status);
 
+/* An untagged datatype whose buffer is host memory for sure: not while the
+ * pointer-query mode or a memory-kind assertion may make it device memory
+ * (then the dispatcher classifies the buffer). */
 static inline int mpiacc_interpose_untagged(MPI_Datatype dt)
 {
-    return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE &&
-           !atomic_load_explicit(&mpiacc_attrs_untagged_classify, memory_order_relaxed);
+    return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE && !mpiacc_core_classify;
 }
 
 /* ---- refuse.c: calls that do not take device buffers ---------------- */
@@ -72,9 +76,15 @@ static inline int mpiacc_interpose_any_tagged(const MPI_Datatype t[], int n)
         if (mpiacc_attrs_kind(t[i]) != MPIACC_KIND_NONE) return mpiacc_interpose_refusable(t, n);
     return 0;
 }
+/* Classification on (mpiacc_core_classify): non-zero when every datatype
+ * is untagged and one of the nb buffers is not host memory (CUDA device or
+ * managed memory, or a failed query) by mpiacc_dispatch_attrs' rules on
+ * comm (MPI_COMM_NULL for windows and files: the query, no assertion). */
+int mpiacc_interpose_untagged_device(const MPI_Datatype t[], int n, const void *const b[], int nb, MPI_Comm comm);
 /* The refusal (MPI_ERR_TYPE, naming the call and the datatype's kind),
  * raised on *obj (an MPI_Comm, MPI_Win or MPI_File per `on`); returns the
- * code.  Called only when mpiacc_interpose_any_tagged said so. */
+ * code.  Called only when mpiacc_interpose_any_tagged or
+ * mpiacc_interpose_untagged_device said so. */
 int mpiacc_interpose_refuse(const char *call, const MPI_Datatype t[], int n, int on, void *obj);
 
 #endif

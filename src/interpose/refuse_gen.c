@@ -6,14 +6,18 @@
  * with device buffers: a datatype tagged for the pool (a device kind, or host
  * with an event) is refused with MPI_ERR_TYPE naming the call, through the
  * window's, file's or communicator's error handler (refuse.c); any other
- * datatype goes straight to PMPI.
+ * datatype goes straight to PMPI.  While untagged buffers are classified
+ * (MPIACC_UVA=1, memory allocation kinds: mpiacc_core_classify) an untagged
+ * buffer in CUDA device or managed memory is refused too.
  */
 #include "interpose.h"
 
 MPIACC_INTERPOSE_EXPORT int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     const MPI_Datatype t[] = {origin_datatype, target_datatype};
-    if (mpiacc_interpose_any_tagged(t, 2))
+    const void *const b[] = {origin_addr};
+    if (mpiacc_interpose_any_tagged(t, 2) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 2, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Accumulate", t, 2, MPIACC_INTERPOSE_ON_WIN, &win);
     return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
@@ -21,7 +25,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Accumulate(const void *origin_addr, int origin_c
 MPIACC_INTERPOSE_EXPORT int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     const MPI_Datatype t[] = {origin_datatype, target_datatype};
-    if (mpiacc_interpose_any_tagged(t, 2))
+    const void *const b[] = {origin_addr};
+    if (mpiacc_interpose_any_tagged(t, 2) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 2, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Accumulate_c", t, 2, MPIACC_INTERPOSE_ON_WIN, &win);
     return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
@@ -29,7 +35,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Accumulate_c(const void *origin_addr, MPI_Count 
 MPIACC_INTERPOSE_EXPORT int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {origin_addr, compare_addr, result_addr};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 3, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Compare_and_swap", t, 1, MPIACC_INTERPOSE_ON_WIN, &win);
     return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
 }
@@ -37,7 +45,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Compare_and_swap(const void *origin_addr, const 
 MPIACC_INTERPOSE_EXPORT int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {origin_addr, result_addr};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 2, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Fetch_and_op", t, 1, MPIACC_INTERPOSE_ON_WIN, &win);
     return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
 }
@@ -45,7 +55,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Fetch_and_op(const void *origin_addr, void *resu
 MPIACC_INTERPOSE_EXPORT int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iread", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iread(fh, buf, count, datatype, request);
 }
@@ -53,7 +65,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iread(MPI_File fh, void *buf, int count, MP
 MPIACC_INTERPOSE_EXPORT int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iread_all", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iread_all(fh, buf, count, datatype, request);
 }
@@ -61,7 +75,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iread_all(MPI_File fh, void *buf, int count
 MPIACC_INTERPOSE_EXPORT int MPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iread_all_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
 }
@@ -69,7 +85,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Cou
 MPIACC_INTERPOSE_EXPORT int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iread_at", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
 }
@@ -77,7 +95,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, vo
 MPIACC_INTERPOSE_EXPORT int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iread_at_all", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
 }
@@ -85,7 +105,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset
 MPIACC_INTERPOSE_EXPORT int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iread_at_all_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
 }
@@ -93,7 +115,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offs
 MPIACC_INTERPOSE_EXPORT int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iread_at_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
 }
@@ -101,7 +125,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, 
 MPIACC_INTERPOSE_EXPORT int MPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iread_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iread_c(fh, buf, count, datatype, request);
 }
@@ -109,7 +135,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iread_c(MPI_File fh, void *buf, MPI_Count c
 MPIACC_INTERPOSE_EXPORT int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iread_shared", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iread_shared(fh, buf, count, datatype, request);
 }
@@ -117,7 +145,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iread_shared(MPI_File fh, void *buf, int co
 MPIACC_INTERPOSE_EXPORT int MPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iread_shared_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
 }
@@ -125,7 +155,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_
 MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iwrite", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iwrite(fh, buf, count, datatype, request);
 }
@@ -133,7 +165,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite(MPI_File fh, const void *buf, int co
 MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iwrite_all", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
 }
@@ -141,7 +175,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite_all(MPI_File fh, const void *buf, in
 MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iwrite_all_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
 }
@@ -149,7 +185,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite_all_c(MPI_File fh, const void *buf, 
 MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iwrite_at", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
 }
@@ -157,7 +195,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, c
 MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iwrite_at_all", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
 }
@@ -165,7 +205,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offse
 MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iwrite_at_all_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
 }
@@ -173,7 +215,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset off
 MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iwrite_at_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
 }
@@ -181,7 +225,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset,
 MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iwrite_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iwrite_c(fh, buf, count, datatype, request);
 }
@@ -189,7 +235,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_
 MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iwrite_shared", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
 }
@@ -197,7 +245,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite_shared(MPI_File fh, const void *buf,
 MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_iwrite_shared_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
 }
@@ -205,7 +255,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_iwrite_shared_c(MPI_File fh, const void *bu
 MPIACC_INTERPOSE_EXPORT int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_read", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_read(fh, buf, count, datatype, status);
 }
@@ -213,7 +265,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_read(MPI_File fh, void *buf, int count, MPI
 MPIACC_INTERPOSE_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_read_all", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_read_all(fh, buf, count, datatype, status);
 }
@@ -221,7 +275,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count,
 MPIACC_INTERPOSE_EXPORT int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_read_all_begin", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_read_all_begin(fh, buf, count, datatype);
 }
@@ -229,7 +285,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_read_all_begin(MPI_File fh, void *buf, int 
 MPIACC_INTERPOSE_EXPORT int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_read_all_begin_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_read_all_begin_c(fh, buf, count, datatype);
 }
@@ -237,7 +295,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MP
 MPIACC_INTERPOSE_EXPORT int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_read_all_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_read_all_c(fh, buf, count, datatype, status);
 }
@@ -245,7 +305,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Coun
 MPIACC_INTERPOSE_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_read_at", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
 }
@@ -253,7 +315,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset offset, voi
 MPIACC_INTERPOSE_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_read_at_all", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
 }
@@ -261,7 +325,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset,
 MPIACC_INTERPOSE_EXPORT int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_read_at_all_begin", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
 }
@@ -269,7 +335,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset o
 MPIACC_INTERPOSE_EXPORT int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_read_at_all_begin_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
 }
@@ -277,7 +345,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset
 MPIACC_INTERPOSE_EXPORT int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_read_at_all_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
 }
@@ -285,7 +355,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offse
 MPIACC_INTERPOSE_EXPORT int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_read_at_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
 }
@@ -293,7 +365,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, v
 MPIACC_INTERPOSE_EXPORT int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_read_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_read_c(fh, buf, count, datatype, status);
 }
@@ -301,7 +375,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count co
 MPIACC_INTERPOSE_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_read_ordered", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_read_ordered(fh, buf, count, datatype, status);
 }
@@ -309,7 +385,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int co
 MPIACC_INTERPOSE_EXPORT int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_read_ordered_begin", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_read_ordered_begin(fh, buf, count, datatype);
 }
@@ -317,7 +395,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_read_ordered_begin(MPI_File fh, void *buf, 
 MPIACC_INTERPOSE_EXPORT int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_read_ordered_begin_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
 }
@@ -325,7 +405,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf
 MPIACC_INTERPOSE_EXPORT int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_read_ordered_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
 }
@@ -333,7 +415,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_
 MPIACC_INTERPOSE_EXPORT int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_read_shared", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_read_shared(fh, buf, count, datatype, status);
 }
@@ -341,7 +425,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_read_shared(MPI_File fh, void *buf, int cou
 MPIACC_INTERPOSE_EXPORT int MPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_read_shared_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
 }
@@ -357,7 +443,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_
 MPIACC_INTERPOSE_EXPORT int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_write", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_write(fh, buf, count, datatype, status);
 }
@@ -365,7 +453,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_write(MPI_File fh, const void *buf, int cou
 MPIACC_INTERPOSE_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_write_all", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_write_all(fh, buf, count, datatype, status);
 }
@@ -373,7 +463,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, int
 MPIACC_INTERPOSE_EXPORT int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_write_all_begin", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_write_all_begin(fh, buf, count, datatype);
 }
@@ -381,7 +473,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_write_all_begin(MPI_File fh, const void *bu
 MPIACC_INTERPOSE_EXPORT int MPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_write_all_begin_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_write_all_begin_c(fh, buf, count, datatype);
 }
@@ -389,7 +483,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_write_all_begin_c(MPI_File fh, const void *
 MPIACC_INTERPOSE_EXPORT int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_write_all_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_write_all_c(fh, buf, count, datatype, status);
 }
@@ -397,7 +493,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_write_all_c(MPI_File fh, const void *buf, M
 MPIACC_INTERPOSE_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_write_at", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
 }
@@ -405,7 +503,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset offset, co
 MPIACC_INTERPOSE_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_write_at_all", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
 }
@@ -413,7 +513,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset
 MPIACC_INTERPOSE_EXPORT int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_write_at_all_begin", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
 }
@@ -421,7 +523,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset 
 MPIACC_INTERPOSE_EXPORT int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_write_at_all_begin_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
 }
@@ -429,7 +533,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offse
 MPIACC_INTERPOSE_EXPORT int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_write_at_all_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
 }
@@ -437,7 +543,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offs
 MPIACC_INTERPOSE_EXPORT int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_write_at_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
 }
@@ -445,7 +553,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, 
 MPIACC_INTERPOSE_EXPORT int MPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_write_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_write_c(fh, buf, count, datatype, status);
 }
@@ -453,7 +563,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_write_c(MPI_File fh, const void *buf, MPI_C
 MPIACC_INTERPOSE_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_write_ordered", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_write_ordered(fh, buf, count, datatype, status);
 }
@@ -461,7 +573,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf,
 MPIACC_INTERPOSE_EXPORT int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_write_ordered_begin", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_write_ordered_begin(fh, buf, count, datatype);
 }
@@ -469,7 +583,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_write_ordered_begin(MPI_File fh, const void
 MPIACC_INTERPOSE_EXPORT int MPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_write_ordered_begin_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
 }
@@ -477,7 +593,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_write_ordered_begin_c(MPI_File fh, const vo
 MPIACC_INTERPOSE_EXPORT int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_write_ordered_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
 }
@@ -485,7 +603,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_write_ordered_c(MPI_File fh, const void *bu
 MPIACC_INTERPOSE_EXPORT int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_write_shared", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_write_shared(fh, buf, count, datatype, status);
 }
@@ -493,7 +613,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_write_shared(MPI_File fh, const void *buf, 
 MPIACC_INTERPOSE_EXPORT int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_File_write_shared_c", t, 1, MPIACC_INTERPOSE_ON_FILE, &fh);
     return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
 }
@@ -501,7 +623,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_File_write_shared_c(MPI_File fh, const void *buf
 MPIACC_INTERPOSE_EXPORT int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     const MPI_Datatype t[] = {origin_datatype, target_datatype};
-    if (mpiacc_interpose_any_tagged(t, 2))
+    const void *const b[] = {origin_addr};
+    if (mpiacc_interpose_any_tagged(t, 2) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 2, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Get", t, 2, MPIACC_INTERPOSE_ON_WIN, &win);
     return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
@@ -509,7 +633,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Get(void *origin_addr, int origin_count, MPI_Dat
 MPIACC_INTERPOSE_EXPORT int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     const MPI_Datatype t[] = {origin_datatype, result_datatype, target_datatype};
-    if (mpiacc_interpose_any_tagged(t, 3))
+    const void *const b[] = {origin_addr, result_addr};
+    if (mpiacc_interpose_any_tagged(t, 3) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 3, b, 2, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Get_accumulate", t, 3, MPIACC_INTERPOSE_ON_WIN, &win);
     return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
@@ -517,7 +643,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Get_accumulate(const void *origin_addr, int orig
 MPIACC_INTERPOSE_EXPORT int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     const MPI_Datatype t[] = {origin_datatype, result_datatype, target_datatype};
-    if (mpiacc_interpose_any_tagged(t, 3))
+    const void *const b[] = {origin_addr, result_addr};
+    if (mpiacc_interpose_any_tagged(t, 3) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 3, b, 2, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Get_accumulate_c", t, 3, MPIACC_INTERPOSE_ON_WIN, &win);
     return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
@@ -525,7 +653,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Get_accumulate_c(const void *origin_addr, MPI_Co
 MPIACC_INTERPOSE_EXPORT int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     const MPI_Datatype t[] = {origin_datatype, target_datatype};
-    if (mpiacc_interpose_any_tagged(t, 2))
+    const void *const b[] = {origin_addr};
+    if (mpiacc_interpose_any_tagged(t, 2) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 2, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Get_c", t, 2, MPIACC_INTERPOSE_ON_WIN, &win);
     return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
@@ -533,7 +663,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Get_c(void *origin_addr, MPI_Count origin_count,
 MPIACC_INTERPOSE_EXPORT int MPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {inbuf, outbuf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 2, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Pack_external", t, 1, MPIACC_INTERPOSE_ON_NONE, NULL);
     return PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
 }
@@ -541,7 +673,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Pack_external(const char *datarep, const void *i
 MPIACC_INTERPOSE_EXPORT int MPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {inbuf, outbuf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 2, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Pack_external_c", t, 1, MPIACC_INTERPOSE_ON_NONE, NULL);
     return PMPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position);
 }
@@ -549,7 +683,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Pack_external_c(const char *datarep, const void 
 MPIACC_INTERPOSE_EXPORT int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, comm)))
         return mpiacc_interpose_refuse("MPI_Precv_init", t, 1, MPIACC_INTERPOSE_ON_COMM, &comm);
     return PMPI_Precv_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
 }
@@ -557,7 +693,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Precv_init(void *buf, int partitions, MPI_Count 
 MPIACC_INTERPOSE_EXPORT int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {buf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 1, comm)))
         return mpiacc_interpose_refuse("MPI_Psend_init", t, 1, MPIACC_INTERPOSE_ON_COMM, &comm);
     return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
 }
@@ -565,7 +703,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Psend_init(const void *buf, int partitions, MPI_
 MPIACC_INTERPOSE_EXPORT int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     const MPI_Datatype t[] = {origin_datatype, target_datatype};
-    if (mpiacc_interpose_any_tagged(t, 2))
+    const void *const b[] = {origin_addr};
+    if (mpiacc_interpose_any_tagged(t, 2) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 2, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Put", t, 2, MPIACC_INTERPOSE_ON_WIN, &win);
     return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
@@ -573,7 +713,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Put(const void *origin_addr, int origin_count, M
 MPIACC_INTERPOSE_EXPORT int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     const MPI_Datatype t[] = {origin_datatype, target_datatype};
-    if (mpiacc_interpose_any_tagged(t, 2))
+    const void *const b[] = {origin_addr};
+    if (mpiacc_interpose_any_tagged(t, 2) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 2, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Put_c", t, 2, MPIACC_INTERPOSE_ON_WIN, &win);
     return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
@@ -581,7 +723,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Put_c(const void *origin_addr, MPI_Count origin_
 MPIACC_INTERPOSE_EXPORT int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     const MPI_Datatype t[] = {origin_datatype, target_datatype};
-    if (mpiacc_interpose_any_tagged(t, 2))
+    const void *const b[] = {origin_addr};
+    if (mpiacc_interpose_any_tagged(t, 2) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 2, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Raccumulate", t, 2, MPIACC_INTERPOSE_ON_WIN, &win);
     return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
@@ -589,7 +733,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Raccumulate(const void *origin_addr, int origin_
 MPIACC_INTERPOSE_EXPORT int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     const MPI_Datatype t[] = {origin_datatype, target_datatype};
-    if (mpiacc_interpose_any_tagged(t, 2))
+    const void *const b[] = {origin_addr};
+    if (mpiacc_interpose_any_tagged(t, 2) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 2, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Raccumulate_c", t, 2, MPIACC_INTERPOSE_ON_WIN, &win);
     return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
@@ -597,7 +743,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Raccumulate_c(const void *origin_addr, MPI_Count
 MPIACC_INTERPOSE_EXPORT int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
     const MPI_Datatype t[] = {origin_datatype, target_datatype};
-    if (mpiacc_interpose_any_tagged(t, 2))
+    const void *const b[] = {origin_addr};
+    if (mpiacc_interpose_any_tagged(t, 2) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 2, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Rget", t, 2, MPIACC_INTERPOSE_ON_WIN, &win);
     return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 }
@@ -605,7 +753,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Rget(void *origin_addr, int origin_count, MPI_Da
 MPIACC_INTERPOSE_EXPORT int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     const MPI_Datatype t[] = {origin_datatype, result_datatype, target_datatype};
-    if (mpiacc_interpose_any_tagged(t, 3))
+    const void *const b[] = {origin_addr, result_addr};
+    if (mpiacc_interpose_any_tagged(t, 3) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 3, b, 2, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Rget_accumulate", t, 3, MPIACC_INTERPOSE_ON_WIN, &win);
     return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
@@ -613,7 +763,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Rget_accumulate(const void *origin_addr, int ori
 MPIACC_INTERPOSE_EXPORT int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     const MPI_Datatype t[] = {origin_datatype, result_datatype, target_datatype};
-    if (mpiacc_interpose_any_tagged(t, 3))
+    const void *const b[] = {origin_addr, result_addr};
+    if (mpiacc_interpose_any_tagged(t, 3) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 3, b, 2, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Rget_accumulate_c", t, 3, MPIACC_INTERPOSE_ON_WIN, &win);
     return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
@@ -621,7 +773,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Rget_accumulate_c(const void *origin_addr, MPI_C
 MPIACC_INTERPOSE_EXPORT int MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
     const MPI_Datatype t[] = {origin_datatype, target_datatype};
-    if (mpiacc_interpose_any_tagged(t, 2))
+    const void *const b[] = {origin_addr};
+    if (mpiacc_interpose_any_tagged(t, 2) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 2, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Rget_c", t, 2, MPIACC_INTERPOSE_ON_WIN, &win);
     return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 }
@@ -629,7 +783,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Rget_c(void *origin_addr, MPI_Count origin_count
 MPIACC_INTERPOSE_EXPORT int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
     const MPI_Datatype t[] = {origin_datatype, target_datatype};
-    if (mpiacc_interpose_any_tagged(t, 2))
+    const void *const b[] = {origin_addr};
+    if (mpiacc_interpose_any_tagged(t, 2) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 2, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Rput", t, 2, MPIACC_INTERPOSE_ON_WIN, &win);
     return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 }
@@ -637,7 +793,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Rput(const void *origin_addr, int origin_count, 
 MPIACC_INTERPOSE_EXPORT int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
     const MPI_Datatype t[] = {origin_datatype, target_datatype};
-    if (mpiacc_interpose_any_tagged(t, 2))
+    const void *const b[] = {origin_addr};
+    if (mpiacc_interpose_any_tagged(t, 2) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 2, b, 1, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Rput_c", t, 2, MPIACC_INTERPOSE_ON_WIN, &win);
     return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 }
@@ -645,7 +803,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Rput_c(const void *origin_addr, MPI_Count origin
 MPIACC_INTERPOSE_EXPORT int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {inbuf, outbuf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 2, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Unpack_external", t, 1, MPIACC_INTERPOSE_ON_NONE, NULL);
     return PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
 }
@@ -653,7 +813,9 @@ MPIACC_INTERPOSE_EXPORT int MPI_Unpack_external(const char datarep[], const void
 MPIACC_INTERPOSE_EXPORT int MPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype)
 {
     const MPI_Datatype t[] = {datatype};
-    if (mpiacc_interpose_any_tagged(t, 1))
+    const void *const b[] = {inbuf, outbuf};
+    if (mpiacc_interpose_any_tagged(t, 1) ||
+        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, 1, b, 2, MPI_COMM_NULL)))
         return mpiacc_interpose_refuse("MPI_Unpack_external_c", t, 1, MPIACC_INTERPOSE_ON_NONE, NULL);
     return PMPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype);
 }

@@ -1,0 +1,45 @@
+# scripts/clients/lib.sh: shared by the client scripts (sourced, not run).
+# Finds the MPI launcher and mpiacc's library, runs ranks with mpiacc
+# preloaded (LD_PRELOAD applied to the ranks only, through mpiexec -genv,
+# so the launcher itself never loads mpiacc), and reports SKIPPED.
+# Exit status 77 = skipped (CTest's SKIP_RETURN_CODE).
+
+CLIENTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$CLIENTS_DIR/../.." && pwd)
+
+skip() { echo "SKIPPED: $*"; exit 77; }
+die() { echo "ERROR: $*" >&2; exit 1; }
+
+# MPIEXEC: --mpiexec, $MPIEXEC, the project's .venv, or PATH.
+find_mpiexec() {
+  if [ -z "${MPIEXEC:-}" ]; then
+    if [ -x "$REPO/.venv/bin/mpiexec" ]; then MPIEXEC=$REPO/.venv/bin/mpiexec
+    else MPIEXEC=$(command -v mpiexec || true); fi
+  fi
+  [ -n "$MPIEXEC" ] && [ -x "$MPIEXEC" ] || skip "no mpiexec (give --mpiexec or put MPICH's bin in PATH)"
+  MPI_BIN=$(dirname "$MPIEXEC")
+}
+
+# LIBMPIACC: --lib, $LIBMPIACC, or the build tree's libmpiacc.so.
+find_lib() {
+  if [ -z "${LIBMPIACC:-}" ]; then
+    for b in "$REPO/build" "$REPO"/build*; do
+      for f in "$b"/libmpiacc.so.0 "$b"/libmpiacc.so; do
+        [ -e "$f" ] && { LIBMPIACC=$(readlink -f "$f"); break 2; }
+      done
+    done
+  fi
+  [ -n "${LIBMPIACC:-}" ] && [ -e "$LIBMPIACC" ] || skip "no libmpiacc.so (build mpiacc first, or give --lib)"
+}
+
+# Whether a CUDA GPU is usable here.
+have_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }
+
+# run_ranks N [VAR=VALUE...] -- program args...: N ranks through mpiacc.
+run_ranks() {
+  local n=$1; shift
+  local envs=(-genv LD_PRELOAD "$LIBMPIACC")
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=(-genv "${1%%=*}" "${1#*=}"); shift; done
+  shift
+  "$MPIEXEC" -n "$n" "${envs[@]}" "$@"
+}
