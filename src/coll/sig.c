@@ -41,16 +41,43 @@ static void free_contents(MPI_Datatype *types, MPI_Count nd)
     }
 }
 
-/* n x leaf as one datatype of extent = size (resized when needed). */
+/* The two members of a pair type (MINLOC/MAXLOC), whose packed form puts
+ * the second right after the first (no padding). */
+static int pair_parts(MPI_Datatype t, MPI_Datatype *a, MPI_Datatype *b)
+{
+    *b = MPI_INT;
+    if (t == MPI_FLOAT_INT) *a = MPI_FLOAT;
+    else if (t == MPI_DOUBLE_INT) *a = MPI_DOUBLE;
+    else if (t == MPI_LONG_INT) *a = MPI_LONG;
+    else if (t == MPI_2INT) *a = MPI_INT;
+    else if (t == MPI_SHORT_INT) *a = MPI_SHORT;
+    else if (t == MPI_LONG_DOUBLE_INT) *a = MPI_LONG_DOUBLE;
+    else return 0;
+    return 1;
+}
+
+/* One leaf in its packed layout, as a datatype of extent = size: the leaf
+ * itself, or for a pair type a struct of its two members, packed. */
 static int leaf_type(MPI_Datatype leaf, MPI_Datatype *out, int *owned)
 {
     MPI_Count size, lb, extent;
+    MPI_Datatype pa[2];
     int mpi_errno = MPI_SUCCESS;
     PMPI_Type_size_c(leaf, &size);
     PMPI_Type_get_extent_c(leaf, &lb, &extent);
     *owned = 0;
     *out = leaf;
-    if (lb != 0 || extent != size) {
+    if (pair_parts(leaf, &pa[0], &pa[1])) {
+        MPI_Count bl[2] = {1, 1}, d[2] = {0, 0};
+        MPI_Datatype s;
+        PMPI_Type_size_c(pa[0], &d[1]);
+        MPIACC_CHECK(PMPI_Type_create_struct_c(2, bl, d, pa, &s));
+        mpi_errno = PMPI_Type_create_resized_c(s, 0, size, out);
+        PMPI_Type_free(&s);
+        MPIACC_CHECK(mpi_errno);
+        MPIACC_CHECK(PMPI_Type_commit(out));
+        *owned = 1;
+    } else if (lb != 0 || extent != size) {
         MPIACC_CHECK(PMPI_Type_create_resized_c(leaf, 0, size, out));
         MPIACC_CHECK(PMPI_Type_commit(out));
         *owned = 1;
