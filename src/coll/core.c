@@ -550,7 +550,7 @@ static int shape(mpiacc_coll_op_t *c, const char *name)
     if (c->kind == MPIACC_COLL_REDUCE || c->kind == MPIACC_COLL_BCAST || c->kind == MPIACC_COLL_GATHER ||
         c->kind == MPIACC_COLL_GATHERV || c->kind == MPIACC_COLL_SCATTER || c->kind == MPIACC_COLL_SCATTERV) {
         if (c->a.root < 0 || c->a.root >= c->size)
-            MPIACC_FAIL(MPIACC_ERRK_RANK, "%s: invalid root %d: the communicator has %d processes", name, c->a.root,
+            MPIACC_FAIL(MPIACC_ERRK_ROOT, "%s: invalid root %d: the communicator has %d processes", name, c->a.root,
                         c->size);
     }
     if (c->a.nonblocking && !c->a.req) MPIACC_FAIL(MPIACC_ERRK_ARG, "%s: the request argument is NULL", name);

@@ -29,6 +29,7 @@ static const int errk_class[MPIACC_ERRK_MAX] = {
     [MPIACC_ERRK_INTERN] = MPI_ERR_INTERN,   [MPIACC_ERRK_RANK] = MPI_ERR_RANK,
     [MPIACC_ERRK_TAG] = MPI_ERR_TAG,         [MPIACC_ERRK_COMM] = MPI_ERR_COMM,
     [MPIACC_ERRK_DISABLED] = MPI_ERR_OTHER,  [MPIACC_ERRK_OP] = MPI_ERR_OP,
+    [MPIACC_ERRK_ROOT] = MPI_ERR_ROOT,
 };
 
 /* MPI's dynamic error codes and strings are process-global tables that MPICH
