@@ -71,7 +71,7 @@ report="$WORK/report.txt"
 : > "$report"
 run_one() { # $1 env-file $2 np $3.. program and args ; prints PASS/FAIL
     local out rc
-    out=$(env $1 timeout "$TMO" "$MPIEXEC" -n "$2" "${@:3}" 2>&1); rc=$?
+    out=$(env $1 timeout "$TMO" "$MPIEXEC" -n "$2" "${@:3}" < /dev/null 2>&1); rc=$?
     if [ $rc -eq 0 ] && echo "$out" | grep -q "No Errors"; then echo PASS; else echo "FAIL(rc=$rc)"; fi
 }
 while read -r name np rest; do

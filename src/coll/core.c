@@ -453,9 +453,7 @@ static int advance(mpiacc_rp_op_t *op, int *complete)
 static int issue(mpiacc_rp_op_t *op)
 {
     mpiacc_coll_op_t *c = state_of(op);
-    int mpi_errno = c->fam->post(c, &op->inner);
-    if (mpi_errno == MPI_SUCCESS && op->inner == MPI_REQUEST_NULL) unpack_all(op); /* computed in place */
-    return mpi_errno;
+    return c->fam->post(c, &op->inner);
 }
 
 static int received(mpiacc_rp_op_t *op, int *complete)

@@ -56,7 +56,7 @@ static void test_order_slow_dependency(void **state)
     long dep0 = tr(MPIACC_RP_NEW, MPIACC_RP_DEP_PENDING), dp = tr(MPIACC_RP_DEP_PENDING, MPIACC_RP_PACKING),
          dr = tr(MPIACC_RP_DEP_PENDING, MPIACC_RP_READY), pr = tr(MPIACC_RP_PACKING, MPIACC_RP_READY),
          ri = tr(MPIACC_RP_READY, MPIACC_RP_IN_FLIGHT), iu = tr(MPIACC_RP_IN_FLIGHT, MPIACC_RP_UNPACKING),
-         ud = tr(MPIACC_RP_UNPACKING, MPIACC_RP_DONE);
+         ud = tr(MPIACC_RP_UNPACKING, MPIACC_RP_DONE), nr = tr(MPIACC_RP_NEW, MPIACC_RP_READY);
     for (int i = 0; i < N; i++) b[i] = rank == 0 ? 1000 + i : -1, s[i] = rank, r[i] = r2[i] = -7;
     /* every rank's device Ibcast waits for its flag; the host collectives
      * behind it must wait too */
@@ -78,6 +78,7 @@ static void test_order_slow_dependency(void **state)
     if (rank == 0) assert_true(tr(MPIACC_RP_DEP_PENDING, MPIACC_RP_PACKING) > dp);
     else assert_true(tr(MPIACC_RP_DEP_PENDING, MPIACC_RP_READY) > dr);
     if (rank == 0) assert_true(tr(MPIACC_RP_PACKING, MPIACC_RP_READY) > pr);
+    assert_true(tr(MPIACC_RP_NEW, MPIACC_RP_READY) > nr); /* the Iallreduce queued behind */
     assert_true(tr(MPIACC_RP_READY, MPIACC_RP_IN_FLIGHT) >= ri + 2); /* the Ibcast and the queued Iallreduce */
     assert_true(tr(MPIACC_RP_IN_FLIGHT, MPIACC_RP_UNPACKING) >= iu + 2);
     assert_true(tr(MPIACC_RP_UNPACKING, MPIACC_RP_DONE) >= ud + 2);
@@ -90,6 +91,7 @@ static void test_out_of_order_completion(void **state)
     int a_s[8 * N], a_r[8 * N], g_r[8], rs_s[8 * 4], rs_r[4], loc_in[4] = {1, 2, 3, 4}, loc_io[4] = {10, 20, 30, 40};
     MPI_Request req[3];
     int done = 0, idx;
+    long np = tr(MPIACC_RP_NEW, MPIACC_RP_PACKING);
     for (int i = 0; i < size * N; i++) a_s[i] = rank * 100000 + i, a_r[i] = -1;
     for (int i = 0; i < size * 4; i++) rs_s[i] = i;
     assert_int_equal(MPI_Ialltoall(a_s, N, t, a_r, N, t, MPI_COMM_WORLD, &req[0]), MPI_SUCCESS);
@@ -102,6 +104,7 @@ static void test_out_of_order_completion(void **state)
     for (int p = 0; p < size; p++)
         for (int i = 0; i < N; i++) assert_int_equal(a_r[p * N + i], p * 100000 + rank * N + i);
     for (int p = 0; p < size; p++) assert_int_equal(g_r[p], p);
+    assert_true(tr(MPIACC_RP_NEW, MPIACC_RP_PACKING) >= np + 2); /* the Ialltoall, the Ireduce_scatter_block */
     for (int i = 0; i < 4; i++) assert_int_equal(rs_r[i], size * (rank * 4 + i));
     /* MPI_Reduce_local (blocking: staged in the calling thread) */
     assert_int_equal(MPI_Reduce_local(loc_in, loc_io, 4, t, MPI_SUM), MPI_SUCCESS);
