@@ -144,6 +144,36 @@ static int coll_call(const shape_t *sh, MPI_Comm comm, void *sb, MPI_Datatype st
     return rc;
 }
 
+static int is_neighbor(int k) { return k >= K_NALLGATHER; }
+static int rooted(int k) { return k >= K_GATHER && k <= K_SCATTERV; }
+
+/* The same shape on every rank (rs is in step), made this rank's. */
+static void make_shape(shape_t *sh, int kind, uint64_t *rs, MPI_Aint ext, int rank, int size)
+{
+    int P = is_neighbor(kind) ? 2 : size, base[8], at = 0;
+    memset(sh, 0, sizeof *sh);
+    sh->kind = kind;
+    sh->n = P;
+    sh->cnt = (int)(mpiacc_test_rand(rs) % 3);
+    sh->root = (int)(mpiacc_test_rand(rs) % (uint64_t)size);
+    sh->form = (int)(mpiacc_test_rand(rs) % 4);
+    for (int i = 0; i < 8; i++) base[i] = is_neighbor(kind) ? sh->cnt : (int)(mpiacc_test_rand(rs) % 3);
+    sh->in_place = (int)(mpiacc_test_rand(rs) % 3) == 0 && kind != K_BCAST && !is_neighbor(kind);
+    if (rooted(kind) && rank != sh->root) sh->in_place = 0;
+    for (int i = 0; i < P; i++) {
+        /* (w forms: a gap of at least one extent, since odd blocks move by a byte) */
+        int gap = (int)(mpiacc_test_rand(rs) % 2) + (kind == K_ALLTOALLW || kind == K_NALLTOALLW);
+        /* alltoall(v,w): i -> j carries base[(i + j) % P], symmetric */
+        sh->counts[i] = (kind == K_ALLTOALLV || kind == K_ALLTOALLW) ? base[(rank + i) % P] : base[i];
+        sh->displs[i] = at + gap;
+        at = sh->displs[i] + sh->counts[i];
+        sh->ccounts[i] = sh->counts[i];
+        sh->cdispls[i] = sh->displs[i];
+        /* Alltoallw: odd blocks one byte further (no whole extent) */
+        sh->wdispls[i] = sh->displs[i] * ext + (i % 2);
+    }
+}
+
 /* Elements a side spans (in extents) for shape sh: the largest displs+counts. */
 static int span_elems(const shape_t *sh, int nblocks)
 {

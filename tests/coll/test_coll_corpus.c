@@ -51,36 +51,6 @@ static void fill(unsigned char *p, size_t n, uint64_t seed)
     for (size_t i = 0; i < n; i++) p[i] = (unsigned char)((seed >> (i % 7)) + i * 131 + (i >> 5));
 }
 
-static int is_neighbor(int k) { return k >= K_NALLGATHER; }
-static int rooted(int k) { return k >= K_GATHER && k <= K_SCATTERV; }
-
-/* The same shape on every rank (rs is in step), made this rank's. */
-static void make_shape(shape_t *sh, int kind, uint64_t *rs, MPI_Aint ext)
-{
-    int P = is_neighbor(kind) ? 2 : size, base[8], at = 0;
-    memset(sh, 0, sizeof *sh);
-    sh->kind = kind;
-    sh->n = P;
-    sh->cnt = (int)(mpiacc_test_rand(rs) % 3);
-    sh->root = (int)(mpiacc_test_rand(rs) % (uint64_t)size);
-    sh->form = (int)(mpiacc_test_rand(rs) % 4);
-    for (int i = 0; i < 8; i++) base[i] = is_neighbor(kind) ? sh->cnt : (int)(mpiacc_test_rand(rs) % 3);
-    sh->in_place = (int)(mpiacc_test_rand(rs) % 3) == 0 && kind != K_BCAST && !is_neighbor(kind);
-    if (rooted(kind) && rank != sh->root) sh->in_place = 0;
-    for (int i = 0; i < P; i++) {
-        /* (w forms: a gap of at least one extent, since odd blocks move by a byte) */
-        int gap = (int)(mpiacc_test_rand(rs) % 2) + (kind == K_ALLTOALLW || kind == K_NALLTOALLW);
-        /* alltoall(v,w): i -> j carries base[(i + j) % P], symmetric */
-        sh->counts[i] = (kind == K_ALLTOALLV || kind == K_ALLTOALLW) ? base[(rank + i) % P] : base[i];
-        sh->displs[i] = at + gap;
-        at = sh->displs[i] + sh->counts[i];
-        sh->ccounts[i] = sh->counts[i];
-        sh->cdispls[i] = sh->displs[i];
-        /* Alltoallw: odd blocks one byte further (no whole extent) */
-        sh->wdispls[i] = sh->displs[i] * ext + (i % 2);
-    }
-}
-
 static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
 {
     MPI_Aint lb, ext;
@@ -91,7 +61,7 @@ static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
     MPI_Datatype tt = tag_host(t), ts, tr;
     MPI_Request req;
     MPI_Type_get_extent(t, &lb, &ext);
-    make_shape(&sh, kind, rs, ext);
+    make_shape(&sh, kind, rs, ext, rank, size);
     if (getenv("COLL_TEST_TRACE"))
         fprintf(stderr, "rank %d: %s form %d in place %d cnt %d iter %ld\n", rank, kind_names[kind], sh.form,
                 sh.in_place, sh.cnt, iter);
@@ -155,7 +125,7 @@ static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
 static void test_corpus(void **state)
 {
     uint64_t seed = mpiacc_test_seed(), rs = seed;
-    long n = tg_corpus_size(6, 60), done = 0;
+    long n = tg_corpus_size(20, 200), done = 0;
     tg_src_t src = {.state = seed ^ 0x9e3779b9u, .large = 1, .max_size = 192, .max_span = 768};
     for (long i = 0; done < n; i++) {
         MPI_Datatype t = tg_make(&src, (int)(1 + i % 4));
@@ -325,7 +295,7 @@ static void test_reductions(void **state)
     MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_LONG, &sub);
     MPI_Type_commit(&vec), MPI_Type_commit(&sub);
     MPI_Op_create(lsum, 1, &usr);
-    long rounds = tg_corpus_size(2, 20);
+    long rounds = tg_corpus_size(4, 40);
     ncalls = 0;
     for (long r = 0; r < rounds; r++)
         for (int k = 0; k < R_NKINDS; k++) {
