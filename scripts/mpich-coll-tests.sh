@@ -62,7 +62,7 @@ cat > "$WORK/include/mpitestconf.h" <<CONF
 CONF
 : > "$WORK/include/mtest_mpix.h"
 CFLAGS="-O1 -w -I$WORK/include -I$T/include"
-for u in mtest mtest_common mtest_single; do
+for u in mtest mtest_common mtest_single run_mpitests; do
     [ -f "$WORK/$u.o" ] || "$MPICC" $CFLAGS -c "$T/util/$u.c" -o "$WORK/$u.o" || exit 1
 done
 
@@ -84,7 +84,9 @@ while read -r name np rest; do
     case "$rest" in *mpiversion=*|*xfail=*|*env=MPIR_CVAR*) skipped=$((skipped + 1)); continue ;; esac
     bin="$WORK/bin/$name"
     if [ ! -x "$bin" ]; then
-        "$MPICC" $CFLAGS "$src" "$WORK/mtest_single.o" "$WORK/mtest.o" "$WORK/mtest_common.o" -o "$bin" -lm \
+        # tests written as run() get MPICH's driver (util/run_mpitests.c) as main
+        drv=""; grep -Eq "^int main|^main\(" "$src" || drv="$WORK/run_mpitests.o"
+        "$MPICC" $CFLAGS "$src" $drv "$WORK/mtest_single.o" "$WORK/mtest.o" "$WORK/mtest_common.o" -o "$bin" -lm \
             2> "$WORK/bin/$name.log" || { skipped=$((skipped + 1)); echo "$name: does not build (skipped)" >> "$report"; continue; }
     fi
     args=() envs=""

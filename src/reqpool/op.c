@@ -276,7 +276,7 @@ static int cancel_fn(void *extra, int complete)
     mpiacc_rp_op_t *op = extra;
     /* Only a flag: the poll function does the PMPI_Cancel under the pool
      * lock (taking that lock here, inside MPI, could deadlock). */
-    if (!complete && !op->is_send) atomic_store(&op->cancel_req, 1);
+    if (!complete && !op->is_send && !op->is_coll) atomic_store(&op->cancel_req, 1);
     return MPI_SUCCESS;
 }
 
