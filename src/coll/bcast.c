@@ -14,12 +14,16 @@ static int bcast_post(mpiacc_coll_op_t *c, MPI_Request *r)
     MPI_Count n;
     MPI_Datatype t;
     mpiacc_coll_hscalar(c, MPIACC_COLL_R, c->a.rcount, c->a.rtype, &n, &t);
-    return (r ? PMPI_Ibcast_c(mpiacc_coll_hbuf(c, MPIACC_COLL_R), n, t, c->a.root, c->a.comm, r) : PMPI_Bcast_c(mpiacc_coll_hbuf(c, MPIACC_COLL_R), n, t, c->a.root, c->a.comm));
+    return (r ? PMPI_Ibcast_c(mpiacc_coll_hbuf(c, MPIACC_COLL_R), n, t, c->a.root, c->a.comm, r)
+              : PMPI_Bcast_c(mpiacc_coll_hbuf(c, MPIACC_COLL_R), n, t, c->a.root, c->a.comm));
 }
 
 const mpiacc_coll_family_t mpiacc_coll_bcast_family = {.plan = bcast_plan, .post = bcast_post};
 
-static int barrier_plan(mpiacc_coll_op_t *c) { return MPI_SUCCESS; }
+static int barrier_plan(mpiacc_coll_op_t *c)
+{
+    return MPI_SUCCESS;
+}
 
 static int barrier_post(mpiacc_coll_op_t *c, MPI_Request *r)
 {

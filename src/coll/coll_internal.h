@@ -120,6 +120,13 @@ int mpiacc_coll_plan_blocks(mpiacc_coll_op_t *c, int s, int n, const MPI_Count *
 /* reduce.c: the datatype and count MPI reduces, mirrors (staged reductions). */
 int mpiacc_coll_reduce_prepare(mpiacc_coll_op_t *c, const char *name);
 
+/* core.c: frees an operation's state (everything it holds). */
+void mpiacc_coll_op_free(mpiacc_coll_op_t *c);
+/* steps.c: the protocol of a nonblocking collective, and a blocking call's
+ * steps in the calling thread (error raised on the communicator). */
+extern const mpiacc_proto_t mpiacc_coll_proto;
+int mpiacc_coll_blocking(mpiacc_coll_op_t *c, int pooled);
+
 extern const mpiacc_coll_family_t mpiacc_coll_bcast_family, mpiacc_coll_barrier_family;
 extern const mpiacc_coll_family_t mpiacc_coll_reduce_family;
 extern const mpiacc_coll_family_t mpiacc_coll_gather_family;

@@ -49,25 +49,36 @@ static int post(mpiacc_coll_op_t *c, MPI_Request *r)
     mpiacc_coll_hscalar(c, MPIACC_COLL_S, a->scount, a->stype, &sn, &st);
     mpiacc_coll_hscalar(c, MPIACC_COLL_R, a->rcount, a->rtype, &rn, &rt);
     switch (c->kind) {
-    case MPIACC_COLL_GATHER: return (r ? PMPI_Igather_c(sb, sn, st, rb, rn, rt, a->root, a->comm, r) : PMPI_Gather_c(sb, sn, st, rb, rn, rt, a->root, a->comm));
-    case MPIACC_COLL_SCATTER: return (r ? PMPI_Iscatter_c(sb, sn, st, rb, rn, rt, a->root, a->comm, r) : PMPI_Scatter_c(sb, sn, st, rb, rn, rt, a->root, a->comm));
-    case MPIACC_COLL_ALLGATHER: return (r ? PMPI_Iallgather_c(sb, sn, st, rb, rn, rt, a->comm, r) : PMPI_Allgather_c(sb, sn, st, rb, rn, rt, a->comm));
+    case MPIACC_COLL_GATHER:
+        return (r ? PMPI_Igather_c(sb, sn, st, rb, rn, rt, a->root, a->comm, r)
+                  : PMPI_Gather_c(sb, sn, st, rb, rn, rt, a->root, a->comm));
+    case MPIACC_COLL_SCATTER:
+        return (r ? PMPI_Iscatter_c(sb, sn, st, rb, rn, rt, a->root, a->comm, r)
+                  : PMPI_Scatter_c(sb, sn, st, rb, rn, rt, a->root, a->comm));
+    case MPIACC_COLL_ALLGATHER:
+        return (r ? PMPI_Iallgather_c(sb, sn, st, rb, rn, rt, a->comm, r)
+                  : PMPI_Allgather_c(sb, sn, st, rb, rn, rt, a->comm));
     case MPIACC_COLL_GATHERV:
         if (root) {
             MPIACC_CHECK(mpiacc_coll_harrays(c, MPIACC_COLL_R, c->size, 0));
             mpiacc_coll_hscalar(c, MPIACC_COLL_R, 0, a->rtype, &rn, &rt);
-            return (r ? PMPI_Igatherv_c(sb, sn, st, rb, c->hcounts[1], c->hdispls[1], rt, a->root, a->comm, r) : PMPI_Gatherv_c(sb, sn, st, rb, c->hcounts[1], c->hdispls[1], rt, a->root, a->comm));
+            return (r ? PMPI_Igatherv_c(sb, sn, st, rb, c->hcounts[1], c->hdispls[1], rt, a->root, a->comm, r)
+                      : PMPI_Gatherv_c(sb, sn, st, rb, c->hcounts[1], c->hdispls[1], rt, a->root, a->comm));
         }
-        return (r ? PMPI_Igatherv_c(sb, sn, st, rb, NULL, NULL, rt, a->root, a->comm, r) : PMPI_Gatherv_c(sb, sn, st, rb, NULL, NULL, rt, a->root, a->comm));
+        return (r ? PMPI_Igatherv_c(sb, sn, st, rb, NULL, NULL, rt, a->root, a->comm, r)
+                  : PMPI_Gatherv_c(sb, sn, st, rb, NULL, NULL, rt, a->root, a->comm));
     case MPIACC_COLL_SCATTERV:
         if (root) {
             MPIACC_CHECK(mpiacc_coll_harrays(c, MPIACC_COLL_S, c->size, 0));
-            return (r ? PMPI_Iscatterv_c(sb, c->hcounts[0], c->hdispls[0], st, rb, rn, rt, a->root, a->comm, r) : PMPI_Scatterv_c(sb, c->hcounts[0], c->hdispls[0], st, rb, rn, rt, a->root, a->comm));
+            return (r ? PMPI_Iscatterv_c(sb, c->hcounts[0], c->hdispls[0], st, rb, rn, rt, a->root, a->comm, r)
+                      : PMPI_Scatterv_c(sb, c->hcounts[0], c->hdispls[0], st, rb, rn, rt, a->root, a->comm));
         }
-        return (r ? PMPI_Iscatterv_c(sb, NULL, NULL, st, rb, rn, rt, a->root, a->comm, r) : PMPI_Scatterv_c(sb, NULL, NULL, st, rb, rn, rt, a->root, a->comm));
+        return (r ? PMPI_Iscatterv_c(sb, NULL, NULL, st, rb, rn, rt, a->root, a->comm, r)
+                  : PMPI_Scatterv_c(sb, NULL, NULL, st, rb, rn, rt, a->root, a->comm));
     default: /* allgatherv */
         MPIACC_CHECK(mpiacc_coll_harrays(c, MPIACC_COLL_R, c->size, 0));
-        return (r ? PMPI_Iallgatherv_c(sb, sn, st, rb, c->hcounts[1], c->hdispls[1], rt, a->comm, r) : PMPI_Allgatherv_c(sb, sn, st, rb, c->hcounts[1], c->hdispls[1], rt, a->comm));
+        return (r ? PMPI_Iallgatherv_c(sb, sn, st, rb, c->hcounts[1], c->hdispls[1], rt, a->comm, r)
+                  : PMPI_Allgatherv_c(sb, sn, st, rb, c->hcounts[1], c->hdispls[1], rt, a->comm));
     }
 fn_exit:
     return mpi_errno;

@@ -16,8 +16,8 @@
 
 static int is_predefined(MPI_Op op)
 {
-    static const MPI_Op ops[] = {MPI_MAX,  MPI_MIN, MPI_SUM,  MPI_PROD,   MPI_LAND,   MPI_BAND,    MPI_LOR,
-                                 MPI_BOR,  MPI_LXOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP};
+    static const MPI_Op ops[] = {MPI_MAX, MPI_MIN,  MPI_SUM,  MPI_PROD,   MPI_LAND,   MPI_BAND,    MPI_LOR,
+                                 MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (op == ops[i]) return 1;
     return 0;
@@ -29,11 +29,14 @@ static MPI_Count total_in(const mpiacc_coll_op_t *c)
 {
     MPI_Count n = 0;
     switch (c->kind) {
-    case MPIACC_COLL_REDUCE_SCATTER_BLOCK: return c->a.rcount * c->size;
+    case MPIACC_COLL_REDUCE_SCATTER_BLOCK:
+        return c->a.rcount * c->size;
     case MPIACC_COLL_REDUCE_SCATTER:
-        for (int i = 0; i < c->size; i++) n += c->rcounts[i];
+        for (int i = 0; i < c->size; i++)
+            n += c->rcounts[i];
         return n;
-    default: return c->a.rcount;
+    default:
+        return c->a.rcount;
     }
 }
 
@@ -140,8 +143,14 @@ fn_fail:
     goto fn_exit;
 }
 
-int mpiacc_coll_reduce_to_mirror(mpiacc_coll_op_t *c) { return convert(c, 1); }
-int mpiacc_coll_reduce_from_mirror(mpiacc_coll_op_t *c) { return convert(c, 0); }
+int mpiacc_coll_reduce_to_mirror(mpiacc_coll_op_t *c)
+{
+    return convert(c, 1);
+}
+int mpiacc_coll_reduce_from_mirror(mpiacc_coll_op_t *c)
+{
+    return convert(c, 0);
+}
 
 static int post(mpiacc_coll_op_t *c, MPI_Request *r)
 {
@@ -152,19 +161,29 @@ static int post(mpiacc_coll_op_t *c, MPI_Request *r)
     const void *sb = c->in_place ? MPI_IN_PLACE : mpiacc_coll_hbuf(c, MPIACC_COLL_S);
     void *rb = mpiacc_coll_hbuf(c, MPIACC_COLL_R);
     switch (c->kind) {
-    case MPIACC_COLL_REDUCE: return (r ? PMPI_Ireduce_c(sb, rb, n, t, a->op, a->root, a->comm, r) : PMPI_Reduce_c(sb, rb, n, t, a->op, a->root, a->comm));
-    case MPIACC_COLL_ALLREDUCE: return (r ? PMPI_Iallreduce_c(sb, rb, n, t, a->op, a->comm, r) : PMPI_Allreduce_c(sb, rb, n, t, a->op, a->comm));
-    case MPIACC_COLL_SCAN: return (r ? PMPI_Iscan_c(sb, rb, n, t, a->op, a->comm, r) : PMPI_Scan_c(sb, rb, n, t, a->op, a->comm));
-    case MPIACC_COLL_EXSCAN: return (r ? PMPI_Iexscan_c(sb, rb, n, t, a->op, a->comm, r) : PMPI_Exscan_c(sb, rb, n, t, a->op, a->comm));
-    case MPIACC_COLL_REDUCE_SCATTER_BLOCK: return (r ? PMPI_Ireduce_scatter_block_c(sb, rb, n, t, a->op, a->comm, r) : PMPI_Reduce_scatter_block_c(sb, rb, n, t, a->op, a->comm));
+    case MPIACC_COLL_REDUCE:
+        return (r ? PMPI_Ireduce_c(sb, rb, n, t, a->op, a->root, a->comm, r)
+                  : PMPI_Reduce_c(sb, rb, n, t, a->op, a->root, a->comm));
+    case MPIACC_COLL_ALLREDUCE:
+        return (r ? PMPI_Iallreduce_c(sb, rb, n, t, a->op, a->comm, r)
+                  : PMPI_Allreduce_c(sb, rb, n, t, a->op, a->comm));
+    case MPIACC_COLL_SCAN:
+        return (r ? PMPI_Iscan_c(sb, rb, n, t, a->op, a->comm, r) : PMPI_Scan_c(sb, rb, n, t, a->op, a->comm));
+    case MPIACC_COLL_EXSCAN:
+        return (r ? PMPI_Iexscan_c(sb, rb, n, t, a->op, a->comm, r) : PMPI_Exscan_c(sb, rb, n, t, a->op, a->comm));
+    case MPIACC_COLL_REDUCE_SCATTER_BLOCK:
+        return (r ? PMPI_Ireduce_scatter_block_c(sb, rb, n, t, a->op, a->comm, r)
+                  : PMPI_Reduce_scatter_block_c(sb, rb, n, t, a->op, a->comm));
     case MPIACC_COLL_REDUCE_LOCAL:
         if (r) *r = MPI_REQUEST_NULL;
         return PMPI_Reduce_local_c(mpiacc_coll_hbuf(c, MPIACC_COLL_S), rb, n, t, a->op);
     default: { /* reduce_scatter */
         /* the counts live as long as the operation (MPI may read them until then) */
         MPIACC_CHECK(mpiacc_coll_harrays(c, MPIACC_COLL_R, c->size, 0));
-        for (int i = 0; i < c->size; i++) c->hcounts[1][i] = c->rcounts[i] * k;
-        return (r ? PMPI_Ireduce_scatter_c(sb, rb, c->hcounts[1], t, a->op, a->comm, r) : PMPI_Reduce_scatter_c(sb, rb, c->hcounts[1], t, a->op, a->comm));
+        for (int i = 0; i < c->size; i++)
+            c->hcounts[1][i] = c->rcounts[i] * k;
+        return (r ? PMPI_Ireduce_scatter_c(sb, rb, c->hcounts[1], t, a->op, a->comm, r)
+                  : PMPI_Reduce_scatter_c(sb, rb, c->hcounts[1], t, a->op, a->comm));
     }
     }
 fn_exit:
