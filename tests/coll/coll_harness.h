@@ -15,20 +15,45 @@
 #include "mpiacc.h"
 
 enum {
-    K_BCAST, K_GATHER, K_GATHERV, K_SCATTER, K_SCATTERV, K_ALLGATHER, K_ALLGATHERV, K_ALLTOALL, K_ALLTOALLV,
-    K_ALLTOALLW, K_NALLGATHER, K_NALLGATHERV, K_NALLTOALL, K_NALLTOALLV, K_NALLTOALLW, K_NKINDS
+    K_BCAST,
+    K_GATHER,
+    K_GATHERV,
+    K_SCATTER,
+    K_SCATTERV,
+    K_ALLGATHER,
+    K_ALLGATHERV,
+    K_ALLTOALL,
+    K_ALLTOALLV,
+    K_ALLTOALLW,
+    K_NALLGATHER,
+    K_NALLGATHERV,
+    K_NALLTOALL,
+    K_NALLTOALLV,
+    K_NALLTOALLW,
+    K_NKINDS
 };
-static const char *const kind_names[K_NKINDS] = {
-    "Bcast",     "Gather",    "Gatherv",     "Scatter",           "Scatterv",           "Allgather",
-    "Allgatherv", "Alltoall", "Alltoallv",   "Alltoallw",         "Neighbor_allgather", "Neighbor_allgatherv",
-    "Neighbor_alltoall", "Neighbor_alltoallv", "Neighbor_alltoallw"};
+static const char *const kind_names[K_NKINDS] = {"Bcast",
+                                                 "Gather",
+                                                 "Gatherv",
+                                                 "Scatter",
+                                                 "Scatterv",
+                                                 "Allgather",
+                                                 "Allgatherv",
+                                                 "Alltoall",
+                                                 "Alltoallv",
+                                                 "Alltoallw",
+                                                 "Neighbor_allgather",
+                                                 "Neighbor_allgatherv",
+                                                 "Neighbor_alltoall",
+                                                 "Neighbor_alltoallv",
+                                                 "Neighbor_alltoallw"};
 
 /* One call's shape: counts and displacements (in extents) per block. */
 typedef struct shape {
     int kind, root, form; /* form: 0 blocking, 1 nonblocking, 2 blocking _c, 3 nonblocking _c */
     int in_place;
-    int n;           /* blocks per side */
-    int cnt;         /* scalar count */
+    int n;   /* blocks per side */
+    int cnt; /* scalar count */
     int counts[8], displs[8];
     MPI_Aint wdispls[8];
     MPI_Count ccounts[8];
@@ -44,12 +69,12 @@ static int coll_call(const shape_t *sh, MPI_Comm comm, void *sb, MPI_Datatype st
     void *r = rb;
     MPI_Datatype sts[8], rts[8];
     int wd[8];
-    for (int i = 0; i < 8; i++) sts[i] = st, rts[i] = rt, wd[i] = (int)sh->wdispls[i];
+    for (int i = 0; i < 8; i++)
+        sts[i] = st, rts[i] = rt, wd[i] = (int)sh->wdispls[i];
     if (sh->in_place && (k == K_SCATTER || k == K_SCATTERV)) s = sb, r = MPI_IN_PLACE;
     *req = MPI_REQUEST_NULL;
     MPI_Comm_rank(comm, &me);
-#define CALL(blk, nblk, blkc, nblkc) \
-    rc = c ? (nb ? (nblkc) : (blkc)) : (nb ? (nblk) : (blk))
+#define CALL(blk, nblk, blkc, nblkc) rc = c ? (nb ? (nblkc) : (blkc)) : (nb ? (nblk) : (blk))
     switch (k) {
     case K_BCAST:
         CALL(MPI_Bcast(rb, sh->cnt, rt, sh->root, comm), MPI_Ibcast(rb, sh->cnt, rt, sh->root, comm, req),
@@ -80,7 +105,8 @@ static int coll_call(const shape_t *sh, MPI_Comm comm, void *sb, MPI_Datatype st
              MPI_Iscatterv_c(s, sh->ccounts, sh->cdispls, st, r, sh->counts[me], rt, sh->root, comm, req));
         break;
     case K_ALLGATHER:
-        CALL(MPI_Allgather(s, sh->cnt, st, r, sh->cnt, rt, comm), MPI_Iallgather(s, sh->cnt, st, r, sh->cnt, rt, comm, req),
+        CALL(MPI_Allgather(s, sh->cnt, st, r, sh->cnt, rt, comm),
+             MPI_Iallgather(s, sh->cnt, st, r, sh->cnt, rt, comm, req),
              MPI_Allgather_c(s, sh->cnt, st, r, sh->cnt, rt, comm),
              MPI_Iallgather_c(s, sh->cnt, st, r, sh->cnt, rt, comm, req));
         break;
@@ -100,8 +126,10 @@ static int coll_call(const shape_t *sh, MPI_Comm comm, void *sb, MPI_Datatype st
         break;
     }
     case K_ALLTOALL:
-        CALL(MPI_Alltoall(s, sh->cnt, st, r, sh->cnt, rt, comm), MPI_Ialltoall(s, sh->cnt, st, r, sh->cnt, rt, comm, req),
-             MPI_Alltoall_c(s, sh->cnt, st, r, sh->cnt, rt, comm), MPI_Ialltoall_c(s, sh->cnt, st, r, sh->cnt, rt, comm, req));
+        CALL(MPI_Alltoall(s, sh->cnt, st, r, sh->cnt, rt, comm),
+             MPI_Ialltoall(s, sh->cnt, st, r, sh->cnt, rt, comm, req),
+             MPI_Alltoall_c(s, sh->cnt, st, r, sh->cnt, rt, comm),
+             MPI_Ialltoall_c(s, sh->cnt, st, r, sh->cnt, rt, comm, req));
         break;
     case K_ALLTOALLV:
         CALL(MPI_Alltoallv(s, sh->counts, sh->displs, st, r, sh->counts, sh->displs, rt, comm),
@@ -144,8 +172,14 @@ static int coll_call(const shape_t *sh, MPI_Comm comm, void *sb, MPI_Datatype st
     return rc;
 }
 
-static int is_neighbor(int k) { return k >= K_NALLGATHER; }
-static int rooted(int k) { return k >= K_GATHER && k <= K_SCATTERV; }
+static int is_neighbor(int k)
+{
+    return k >= K_NALLGATHER;
+}
+static int rooted(int k)
+{
+    return k >= K_GATHER && k <= K_SCATTERV;
+}
 
 /* The same shape on every rank (rs is in step), made this rank's. */
 static void make_shape(shape_t *sh, int kind, uint64_t *rs, MPI_Aint ext, int rank, int size)
@@ -157,7 +191,8 @@ static void make_shape(shape_t *sh, int kind, uint64_t *rs, MPI_Aint ext, int ra
     sh->cnt = (int)(mpiacc_test_rand(rs) % 3);
     sh->root = (int)(mpiacc_test_rand(rs) % (uint64_t)size);
     sh->form = (int)(mpiacc_test_rand(rs) % 4);
-    for (int i = 0; i < 8; i++) base[i] = is_neighbor(kind) ? sh->cnt : (int)(mpiacc_test_rand(rs) % 3);
+    for (int i = 0; i < 8; i++)
+        base[i] = is_neighbor(kind) ? sh->cnt : (int)(mpiacc_test_rand(rs) % 3);
     sh->in_place = (int)(mpiacc_test_rand(rs) % 3) == 0 && kind != K_BCAST && !is_neighbor(kind);
     if (rooted(kind) && rank != sh->root) sh->in_place = 0;
     for (int i = 0; i < P; i++) {

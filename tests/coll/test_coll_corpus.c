@@ -37,7 +37,8 @@ static int overlaps(MPI_Datatype t)
     tg_bounds(t, 2, &lo, &hi);
     if (sz == 0 || hi - lo > 1 << 20) return 1;
     unsigned char *buf = calloc((size_t)(hi - lo), 1), *in = malloc((size_t)sz), *out = malloc((size_t)sz);
-    for (MPI_Count i = 0; i < sz; i++) in[i] = (unsigned char)(i * 37 + 11 + (i >> 8));
+    for (MPI_Count i = 0; i < sz; i++)
+        in[i] = (unsigned char)(i * 37 + 11 + (i >> 8));
     MPI_Unpack(in, (int)sz, &pos, buf - lo, 2, t, MPI_COMM_SELF);
     pos = 0;
     MPI_Pack(buf - lo, 2, t, out, (int)sz, &pos, MPI_COMM_SELF);
@@ -48,7 +49,8 @@ static int overlaps(MPI_Datatype t)
 
 static void fill(unsigned char *p, size_t n, uint64_t seed)
 {
-    for (size_t i = 0; i < n; i++) p[i] = (unsigned char)((seed >> (i % 7)) + i * 131 + (i >> 5));
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)((seed >> (i % 7)) + i * 131 + (i >> 5));
 }
 
 static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
@@ -70,7 +72,8 @@ static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
     tg_bounds(t, E, &lo, &hi);
     size_t bytes = (size_t)(hi - lo) + 8;
     unsigned char *m[4];
-    for (int i = 0; i < 4; i++) m[i] = malloc(bytes);
+    for (int i = 0; i < 4; i++)
+        m[i] = malloc(bytes);
     fill(m[0], bytes, (uint64_t)iter * 977 + (uint64_t)rank);
     fill(m[1], bytes, (uint64_t)iter * 1013 + (uint64_t)rank * 7);
     memcpy(m[2], m[0], bytes);
@@ -95,10 +98,12 @@ static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
                     MPI_Count tsz, tlb, text;
                     MPI_Type_size_c(t, &tsz);
                     MPI_Type_get_true_extent_c(t, &tlb, &text);
-                    fprintf(stderr, "type: size %lld extent %ld lb %ld true lb %lld true extent %lld, E %d; "
-                                    "oracle/test bytes from there:", (long long)tsz, (long)ext, (long)lb,
-                            (long long)tlb, (long long)text, E);
-                    for (size_t q = b; q < b + 24 && q < bytes; q++) fprintf(stderr, " %02x/%02x", m[1][q], m[3][q]);
+                    fprintf(stderr,
+                            "type: size %lld extent %ld lb %ld true lb %lld true extent %lld, E %d; "
+                            "oracle/test bytes from there:",
+                            (long long)tsz, (long)ext, (long)lb, (long long)tlb, (long long)text, E);
+                    for (size_t q = b; q < b + 24 && q < bytes; q++)
+                        fprintf(stderr, " %02x/%02x", m[1][q], m[3][q]);
                     fprintf(stderr, "\n");
                     {
                         unsigned char *p0 = malloc((size_t)(tsz * E)), *p1 = malloc((size_t)(tsz * E));
@@ -106,7 +111,10 @@ static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
                         MPI_Pack(m[1] - lo, E - 1, t, p0, (int)(tsz * E), &q0, MPI_COMM_SELF);
                         MPI_Pack(m[3] - lo, E - 1, t, p1, (int)(tsz * E), &q1, MPI_COMM_SELF);
                         for (int q = 0; q < q0; q++)
-                            if (p0[q] != p1[q]) { fprintf(stderr, "packed differ at %d (element %lld)\n", q, (long long)(q / tsz)); break; }
+                            if (p0[q] != p1[q]) {
+                                fprintf(stderr, "packed differ at %d (element %lld)\n", q, (long long)(q / tsz));
+                                break;
+                            }
                         fprintf(stderr, "combiner chain: %s overlaps %d\n", tg_combiner_name(t), overlaps(t));
                     }
                 }
@@ -114,11 +122,12 @@ static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
             }
         fail_msg("%s (form %d, in place %d, root %d, cnt %d, tagged send %d recv %d, combiner %s, iter %ld): "
                  "rank %d's buffers differ from MPI's",
-                 kind_names[kind], sh.form, sh.in_place, sh.root, sh.cnt, ts == tt, tr == tt, tg_combiner_name(t),
-                 iter, rank);
+                 kind_names[kind], sh.form, sh.in_place, sh.root, sh.cnt, ts == tt, tr == tt, tg_combiner_name(t), iter,
+                 rank);
     }
     ncalls++;
-    for (int i = 0; i < 4; i++) free(m[i]);
+    for (int i = 0; i < 4; i++)
+        free(m[i]);
     MPI_Type_free(&tt);
 }
 
@@ -135,7 +144,8 @@ static void test_corpus(void **state)
         /* every rank decides alike (same seed) */
         MPI_Allreduce(MPI_IN_PLACE, &ov, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (!ov) {
-            for (int k = 0; k < K_NKINDS; k++) run_one(t, k, &rs, i * K_NKINDS + k);
+            for (int k = 0; k < K_NKINDS; k++)
+                run_one(t, k, &rs, i * K_NKINDS + k);
             done++;
         }
         tg_free(&t);
@@ -148,8 +158,8 @@ static void test_corpus(void **state)
 /* ---- reductions ------------------------------------------------------------ */
 
 enum { R_REDUCE, R_ALLREDUCE, R_LOCAL, R_RS, R_RSB, R_SCAN, R_EXSCAN, R_NKINDS };
-static const char *const red_names[R_NKINDS] = {"Reduce", "Allreduce", "Reduce_local", "Reduce_scatter",
-                                                 "Reduce_scatter_block", "Scan", "Exscan"};
+static const char *const red_names[R_NKINDS] = {
+    "Reduce", "Allreduce", "Reduce_local", "Reduce_scatter", "Reduce_scatter_block", "Scan", "Exscan"};
 static MPI_Datatype user_type_seen;
 
 static void lsum(void *in, void *inout, int *len, MPI_Datatype *dt)
@@ -158,7 +168,8 @@ static void lsum(void *in, void *inout, int *len, MPI_Datatype *dt)
     MPI_Count sz;
     user_type_seen = *dt;
     MPI_Type_size_c(*dt, &sz);
-    for (long i = 0; i < *len * (long)(sz / (MPI_Count)sizeof(long)); i++) b[i] += a[i];
+    for (long i = 0; i < *len * (long)(sz / (MPI_Count)sizeof(long)); i++)
+        b[i] += a[i];
 }
 
 static int red_call(int k, int form, int ip, void *sb, void *rb, int cnt, MPI_Datatype t, MPI_Op op, int root,
@@ -167,7 +178,8 @@ static int red_call(int k, int form, int ip, void *sb, void *rb, int cnt, MPI_Da
     int nb = form & 1, c = form & 2, rcs[8];
     MPI_Count rcc[8];
     const void *s = ip ? MPI_IN_PLACE : sb;
-    for (int i = 0; i < 8; i++) rcs[i] = rcc[i] = cnt;
+    for (int i = 0; i < 8; i++)
+        rcs[i] = rcc[i] = cnt;
     *req = MPI_REQUEST_NULL;
     switch (k) {
     case R_REDUCE:
@@ -181,7 +193,8 @@ static int red_call(int k, int form, int ip, void *sb, void *rb, int cnt, MPI_Da
                        : MPI_Allreduce_c(s, rb, cnt, t, op, MPI_COMM_WORLD))
                  : (nb ? MPI_Iallreduce(s, rb, cnt, t, op, MPI_COMM_WORLD, req)
                        : MPI_Allreduce(s, rb, cnt, t, op, MPI_COMM_WORLD));
-    case R_LOCAL: return c ? MPI_Reduce_local_c(sb, rb, cnt, t, op) : MPI_Reduce_local(sb, rb, cnt, t, op);
+    case R_LOCAL:
+        return c ? MPI_Reduce_local_c(sb, rb, cnt, t, op) : MPI_Reduce_local(sb, rb, cnt, t, op);
     case R_RS:
         return c ? (nb ? MPI_Ireduce_scatter_c(s, rb, rcc, t, op, MPI_COMM_WORLD, req)
                        : MPI_Reduce_scatter_c(s, rb, rcc, t, op, MPI_COMM_WORLD))
@@ -193,8 +206,10 @@ static int red_call(int k, int form, int ip, void *sb, void *rb, int cnt, MPI_Da
                  : (nb ? MPI_Ireduce_scatter_block(s, rb, cnt, t, op, MPI_COMM_WORLD, req)
                        : MPI_Reduce_scatter_block(s, rb, cnt, t, op, MPI_COMM_WORLD));
     case R_SCAN:
-        return c ? (nb ? MPI_Iscan_c(s, rb, cnt, t, op, MPI_COMM_WORLD, req) : MPI_Scan_c(s, rb, cnt, t, op, MPI_COMM_WORLD))
-                 : (nb ? MPI_Iscan(s, rb, cnt, t, op, MPI_COMM_WORLD, req) : MPI_Scan(s, rb, cnt, t, op, MPI_COMM_WORLD));
+        return c ? (nb ? MPI_Iscan_c(s, rb, cnt, t, op, MPI_COMM_WORLD, req)
+                       : MPI_Scan_c(s, rb, cnt, t, op, MPI_COMM_WORLD))
+                 : (nb ? MPI_Iscan(s, rb, cnt, t, op, MPI_COMM_WORLD, req)
+                       : MPI_Scan(s, rb, cnt, t, op, MPI_COMM_WORLD));
     default:
         return c ? (nb ? MPI_Iexscan_c(s, rb, cnt, t, op, MPI_COMM_WORLD, req)
                        : MPI_Exscan_c(s, rb, cnt, t, op, MPI_COMM_WORLD))
@@ -209,9 +224,12 @@ static void fill_values(void *p, MPI_Datatype base, MPI_Count nbase, MPI_Aint st
     for (MPI_Count i = 0; i < nbase; i++) {
         char *e = (char *)p + i * stride;
         long v = (long)((seed * 2654435761u + (uint64_t)i * 40503u) % 1000);
-        if (base == MPI_INT) *(int *)e = (int)v;
-        else if (base == MPI_LONG) *(long *)e = v;
-        else if (base == MPI_DOUBLE) *(double *)e = (double)v * 0.5;
+        if (base == MPI_INT)
+            *(int *)e = (int)v;
+        else if (base == MPI_LONG)
+            *(long *)e = v;
+        else if (base == MPI_DOUBLE)
+            *(double *)e = (double)v * 0.5;
         else { /* MPI_DOUBLE_INT */
             *(double *)e = (double)(v % 7);
             *(int *)(e + sizeof(double)) = (int)(v + rank);
@@ -239,7 +257,8 @@ static void run_red(MPI_Datatype t, MPI_Datatype ot, MPI_Datatype base, MPI_Op o
     for (int i = 0; i < 4; i++) {
         m[i] = calloc(bytes, 1);
         /* every base element of the span gets a value (gaps included) */
-        fill_values(m[i], base, (MPI_Count)(bytes / (size_t)bext), bext, (uint64_t)iter * 31 + (uint64_t)rank * 7 + (uint64_t)(i & 1));
+        fill_values(m[i], base, (MPI_Count)(bytes / (size_t)bext), bext,
+                    (uint64_t)iter * 31 + (uint64_t)rank * 7 + (uint64_t)(i & 1));
     }
     memcpy(m[2], m[0], bytes);
     memcpy(m[3], m[1], bytes);
@@ -277,7 +296,8 @@ static void run_red(MPI_Datatype t, MPI_Datatype ot, MPI_Datatype base, MPI_Op o
         free(pk[0]), free(pk[1]);
     }
     ncalls++;
-    for (int i = 0; i < 4; i++) free(m[i]);
+    for (int i = 0; i < 4; i++)
+        free(m[i]);
     MPI_Type_free(&tt);
 }
 
@@ -320,7 +340,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help")) {
             printf("usage: %s\nThe collectives' staged path against MPI's own on random datatypes "
-                   "(MPIACC_TEST_SEED, MPIACC_TEST_NTYPES, MPIACC_TEST_LONG).\n", argv[0]);
+                   "(MPIACC_TEST_SEED, MPIACC_TEST_NTYPES, MPIACC_TEST_LONG).\n",
+                   argv[0]);
             return 0;
         }
     MPI_Init(&argc, &argv);

@@ -29,8 +29,10 @@ static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
     tg_bounds(t, E, &lo, &hi);
     size_t bytes = (size_t)hi + 8;
     unsigned char *m[4];
-    for (int i = 0; i < 4; i++) m[i] = malloc(bytes);
-    for (size_t i = 0; i < bytes; i++) m[0][i] = (unsigned char)(i * 7 + rank * 13 + iter), m[1][i] = (unsigned char)(i * 3 + rank);
+    for (int i = 0; i < 4; i++)
+        m[i] = malloc(bytes);
+    for (size_t i = 0; i < bytes; i++)
+        m[0][i] = (unsigned char)(i * 7 + rank * 13 + iter), m[1][i] = (unsigned char)(i * 3 + rank);
     memcpy(m[2], m[0], bytes);
     memcpy(m[3], m[1], bytes);
     assert_int_equal(coll_call(&sh, comm, m[0], t, m[1], t, &req), MPI_SUCCESS);
@@ -48,7 +50,8 @@ static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
     if (memcmp(m[0], m[2], bytes) || memcmp(m[1], m[3], bytes))
         fail_msg("%s (form %d, in place %d, device send %d recv %d, combiner %s, iter %ld): rank %d differs from MPI",
                  kind_names[kind], sh.form, sh.in_place, dev_s, dev_r, tg_combiner_name(t), iter, rank);
-    for (int i = 0; i < 4; i++) free(m[i]);
+    for (int i = 0; i < 4; i++)
+        free(m[i]);
     MPI_Type_free(&tt);
 }
 
@@ -70,36 +73,46 @@ static void test_ocl_corpus(void **state)
         bad = lo < 0 || lo2 < 0 || ext < hi - lo || lb < 0;
         MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (!bad) {
-            for (int k = 0; k < K_NKINDS; k++) run_one(t, k, &rs, i * K_NKINDS + k);
+            for (int k = 0; k < K_NKINDS; k++)
+                run_one(t, k, &rs, i * K_NKINDS + k);
             done++;
         }
         tg_free(&t);
     }
-    if (rank == 0) printf("OpenCL corpus: %ld types x %d collectives, seed %llu\n", n, K_NKINDS, (unsigned long long)seed);
+    if (rank == 0)
+        printf("OpenCL corpus: %ld types x %d collectives, seed %llu\n", n, K_NKINDS, (unsigned long long)seed);
 }
 
 static void test_ocl_reductions(void **state)
 {
     enum { M = 1000 };
     int *h = malloc(sizeof(int) * M * 8), *o = malloc(sizeof(int) * M * 8);
-    struct { double v; int i; } p[4], q[4];
+    struct {
+        double v;
+        int i;
+    } p[4], q[4];
     MPI_Datatype ti = cl_type(MPI_INT, fx.qin, NULL), tp = cl_type(MPI_DOUBLE_INT, fx.qin, NULL);
     cl_mem a, b;
-    for (int i = 0; i < M * size; i++) h[i] = i + rank;
+    for (int i = 0; i < M * size; i++)
+        h[i] = i + rank;
     a = fx_buf(sizeof(int) * M * size, h);
     b = fx_buf(sizeof(int) * M * size, NULL);
     assert_int_equal(MPI_Allreduce((void *)a, (void *)b, M, ti, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
     fx_read(b, sizeof(int) * M, o);
-    for (int i = 0; i < M; i++) assert_int_equal(o[i], size * i + size * (size - 1) / 2);
+    for (int i = 0; i < M; i++)
+        assert_int_equal(o[i], size * i + size * (size - 1) / 2);
     assert_int_equal(MPI_Reduce_scatter_block((void *)a, (void *)b, M, ti, MPI_MAX, MPI_COMM_WORLD), MPI_SUCCESS);
     fx_read(b, sizeof(int) * M, o);
-    for (int i = 0; i < M; i++) assert_int_equal(o[i], rank * M + i + size - 1);
+    for (int i = 0; i < M; i++)
+        assert_int_equal(o[i], rank * M + i + size - 1);
     assert_int_equal(MPI_Scan(MPI_IN_PLACE, (void *)a, M, ti, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
     fx_read(a, sizeof(int) * M, o);
-    for (int i = 0; i < M; i++) assert_int_equal(o[i], (rank + 1) * i + rank * (rank + 1) / 2);
+    for (int i = 0; i < M; i++)
+        assert_int_equal(o[i], (rank + 1) * i + rank * (rank + 1) / 2);
     clReleaseMemObject(a);
     clReleaseMemObject(b);
-    for (int i = 0; i < 4; i++) p[i].v = (double)((i + rank) % size), p[i].i = rank;
+    for (int i = 0; i < 4; i++)
+        p[i].v = (double)((i + rank) % size), p[i].i = rank;
     a = fx_buf(sizeof p, p);
     b = fx_buf(sizeof q, NULL);
     assert_int_equal(MPI_Allreduce((void *)a, (void *)b, 4, tp, MPI_MINLOC, MPI_COMM_WORLD), MPI_SUCCESS);

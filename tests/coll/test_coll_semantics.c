@@ -44,7 +44,10 @@ static void *set_later(void *p)
     return NULL;
 }
 
-static long tr(int from, int to) { return atomic_load(&mpiacc_rp_transitions[from][to]); }
+static long tr(int from, int to)
+{
+    return atomic_load(&mpiacc_rp_transitions[from][to]);
+}
 
 static void test_order_slow_dependency(void **state)
 {
@@ -57,7 +60,8 @@ static void test_order_slow_dependency(void **state)
          dr = tr(MPIACC_RP_DEP_PENDING, MPIACC_RP_READY), pr = tr(MPIACC_RP_PACKING, MPIACC_RP_READY),
          ri = tr(MPIACC_RP_READY, MPIACC_RP_IN_FLIGHT), iu = tr(MPIACC_RP_IN_FLIGHT, MPIACC_RP_UNPACKING),
          ud = tr(MPIACC_RP_UNPACKING, MPIACC_RP_DONE), nr = tr(MPIACC_RP_NEW, MPIACC_RP_READY);
-    for (int i = 0; i < N; i++) b[i] = rank == 0 ? 1000 + i : -1, s[i] = rank, r[i] = r2[i] = -7;
+    for (int i = 0; i < N; i++)
+        b[i] = rank == 0 ? 1000 + i : -1, s[i] = rank, r[i] = r2[i] = -7;
     /* every rank's device Ibcast waits for its flag; the host collectives
      * behind it must wait too */
     assert_int_equal(MPI_Ibcast(b, N, t, 0, MPI_COMM_WORLD, &req[0]), MPI_SUCCESS);
@@ -75,10 +79,12 @@ static void test_order_slow_dependency(void **state)
     }
     /* the collective's arrows */
     assert_true(tr(MPIACC_RP_NEW, MPIACC_RP_DEP_PENDING) > dep0);
-    if (rank == 0) assert_true(tr(MPIACC_RP_DEP_PENDING, MPIACC_RP_PACKING) > dp);
-    else assert_true(tr(MPIACC_RP_DEP_PENDING, MPIACC_RP_READY) > dr);
+    if (rank == 0)
+        assert_true(tr(MPIACC_RP_DEP_PENDING, MPIACC_RP_PACKING) > dp);
+    else
+        assert_true(tr(MPIACC_RP_DEP_PENDING, MPIACC_RP_READY) > dr);
     if (rank == 0) assert_true(tr(MPIACC_RP_PACKING, MPIACC_RP_READY) > pr);
-    assert_true(tr(MPIACC_RP_NEW, MPIACC_RP_READY) > nr); /* the Iallreduce queued behind */
+    assert_true(tr(MPIACC_RP_NEW, MPIACC_RP_READY) > nr);            /* the Iallreduce queued behind */
     assert_true(tr(MPIACC_RP_READY, MPIACC_RP_IN_FLIGHT) >= ri + 2); /* the Ibcast and the queued Iallreduce */
     assert_true(tr(MPIACC_RP_IN_FLIGHT, MPIACC_RP_UNPACKING) >= iu + 2);
     assert_true(tr(MPIACC_RP_UNPACKING, MPIACC_RP_DONE) >= ud + 2);
@@ -92,8 +98,10 @@ static void test_out_of_order_completion(void **state)
     MPI_Request req[3];
     int done = 0, idx;
     long np = tr(MPIACC_RP_NEW, MPIACC_RP_PACKING);
-    for (int i = 0; i < size * N; i++) a_s[i] = rank * 100000 + i, a_r[i] = -1;
-    for (int i = 0; i < size * 4; i++) rs_s[i] = i;
+    for (int i = 0; i < size * N; i++)
+        a_s[i] = rank * 100000 + i, a_r[i] = -1;
+    for (int i = 0; i < size * 4; i++)
+        rs_s[i] = i;
     assert_int_equal(MPI_Ialltoall(a_s, N, t, a_r, N, t, MPI_COMM_WORLD, &req[0]), MPI_SUCCESS);
     assert_int_equal(MPI_Iallgather(&rank, 1, MPI_INT, g_r, 1, MPI_INT, MPI_COMM_WORLD, &req[1]), MPI_SUCCESS);
     assert_int_equal(MPI_Ireduce_scatter_block(rs_s, rs_r, 4, t, MPI_SUM, MPI_COMM_WORLD, &req[2]), MPI_SUCCESS);
@@ -102,13 +110,17 @@ static void test_out_of_order_completion(void **state)
         done++;
     }
     for (int p = 0; p < size; p++)
-        for (int i = 0; i < N; i++) assert_int_equal(a_r[p * N + i], p * 100000 + rank * N + i);
-    for (int p = 0; p < size; p++) assert_int_equal(g_r[p], p);
+        for (int i = 0; i < N; i++)
+            assert_int_equal(a_r[p * N + i], p * 100000 + rank * N + i);
+    for (int p = 0; p < size; p++)
+        assert_int_equal(g_r[p], p);
     assert_true(tr(MPIACC_RP_NEW, MPIACC_RP_PACKING) >= np + 2); /* the Ialltoall, the Ireduce_scatter_block */
-    for (int i = 0; i < 4; i++) assert_int_equal(rs_r[i], size * (rank * 4 + i));
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(rs_r[i], size * (rank * 4 + i));
     /* MPI_Reduce_local (blocking: staged in the calling thread) */
     assert_int_equal(MPI_Reduce_local(loc_in, loc_io, 4, t, MPI_SUM), MPI_SUCCESS);
-    for (int i = 0; i < 4; i++) assert_int_equal(loc_io[i], 11 * (i + 1));
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(loc_io[i], 11 * (i + 1));
     MPI_Type_free(&t);
 }
 
@@ -118,7 +130,8 @@ static void expect_error(int rc, int cls, const char *words)
     char msg[MPI_MAX_ERROR_STRING] = "";
     MPI_Error_class(rc, &c);
     MPI_Error_string(rc, msg, &l);
-    if (c != cls || !strstr(msg, words)) fail_msg("error class %d (want %d), message \"%s\" (want \"%s\")", c, cls, msg, words);
+    if (c != cls || !strstr(msg, words))
+        fail_msg("error class %d (want %d), message \"%s\" (want \"%s\")", c, cls, msg, words);
 }
 
 static void test_errors(void **state)
@@ -133,7 +146,8 @@ static void test_errors(void **state)
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     expect_error(MPI_Bcast_init(buf, 4, t, 0, comm, MPI_INFO_NULL, &req), MPI_ERR_TYPE, "MPI_Bcast_init");
-    for (int i = 0; i < 8; i++) ts[i] = i == size - 1 ? t : MPI_INT, cnt[i] = 1, dsp[i] = 4 * i;
+    for (int i = 0; i < 8; i++)
+        ts[i] = i == size - 1 ? t : MPI_INT, cnt[i] = 1, dsp[i] = 4 * i;
     expect_error(MPI_Alltoallw_init(buf, cnt, dsp, ts, buf + 32, cnt, dsp, ts, comm, MPI_INFO_NULL, &req), MPI_ERR_TYPE,
                  "MPI_Alltoallw_init");
     expect_error(MPI_Bcast(buf, -1, t, 0, comm), MPI_ERR_COUNT, "negative count");
@@ -146,6 +160,17 @@ static void test_errors(void **state)
     expect_error(MPI_Allreduce(MPI_IN_PLACE, buf, 1, st, MPI_SUM, comm), MPI_ERR_OP, "predefined operation");
     /* one buffer described by tagged and untagged datatypes */
     expect_error(MPI_Alltoallw(buf, cnt, dsp, ts, buf + 32, cnt, dsp, ts, comm), MPI_ERR_TYPE, "mix buffer kinds");
+    /* intercommunicators: device collectives refused */
+    if (size >= 2) {
+        MPI_Comm half, inter;
+        MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+        MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 7, &inter);
+        MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+        expect_error(MPI_Bcast(buf, 1, t, rank == 0 ? MPI_ROOT : (rank % 2 ? 0 : MPI_PROC_NULL), inter), MPI_ERR_COMM,
+                     "intercommunicator");
+        MPI_Comm_free(&inter);
+        MPI_Comm_free(&half);
+    }
     MPI_Type_free(&st);
     MPI_Type_free(&t);
     MPI_Comm_free(&comm);
@@ -159,13 +184,17 @@ static void *thread_body(void *p)
     MPI_Request req[2];
     *bad = 0;
     for (int it = 0; it < 20; it++) {
-        for (int i = 0; i < 4; i++) s[i] = rank + it + i;
-        for (int i = 0; i < size; i++) a_s[i] = rank * 100 + i + it;
+        for (int i = 0; i < 4; i++)
+            s[i] = rank + it + i;
+        for (int i = 0; i < size; i++)
+            a_s[i] = rank * 100 + i + it;
         MPI_Iallreduce(s, r, 4, t, MPI_SUM, comm, &req[0]);
         MPI_Ialltoall(a_s, 1, t, a_r, 1, t, comm, &req[1]);
         MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
-        for (int i = 0; i < 4; i++) *bad += r[i] != size * (size - 1) / 2 + size * (it + i);
-        for (int i = 0; i < size; i++) *bad += a_r[i] != i * 100 + rank + it;
+        for (int i = 0; i < 4; i++)
+            *bad += r[i] != size * (size - 1) / 2 + size * (it + i);
+        for (int i = 0; i < size; i++)
+            *bad += a_r[i] != i * 100 + rank + it;
     }
     MPI_Type_free(&t);
     return bad;
@@ -180,7 +209,8 @@ static void test_threads(void **state)
     if (provided < MPI_THREAD_MULTIPLE) skip();
     MPI_Comm_dup(MPI_COMM_WORLD, &c[0]);
     MPI_Comm_dup(MPI_COMM_WORLD, &c[1]);
-    for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, thread_body, &c[i]);
+    for (int i = 0; i < 2; i++)
+        pthread_create(&th[i], NULL, thread_body, &c[i]);
     for (int i = 0; i < 2; i++) {
         void *bad;
         pthread_join(th[i], &bad);
