@@ -17,12 +17,13 @@ options:
   --work DIR            where the tests are built (default: /tmp/mpiacc-mpich-coll)
   --max-np N            skip tests that need more than N processes (default: 4)
   --filter REGEX        only tests whose name matches
+  --exclude REGEX       leave out tests whose name matches (e.g. coll_large: GiB buffers)
   --timeout S           seconds per run (default: 120)
   --help                this text
 USAGE
 }
 
-BUILD=./build MPI=./.venv WORK=/tmp/mpiacc-mpich-coll MAXNP=4 FILTER=. TMO=120 SRC=
+BUILD=./build MPI=./.venv WORK=/tmp/mpiacc-mpich-coll MAXNP=4 FILTER=. EXCLUDE='^$' TMO=120 SRC=
 while [ $# -gt 0 ]; do
     case "$1" in
     --build) BUILD=$2; shift 2 ;;
@@ -30,6 +31,7 @@ while [ $# -gt 0 ]; do
     --work) WORK=$2; shift 2 ;;
     --max-np) MAXNP=$2; shift 2 ;;
     --filter) FILTER=$2; shift 2 ;;
+    --exclude) EXCLUDE=$2; shift 2 ;;
     --timeout) TMO=$2; shift 2 ;;
     --help|-h) usage; exit 0 ;;
     -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
@@ -77,6 +79,7 @@ run_one() { # $1 env-file $2 np $3.. program and args ; prints PASS/FAIL
 while read -r name np rest; do
     case "$name" in ''|\#*) continue ;; esac
     echo "$name" | grep -Eq "$FILTER" || continue
+    echo "$name" | grep -Eq "$EXCLUDE" && { skipped=$((skipped + 1)); continue; }
     [ "$np" -le "$MAXNP" ] 2>/dev/null || { skipped=$((skipped + 1)); continue; }
     src="$T/coll/$name.c"
     [ -f "$src" ] || { skipped=$((skipped + 1)); continue; }
