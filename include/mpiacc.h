@@ -59,6 +59,31 @@
  *    cl_mem for OpenCL); `position` counts bytes as usual.  MPI_Pack_size is
  *    unchanged.  The packed format equals MPI_Pack's on the host, so packed
  *    bytes can be sent as MPI_PACKED to any peer.
+ *  - Collectives: every collective that takes buffers and datatypes
+ *    (MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Reduce_local,
+ *    MPI_Reduce_scatter(_block), MPI_Scan, MPI_Exscan, MPI_Gather(v),
+ *    MPI_Scatter(v), MPI_Allgather(v), MPI_Alltoall(v,w),
+ *    MPI_Neighbor_allgather(v), MPI_Neighbor_alltoall(v,w)), blocking and
+ *    nonblocking (I forms), int and MPI_Count (_c) forms, takes device
+ *    datatypes on either side, MPI_IN_PLACE where MPI allows it.  Device
+ *    data is staged through host memory around MPI's own collective (packed
+ *    after its dependency, unpacked before the request completes).  One
+ *    process may use device buffers while another uses host buffers: the
+ *    staged bytes are described to MPI with a datatype of the user's type
+ *    signature.  Collectives on a communicator reach MPI in the order they
+ *    were called on it (a host collective, MPI_Barrier included, waits
+ *    behind a device one still waiting for its dependency).  Reductions
+ *    reduce host copies: a predefined operation counts a tagged datatype
+ *    (a dup) as its predefined type, which MPICH itself refuses on a dup,
+ *    and takes derived datatypes made of one predefined type (MPI_ERR_OP
+ *    otherwise); a user-defined operation (MPI_Op_create) is called by MPI
+ *    on host memory in the datatype's layout, with the datatype handle the
+ *    application passed.  A part whose dependency, pack or unpack fails
+ *    does not stop the collective (the other processes take part as
+ *    usual); the call or request then fails with that error.
+ *    Persistent collectives (MPI_Bcast_init ... MPI_Neighbor_alltoallw_init)
+ *    refuse device datatypes (and MPIACC_BUF_HOST with MPIACC_EVENT) with
+ *    MPI_ERR_TYPE naming the call; with host datatypes they are MPI's.
  *  - Errors: see the table below.  Every error code mpiacc returns has its
  *    own MPI_Error_string (per call, safe with threads: codes are reused
  *    round-robin from 256 per error class, so a message is only replaced
@@ -85,7 +110,9 @@
  *                      MPI_Pack/MPI_Unpack, a NULL MPIACC_CL_QUEUE or
  *                      MPIACC_EVENT (host), a queue/event of another OpenCL
  *                      context, a stream of another CUDA device
- *    MPI_ERR_COMM      MPI_COMM_NULL or an invalid communicator
+ *    MPI_ERR_COMM      MPI_COMM_NULL or an invalid communicator; a device
+ *                      collective on an intercommunicator, a neighbourhood
+ *                      collective on a communicator without topology
  *    MPI_ERR_RANK      destination / source not in the communicator (nor
  *                      MPI_PROC_NULL, nor MPI_ANY_SOURCE for receives)
  *    MPI_ERR_TAG       tag outside [0, MPI_TAG_UB] (MPI_ANY_TAG allowed
@@ -95,7 +122,12 @@
  *                      datatype mpiacc cannot use (uncommitted...), a
  *                      derived datatype without MPIACC_BUF_TYPE whose
  *                      constituents' attributes disagree (the message
- *                      names two of them)
+ *                      names two of them); a persistent collective on a
+ *                      device datatype; the datatypes of one collective
+ *                      buffer (MPI_Alltoallw) of different buffer kinds
+ *    MPI_ERR_ROOT      a device collective's root not in the communicator
+ *    MPI_ERR_OP        a predefined reduction on a device datatype that is
+ *                      not made of one predefined type
  *    MPI_ERR_BUFFER    NULL or released cl_mem, a cl_mem smaller than
  *                      count x datatype spans (data or packed side); an
  *                      empty message (count 0 or a datatype of size 0)
@@ -158,6 +190,13 @@
  *    calls like any mpiacc request's.  MPI_Mrecv / MPI_Imrecv (no
  *    communicator argument) raise mpiacc's errors on MPI_COMM_SELF's
  *    handler (MPI_COMM_WORLD's while it has none).
+ *  - Device collectives on intercommunicators are refused (MPI_ERR_COMM);
+ *    the persistent collectives' MPI_Start is not ordered behind device
+ *    collectives still waiting for their dependency, nor are communicator
+ *    constructors (MPI_Comm_dup...), whose agreement MPI runs on the
+ *    communicator: complete device collectives before those.  A derived
+ *    datatype freed before a deferred host collective (queued behind a
+ *    device one) reaches MPI is an error of the application.
  *  - The completion calls recognise mpiacc's requests through the MPI_*
  *    entry points; completing them with PMPI_* directly gets MPICH's own
  *    error reporting (an MPI_ERR_OTHER-class wrapper on MPI_COMM_SELF).

@@ -46,6 +46,8 @@ typedef enum mpiacc_errk {
     MPIACC_ERRK_TAG,       /* tag outside [0, MPI_TAG_UB]: MPI_ERR_TAG      */
     MPIACC_ERRK_COMM,      /* MPI_COMM_NULL / invalid communicator: MPI_ERR_COMM */
     MPIACC_ERRK_DISABLED,  /* device datatype with MPIACC_DISABLE=1: MPI_ERR_OTHER */
+    MPIACC_ERRK_OP,        /* operation unusable with the datatype: MPI_ERR_OP */
+    MPIACC_ERRK_ROOT,      /* root outside the communicator: MPI_ERR_ROOT */
     MPIACC_ERRK_MAX
 } mpiacc_errk_t;
 

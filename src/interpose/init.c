@@ -124,6 +124,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Finalize(void)
     mpiacc_rp_finalize(&rep);
     mpiacc_interpose_stats_summary();
     mpiacc_proto_comm_finalize();
+    mpiacc_coll_finalize();
     mpiacc_proto_finalize();
     mpiacc_dispatch_memkind_finalize();
     MPIACC_LOG(MPIACC_LOG_DEBUG, "finalize: request pool released");

@@ -12,6 +12,7 @@
 #ifndef MPIACC_INTERPOSE_H_INCLUDED
 #define MPIACC_INTERPOSE_H_INCLUDED
 
+#include "coll/coll.h"
 #include "dispatch/dispatch.h"
 #include "protocol/direct_comm.h"
 #include "dispatch/memkind.h"
@@ -86,5 +87,21 @@ int mpiacc_interpose_untagged_device(const MPI_Datatype t[], int n, const void *
  * code.  Called only when mpiacc_interpose_any_tagged or
  * mpiacc_interpose_untagged_device said so. */
 int mpiacc_interpose_refuse(const char *call, const MPI_Datatype t[], int n, int on, void *obj);
+/* Collectives: both datatypes untagged (MPI_DATATYPE_NULL counts as
+ * untagged) and no collective waiting to be posted anywhere. */
+static inline int mpiacc_interpose_coll_fast(MPI_Datatype st, MPI_Datatype rt)
+{
+    return mpiacc_interpose_untagged(st) && mpiacc_interpose_untagged(rt) && mpiacc_coll_none_deferred();
+}
+
+/* coll_types.c: the same for the datatype arrays of MPI_Alltoallw and
+ * MPI_Neighbor_alltoallw (neighbor: the topology's degrees), and the
+ * persistent forms' refusal. */
+int mpiacc_interpose_coll_untagged_w(MPI_Comm comm, int neighbor, const void *sbuf, const MPI_Datatype st[],
+                                     const MPI_Datatype rt[]);
+int mpiacc_interpose_coll_fast_w(MPI_Comm comm, int neighbor, const void *sbuf, const MPI_Datatype st[],
+                                 const MPI_Datatype rt[]);
+int mpiacc_interpose_coll_refuse_w(const char *name, MPI_Comm comm, int neighbor, const void *sbuf,
+                                   const MPI_Datatype st[], const MPI_Datatype rt[]);
 
 #endif

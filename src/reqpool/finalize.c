@@ -52,7 +52,7 @@ static int finalize_pass(int cancel_recvs, int *posted, int *only_recvs)
     *posted = *only_recvs = 1;
     for (mpiacc_rp_op_t *op = mpiacc_rp_pool.head; op; op = op->next) {
         if (op->state != MPIACC_RP_IN_FLIGHT) *posted = 0;
-        if (op->is_send || op->state != MPIACC_RP_IN_FLIGHT) *only_recvs = 0;
+        if (op->is_send || op->is_coll || op->state != MPIACC_RP_IN_FLIGHT) *only_recvs = 0;
         else if (cancel_recvs) atomic_store(&op->cancel_req, 1);
     }
     n = mpiacc_rp_pool.nactive;

@@ -107,6 +107,30 @@
  *   MPI_Cancel acts on the first message's receive (IN_FLIGHT) only.
  *   MPI_PROC_NULL sends nothing (MPI's own request).
  *
+ *  Nonblocking collective (MPI_Ibcast & co., src/coll) [collective]: a
+ *  list of device parts to pack into host staging, the PMPI nonblocking
+ *  collective on host pointers, a list of parts to unpack.  Queued like a
+ *  send, under the peer MPIACC_RP_PEER_COLL, so that the collectives of a
+ *  communicator reach MPI in the order they were called; a host collective
+ *  called while one is queued on its communicator is queued too (no parts).
+ *  (Blocking collectives take the same steps in the calling thread, around
+ *  MPI's blocking collective: MPI does not match blocking with nonblocking.)
+ *   NEW --(host_waits backend, a dependency pending)-----------------> DEP_PENDING
+ *   NEW --(packs enqueued behind the dependencies)-------------------> PACKING
+ *   NEW --(nothing to pack: a receiving side, a queued host call)----> READY
+ *   DEP_PENDING --(dependencies done: packs enqueued)----------------> PACKING
+ *   DEP_PENDING --(dependencies done, nothing to pack)---------------> READY
+ *   PACKING --(every pack done; reductions: host copies in the
+ *       datatype's layout made where needed)---------------------------> READY
+ *   READY --[generic](no earlier unissued collective on the
+ *       communicator; issue: the PMPI_I* collective)-------------------> IN_FLIGHT
+ *   IN_FLIGHT --[generic: complete, then received():](unpacks
+ *       enqueued, possibly none)---------------------------------------> UNPACKING
+ *   UNPACKING --(every unpack done)---------------------------------> DONE
+ *   A part whose dependency, pack or unpack fails does not stop the
+ *   collective (the other processes would wait for it): the op records
+ *   the error and completes with it (ERROR) after the collective.
+ *
  *  Error and cancel paths [generic]
  *   any state --(a backend or MPI failure)--> ERROR: resources released, the
  *       generalized request completes with the error in its status (the
@@ -258,7 +282,7 @@ static int cancel_fn(void *extra, int complete)
     mpiacc_rp_op_t *op = extra;
     /* Only a flag: the poll function does the PMPI_Cancel under the pool
      * lock (taking that lock here, inside MPI, could deadlock). */
-    if (!complete && !op->is_send) atomic_store(&op->cancel_req, 1);
+    if (!complete && !op->is_send && !op->is_coll) atomic_store(&op->cancel_req, 1);
     return MPI_SUCCESS;
 }
 

@@ -13,6 +13,7 @@ mpiacc_rp_pool_t mpiacc_rp_pool = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
 };
 atomic_int mpiacc_rp_deferred_sends;
+atomic_int mpiacc_rp_deferred_colls;
 static atomic_ullong next_id;
 
 /* ---- operations ---------------------------------------------------------- */
@@ -72,14 +73,14 @@ void mpiacc_rp_insert(mpiacc_rp_op_t *op)
     else p->head = op;
     p->tail = op;
     p->nactive++;
-    if (op->is_send) {
+    if (op->is_send || op->is_coll) {
         op->sprev = p->stail;
         op->snext = NULL;
         if (p->stail) p->stail->snext = op;
         else p->shead = op;
         p->stail = op;
         op->in_sendq = 1;
-        atomic_fetch_add(&mpiacc_rp_deferred_sends, 1);
+        atomic_fetch_add(op->is_coll ? &mpiacc_rp_deferred_colls : &mpiacc_rp_deferred_sends, 1);
     }
 }
 
@@ -104,7 +105,7 @@ void mpiacc_rp_sendq_remove(mpiacc_rp_op_t *op)
     else p->stail = op->sprev;
     op->snext = op->sprev = NULL;
     op->in_sendq = 0;
-    atomic_fetch_sub(&mpiacc_rp_deferred_sends, 1);
+    atomic_fetch_sub(op->is_coll ? &mpiacc_rp_deferred_colls : &mpiacc_rp_deferred_sends, 1);
 }
 
 int mpiacc_rp_sendq_has_peer(MPI_Comm comm, int peer, const mpiacc_rp_op_t *before)

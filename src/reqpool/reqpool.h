@@ -10,6 +10,7 @@
 #ifndef MPIACC_REQPOOL_H_INCLUDED
 #define MPIACC_REQPOOL_H_INCLUDED
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -95,6 +96,7 @@ typedef struct mpiacc_rp_op {
     mpiacc_rp_state_t state;
     const mpiacc_proto_t *proto;
     int is_send;
+    int is_coll; /* a collective (src/coll): queued like a send, completes like a receive */
     int mode; /* MPIACC_RP_SEND_*                                          */
     int in_sendq;
     int on_completed; /* on the completed list (its lock)                */
@@ -149,13 +151,19 @@ extern mpiacc_rp_pool_t mpiacc_rp_pool;
 /* Sends not yet handed to MPI; while it is zero, host sends need no
  * ordering check at all. */
 extern atomic_int mpiacc_rp_deferred_sends;
+/* Collectives not yet handed to MPI (src/coll), queued in the same queue
+ * under the peer MPIACC_RP_PEER_COLL: MPI requires every process to post
+ * the collectives of a communicator in one order. */
+extern atomic_int mpiacc_rp_deferred_colls;
+#define MPIACC_RP_PEER_COLL INT_MIN
 
 /* A new op (state NEW, handles null) for this envelope (mode:
  * MPIACC_RP_SEND_*, ignored for a receive), or NULL when out of memory. */
 mpiacc_rp_op_t *mpiacc_rp_op_alloc(int is_send, int mode, void *buf, MPI_Count count, int peer, int tag,
                                    MPI_Comm comm);
 void mpiacc_rp_op_free(mpiacc_rp_op_t *op);
-/* Adds op to the active list, and a send to the send queue; lock held. */
+/* Adds op to the active list, and a send or a collective to the send
+ * queue; lock held. */
 void mpiacc_rp_insert(mpiacc_rp_op_t *op);
 /* Takes op off the active list; lock held. */
 void mpiacc_rp_unlink(mpiacc_rp_op_t *op);

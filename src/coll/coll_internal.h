@@ -1,0 +1,141 @@
+/*
+ * coll/coll_internal.h: a collective operation inside the collectives
+ * layer (core.c) and its families (bcast.c, reduce.c, gather.c,
+ * alltoall.c, neighbor.c).
+ */
+#ifndef MPIACC_COLL_INTERNAL_H_INCLUDED
+#define MPIACC_COLL_INTERNAL_H_INCLUDED
+
+#include "coll.h"
+
+/* sig.c: the host datatype describing one element's packed bytes. */
+typedef struct mpiacc_coll_sig {
+    atomic_int ref;
+    MPI_Count size;    /* packed bytes of one element                    */
+    MPI_Datatype leaf; /* n x leaf (a predefined type), or DATATYPE_NULL  */
+    MPI_Count n;
+    int pair;          /* leaf's extent differs from its size (DOUBLE_INT) */
+    MPI_Datatype ht;   /* one element = mult x ht, ht's extent its size   */
+    MPI_Count mult;
+    int owned;
+} mpiacc_coll_sig_t;
+
+int mpiacc_coll_sig_get(MPI_Datatype t, mpiacc_coll_sig_t **out);
+void mpiacc_coll_sig_release(mpiacc_coll_sig_t *s);
+void mpiacc_coll_sig_finalize(void);
+
+/* One block of a buffer: count elements of type at disp bytes from the
+ * buffer; staged, its packed bytes sit at hoff in the staging. */
+typedef struct mpiacc_coll_slot {
+    MPI_Count count;
+    MPI_Aint disp;
+    MPI_Datatype type;
+    MPI_Count hoff;
+    int pack, unpack;
+    /* staged buffers (core.c) */
+    mpiacc_pack_type_t *t;
+    MPI_Datatype tmp; /* a type placing the block at disp, when disp is no whole extent */
+    MPI_Count ecount, first, last;
+    mpiacc_coll_sig_t *sig;
+    void *xfer;
+} mpiacc_coll_slot_t;
+
+enum { MPIACC_COLL_S = 0, MPIACC_COLL_R = 1 };
+
+typedef struct mpiacc_coll_buf {
+    int used;   /* significant on this rank */
+    int staged; /* copied through host staging */
+    void *buf;
+    const mpiacc_backend_t *be;
+    mpiacc_attrs_t a;
+    void *dep;
+    int dep_done;
+    int nslots, cap;
+    mpiacc_coll_slot_t *slots;
+    void *staging;
+    int cls;
+    MPI_Count sbytes;
+    void *host;   /* what MPI gets for this buffer */
+    void *mirror; /* reductions: natural-layout host copy (malloc) */
+} mpiacc_coll_buf_t;
+
+typedef struct mpiacc_coll_op mpiacc_coll_op_t;
+
+/* A family: which slots a call has on this rank (plan), and the PMPI call
+ * on host pointers (post): nonblocking into *r, blocking when r is NULL
+ * (MPI does not match a blocking collective with a nonblocking one, so a
+ * blocking call stays blocking); reduce_local computes at once. */
+typedef struct mpiacc_coll_family {
+    int (*plan)(mpiacc_coll_op_t *c);
+    int (*post)(mpiacc_coll_op_t *c, MPI_Request *r);
+    int reduction;
+} mpiacc_coll_family_t;
+
+struct mpiacc_coll_op {
+    int kind;
+    const mpiacc_coll_family_t *fam;
+    mpiacc_coll_args_t a; /* arrays below replace the caller's */
+    int rank, size, nsend, nrecv; /* nsend/nrecv: blocks per side (size, or neighbour degrees) */
+    int in_place;
+    MPI_Count *scounts, *rcounts;
+    MPI_Aint *sdispls, *rdispls;
+    MPI_Datatype *stypes, *rtypes;
+    mpiacc_coll_buf_t b[2];
+    /* what MPI gets, per side: one entry per block (hcount[s][i]...) */
+    MPI_Count *hcounts[2];
+    MPI_Aint *hdispls[2];
+    MPI_Datatype *htypes[2];
+    /* reductions: the datatype and count MPI reduces */
+    MPI_Datatype red_type;
+    MPI_Count red_count;
+    int red_mirror; /* host copies in the datatype's memory layout */
+};
+
+/* core.c, for the families */
+/* Adds a block to buffer side s (a slot). */
+int mpiacc_coll_slot_add(mpiacc_coll_op_t *c, int s, MPI_Count count, MPI_Aint disp, MPI_Datatype type,
+                         MPI_Count hoff, int pack, int unpack);
+/* count/displacement of block i of an array argument (int or large). */
+MPI_Count mpiacc_coll_count_at(const mpiacc_coll_args_t *a, const void *arr, int i);
+MPI_Aint mpiacc_coll_disp_at(const mpiacc_coll_args_t *a, const void *arr, int i);
+/* Extent of a datatype (bytes). */
+MPI_Aint mpiacc_coll_extent(MPI_Datatype t);
+/* Packed bytes of count x t. */
+MPI_Count mpiacc_coll_psize(MPI_Datatype t);
+/* The host arguments of side s: pointer, and for block i count, type and
+ * displacement (in the host type's extents; bytes when `bytes`). */
+void *mpiacc_coll_hbuf(mpiacc_coll_op_t *c, int s);
+int mpiacc_coll_harrays(mpiacc_coll_op_t *c, int s, int n, int bytes);
+
+/* The scalar host count and type of side s (count x type as the user gave it). */
+void mpiacc_coll_hscalar(mpiacc_coll_op_t *c, int s, MPI_Count count, MPI_Datatype type, MPI_Count *hc,
+                         MPI_Datatype *ht);
+/* n blocks on side s (one slot each, in block order): counts[i] elements of
+ * type (or types[i]) at displs[i] (in extents, or bytes when `bytes`;
+ * NULL: block i at i x counts[i] extents), packed one after the other in
+ * the staging; pack/unpack flags, except for block `own` (-1: none). */
+int mpiacc_coll_plan_blocks(mpiacc_coll_op_t *c, int s, int n, const MPI_Count *counts, const MPI_Aint *displs,
+                            int bytes, MPI_Datatype type, const MPI_Datatype *types, int pack, int unpack, int own,
+                            int own_pack, int own_unpack);
+/* reduce.c: the datatype and count MPI reduces, mirrors (staged reductions). */
+int mpiacc_coll_reduce_prepare(mpiacc_coll_op_t *c, const char *name);
+
+/* core.c: frees an operation's state (everything it holds). */
+void mpiacc_coll_op_free(mpiacc_coll_op_t *c);
+/* steps.c: the protocol of a nonblocking collective, and a blocking call's
+ * steps in the calling thread (error raised on the communicator). */
+extern const mpiacc_proto_t mpiacc_coll_proto;
+int mpiacc_coll_blocking(mpiacc_coll_op_t *c, int pooled);
+
+extern const mpiacc_coll_family_t mpiacc_coll_bcast_family, mpiacc_coll_barrier_family;
+extern const mpiacc_coll_family_t mpiacc_coll_reduce_family;
+extern const mpiacc_coll_family_t mpiacc_coll_gather_family;
+extern const mpiacc_coll_family_t mpiacc_coll_alltoall_family;
+extern const mpiacc_coll_family_t mpiacc_coll_neighbor_family;
+
+/* reduce.c: before posting (host copies to natural layout) and after
+ * (back to packed) for a reduction with mirrors. */
+int mpiacc_coll_reduce_to_mirror(mpiacc_coll_op_t *c);
+int mpiacc_coll_reduce_from_mirror(mpiacc_coll_op_t *c);
+
+#endif

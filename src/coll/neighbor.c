@@ -1,0 +1,71 @@
+/*
+ * coll/neighbor.c: the neighbourhood collectives (MPI_Neighbor_allgather(v),
+ * MPI_Neighbor_alltoall(v,w) and their I forms) on Cartesian, graph and
+ * distributed-graph communicators: blocks per neighbour (in-degree on the
+ * receive side, out-degree on the send side) packed one after the other.
+ */
+#include "coll_internal.h"
+
+static int plan(mpiacc_coll_op_t *c)
+{
+    int mpi_errno = MPI_SUCCESS, w = c->kind == MPIACC_COLL_NEIGHBOR_ALLTOALLW;
+    const mpiacc_coll_args_t *a = &c->a;
+    if (c->kind == MPIACC_COLL_NEIGHBOR_ALLGATHER || c->kind == MPIACC_COLL_NEIGHBOR_ALLGATHERV)
+        MPIACC_CHECK(mpiacc_coll_slot_add(c, MPIACC_COLL_S, a->scount, 0, a->stype, 0, 1, 0));
+    else
+        MPIACC_CHECK(mpiacc_coll_plan_blocks(c, MPIACC_COLL_S, c->nsend, c->scounts, c->sdispls, w, a->stype, c->stypes,
+                                             1, 0, -1, 0, 0));
+    MPIACC_CHECK(mpiacc_coll_plan_blocks(c, MPIACC_COLL_R, c->nrecv, c->rcounts, c->rdispls, w, a->rtype, c->rtypes, 0,
+                                         1, -1, 0, 0));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+static int post(mpiacc_coll_op_t *c, MPI_Request *r)
+{
+    int mpi_errno = MPI_SUCCESS;
+    const mpiacc_coll_args_t *a = &c->a;
+    MPI_Count sn, rn;
+    MPI_Datatype st, rt;
+    const void *sb = mpiacc_coll_hbuf(c, MPIACC_COLL_S);
+    void *rb = mpiacc_coll_hbuf(c, MPIACC_COLL_R);
+    mpiacc_coll_hscalar(c, MPIACC_COLL_S, a->scount, a->stype, &sn, &st);
+    mpiacc_coll_hscalar(c, MPIACC_COLL_R, a->rcount, a->rtype, &rn, &rt);
+    switch (c->kind) {
+    case MPIACC_COLL_NEIGHBOR_ALLGATHER:
+        return (r ? PMPI_Ineighbor_allgather_c(sb, sn, st, rb, rn, rt, a->comm, r)
+                  : PMPI_Neighbor_allgather_c(sb, sn, st, rb, rn, rt, a->comm));
+    case MPIACC_COLL_NEIGHBOR_ALLTOALL:
+        return (r ? PMPI_Ineighbor_alltoall_c(sb, sn, st, rb, rn, rt, a->comm, r)
+                  : PMPI_Neighbor_alltoall_c(sb, sn, st, rb, rn, rt, a->comm));
+    case MPIACC_COLL_NEIGHBOR_ALLGATHERV:
+        MPIACC_CHECK(mpiacc_coll_harrays(c, MPIACC_COLL_R, c->nrecv, 0));
+        mpiacc_coll_hscalar(c, MPIACC_COLL_R, 0, a->rtype, &rn, &rt);
+        return (r ? PMPI_Ineighbor_allgatherv_c(sb, sn, st, rb, c->hcounts[1], c->hdispls[1], rt, a->comm, r)
+                  : PMPI_Neighbor_allgatherv_c(sb, sn, st, rb, c->hcounts[1], c->hdispls[1], rt, a->comm));
+    case MPIACC_COLL_NEIGHBOR_ALLTOALLV:
+        MPIACC_CHECK(mpiacc_coll_harrays(c, MPIACC_COLL_S, c->nsend, 0));
+        MPIACC_CHECK(mpiacc_coll_harrays(c, MPIACC_COLL_R, c->nrecv, 0));
+        mpiacc_coll_hscalar(c, MPIACC_COLL_S, 0, a->stype, &sn, &st);
+        mpiacc_coll_hscalar(c, MPIACC_COLL_R, 0, a->rtype, &rn, &rt);
+        return (r ? PMPI_Ineighbor_alltoallv_c(sb, c->hcounts[0], c->hdispls[0], st, rb, c->hcounts[1], c->hdispls[1],
+                                               rt, a->comm, r)
+                  : PMPI_Neighbor_alltoallv_c(sb, c->hcounts[0], c->hdispls[0], st, rb, c->hcounts[1], c->hdispls[1],
+                                              rt, a->comm));
+    default:
+        MPIACC_CHECK(mpiacc_coll_harrays(c, MPIACC_COLL_S, c->nsend, 1));
+        MPIACC_CHECK(mpiacc_coll_harrays(c, MPIACC_COLL_R, c->nrecv, 1));
+        return (r ? PMPI_Ineighbor_alltoallw_c(sb, c->hcounts[0], c->hdispls[0], c->htypes[0], rb, c->hcounts[1],
+                                               c->hdispls[1], c->htypes[1], a->comm, r)
+                  : PMPI_Neighbor_alltoallw_c(sb, c->hcounts[0], c->hdispls[0], c->htypes[0], rb, c->hcounts[1],
+                                              c->hdispls[1], c->htypes[1], a->comm));
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+const mpiacc_coll_family_t mpiacc_coll_neighbor_family = {.plan = plan, .post = post};

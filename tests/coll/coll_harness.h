@@ -1,0 +1,221 @@
+/* coll_harness.h: runs one collective twice from the same initial buffers —
+ * the oracle with the plain datatype on every rank (MPI itself), and the
+ * case under test where some ranks use a tagged copy of the datatype (the
+ * staged path) — and compares every rank's buffers byte for byte.  Shared
+ * by the CPU-backend corpus and the threads test. */
+#ifndef COLL_HARNESS_H_INCLUDED
+#define COLL_HARNESS_H_INCLUDED
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "typegen.h"
+#include "mpiacc.h"
+
+enum {
+    K_BCAST,
+    K_GATHER,
+    K_GATHERV,
+    K_SCATTER,
+    K_SCATTERV,
+    K_ALLGATHER,
+    K_ALLGATHERV,
+    K_ALLTOALL,
+    K_ALLTOALLV,
+    K_ALLTOALLW,
+    K_NALLGATHER,
+    K_NALLGATHERV,
+    K_NALLTOALL,
+    K_NALLTOALLV,
+    K_NALLTOALLW,
+    K_NKINDS
+};
+static const char *const kind_names[K_NKINDS] = {"Bcast",
+                                                 "Gather",
+                                                 "Gatherv",
+                                                 "Scatter",
+                                                 "Scatterv",
+                                                 "Allgather",
+                                                 "Allgatherv",
+                                                 "Alltoall",
+                                                 "Alltoallv",
+                                                 "Alltoallw",
+                                                 "Neighbor_allgather",
+                                                 "Neighbor_allgatherv",
+                                                 "Neighbor_alltoall",
+                                                 "Neighbor_alltoallv",
+                                                 "Neighbor_alltoallw"};
+
+/* One call's shape: counts and displacements (in extents) per block. */
+typedef struct shape {
+    int kind, root, form; /* form: 0 blocking, 1 nonblocking, 2 blocking _c, 3 nonblocking _c */
+    int in_place;
+    int n;   /* blocks per side */
+    int cnt; /* scalar count */
+    int counts[8], displs[8];
+    MPI_Aint wdispls[8];
+    MPI_Count ccounts[8];
+    MPI_Aint cdispls[8];
+} shape_t;
+
+/* Posts one call of shape sh with datatype st (send) / rt (receive). */
+static int coll_call(const shape_t *sh, MPI_Comm comm, void *sb, MPI_Datatype st, void *rb, MPI_Datatype rt,
+                     MPI_Request *req)
+{
+    int nb = sh->form & 1, c = sh->form & 2, k = sh->kind, rc = MPI_SUCCESS, me;
+    const void *s = sh->in_place ? MPI_IN_PLACE : sb;
+    void *r = rb;
+    MPI_Datatype sts[8], rts[8];
+    int wd[8];
+    for (int i = 0; i < 8; i++)
+        sts[i] = st, rts[i] = rt, wd[i] = (int)sh->wdispls[i];
+    if (sh->in_place && (k == K_SCATTER || k == K_SCATTERV)) s = sb, r = MPI_IN_PLACE;
+    *req = MPI_REQUEST_NULL;
+    MPI_Comm_rank(comm, &me);
+#define CALL(blk, nblk, blkc, nblkc) rc = c ? (nb ? (nblkc) : (blkc)) : (nb ? (nblk) : (blk))
+    switch (k) {
+    case K_BCAST:
+        CALL(MPI_Bcast(rb, sh->cnt, rt, sh->root, comm), MPI_Ibcast(rb, sh->cnt, rt, sh->root, comm, req),
+             MPI_Bcast_c(rb, sh->cnt, rt, sh->root, comm), MPI_Ibcast_c(rb, sh->cnt, rt, sh->root, comm, req));
+        break;
+    case K_GATHER:
+        CALL(MPI_Gather(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm),
+             MPI_Igather(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm, req),
+             MPI_Gather_c(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm),
+             MPI_Igather_c(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm, req));
+        break;
+    case K_GATHERV:
+        CALL(MPI_Gatherv(s, sh->counts[me], st, r, sh->counts, sh->displs, rt, sh->root, comm),
+             MPI_Igatherv(s, sh->counts[me], st, r, sh->counts, sh->displs, rt, sh->root, comm, req),
+             MPI_Gatherv_c(s, sh->counts[me], st, r, sh->ccounts, sh->cdispls, rt, sh->root, comm),
+             MPI_Igatherv_c(s, sh->counts[me], st, r, sh->ccounts, sh->cdispls, rt, sh->root, comm, req));
+        break;
+    case K_SCATTER:
+        CALL(MPI_Scatter(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm),
+             MPI_Iscatter(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm, req),
+             MPI_Scatter_c(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm),
+             MPI_Iscatter_c(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm, req));
+        break;
+    case K_SCATTERV:
+        CALL(MPI_Scatterv(s, sh->counts, sh->displs, st, r, sh->counts[me], rt, sh->root, comm),
+             MPI_Iscatterv(s, sh->counts, sh->displs, st, r, sh->counts[me], rt, sh->root, comm, req),
+             MPI_Scatterv_c(s, sh->ccounts, sh->cdispls, st, r, sh->counts[me], rt, sh->root, comm),
+             MPI_Iscatterv_c(s, sh->ccounts, sh->cdispls, st, r, sh->counts[me], rt, sh->root, comm, req));
+        break;
+    case K_ALLGATHER:
+        CALL(MPI_Allgather(s, sh->cnt, st, r, sh->cnt, rt, comm),
+             MPI_Iallgather(s, sh->cnt, st, r, sh->cnt, rt, comm, req),
+             MPI_Allgather_c(s, sh->cnt, st, r, sh->cnt, rt, comm),
+             MPI_Iallgather_c(s, sh->cnt, st, r, sh->cnt, rt, comm, req));
+        break;
+    case K_ALLGATHERV:
+    case K_NALLGATHERV: {
+        int rk = me;
+        if (k == K_ALLGATHERV)
+            CALL(MPI_Allgatherv(s, sh->counts[rk], st, r, sh->counts, sh->displs, rt, comm),
+                 MPI_Iallgatherv(s, sh->counts[rk], st, r, sh->counts, sh->displs, rt, comm, req),
+                 MPI_Allgatherv_c(s, sh->counts[rk], st, r, sh->ccounts, sh->cdispls, rt, comm),
+                 MPI_Iallgatherv_c(s, sh->counts[rk], st, r, sh->ccounts, sh->cdispls, rt, comm, req));
+        else
+            CALL(MPI_Neighbor_allgatherv(s, sh->cnt, st, r, sh->counts, sh->displs, rt, comm),
+                 MPI_Ineighbor_allgatherv(s, sh->cnt, st, r, sh->counts, sh->displs, rt, comm, req),
+                 MPI_Neighbor_allgatherv_c(s, sh->cnt, st, r, sh->ccounts, sh->cdispls, rt, comm),
+                 MPI_Ineighbor_allgatherv_c(s, sh->cnt, st, r, sh->ccounts, sh->cdispls, rt, comm, req));
+        break;
+    }
+    case K_ALLTOALL:
+        CALL(MPI_Alltoall(s, sh->cnt, st, r, sh->cnt, rt, comm),
+             MPI_Ialltoall(s, sh->cnt, st, r, sh->cnt, rt, comm, req),
+             MPI_Alltoall_c(s, sh->cnt, st, r, sh->cnt, rt, comm),
+             MPI_Ialltoall_c(s, sh->cnt, st, r, sh->cnt, rt, comm, req));
+        break;
+    case K_ALLTOALLV:
+        CALL(MPI_Alltoallv(s, sh->counts, sh->displs, st, r, sh->counts, sh->displs, rt, comm),
+             MPI_Ialltoallv(s, sh->counts, sh->displs, st, r, sh->counts, sh->displs, rt, comm, req),
+             MPI_Alltoallv_c(s, sh->ccounts, sh->cdispls, st, r, sh->ccounts, sh->cdispls, rt, comm),
+             MPI_Ialltoallv_c(s, sh->ccounts, sh->cdispls, st, r, sh->ccounts, sh->cdispls, rt, comm, req));
+        break;
+    case K_ALLTOALLW:
+        CALL(MPI_Alltoallw(s, sh->counts, wd, sts, r, sh->counts, wd, rts, comm),
+             MPI_Ialltoallw(s, sh->counts, wd, sts, r, sh->counts, wd, rts, comm, req),
+             MPI_Alltoallw_c(s, sh->ccounts, sh->wdispls, sts, r, sh->ccounts, sh->wdispls, rts, comm),
+             MPI_Ialltoallw_c(s, sh->ccounts, sh->wdispls, sts, r, sh->ccounts, sh->wdispls, rts, comm, req));
+        break;
+    case K_NALLGATHER:
+        CALL(MPI_Neighbor_allgather(s, sh->cnt, st, r, sh->cnt, rt, comm),
+             MPI_Ineighbor_allgather(s, sh->cnt, st, r, sh->cnt, rt, comm, req),
+             MPI_Neighbor_allgather_c(s, sh->cnt, st, r, sh->cnt, rt, comm),
+             MPI_Ineighbor_allgather_c(s, sh->cnt, st, r, sh->cnt, rt, comm, req));
+        break;
+    case K_NALLTOALL:
+        CALL(MPI_Neighbor_alltoall(s, sh->cnt, st, r, sh->cnt, rt, comm),
+             MPI_Ineighbor_alltoall(s, sh->cnt, st, r, sh->cnt, rt, comm, req),
+             MPI_Neighbor_alltoall_c(s, sh->cnt, st, r, sh->cnt, rt, comm),
+             MPI_Ineighbor_alltoall_c(s, sh->cnt, st, r, sh->cnt, rt, comm, req));
+        break;
+    case K_NALLTOALLV:
+        CALL(MPI_Neighbor_alltoallv(s, sh->counts, sh->displs, st, r, sh->counts, sh->displs, rt, comm),
+             MPI_Ineighbor_alltoallv(s, sh->counts, sh->displs, st, r, sh->counts, sh->displs, rt, comm, req),
+             MPI_Neighbor_alltoallv_c(s, sh->ccounts, sh->cdispls, st, r, sh->ccounts, sh->cdispls, rt, comm),
+             MPI_Ineighbor_alltoallv_c(s, sh->ccounts, sh->cdispls, st, r, sh->ccounts, sh->cdispls, rt, comm, req));
+        break;
+    case K_NALLTOALLW:
+        CALL(MPI_Neighbor_alltoallw(s, sh->counts, sh->wdispls, sts, r, sh->counts, sh->wdispls, rts, comm),
+             MPI_Ineighbor_alltoallw(s, sh->counts, sh->wdispls, sts, r, sh->counts, sh->wdispls, rts, comm, req),
+             MPI_Neighbor_alltoallw_c(s, sh->ccounts, sh->wdispls, sts, r, sh->ccounts, sh->wdispls, rts, comm),
+             MPI_Ineighbor_alltoallw_c(s, sh->ccounts, sh->wdispls, sts, r, sh->ccounts, sh->wdispls, rts, comm, req));
+        break;
+    }
+#undef CALL
+    return rc;
+}
+
+static int is_neighbor(int k)
+{
+    return k >= K_NALLGATHER;
+}
+static int rooted(int k)
+{
+    return k >= K_GATHER && k <= K_SCATTERV;
+}
+
+/* The same shape on every rank (rs is in step), made this rank's. */
+static void make_shape(shape_t *sh, int kind, uint64_t *rs, MPI_Aint ext, int rank, int size)
+{
+    int P = is_neighbor(kind) ? 2 : size, base[8], at = 0;
+    memset(sh, 0, sizeof *sh);
+    sh->kind = kind;
+    sh->n = P;
+    sh->cnt = (int)(mpiacc_test_rand(rs) % 3);
+    sh->root = (int)(mpiacc_test_rand(rs) % (uint64_t)size);
+    sh->form = (int)(mpiacc_test_rand(rs) % 4);
+    for (int i = 0; i < 8; i++)
+        base[i] = is_neighbor(kind) ? sh->cnt : (int)(mpiacc_test_rand(rs) % 3);
+    sh->in_place = (int)(mpiacc_test_rand(rs) % 3) == 0 && kind != K_BCAST && !is_neighbor(kind);
+    if (rooted(kind) && rank != sh->root) sh->in_place = 0;
+    for (int i = 0; i < P; i++) {
+        /* (w forms: a gap of at least one extent, since odd blocks move by a byte) */
+        int gap = (int)(mpiacc_test_rand(rs) % 2) + (kind == K_ALLTOALLW || kind == K_NALLTOALLW);
+        /* alltoall(v,w): i -> j carries base[(i + j) % P], symmetric */
+        sh->counts[i] = (kind == K_ALLTOALLV || kind == K_ALLTOALLW) ? base[(rank + i) % P] : base[i];
+        sh->displs[i] = at + gap;
+        at = sh->displs[i] + sh->counts[i];
+        sh->ccounts[i] = sh->counts[i];
+        sh->cdispls[i] = sh->displs[i];
+        /* Alltoallw: odd blocks one byte further (no whole extent) */
+        sh->wdispls[i] = sh->displs[i] * ext + (i % 2);
+    }
+}
+
+/* Elements a side spans (in extents) for shape sh: the largest displs+counts. */
+static int span_elems(const shape_t *sh, int nblocks)
+{
+    int m = sh->cnt * nblocks;
+    for (int i = 0; i < sh->n; i++)
+        if (sh->displs[i] + sh->counts[i] > m) m = sh->displs[i] + sh->counts[i];
+    return m < 1 ? 1 : m;
+}
+
+#endif
