@@ -12,6 +12,7 @@
 
 #include "coll_internal.h"
 #include "dispatch/dispatch.h"
+#include "dispatch/memkind.h"
 #include "protocol/protocol.h"
 
 static const char *const names[MPIACC_COLL_NKINDS] = {
@@ -222,7 +223,7 @@ static int classify(mpiacc_coll_op_t *c, int s, const char *name)
     for (int i = 0; i < b->nslots; i++) {
         mpiacc_attrs_t a;
         if (b->slots[i].count == 0 || b->slots[i].type == MPI_DATATYPE_NULL) continue;
-        MPIACC_CHECK(mpiacc_attrs_get(b->slots[i].type, &a));
+        MPIACC_CHECK(mpiacc_dispatch_attrs(b->slots[i].type, b->buf, c->a.comm, &a));
         if (!seen) {
             b->a = a;
             seen = 1;

@@ -36,7 +36,6 @@ int mpiacc_interpose_coll_untagged_w(MPI_Comm comm, int neighbor, const void *sb
                                      const MPI_Datatype rt[])
 {
     int ns, nr;
-    if (!atomic_load_explicit(&mpiacc_attrs_any_tagged, memory_order_relaxed)) return 1;
     degrees(comm, neighbor, &ns, &nr);
     if (sbuf == MPI_IN_PLACE || !st) ns = 0;
     if (!rt) nr = 0;
