@@ -36,6 +36,16 @@ if [ -x "$b/pingpong" ]; then
   MPIACC_EAGER_MAX=0 MPIACC_IPC=0 run pingpong_pipe_only 200 "$mpiexec" -n 2 "$b/pingpong" $sweep \
       --csv "$out/pingpong_pipe_only.csv"
 fi
+# issue 21/24: collectives on device buffers against host buffers, default and direct protocols
+if [ -x "$b/coll" ]; then
+  run coll_np2 600 "$mpiexec" -n 2 "$b/coll" --max-size 16M --csv "$out/coll_np2.csv"
+  run coll_np2_direct 600 "$mpiexec" -n 2 "$b/coll" --max-size 16M --direct --csv "$out/coll_np2_direct.csv"
+fi
+h3=$build/examples/halo3d/halo3d
+if [ -x "$h3" ]; then
+  run halo3d_np2 300 "$mpiexec" -n 2 "$h3" --size 128 --iters 50 --csv "$out/halo3d_np2.csv"
+  run halo3d_np2_direct 300 "$mpiexec" -n 2 "$h3" --size 128 --iters 50 --direct --csv "$out/halo3d_np2_direct.csv"
+fi
 [ -x "$b/ooo_cuda" ] && run ooo_cuda 120 "$mpiexec" -n 3 "$b/ooo_cuda" --csv "$out/ooo_cuda.csv"
 for plat in nvidia portable; do
   [ -x "$b/ooo" ] && MPIACC_TEST_OPENCL_PLATFORM=$plat run "ooo_$plat" 120 "$mpiexec" -n 3 "$b/ooo" --csv "$out/ooo_$plat.csv"

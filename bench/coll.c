@@ -1,0 +1,385 @@
+/*
+ * bench/coll: OSU-style latency of collectives with device buffers through
+ * mpiacc, against the same collective on host buffers in the same run.
+ *
+ *   allreduce           MPI_Allreduce, MPI_SUM of floats; size = bytes per rank
+ *   bcast               MPI_Bcast from rank 0; size = bytes
+ *   alltoall            MPI_Alltoall; size = bytes per peer
+ *   alltoallv           MPI_Alltoallv, the same uniform counts; size = bytes per peer
+ *   neighbor_alltoallw  MPI_Neighbor_alltoallw on a periodic 1-D Cartesian ring
+ *                       (two neighbours); size = bytes per neighbour
+ *
+ * The device datatype is a duplicate of MPI_FLOAT tagged with
+ * MPIACC_BUF_TYPE (CUDA or OpenCL) and the stream / in-order queue; the
+ * host run uses MPI_FLOAT.  Timing as the OSU micro-benchmarks: `warmup`
+ * untimed calls, then `iterations` timed calls with an MPI_Barrier between
+ * calls (not timed); each rank averages its call times, the table shows
+ * the average over ranks (OSU's "Avg Latency") and the CSV also the
+ * slowest rank's average.  After the timed calls the device result is
+ * copied back and compared bytewise with the host result (integer-valued
+ * floats: every reduction order gives the same bits): the check column.
+ *
+ * Exit status: 0, 1 when a check failed, 2 on bad options, 77 when the
+ * chosen backend finds no device.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#ifdef COLL_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+#ifdef COLL_HAVE_OPENCL
+#include "ocl_common.h"
+#endif
+#include "bench.h"
+#include "mpiacc.h"
+
+enum { OP_ALLREDUCE, OP_BCAST, OP_ALLTOALL, OP_ALLTOALLV, OP_NEIGHBOR, OP_COUNT };
+static const char *const op_name[OP_COUNT] = {"allreduce", "bcast", "alltoall", "alltoallv", "neighbor_alltoallw"};
+static const char *const op_what[OP_COUNT] = {
+    "MPI_Allreduce (MPI_SUM, float), bytes per rank", "MPI_Bcast (root 0), bytes",
+    "MPI_Alltoall, bytes per peer", "MPI_Alltoallv (uniform counts), bytes per peer",
+    "MPI_Neighbor_alltoallw (periodic 1-D ring, 2 neighbours), bytes per neighbour"};
+
+/* ---- the device: CUDA or OpenCL ------------------------------------------ */
+
+typedef struct dev {
+    int cuda;     /* 1 CUDA, 0 OpenCL */
+    void *queue;  /* cudaStream_t or cl_command_queue */
+    void *buf_type;
+    char name[256];
+#ifdef COLL_HAVE_OPENCL
+    bocl_t ocl;
+#endif
+} coll_dev_t;
+
+#ifdef COLL_HAVE_CUDA
+#define CK BENCH_CUDA_CHECK
+#endif
+
+/* 1 when the backend finds a device (want: 0 auto, 1 cuda, 2 opencl). */
+static int dev_open(coll_dev_t *d, int want, int local_rank, char *why, size_t len)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(why, len, "no backend compiled in");
+#ifdef COLL_HAVE_CUDA
+    if (want != 2) {
+        int n = 0;
+        if (cudaGetDeviceCount(&n) == cudaSuccess && n > 0) {
+            struct cudaDeviceProp p;
+            cudaStream_t s;
+            CK(cudaSetDevice(local_rank % n));
+            CK(cudaGetDeviceProperties(&p, local_rank % n));
+            CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+            snprintf(d->name, sizeof d->name, "%s", p.name);
+            d->cuda = 1, d->queue = (void *)s, d->buf_type = MPIACC_BUF_CUDA;
+            return 1;
+        }
+        cudaGetLastError();
+        snprintf(why, len, "no CUDA device");
+    }
+#endif
+#ifdef COLL_HAVE_OPENCL
+    if (want != 1) {
+        if (bocl_init(&d->ocl)) {
+            snprintf(d->name, sizeof d->name, "%s", d->ocl.name);
+            d->queue = (void *)bocl_queue(&d->ocl, 0);
+            d->buf_type = MPIACC_BUF_OPENCL;
+            return 1;
+        }
+        snprintf(why, len, "no OpenCL device");
+    }
+#endif
+    (void)want, (void)local_rank;
+    return 0;
+}
+
+static void *dev_alloc(coll_dev_t *d, size_t bytes)
+{
+#ifdef COLL_HAVE_CUDA
+    if (d->cuda) {
+        void *p;
+        CK(cudaMalloc(&p, bytes ? bytes : 1));
+        return p;
+    }
+#endif
+#ifdef COLL_HAVE_OPENCL
+    return (void *)bocl_buf(&d->ocl, bytes);
+#else
+    (void)bytes;
+    return NULL;
+#endif
+}
+
+static void dev_free(coll_dev_t *d, void *p)
+{
+#ifdef COLL_HAVE_CUDA
+    if (d->cuda) {
+        cudaFree(p);
+        return;
+    }
+#endif
+#ifdef COLL_HAVE_OPENCL
+    clReleaseMemObject((cl_mem)p);
+#endif
+    (void)d, (void)p;
+}
+
+/* Blocking copies on the queue. */
+static void dev_copy(coll_dev_t *d, void *dbuf, void *host, size_t bytes, int to_device)
+{
+    if (!bytes) return;
+#ifdef COLL_HAVE_CUDA
+    if (d->cuda) {
+        cudaStream_t s = (cudaStream_t)d->queue;
+        if (to_device) CK(cudaMemcpyAsync(dbuf, host, bytes, cudaMemcpyHostToDevice, s));
+        else CK(cudaMemcpyAsync(host, dbuf, bytes, cudaMemcpyDeviceToHost, s));
+        CK(cudaStreamSynchronize(s));
+        return;
+    }
+#endif
+#ifdef COLL_HAVE_OPENCL
+    cl_command_queue q = (cl_command_queue)d->queue;
+    if (to_device) OCL_OK(clEnqueueWriteBuffer(q, (cl_mem)dbuf, CL_TRUE, 0, bytes, host, 0, NULL, NULL));
+    else OCL_OK(clEnqueueReadBuffer(q, (cl_mem)dbuf, CL_TRUE, 0, bytes, host, 0, NULL, NULL));
+#endif
+    (void)d, (void)dbuf, (void)host, (void)to_device;
+}
+
+/* ---- one collective -------------------------------------------------------- */
+
+typedef struct setup {
+    MPI_Comm comm, ring; /* all ranks; the periodic 1-D ring */
+    int rank, size;
+    int *counts, *displs;      /* alltoallv: per peer, in elements */
+    int ncounts[2];            /* neighbour: elements per neighbour */
+    MPI_Aint ndispls[2];       /* neighbour: bytes                   */
+    MPI_Datatype ntypes[2];
+} setup_t;
+
+/* Elements of the send and receive buffers of op for n elements. */
+static void buf_elems(const setup_t *s, int op, size_t n, size_t *ns, size_t *nr)
+{
+    switch (op) {
+    case OP_ALLREDUCE: *ns = *nr = n; break;
+    case OP_BCAST: *ns = n, *nr = 0; break;
+    case OP_ALLTOALL:
+    case OP_ALLTOALLV: *ns = *nr = n * (size_t)s->size; break;
+    default: *ns = *nr = 2 * n; break;
+    }
+}
+
+static int call(setup_t *s, int op, void *sb, void *rb, int n, MPI_Datatype t)
+{
+    switch (op) {
+    case OP_ALLREDUCE: return MPI_Allreduce(sb, rb, n, t, MPI_SUM, s->comm);
+    case OP_BCAST: return MPI_Bcast(sb, n, t, 0, s->comm);
+    case OP_ALLTOALL: return MPI_Alltoall(sb, n, t, rb, n, t, s->comm);
+    case OP_ALLTOALLV:
+        for (int k = 0; k < s->size; k++) s->counts[k] = n, s->displs[k] = k * n;
+        return MPI_Alltoallv(sb, s->counts, s->displs, t, rb, s->counts, s->displs, t, s->comm);
+    default:
+        for (int k = 0; k < 2; k++)
+            s->ncounts[k] = n, s->ndispls[k] = (MPI_Aint)k * n * (MPI_Aint)sizeof(float), s->ntypes[k] = t;
+        return MPI_Neighbor_alltoallw(sb, s->ncounts, s->ndispls, s->ntypes, rb, s->ncounts, s->ndispls, s->ntypes,
+                                      s->ring);
+    }
+}
+
+/* warmup + iters calls, barrier between calls; this rank's average (us). */
+static double timed(setup_t *s, int op, void *sb, void *rb, int n, MPI_Datatype t, int warmup, int iters)
+{
+    double sum = 0;
+    MPI_Comm c = op == OP_NEIGHBOR ? s->ring : s->comm;
+    for (int i = -warmup; i < iters; i++) {
+        MPI_Barrier(c);
+        double t0 = MPI_Wtime();
+        BENCH_MPI_CHECK(call(s, op, sb, rb, n, t));
+        if (i >= 0) sum += MPI_Wtime() - t0;
+    }
+    return sum * 1e6 / iters;
+}
+
+static void fill(float *v, size_t n, int rank)
+{
+    for (size_t i = 0; i < n; i++) v[i] = (float)((rank * 7 + (long)i) % 251);
+}
+
+static const char *which_backend[] = {"auto", "cuda", "opencl"};
+
+int main(int argc, char **argv)
+{
+    long long minb = 4, maxb = 64LL << 20;
+    int iters = 1000, iters_large = 100, warmup = 200, warmup_large = 10, direct = 0, backend = 0, bad = 0;
+    long long large = 8192;
+    const char *ops = "allreduce,bcast,alltoall,alltoallv,neighbor_alltoallw", *csvpath = NULL;
+    int run[OP_COUNT] = {0};
+    cli_opt_t opts[] = {
+        {"min-size", CLI_SIZE, &minb, "smallest message (bytes, a multiple of 4)", NULL, 4, 1LL << 30},
+        {"max-size", CLI_SIZE, &maxb, "largest message (bytes); sizes double from --min-size", NULL, 4, 1LL << 30},
+        {"ops", CLI_STRING, &ops, "comma-separated collectives", NULL, CLI_ANY},
+        {"iterations", CLI_INT, &iters, "timed calls per size up to --large", NULL, CLI_POSITIVE},
+        {"iterations-large", CLI_INT, &iters_large, "timed calls per size above --large", NULL, CLI_POSITIVE},
+        {"warmup", CLI_INT, &warmup, "untimed calls before them, up to --large", NULL, 0, 1e9},
+        {"warmup-large", CLI_INT, &warmup_large, "untimed calls above --large", NULL, 0, 1e9},
+        {"large", CLI_SIZE, &large, "message size from which the -large counts apply (bytes, exclusive)", NULL, 0,
+         1LL << 30},
+        {"backend", CLI_CHOICE, &backend, "device buffers: auto (CUDA if a device is present, else OpenCL)",
+         "auto|cuda|opencl", CLI_ANY},
+        {"direct", CLI_FLAG, &direct, "request mpiacc's direct protocol (info " MPIACC_DIRECT_INFO "=true on the "
+                                      "communicators)", NULL, CLI_ANY},
+        {"csv", CLI_FILE, &csvpath, "also write the rows to this CSV file", NULL, CLI_ANY},
+    };
+    const cli_prog_t prog = {
+        "coll", "mpiexec -n 4 coll [options]",
+        "OSU-style latency of MPI_Allreduce, MPI_Bcast, MPI_Alltoall, MPI_Alltoallv and\n"
+        "MPI_Neighbor_alltoallw (periodic 1-D ring) with device buffers through mpiacc, against the\n"
+        "same calls on host buffers in the same run (average us over iterations and ranks; ratio\n"
+        "device/host; device results checked bytewise against the host results).\n"
+        "Ops: allreduce, bcast, alltoall, alltoallv, neighbor_alltoallw.\n"
+        "Exit status: 0, 1 a result check failed, 2 bad options, 77 no device.",
+        opts, sizeof opts / sizeof opts[0]};
+    cli_parse(&prog, argc, argv);
+    for (const char *p = ops; *p;) {
+        size_t l = strcspn(p, ",");
+        int k;
+        for (k = 0; k < OP_COUNT; k++)
+            if (strlen(op_name[k]) == l && !strncmp(p, op_name[k], l)) break;
+        if (k == OP_COUNT || l == 0) {
+            if (cli_rank0()) fprintf(stderr, "coll: unknown collective '%.*s' in --ops\n", (int)l, p), cli_usage(&prog, stderr);
+            return 2;
+        }
+        run[k] = 1;
+        p += l + (p[l] == ',');
+    }
+    if (minb % 4 || maxb < minb) {
+        if (cli_rank0()) fprintf(stderr, "coll: --min-size must be a multiple of 4 and at most --max-size\n");
+        return 2;
+    }
+
+    MPI_Init(&argc, &argv);
+    setup_t s;
+    coll_dev_t d;
+    int local_rank, found;
+    char why[128];
+    FILE *csv = NULL;
+    MPI_Comm node;
+    memset(&s, 0, sizeof s);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &s.size);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local_rank);
+    MPI_Comm_free(&node);
+    found = dev_open(&d, backend, local_rank, why, sizeof why);
+    MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!found) {
+        if (s.rank == 0) printf("SKIPPED: %s (--backend %s)\n", why, which_backend[backend]);
+        MPI_Finalize();
+        return 77;
+    }
+    {
+        MPI_Info info;
+        int periodic = 1, flag = 0, len = 16;
+        char val[17] = "";
+        MPI_Info_create(&info);
+        if (direct) MPI_Info_set(info, MPIACC_DIRECT_INFO, "true");
+        BENCH_MPI_CHECK(MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &s.comm));
+        BENCH_MPI_CHECK(MPI_Cart_create(s.comm, 1, &s.size, &periodic, 0, &s.ring));
+        BENCH_MPI_CHECK(MPI_Comm_set_info(s.ring, info));
+        MPI_Info_free(&info);
+        MPI_Comm_set_errhandler(s.comm, MPI_ERRORS_RETURN);
+        MPI_Comm_set_errhandler(s.ring, MPI_ERRORS_RETURN);
+        MPI_Comm_get_info(s.comm, &info);
+        if (MPI_Info_get_string(info, MPIACC_DIRECT_INFO, &len, val, &flag) != MPI_SUCCESS || !flag) val[0] = 0;
+        MPI_Info_free(&info);
+        if (s.rank == 0) {
+            char what[256];
+            snprintf(what, sizeof what, "collectives on device buffers vs host buffers, %d ranks, %s protocol", s.size,
+                     !strcmp(val, "true") ? "direct" : "default");
+            bench_header("coll", what, d.cuda ? "CUDA" : "OpenCL", d.name);
+            printf("# average us per call over iterations and ranks (OSU 'Avg Latency'), MPI_Barrier between calls;"
+                   " %s requested, the communicator reports %s=%s\n",
+                   direct ? "direct" : "default", MPIACC_DIRECT_INFO, flag ? val : "(absent)");
+            csv = bench_csv_open(csvpath, "op,bytes,iterations,device_avg_us,device_max_us,host_avg_us,host_max_us,"
+                                          "device_over_host,check,backend,ranks,protocol");
+        }
+        snprintf(why, sizeof why, "%s", !strcmp(val, "true") ? "direct" : "default");
+    }
+    s.counts = malloc(sizeof(int) * (size_t)s.size);
+    s.displs = malloc(sizeof(int) * (size_t)s.size);
+    MPI_Datatype dt;
+    BENCH_MPI_CHECK(MPI_Type_dup(MPI_FLOAT, &dt));
+    MPI_Type_set_attr(dt, MPIACC_BUF_TYPE, d.buf_type);
+    MPI_Type_set_attr(dt, d.cuda ? MPIACC_STREAM : MPIACC_CL_QUEUE, d.queue);
+    for (int op = 0; op < OP_COUNT; op++) {
+        size_t ns, nr, nmax = (size_t)(maxb / 4);
+        if (!run[op]) continue;
+        buf_elems(&s, op, nmax, &ns, &nr);
+        float *hs = malloc(ns * 4 + 4), *hr = malloc(nr * 4 + 4), *chk = malloc((ns > nr ? ns : nr) * 4 + 4);
+        void *ds = dev_alloc(&d, ns * 4), *dr = dev_alloc(&d, nr * 4);
+        if (!hs || !hr || !chk) bench_fail(__FILE__, __LINE__, "malloc", "out of host memory");
+        if (s.rank == 0) {
+            printf("# %s: %s\n%12s %14s %14s %12s %6s\n", op_name[op], op_what[op], "Size (B)", "device (us)",
+                   "host (us)", "device/host", "check");
+            fflush(stdout);
+        }
+        for (long long b = minb; b <= maxb; b *= 2) {
+            int n = (int)(b / 4), it = b > large ? iters_large : iters, wu = b > large ? warmup_large : warmup;
+            size_t es, er;
+            double t[4];
+            int ok;
+            buf_elems(&s, op, (size_t)n, &es, &er);
+            fill(hs, es, s.rank);
+            memset(hr, 0, er * 4);
+            dev_copy(&d, ds, hs, es * 4, 1);
+            memset(chk, 0, (es > er ? es : er) * 4);
+            dev_copy(&d, dr, chk, er * 4, 1);
+            t[0] = timed(&s, op, ds, dr, n, dt, wu, it);
+            t[2] = timed(&s, op, hs, hr, n, MPI_FLOAT, wu, it);
+            /* the device result against the host result */
+            if (op == OP_BCAST) {
+                dev_copy(&d, ds, chk, es * 4, 0);
+                ok = !memcmp(chk, hs, es * 4);
+            } else {
+                dev_copy(&d, dr, chk, er * 4, 0);
+                ok = !memcmp(chk, hr, er * 4);
+            }
+            t[1] = t[0], t[3] = t[2];
+            MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+            MPI_Allreduce(MPI_IN_PLACE, &t[0], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Allreduce(MPI_IN_PLACE, &t[2], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Allreduce(MPI_IN_PLACE, &t[1], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            MPI_Allreduce(MPI_IN_PLACE, &t[3], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            t[0] /= s.size, t[2] /= s.size;
+            if (!ok) bad = 1;
+            if (s.rank == 0) {
+                printf("%12lld %14.2f %14.2f %12.3f %6s\n", b, t[0], t[2], t[0] / t[2], ok ? "ok" : "FAIL");
+                fflush(stdout);
+                if (csv)
+                    fprintf(csv, "%s,%lld,%d,%.3f,%.3f,%.3f,%.3f,%.4f,%s,%s,%d,%s\n", op_name[op], b, it, t[0], t[1],
+                            t[2], t[3], t[0] / t[2], ok ? "ok" : "FAIL", d.cuda ? "cuda" : "opencl", s.size, why);
+            }
+        }
+        dev_free(&d, ds), dev_free(&d, dr);
+        free(hs), free(hr), free(chk);
+    }
+    if (s.rank == 0 && bad) printf("# a device result differed from the host result (check FAIL)\n");
+    if (csv) fclose(csv);
+    MPI_Type_free(&dt);
+    MPI_Comm_free(&s.ring);
+    MPI_Comm_free(&s.comm);
+    free(s.counts), free(s.displs);
+#ifdef COLL_HAVE_CUDA
+    if (d.cuda) cudaStreamDestroy((cudaStream_t)d.queue);
+#endif
+#ifdef COLL_HAVE_OPENCL
+    if (!d.cuda) clReleaseCommandQueue((cl_command_queue)d.queue), bocl_fini(&d.ocl);
+#endif
+    MPI_Finalize();
+    return bad;
+}

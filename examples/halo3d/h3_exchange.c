@@ -1,0 +1,176 @@
+/*
+ * halo3d exchanges: the six face datatypes and the two exchange methods
+ * (MPI_Neighbor_alltoallw; persistent MPI_Send_init / MPI_Recv_init
+ * started with MPI_Startall), each on host arrays (CPU reference), on
+ * device arrays through mpiacc (tagged subarrays) and on the manual
+ * variant's contiguous host staging buffers.
+ *
+ * Tags of the persistent method: a face sent towards neighbour f carries
+ * tag f and arrives at that neighbour as its face f^1 (the opposite side),
+ * which is what it receives with tag f^1 from its neighbour f^1.  The tags
+ * keep the two sides apart when both neighbours of a periodic dimension of
+ * size 1 or 2 are the same rank.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <mpiacc.h>
+
+#include "halo3d.h"
+
+const char *const h3_method_name[H3_NMETHODS] = {"alltoallw", "persistent"};
+
+int h3_error(const char *fmt, ...)
+{
+    int rank = -1, init = 0;
+    va_list ap;
+    MPI_Initialized(&init);
+    if (init) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    fprintf(stderr, "halo3d: rank %d: ", rank);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return 1;
+}
+
+int h3_mpi_error(const char *what, int rc)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "error %d", rc);
+    return h3_error("%s failed: %s", what, msg);
+}
+
+void h3_face_box(const h3_grid_t *g, int f, int recv, int sub[3], int start[3])
+{
+    int d = f / 2, upper = f % 2;
+    for (int k = 0; k < 3; k++) sub[k] = g->n[k], start[k] = g->r;
+    sub[d] = g->r;
+    if (recv) start[d] = upper ? g->n[d] + g->r : 0;
+    else start[d] = upper ? g->n[d] : g->r;
+}
+
+static int own(h3_xchg_t *x, MPI_Datatype t)
+{
+    if (x->nowned >= 2 * H3_FACES) return h3_error("too many datatypes");
+    x->owned[x->nowned++] = t;
+    return 0;
+}
+
+/* The twelve subarray types (send and receive per face), committed. */
+static int subarrays(const h3_grid_t *g, h3_xchg_t *x, MPI_Datatype stype[H3_FACES],
+                     MPI_Datatype rtype[H3_FACES])
+{
+    int sizes[3] = {g->Z, g->Y, g->X};
+    for (int f = 0; f < H3_FACES; f++)
+        for (int recv = 0; recv < 2; recv++) {
+            int sub[3], start[3];
+            MPI_Datatype t;
+            h3_face_box(g, f, recv, sub, start);
+            H3_MPI(MPI_Type_create_subarray(3, sizes, sub, start, MPI_ORDER_C, g->base, &t));
+            H3_MPI(MPI_Type_commit(&t));
+            if (own(x, t)) return 1;
+            if (recv) rtype[f] = t;
+            else stype[f] = t;
+        }
+    return 0;
+}
+
+/* Persistent requests of array b: receives 0..5, sends 6..11; buffer
+ * arguments b0 (+ offsets in bytes when offs is not NULL). */
+static int persistent(const h3_grid_t *g, h3_xchg_t *x, int b, char *sbuf, char *rbuf, const MPI_Aint *offs)
+{
+    for (int f = 0; f < H3_FACES; f++) {
+        MPI_Aint o = offs ? offs[f] : 0;
+        H3_MPI(MPI_Recv_init(rbuf + o, x->counts[f], x->rtype[f], g->nbr[f], f ^ 1, g->cart, &x->req[b][f]));
+        H3_MPI(MPI_Send_init(sbuf + o, x->counts[f], x->stype[f], g->nbr[f], f, g->cart,
+                             &x->req[b][H3_FACES + f]));
+    }
+    return 0;
+}
+
+static void xchg_clear(h3_xchg_t *x, int method)
+{
+    memset(x, 0, sizeof *x);
+    x->method = method;
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 2 * H3_FACES; i++) x->req[b][i] = MPI_REQUEST_NULL;
+}
+
+int h3_xchg_host(const h3_grid_t *g, int method, void *a0, void *a1, h3_xchg_t *x)
+{
+    xchg_clear(x, method);
+    if (subarrays(g, x, x->stype, x->rtype)) return 1;
+    x->buf[0] = a0, x->buf[1] = a1;
+    for (int f = 0; f < H3_FACES; f++) x->counts[f] = 1, x->displs[f] = 0;
+    if (method == H3_PERSIST) {
+        x->nreq = 2;
+        for (int b = 0; b < 2; b++)
+            if (persistent(g, x, b, x->buf[b], x->buf[b], NULL)) return 1;
+    }
+    return 0;
+}
+
+/* The same subarrays, tagged once with where the buffer lives and the
+ * stream (CUDA) or in-order queue (OpenCL) its data depends on; the
+ * buffer argument is the array itself (device pointer or cl_mem), the
+ * face offsets are in the types. */
+int h3_xchg_mpiacc(const h3_grid_t *g, int method, const h3_backend_t *be, h3_dev_t *d, h3_xchg_t *x)
+{
+    int key = be->buf_type == MPIACC_BUF_CUDA ? MPIACC_STREAM : MPIACC_CL_QUEUE;
+    if (h3_xchg_host(g, H3_A2AW, be->mpi_buf(d, 0), be->mpi_buf(d, 1), x)) return 1;
+    x->method = method;
+    for (int i = 0; i < x->nowned; i++) {
+        H3_MPI(MPI_Type_set_attr(x->owned[i], MPIACC_BUF_TYPE, be->buf_type));
+        H3_MPI(MPI_Type_set_attr(x->owned[i], key, be->queue(d)));
+    }
+    if (method == H3_PERSIST) {
+        x->nreq = 2;
+        for (int b = 0; b < 2; b++)
+            if (persistent(g, x, b, x->buf[b], x->buf[b], NULL)) return 1;
+    }
+    return 0;
+}
+
+int h3_xchg_staged(const h3_grid_t *g, int method, void *hsend, void *hrecv, h3_xchg_t *x)
+{
+    xchg_clear(x, method);
+    x->staged = 1;
+    x->buf[0] = hsend, x->buf[1] = hrecv; /* alltoallw: send from buf[0], receive into buf[1] */
+    for (int f = 0; f < H3_FACES; f++) {
+        x->stype[f] = x->rtype[f] = g->base;
+        x->counts[f] = g->face_elems[f];
+        x->displs[f] = (MPI_Aint)g->face_off[f] * (MPI_Aint)g->es;
+    }
+    if (method == H3_PERSIST) {
+        x->nreq = 1; /* the same host buffers for both arrays */
+        if (persistent(g, x, 0, hsend, hrecv, x->displs)) return 1;
+    }
+    return 0;
+}
+
+int h3_xchg_run(const h3_grid_t *g, h3_xchg_t *x, int buf)
+{
+    if (x->method == H3_A2AW) {
+        /* staged: buf[0] is the send staging, buf[1] the receive staging */
+        void *s = x->staged ? x->buf[0] : x->buf[buf], *r = x->staged ? x->buf[1] : x->buf[buf];
+        H3_MPI(MPI_Neighbor_alltoallw(s, x->counts, x->displs, x->stype, r, x->counts, x->displs, x->rtype,
+                                      g->cart));
+    } else {
+        MPI_Request *rq = x->req[x->nreq == 2 ? buf : 0];
+        H3_MPI(MPI_Startall(2 * H3_FACES, rq));
+        H3_MPI(MPI_Waitall(2 * H3_FACES, rq, MPI_STATUSES_IGNORE));
+    }
+    return 0;
+}
+
+void h3_xchg_free(h3_xchg_t *x)
+{
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 2 * H3_FACES; i++)
+            if (x->req[b][i] != MPI_REQUEST_NULL) MPI_Request_free(&x->req[b][i]);
+    for (int i = 0; i < x->nowned; i++) MPI_Type_free(&x->owned[i]);
+    x->nowned = 0;
+}

@@ -1,0 +1,266 @@
+/* halo3d OpenCL backend: one in-order queue per rank (GPU devices
+ * preferred: the (node-local rank % count)-th; else the first device,
+ * e.g. PoCL on the CPU). */
+#define CL_TARGET_OPENCL_VERSION 120
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CL/cl.h>
+#include <mpiacc.h>
+
+#include "halo3d.h"
+
+/* The same arithmetic as h3_host.c's step, in the same order. */
+static const char *kernel_src =
+    "#ifdef H3_DP\n"
+    "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+    "typedef double T;\n"
+    "#else\n"
+    "typedef float T;\n"
+    "#endif\n"
+    "__kernel void h3_step(__global const T *a, __global T *b, int nz, int ny, int nx, int r, int X, int Y, T w)\n"
+    "{\n"
+    "    int x = (int)get_global_id(0), y = (int)get_global_id(1), z = (int)get_global_id(2);\n"
+    "    if (x >= nx || y >= ny || z >= nz) return;\n"
+    "    size_t sX = (size_t)X, sXY = (size_t)X * Y;\n"
+    "    size_t i = (size_t)(z + r) * sXY + (size_t)(y + r) * sX + (size_t)(x + r);\n"
+    "    T s = 0;\n"
+    "    for (int k = 1; k <= r; k++)\n"
+    "        s = s + (((a[i - k] + a[i + k]) + (a[i - k * sX] + a[i + k * sX])) + (a[i - k * sXY] + a[i + k * sXY]));\n"
+    "    b[i] = ((T)0.5 * a[i] + w * s) + (T)1;\n"
+    "}\n"
+    /* faces: the six faces in order f = 0..5, z slowest, x fastest (the
+     * subarrays' order); unpack writes the halo boxes of faces in mask. */
+    "__kernel void h3_faces(__global T *a, __global T *st, int nz, int ny, int nx, int r, int X, int Y,\n"
+    "                       int unpack, int mask, int total)\n"
+    "{\n"
+    "    int g = (int)get_global_id(0);\n"
+    "    if (g >= total) return;\n"
+    "    int n[3] = {nz, ny, nx}, sub[3], f, i = g;\n"
+    "    for (f = 0; f < 6; f++) {\n"
+    "        sub[0] = nz, sub[1] = ny, sub[2] = nx, sub[f / 2] = r;\n"
+    "        int cnt = sub[0] * sub[1] * sub[2];\n"
+    "        if (i < cnt) break;\n"
+    "        i -= cnt;\n"
+    "    }\n"
+    "    int d = f / 2, up = f % 2, c[3];\n"
+    "    c[2] = i % sub[2], c[1] = i / sub[2] % sub[1], c[0] = i / (sub[2] * sub[1]);\n"
+    "    for (int k = 0; k < 3; k++) c[k] += r;\n"
+    "    c[d] += unpack ? (up ? n[d] : -r) : (up ? n[d] - r : 0);\n"
+    "    size_t idx = ((size_t)c[0] * Y + c[1]) * X + c[2];\n"
+    "    if (!unpack) st[g] = a[idx];\n"
+    "    else if (mask >> f & 1) a[idx] = st[g];\n"
+    "}\n";
+
+struct h3_dev {
+    const h3_grid_t *g;
+    cl_context ctx;
+    cl_command_queue q;
+    cl_program prog;
+    cl_kernel kstep, kfaces;
+    cl_mem m[2], stage[2]; /* arrays; device face buffers (send, receive) */
+    char *host[2];         /* host face buffers (send, receive)           */
+    int gpu;
+};
+
+#define CL_TRY(call_)                                                                       \
+    do {                                                                                    \
+        cl_int e_ = (call_);                                                                \
+        if (e_ != CL_SUCCESS) return h3_error("%s failed: OpenCL error %d", #call_, (int)e_); \
+    } while (0)
+
+static int pick(int local_rank, cl_device_id *dev, int *gpu, int *ndev)
+{
+    cl_platform_id plats[16];
+    cl_uint np = 0;
+    if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS || np == 0) return 0;
+    for (int want_gpu = 1; want_gpu >= 0; want_gpu--) {
+        cl_device_id devs[64];
+        cl_uint total = 0;
+        for (cl_uint p = 0; p < np && total < 64; p++) {
+            cl_uint n = 0;
+            if (clGetDeviceIDs(plats[p], want_gpu ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_ALL, 64 - total,
+                               devs + total, &n) == CL_SUCCESS)
+                total += n;
+        }
+        if (total > 0) {
+            *dev = want_gpu ? devs[local_rank % total] : devs[0];
+            *gpu = want_gpu;
+            *ndev = want_gpu ? (int)total : 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int cl_probe(int local_rank, char *desc, size_t len, int *ndev)
+{
+    cl_device_id dev;
+    cl_platform_id plat;
+    char pname[128] = "?", dname[128] = "?";
+    int gpu;
+    if (!pick(local_rank, &dev, &gpu, ndev)) return 0;
+    clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
+    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
+    snprintf(desc, len, "OpenCL %s: %s", pname, dname);
+    return 1;
+}
+
+static void cl_destroy(h3_dev_t *d)
+{
+    if (!d) return;
+    for (int b = 0; b < 2; b++) {
+        if (d->m[b]) clReleaseMemObject(d->m[b]);
+        if (d->stage[b]) clReleaseMemObject(d->stage[b]);
+        free(d->host[b]);
+    }
+    if (d->kstep) clReleaseKernel(d->kstep);
+    if (d->kfaces) clReleaseKernel(d->kfaces);
+    if (d->prog) clReleaseProgram(d->prog);
+    if (d->q) clReleaseCommandQueue(d->q);
+    if (d->ctx) clReleaseContext(d->ctx);
+    free(d);
+}
+
+static int build(h3_dev_t *d, cl_device_id dev)
+{
+    const h3_grid_t *g = d->g;
+    cl_int e;
+    int a[6] = {g->n[0], g->n[1], g->n[2], g->r, g->X, g->Y};
+    double w = h3_arm_weight(g->r);
+    float wf = (float)w;
+    d->prog = clCreateProgramWithSource(d->ctx, 1, &kernel_src, NULL, &e);
+    CL_TRY(e);
+    if (clBuildProgram(d->prog, 1, &dev, g->dp ? "-DH3_DP" : "", NULL, NULL) != CL_SUCCESS) {
+        char log[4096] = "";
+        clGetProgramBuildInfo(d->prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+        return h3_error("OpenCL kernel build failed:\n%s", log);
+    }
+    d->kstep = clCreateKernel(d->prog, "h3_step", &e);
+    CL_TRY(e);
+    d->kfaces = clCreateKernel(d->prog, "h3_faces", &e);
+    CL_TRY(e);
+    for (int k = 0; k < 6; k++) {
+        CL_TRY(clSetKernelArg(d->kstep, 2 + k, sizeof(int), &a[k]));
+        CL_TRY(clSetKernelArg(d->kfaces, 2 + k, sizeof(int), &a[k]));
+    }
+    CL_TRY(clSetKernelArg(d->kstep, 8, g->es, g->dp ? (void *)&w : (void *)&wf));
+    CL_TRY(clSetKernelArg(d->kfaces, 10, sizeof(int), &g->face_total));
+    return 0;
+}
+
+static int cl_create(const h3_grid_t *g, h3_dev_t **out)
+{
+    cl_device_id dev;
+    cl_int e;
+    int ndev;
+    size_t fbytes = (size_t)g->face_total * g->es;
+    h3_dev_t *d = calloc(1, sizeof *d);
+    *out = d;
+    if (!d) return h3_error("out of memory");
+    d->g = g;
+    if (!pick(g->local_rank, &dev, &d->gpu, &ndev)) return h3_error("no OpenCL device");
+    d->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
+    CL_TRY(e);
+    d->q = clCreateCommandQueue(d->ctx, dev, 0, &e);
+    CL_TRY(e);
+    for (int b = 0; b < 2; b++) {
+        d->m[b] = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, g->elems * g->es, NULL, &e);
+        CL_TRY(e);
+        d->stage[b] = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, fbytes, NULL, &e);
+        CL_TRY(e);
+        d->host[b] = calloc(1, fbytes);
+        if (!d->host[b]) return h3_error("out of host memory");
+    }
+    return build(d, dev);
+}
+
+static int cl_upload(h3_dev_t *d, int buf, const void *src)
+{
+    CL_TRY(clEnqueueWriteBuffer(d->q, d->m[buf], CL_TRUE, 0, d->g->elems * d->g->es, src, 0, NULL, NULL));
+    return 0;
+}
+
+static int cl_download(h3_dev_t *d, int buf, void *dst)
+{
+    CL_TRY(clEnqueueReadBuffer(d->q, d->m[buf], CL_TRUE, 0, d->g->elems * d->g->es, dst, 0, NULL, NULL));
+    return 0;
+}
+
+static int cl_step(h3_dev_t *d, int buf)
+{
+    const h3_grid_t *g = d->g;
+    size_t lws[3] = {32, 4, 1}, gws[3] = {(size_t)g->n[2], (size_t)g->n[1], (size_t)g->n[0]};
+    if (d->gpu)
+        for (int k = 0; k < 3; k++) gws[k] = (gws[k] + lws[k] - 1) / lws[k] * lws[k];
+    CL_TRY(clSetKernelArg(d->kstep, 0, sizeof(cl_mem), &d->m[buf]));
+    CL_TRY(clSetKernelArg(d->kstep, 1, sizeof(cl_mem), &d->m[!buf]));
+    CL_TRY(clEnqueueNDRangeKernel(d->q, d->kstep, 3, NULL, gws, d->gpu ? lws : NULL, 0, NULL, NULL));
+    return 0;
+}
+
+static int cl_finish(h3_dev_t *d)
+{
+    CL_TRY(clFinish(d->q));
+    return 0;
+}
+
+static int faces(h3_dev_t *d, int buf, int unpack)
+{
+    size_t l = 128, gws = (size_t)d->g->face_total;
+    int mask = d->g->recv_mask;
+    if (d->gpu) gws = (gws + l - 1) / l * l;
+    CL_TRY(clSetKernelArg(d->kfaces, 0, sizeof(cl_mem), &d->m[buf]));
+    CL_TRY(clSetKernelArg(d->kfaces, 1, sizeof(cl_mem), &d->stage[unpack]));
+    CL_TRY(clSetKernelArg(d->kfaces, 8, sizeof(int), &unpack));
+    CL_TRY(clSetKernelArg(d->kfaces, 9, sizeof(int), &mask));
+    CL_TRY(clEnqueueNDRangeKernel(d->q, d->kfaces, 1, NULL, &gws, d->gpu ? &l : NULL, 0, NULL, NULL));
+    return 0;
+}
+
+/* Manual staging: one pack kernel, one read, a wait; one write, one
+ * unpack kernel (the next pack's wait orders the write before the host
+ * buffer is received into again). */
+static int cl_pack(h3_dev_t *d, int buf)
+{
+    size_t n = (size_t)d->g->face_total * d->g->es;
+    if (faces(d, buf, 0)) return 1;
+    CL_TRY(clEnqueueReadBuffer(d->q, d->stage[0], CL_FALSE, 0, n, d->host[0], 0, NULL, NULL));
+    CL_TRY(clFinish(d->q));
+    return 0;
+}
+
+static int cl_unpack(h3_dev_t *d, int buf)
+{
+    size_t n = (size_t)d->g->face_total * d->g->es;
+    CL_TRY(clEnqueueWriteBuffer(d->q, d->stage[1], CL_FALSE, 0, n, d->host[1], 0, NULL, NULL));
+    return faces(d, buf, 1);
+}
+
+static void *cl_host_send(h3_dev_t *d) { return d->host[0]; }
+static void *cl_host_recv(h3_dev_t *d) { return d->host[1]; }
+static void *cl_mpi_buf(h3_dev_t *d, int buf) { return (void *)d->m[buf]; }
+static void *cl_queue(h3_dev_t *d) { return (void *)d->q; }
+
+static const h3_backend_t backend = {
+    .name = "opencl",
+    .probe = cl_probe,
+    .create = cl_create,
+    .destroy = cl_destroy,
+    .upload = cl_upload,
+    .download = cl_download,
+    .step = cl_step,
+    .finish = cl_finish,
+    .pack = cl_pack,
+    .unpack = cl_unpack,
+    .host_send = cl_host_send,
+    .host_recv = cl_host_recv,
+    .mpi_buf = cl_mpi_buf,
+    .queue = cl_queue,
+    .buf_type = MPIACC_BUF_OPENCL,
+};
+
+const h3_backend_t *h3_opencl_backend(void) { return &backend; }
