@@ -4,7 +4,40 @@
  * distributed-graph communicators: blocks per neighbour (in-degree on the
  * receive side, out-degree on the send side) packed one after the other.
  */
+#include <stdlib.h>
+
 #include "coll_internal.h"
+
+/* Receive blocks from MPI_PROC_NULL neighbours (a non-periodic Cartesian
+ * dimension, or a graph naming it) receive nothing: MPI leaves their part
+ * of the buffer untouched, so the staging there is never unpacked. */
+static int skip_null_sources(mpiacc_coll_op_t *c)
+{
+    int mpi_errno = MPI_SUCCESS, topo, n = c->nrecv, *src = NULL, nd, rank;
+    mpiacc_coll_buf_t *b = &c->b[MPIACC_COLL_R];
+    if (n <= 0 || b->nslots != n) return MPI_SUCCESS;
+    MPIACC_CHECK(PMPI_Topo_test(c->a.comm, &topo));
+    if (!(src = malloc((size_t)n * sizeof *src))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
+    if (topo == MPI_CART) {
+        MPIACC_CHECK(PMPI_Cartdim_get(c->a.comm, &nd));
+        for (int d = 0; d < nd && 2 * d + 1 < n; d++)
+            MPIACC_CHECK(PMPI_Cart_shift(c->a.comm, d, 1, &src[2 * d], &src[2 * d + 1]));
+    } else if (topo == MPI_GRAPH) {
+        MPIACC_CHECK(PMPI_Comm_rank(c->a.comm, &rank));
+        MPIACC_CHECK(PMPI_Graph_neighbors(c->a.comm, rank, n, src));
+    } else if (topo == MPI_DIST_GRAPH) {
+        MPIACC_CHECK(PMPI_Dist_graph_neighbors(c->a.comm, n, src, MPI_UNWEIGHTED, 0, NULL, MPI_UNWEIGHTED));
+    } else {
+        goto fn_exit;
+    }
+    for (int i = 0; i < n; i++)
+        if (src[i] == MPI_PROC_NULL) b->slots[i].unpack = 0;
+fn_exit:
+    free(src);
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
 
 static int plan(mpiacc_coll_op_t *c)
 {
@@ -17,6 +50,7 @@ static int plan(mpiacc_coll_op_t *c)
                                              1, 0, -1, 0, 0));
     MPIACC_CHECK(mpiacc_coll_plan_blocks(c, MPIACC_COLL_R, c->nrecv, c->rcounts, c->rdispls, w, a->rtype, c->rtypes, 0,
                                          1, -1, 0, 0));
+    MPIACC_CHECK(skip_null_sources(c));
 fn_exit:
     return mpi_errno;
 fn_fail:
