@@ -76,7 +76,10 @@ static const mpiacc_proto_t *eager_or_pipelined(const mpiacc_rp_op_t *op, const 
     return &mpiacc_proto_pipeline.table;
 }
 
-/* THE choice: the protocol that carries op (at its call: why < 0), or
+/* The reason `choose` is asked at an operation's call (the dispatcher's). */
+#define AT_CALL (-1)
+
+/* THE choice: the protocol that carries op (at its call: AT_CALL), or
  * carries it on when its message decides (why).  Every protocol choice of
  * the library is made here; NULL: a first message of no known kind.
  *  - not direct (no per-op state): staged;
@@ -95,7 +98,7 @@ static const mpiacc_proto_t *eager_or_pipelined(const mpiacc_rp_op_t *op, const 
 static const mpiacc_proto_t *choose(const mpiacc_rp_op_t *op, int why, const mpiacc_wire_hdr_t *h)
 {
     const mpiacc_proto_dx_state_t *ds = op->pstate;
-    if (why < 0 && !ds) return &mpiacc_proto_staged;
+    if (why == AT_CALL && !ds) return &mpiacc_proto_staged;
     switch (why) {
     case MPIACC_PROTO_DX_FIRST:
         switch (h->kind) {
@@ -118,7 +121,7 @@ static const mpiacc_proto_t *choose(const mpiacc_rp_op_t *op, int why, const mpi
     case MPIACC_PROTO_DX_NO_IMPORT:
         mpiacc_proto_count(MPIACC_PROTO_N_IPC_DECLINED);
         return &mpiacc_proto_pipeline.table;
-    default: /* at the call */
+    default: /* AT_CALL */
         if (!op->is_send) return &mpiacc_proto_direct_recv;
         if (op->bytes > 0 && (op->bytes > ds->dc->eager_max || op->bytes >= mpiacc_proto_cfg.ipc_min) &&
             ipc_wanted(op, ds->dc))
@@ -170,7 +173,7 @@ int mpiacc_proto_choose(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc)
 {
     int mpi_errno = MPI_SUCCESS;
     if (dc) MPIACC_CHECK(dx_setup(op, dc));
-    op->proto = choose(op, -1, NULL);
+    op->proto = choose(op, AT_CALL, NULL);
     if (dc)
         MPIACC_LOG(MPIACC_LOG_DEBUG, "direct %s of %lld bytes %s %d tag %d: %s", op->is_send ? "send" : "receive",
                    (long long)op->bytes, op->is_send ? "to" : "from", op->peer, op->tag, op->proto->name);

@@ -13,7 +13,8 @@
  * It then waits (WAIT_FIN) for the receiver's answer on ctl: FIN (with the
  * receiver's failure, if any: the send completes with it) or CTS_PIPE (the
  * receiver cannot use IPC: the chooser, direct.c, hands the send to the
- * pipelined protocol, which streams it).  export_release once the receiver is done.
+ * pipelined protocol, which streams it).  export_release once the
+ * receiver is done.
  *
  * Receiver, once the RTS matched (direct.c): with the same buffer kind and
  * IPC in its own backend, import_copy moves packed bytes [0, min(sent,
@@ -21,8 +22,8 @@
  * then FIN (CLOSING); a truncated message completes with MPI_ERR_TRUNCATE,
  * the part that fits written.  Otherwise — another buffer kind, no IPC, or
  * import_copy refusing at call time — it answers CTS_PIPE and receives the
- * message pipelined (both decided by the chooser, direct.c).  A copy that fails on the device completes both sides
- * with the error.  Fallbacks are logged once per cause at MPIACC_LOG=info.
+ * message pipelined (both decided by the chooser, direct.c).  A copy that
+ * fails on the device completes both sides with the error.  Fallbacks are logged once per cause at MPIACC_LOG=info.
  */
 #include <stdlib.h>
 
@@ -80,8 +81,8 @@ static int ipc_state_new(mpiacc_rp_op_t *op, ipc_state_t **out)
 
 /* ---- send -------------------------------------------------------------------------- */
 
-/* At call time: the export and the RTS, or the pipelined protocol when the
- * buffer cannot be exported. */
+/* At call time: the export and the RTS; when the buffer cannot be
+ * exported, the chooser's eager or pipelined protocol instead. */
 static int send_prepare(mpiacc_rp_op_t *op)
 {
     int mpi_errno = MPI_SUCCESS, ok = 0, err;
