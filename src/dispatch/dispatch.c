@@ -5,8 +5,8 @@
  * it: the ordered protocol); a device datatype is checked (backend present
  * and happy with the attributes and buffer, datatype analysable, size
  * representable, buffer large enough) and becomes a pooled operation of the
- * protocol chosen here (staged, or on a direct communicator the direct
- * protocol's choice).
+ * protocol mpiacc_proto_choose picks (src/protocol/direct.c: staged, or on
+ * a direct communicator eager, IPC or pipelined per message).
  */
 #include "dispatch.h"
 #include "memkind.h"
@@ -53,16 +53,6 @@ static int check_span(const mpiacc_backend_t *be, const mpiacc_attrs_t *a, void 
 {
     mpiacc_xfer_desc_t d = {.buf = buf, .type = t, .count = count, .first = 0, .last = bytes, .host = NULL};
     return be->validate_span ? be->validate_span(a, &d) : MPI_SUCCESS;
-}
-
-/* The protocol carrying a device operation (set up but not submitted):
- * the direct protocol's (src/protocol/direct.c chooses eager, IPC or
- * pipelined per message) when dc is its direct communicator, else staged. */
-static int choose_protocol(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc)
-{
-    if (dc) return mpiacc_proto_direct_setup(op, dc);
-    op->proto = &mpiacc_proto_staged;
-    return MPI_SUCCESS;
 }
 
 /* A CUDA or OpenCL operation on a direct communicator goes direct (host
@@ -146,7 +136,7 @@ static int device_op(int is_send, void *buf, MPI_Count count, MPI_Datatype type,
     op->type = t;
     t = NULL;
     op->bytes = bytes;
-    MPIACC_CHECK(choose_protocol(op, dc));
+    MPIACC_CHECK(mpiacc_proto_choose(op, dc)); /* src/protocol/direct.c */
     if (be->capture) MPIACC_CHECK(be->capture(a, buf, &op->dep));
     mpi_errno = mpiacc_rp_submit(op, req, 0);
     op = NULL; /* disposed of by submit on failure */

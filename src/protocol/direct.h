@@ -1,9 +1,12 @@
 /*
- * protocol/direct.h: what the direct protocol's files share (direct.c: the
- * choice per message, the receive's first message, the per-operation state
- * and helpers; eager.c, pipeline.c, ipc.c: one protocol each).  Messages:
- * protocol/wire.h; communicators: protocol/direct_comm.h; states and
- * arrows: the comment block of src/reqpool/op.c.
+ * protocol/direct.h: what the direct protocol's family shares (names
+ * mpiacc_proto_dx_* / MPIACC_PROTO_DX_*).  direct.c: THE choice of a
+ * protocol per message (mpiacc_proto_choose and its re-choice), the
+ * per-operation state, the receive until its first message, the shared
+ * steps; eager.c, pipeline.c, ipc.c: one protocol each, one table each,
+ * none naming another.  Messages: protocol/wire.h; communicators:
+ * protocol/direct_comm.h; states and arrows: the comment block of
+ * src/reqpool/op.c.
  */
 #ifndef MPIACC_PROTO_DIRECT_H_INCLUDED
 #define MPIACC_PROTO_DIRECT_H_INCLUDED
@@ -13,27 +16,27 @@
 #include "wire.h"
 
 /* Staging slots of a pipelined transfer, per side. */
-#define MPIACC_PROTO_RING 4
+#define MPIACC_PROTO_DX_RING 4
 
 typedef enum {
-    MPIACC_PROTO_SLOT_FREE,
-    MPIACC_PROTO_SLOT_XFER,   /* backend pack / unpack of the chunk enqueued */
-    MPIACC_PROTO_SLOT_MPI,    /* PMPI send / receive of the chunk active      */
-    MPIACC_PROTO_SLOT_LANDED, /* receive: chunk arrived, unpack not started   */
-    MPIACC_PROTO_SLOT_PACKED  /* send: chunk packed, not sent yet (order)     */
-} mpiacc_proto_slot_state_t;
+    MPIACC_PROTO_DX_SLOT_FREE,
+    MPIACC_PROTO_DX_SLOT_XFER,   /* backend pack / unpack of the chunk enqueued */
+    MPIACC_PROTO_DX_SLOT_MPI,    /* PMPI send / receive of the chunk active      */
+    MPIACC_PROTO_DX_SLOT_LANDED, /* receive: chunk arrived, unpack not started   */
+    MPIACC_PROTO_DX_SLOT_PACKED  /* send: chunk packed, not sent yet (order)     */
+} mpiacc_proto_dx_slot_state_t;
 
-typedef struct mpiacc_proto_slot {
+typedef struct mpiacc_proto_dx_slot {
     void *buf; /* header + chunk bytes of staging (NULL until first used) */
     int cls;
-    mpiacc_proto_slot_state_t state;
+    mpiacc_proto_dx_slot_state_t state;
     int64_t index; /* the chunk it holds */
     void *xfer;
     MPI_Request req;
-} mpiacc_proto_slot_t;
+} mpiacc_proto_dx_slot_t;
 
 /* op->pstate of every operation of the direct protocol. */
-typedef struct mpiacc_proto_direct {
+typedef struct mpiacc_proto_dx_state {
     mpiacc_proto_comm_t *dc; /* reference held                                  */
     uint32_t id;              /* the sender's operation id                       */
     int peer;                 /* the peer's rank (on data and the user's)        */
@@ -55,17 +58,17 @@ typedef struct mpiacc_proto_direct {
     int failed;    /* a local failure (op->error): no more device work       */
     int stopped;   /* pipelined: no more chunks (aborted)                    */
     /* pipelined */
-    mpiacc_proto_slot_t slot[MPIACC_PROTO_RING];
+    mpiacc_proto_dx_slot_t slot[MPIACC_PROTO_DX_RING];
     int64_t next_xfer; /* send: next chunk to pack; receive: next to post    */
     int64_t next_mpi;  /* send: next chunk to send; receive: next to land    */
     int lane;          /* the chunks' device order (mpiacc_xfer_desc_t.lane) */
     void *ipc;         /* ipc.c's state                                      */
     void (*ipc_release)(mpiacc_rp_op_t *op);
-} mpiacc_proto_direct_t;
+} mpiacc_proto_dx_state_t;
 
-static inline mpiacc_proto_direct_t *mpiacc_proto_ds(mpiacc_rp_op_t *op)
+static inline mpiacc_proto_dx_state_t *mpiacc_proto_dx(mpiacc_rp_op_t *op)
 {
-    return (mpiacc_proto_direct_t *)op->pstate;
+    return (mpiacc_proto_dx_state_t *)op->pstate;
 }
 
 /* Messages per protocol since MPI_Init (tests, benchmarks, diagnostics). */
@@ -86,56 +89,63 @@ static inline void mpiacc_proto_count(mpiacc_proto_count_t c)
     atomic_fetch_add_explicit(&mpiacc_proto_direct_count[c], 1, memory_order_relaxed);
 }
 
-/* A protocol a direct message travels by (eager.c, pipeline.c, ipc.c): the
- * table op->proto points to (its first member), whose prepare / start /
- * advance are direct.c's shared entries, and the steps of each side they
- * call.  A receive of these protocols starts as direct receive. */
-typedef struct mpiacc_proto_direct_kind {
+/* The table of a protocol of the direct family (eager.c, pipeline.c,
+ * ipc.c): the usual table, which op->proto points to (its first member),
+ * and the two ways an operation enters the protocol after its call, both
+ * taken only by mpiacc_proto_dx_rechoose (direct.c).  Each protocol file
+ * fills its own table and never names another protocol's functions or
+ * table: a fallback asks the chooser again.  prepare and start are the
+ * send side's (a receive starts as mpiacc_proto_direct_recv); received
+ * is never called (the first message is the direct receive's). */
+typedef struct mpiacc_proto_dx {
     mpiacc_proto_t table;
-    int (*send_prepare)(mpiacc_rp_op_t *op);
-    int (*send_start)(mpiacc_rp_op_t *op);
-    int (*send_advance)(mpiacc_rp_op_t *op, int *complete);
-    int (*recv_advance)(mpiacc_rp_op_t *op, int *complete);
-} mpiacc_proto_direct_kind_t;
+    /* Receive: the first message (header h; op->st_* set) named this
+     * protocol, or the receive moved here (h then carries the message's
+     * size and chunking): checks h, sets up and moves the op on; sets
+     * *complete when nothing is left to do. */
+    int (*recv_begin)(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h, int *complete);
+    /* Send, optional: the op's first message went out under another
+     * protocol, whose peer asked for this one instead (an IPC offer
+     * answered with CTS_PIPE): carries the message on from there. */
+    int (*send_resume)(mpiacc_rp_op_t *op);
+} mpiacc_proto_dx_t;
 
 /* The protocols.  A direct receive starts as mpiacc_proto_direct_recv and
  * becomes the protocol its first message names. */
 extern const mpiacc_proto_t mpiacc_proto_direct_recv;
-extern const mpiacc_proto_direct_kind_t mpiacc_proto_eager;
-extern const mpiacc_proto_direct_kind_t mpiacc_proto_pipeline;
-extern const mpiacc_proto_direct_kind_t mpiacc_proto_ipc;
+extern const mpiacc_proto_dx_t mpiacc_proto_eager;
+extern const mpiacc_proto_dx_t mpiacc_proto_pipeline;
+extern const mpiacc_proto_dx_t mpiacc_proto_ipc;
 
-/* direct.c: the dispatcher's entry.  Makes op (set up, not submitted; a
- * device op on comm) an operation of the direct protocol: per-op state, a
- * reference on dc, the hidden communicator, and the protocol (a send's by
- * size, backend and peer; a receive's from its first message).  On failure
- * op->proto may be set: mpiacc_rp_discard releases what was made. */
-int mpiacc_proto_direct_setup(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc);
-/* The entries of every mpiacc_proto_direct_kind_t's table: prepare and
- * start (the send side's; a receive has nothing to prepare and never
- * starts as one of these), advance (the op's side's), received (an error:
- * the op completes no receive of its own) and release. */
-int mpiacc_proto_direct_prepare(mpiacc_rp_op_t *op);
-int mpiacc_proto_direct_start(mpiacc_rp_op_t *op);
-int mpiacc_proto_direct_advance(mpiacc_rp_op_t *op, int *complete);
-int mpiacc_proto_direct_no_received(mpiacc_rp_op_t *op, int *complete);
-void mpiacc_proto_direct_release(mpiacc_rp_op_t *op);
-
-/* Receive of a message's first message, per kind (after the header was
- * read into h; op->st_* set).  Set op->proto and the next state. */
-int mpiacc_proto_eager_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h, int *complete);
-int mpiacc_proto_pipeline_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h);
-int mpiacc_proto_ipc_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h);
-
-/* ipc.c: whether a send above the eager limit should be offered by IPC
- * (the backend has IPC, MPIACC_IPC is not 0, the peer shares the node);
- * logs the reason once when not. */
-int mpiacc_proto_ipc_wanted(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc);
+/* ---- direct.c: the choice ----------------------------------------------------
+ * mpiacc_proto_choose (protocol.h, the dispatcher's call) picks an
+ * operation's protocol at its call.  Later the message itself may decide;
+ * the direct family's files then ask again here, saying why: */
+typedef enum {
+    MPIACC_PROTO_DX_FIRST,     /* direct receive: its first message arrived (h) */
+    MPIACC_PROTO_DX_NO_EXPORT, /* IPC send, prepare: the buffer cannot be exported
+                                * (the IPC state already released)           */
+    MPIACC_PROTO_DX_DECLINED,  /* IPC send: the receiver answered CTS_PIPE      */
+    MPIACC_PROTO_DX_IPC_OFFER, /* IPC receive: the RTS_IPC read (h; the blob's
+                                * receive posted): can this side import?     */
+    MPIACC_PROTO_DX_NO_IMPORT  /* IPC receive: import_copy refused at call time
+                                * (h: an RTS_PIPE with the chunking)         */
+} mpiacc_proto_dx_why_t;
+/* Chooses op's protocol again (direct.c's one choice function) and, when
+ * it changes, enters the new one: its send prepare (NO_EXPORT), its
+ * send_resume (DECLINED), its recv_begin (FIRST; IPC_OFFER / NO_IMPORT
+ * after a CTS_PIPE sent to the sender).  Unchanged (an IPC offer this side
+ * takes): nothing is done. */
+int mpiacc_proto_dx_rechoose(mpiacc_rp_op_t *op, mpiacc_proto_dx_why_t why, const mpiacc_wire_hdr_t *h,
+                             int *complete);
 struct mpiacc_backend_ipc;
+/* The IPC table used for op's buffers (the backend's, or a test's), or
+ * NULL when the buffer kind has none. */
+const struct mpiacc_backend_ipc *mpiacc_proto_dx_ipc_of(const mpiacc_rp_op_t *op);
 /* Tests only: an IPC table used for buffers of `kind` instead of the
  * backend's (NULL: the backend's again), so that the IPC protocol's
  * messages can be exercised with a backend without IPC. */
-void mpiacc_proto_ipc_set_test_table(int kind, const struct mpiacc_backend_ipc *t);
+void mpiacc_proto_dx_ipc_test_table(int kind, const struct mpiacc_backend_ipc *t);
 
 /* direct_probe.c: probes of device messages (see there).
  * MPI_Iprobe / MPI_Improbe (message != NULL) on direct communicator
@@ -164,41 +174,43 @@ int mpiacc_proto_probe_take(mpiacc_proto_comm_t *dc, int source, int tag, void *
 int mpiacc_proto_direct_host_mrecv(MPI_Message m, void *buf, MPI_Count count, MPI_Datatype type,
                                    MPI_Status *status);
 
-/* Helpers (direct.c). */
+/* ---- direct.c: the family's shared steps ------------------------------------ */
+/* Every table's release: the op's direct state (and, through
+ * ds->ipc_release, the IPC state) released. */
+void mpiacc_proto_dx_release(mpiacc_rp_op_t *op);
+/* Every table's received: an error (the op completes no receive of its
+ * own: the first message is the direct receive's). */
+int mpiacc_proto_dx_no_received(mpiacc_rp_op_t *op, int *complete);
 /* Non-blocking completion of *r (MPI_REQUEST_NULL: done): *done, and the
  * status and MPI's error once done (*r becomes MPI_REQUEST_NULL). */
-int mpiacc_proto_test(MPI_Request *r, MPI_Status *st, int *done);
+int mpiacc_proto_dx_test(MPI_Request *r, MPI_Status *st, int *done);
 /* Cancels (receives) or gives up (sends) a request of an op that ends
  * early and returns *buf (a staging block of class cls, or NULL) to
  * staging; a buffer MPI may still use is not: returns 1 then. */
-int mpiacc_proto_retire(mpiacc_rp_op_t *op, MPI_Request *r, void **buf, int cls, int is_recv);
+int mpiacc_proto_dx_retire(mpiacc_rp_op_t *op, MPI_Request *r, void **buf, int cls, int is_recv);
 /* The dependency: ds->dep_ready once pack/unpack may start (host-waiting
  * backends test it here; chaining ones pass op->dep to every call). */
-int mpiacc_proto_dep(mpiacc_rp_op_t *op);
+int mpiacc_proto_dx_dep(mpiacc_rp_op_t *op);
 /* Sender: posts the receive of the receiver's FIN / CTS_PIPE. */
-int mpiacc_proto_post_back(mpiacc_rp_op_t *op);
+int mpiacc_proto_dx_post_back(mpiacc_rp_op_t *op);
 /* Receiver: sends FIN (with op's failure, if any) or CTS_PIPE. */
-int mpiacc_proto_send_back(mpiacc_rp_op_t *op, mpiacc_wire_kind_t kind);
+int mpiacc_proto_dx_send_back(mpiacc_rp_op_t *op, mpiacc_wire_kind_t kind);
 /* Receiver: FIN (with op's failure, if any) sent: CLOSING. */
-int mpiacc_proto_close(mpiacc_rp_op_t *op);
+int mpiacc_proto_dx_close(mpiacc_rp_op_t *op);
 /* Sender: whether the receiver's answer (FIN / CTS_PIPE) on ds->back has
  * arrived (*done); its header read into *h then. */
-int mpiacc_proto_back_arrived(mpiacc_rp_op_t *op, mpiacc_wire_hdr_t *h, int *done);
+int mpiacc_proto_dx_back_arrived(mpiacc_rp_op_t *op, mpiacc_wire_hdr_t *h, int *done);
 /* Sender: the answer h must be a FIN; the receiver's failure it carries
  * becomes op's error (unless op has one). */
-int mpiacc_proto_fin_arrived(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h);
+int mpiacc_proto_dx_fin_arrived(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h);
 /* Receiver: the message holds `total` packed bytes: ds->total, op->bytes
  * (what fits the receive) and MPI_ERR_TRUNCATE in op->error when not all
  * of it fits. */
-void mpiacc_proto_recv_fit(mpiacc_rp_op_t *op, MPI_Count total);
+void mpiacc_proto_dx_recv_fit(mpiacc_rp_op_t *op, MPI_Count total);
 /* Fills an ABORT / FIN header with err (an MPI error code) and its text,
  * at most `room` bytes of text; returns the message length. */
-MPI_Count mpiacc_proto_fill_error(void *msg, mpiacc_wire_kind_t kind, uint32_t id, int err, MPI_Count room);
+MPI_Count mpiacc_proto_dx_fill_error(void *msg, mpiacc_wire_kind_t kind, uint32_t id, int err, MPI_Count room);
 /* The error a peer reported: a code of this process with the same class
  * and the peer's text. */
-int mpiacc_proto_peer_error(const mpiacc_wire_hdr_t *h, const void *msg, int peer, const char *who);
-/* Pipelined send entry (from READY, or from ipc.c after CTS_PIPE):
- * streams the chunks. */
-int mpiacc_proto_pipeline_stream(mpiacc_rp_op_t *op);
-
+int mpiacc_proto_dx_peer_error(const mpiacc_wire_hdr_t *h, const void *msg, int peer, const char *who);
 #endif

@@ -293,7 +293,7 @@ static int gather(probed_t *p, void **packed, int *own)
             free(blob);
             MPIACC_CHECK(mpi_errno);
         }
-        mpiacc_proto_fill_error(cts, MPIACC_WIRE_CTS_PIPE, p->h.op_id, MPI_SUCCESS, 0);
+        mpiacc_proto_dx_fill_error(cts, MPIACC_WIRE_CTS_PIPE, p->h.op_id, MPI_SUCCESS, 0);
         MPIACC_CHECK(PMPI_Send(cts, MPIACC_WIRE_HDR, MPI_BYTE, peer, mpiacc_wire_tag_back(p->h.op_id, dc->tag_mod),
                                dc->ctl));
         mpiacc_proto_count(MPIACC_PROTO_N_IPC_DECLINED);
@@ -301,7 +301,7 @@ static int gather(probed_t *p, void **packed, int *own)
     switch (p->h.kind) {
     case MPIACC_WIRE_EAGER: *packed = (char *)p->buf + MPIACC_WIRE_HDR; goto fn_exit;
     case MPIACC_WIRE_ABORT:
-        mpi_errno = mpiacc_proto_peer_error(&p->h, p->buf, p->source, "sender");
+        mpi_errno = mpiacc_proto_dx_peer_error(&p->h, p->buf, p->source, "sender");
         goto fn_fail;
     case MPIACC_WIRE_RTS_IPC:
     case MPIACC_WIRE_RTS_PIPE: {
@@ -315,7 +315,7 @@ static int gather(probed_t *p, void **packed, int *own)
             PMPI_Get_count_c(&st, MPI_BYTE, &n);
             MPIACC_CHECK(mpiacc_wire_read(chunk, n, &h));
             if (h.kind == MPIACC_WIRE_ABORT) {
-                mpi_errno = mpiacc_proto_peer_error(&h, chunk, p->source, "sender");
+                mpi_errno = mpiacc_proto_dx_peer_error(&h, chunk, p->source, "sender");
                 goto fn_fail;
             }
             if (h.kind != MPIACC_WIRE_CHUNK || h.index != k || h.chunk < 0 || h.chunk + (n - MPIACC_WIRE_HDR) > total)
@@ -369,7 +369,7 @@ int mpiacc_proto_direct_host_mrecv(MPI_Message m, void *buf, MPI_Count count, MP
     }
     if (fin) { /* the sender waits for it, with our failure if any */
         unsigned char msg[MPIACC_WIRE_HDR + MPIACC_WIRE_FIN_TEXT];
-        MPI_Count len = mpiacc_proto_fill_error(msg, MPIACC_WIRE_FIN, p->h.op_id, mpi_errno, MPIACC_WIRE_FIN_TEXT);
+        MPI_Count len = mpiacc_proto_dx_fill_error(msg, MPIACC_WIRE_FIN, p->h.op_id, mpi_errno, MPIACC_WIRE_FIN_TEXT);
         int err = PMPI_Send_c(msg, len, MPI_BYTE, mpiacc_proto_comm_ctl_rank(p->dc, p->source),
                               mpiacc_wire_tag_back(p->h.op_id, p->dc->tag_mod), p->dc->ctl);
         if (mpi_errno == MPI_SUCCESS) mpi_errno = err;
@@ -435,7 +435,7 @@ int mpiacc_proto_probe_drain(mpiacc_proto_comm_t *dc, const char *where)
                                                       "the receiver never posted a device receive for this device "
                                                       "message (%s)",
                                                       where);
-            MPI_Count len = mpiacc_proto_fill_error(msg, MPIACC_WIRE_FIN, p->h.op_id, why, MPIACC_WIRE_FIN_TEXT);
+            MPI_Count len = mpiacc_proto_dx_fill_error(msg, MPIACC_WIRE_FIN, p->h.op_id, why, MPIACC_WIRE_FIN_TEXT);
             PMPI_Send_c(msg, len, MPI_BYTE, mpiacc_proto_comm_ctl_rank(dc, p->source),
                         mpiacc_wire_tag_back(p->h.op_id, dc->tag_mod), dc->ctl);
         }

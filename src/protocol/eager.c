@@ -4,7 +4,9 @@
  * The sender packs into host staging behind mpiacc's header, after the
  * data dependency, and sends header + bytes as ONE message on the hidden
  * data communicator with the user's tag; the receiver's first-message
- * receive (direct.c) holds them, and it unpacks the part that fits.  A
+ * receive (direct.c) holds them, and it unpacks the part that fits.
+ * Its table's prepare and start are the send's (a receive enters at
+ * recv_begin, from the chooser in direct.c).  A
  * sender whose pack fails sends an ABORT header in place of the data, so
  * the receive completes with the error too.  States: src/reqpool/op.c.
  */
@@ -15,7 +17,7 @@
  * backend's dependency is not done. */
 static int after_dep(mpiacc_rp_op_t *op, MPI_Count n)
 {
-    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    mpiacc_proto_dx_state_t *ds = mpiacc_proto_dx(op);
     return mpiacc_proto_xfer_after_dep(op, &ds->dep_ready, (char *)ds->first + MPIACC_WIRE_HDR, n);
 }
 
@@ -23,7 +25,7 @@ static int after_dep(mpiacc_rp_op_t *op, MPI_Count n)
 
 static int send_prepare(mpiacc_rp_op_t *op)
 {
-    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    mpiacc_proto_dx_state_t *ds = mpiacc_proto_dx(op);
     /* room for the data, or for an ABORT's text */
     ds->first_cap = MPIACC_WIRE_HDR + (op->bytes > MPIACC_WIRE_FIN_TEXT ? op->bytes : MPIACC_WIRE_FIN_TEXT);
     return mpiacc_proto_staging_get(op->attrs.kind, ds->first_cap, &ds->first, &ds->first_cls);
@@ -34,7 +36,7 @@ static int send_prepare(mpiacc_rp_op_t *op)
  * then completes with the error. */
 static int send_abort(mpiacc_rp_op_t *op, int err)
 {
-    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    mpiacc_proto_dx_state_t *ds = mpiacc_proto_dx(op);
     if (op->xfer) {
         int done = 0;
         if (op->be->test(op->xfer, &done) == MPI_SUCCESS && !done) {
@@ -49,7 +51,7 @@ static int send_abort(mpiacc_rp_op_t *op, int err)
     }
     op->error = err;
     ds->failed = 1;
-    ds->total = mpiacc_proto_fill_error(ds->first, MPIACC_WIRE_ABORT, ds->id, err, MPIACC_WIRE_FIN_TEXT);
+    ds->total = mpiacc_proto_dx_fill_error(ds->first, MPIACC_WIRE_ABORT, ds->id, err, MPIACC_WIRE_FIN_TEXT);
     MPIACC_LOG(MPIACC_LOG_INFO, "direct eager send to %d tag %d: sending an abort", op->peer, op->tag);
     mpiacc_rp_move(op, MPIACC_RP_READY);
     return MPI_SUCCESS;
@@ -58,7 +60,7 @@ static int send_abort(mpiacc_rp_op_t *op, int err)
 /* NEW -> PACKING / DEP_PENDING, or READY for an empty message. */
 static int send_start(mpiacc_rp_op_t *op)
 {
-    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    mpiacc_proto_dx_state_t *ds = mpiacc_proto_dx(op);
     mpiacc_wire_hdr_t h;
     int err;
     mpiacc_wire_init(&h, MPIACC_WIRE_EAGER, ds->id);
@@ -95,21 +97,21 @@ fn_fail:
 
 static int issue(mpiacc_rp_op_t *op)
 {
-    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    mpiacc_proto_dx_state_t *ds = mpiacc_proto_dx(op);
     return mpiacc_rp_isend(op, ds->first, ds->total, MPI_BYTE);
 }
 
 /* ---- receive ------------------------------------------------------------------ */
 
-int mpiacc_proto_eager_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h, int *complete)
+/* The first message is the eager message: header + bytes, in ds->first. */
+static int recv_begin(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h, int *complete)
 {
     int mpi_errno = MPI_SUCCESS;
 
     if (op->bytes != MPIACC_WIRE_HDR + h->total || h->extra_bytes != (uint64_t)h->total)
         MPIACC_FAIL(MPIACC_ERRK_INTERN, "direct protocol: an eager message of %lld bytes says it holds %lld",
                     (long long)op->bytes, (long long)h->total);
-    op->proto = &mpiacc_proto_eager.table;
-    mpiacc_proto_recv_fit(op, h->total);
+    mpiacc_proto_dx_recv_fit(op, h->total);
     if (op->bytes == 0) {
         *complete = 1;
         goto fn_exit;
@@ -142,16 +144,19 @@ fn_fail:
 
 /* ---- the table ------------------------------------------------------------------ */
 
-const mpiacc_proto_direct_kind_t mpiacc_proto_eager = {
+static int advance(mpiacc_rp_op_t *op, int *complete)
+{
+    *complete = 0;
+    return op->is_send ? send_advance(op, complete) : recv_advance(op, complete);
+}
+
+const mpiacc_proto_dx_t mpiacc_proto_eager = {
     .table = {.name = "eager",
-              .prepare = mpiacc_proto_direct_prepare,
-              .start = mpiacc_proto_direct_start,
-              .advance = mpiacc_proto_direct_advance,
+              .prepare = send_prepare,
+              .start = send_start,
+              .advance = advance,
               .issue = issue,
-              .received = mpiacc_proto_direct_no_received,
-              .release = mpiacc_proto_direct_release},
-    .send_prepare = send_prepare,
-    .send_start = send_start,
-    .send_advance = send_advance,
-    .recv_advance = recv_advance,
+              .received = mpiacc_proto_dx_no_received,
+              .release = mpiacc_proto_dx_release},
+    .recv_begin = recv_begin,
 };

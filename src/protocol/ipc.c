@@ -12,8 +12,9 @@
  * MPIACC_WIRE_RTS_INLINE_MAX, else a BLOB message on ctl right behind it).
  * It then waits (WAIT_FIN) for the receiver's answer on ctl: FIN (with the
  * receiver's failure, if any: the send completes with it) or CTS_PIPE (the
- * receiver cannot use IPC: the sender streams the message as pipelined,
- * pipeline.c).  export_release once the receiver is done.
+ * receiver cannot use IPC: the chooser, direct.c, hands the send to the
+ * pipelined protocol, which streams it).  export_release once the
+ * receiver is done.
  *
  * Receiver, once the RTS matched (direct.c): with the same buffer kind and
  * IPC in its own backend, import_copy moves packed bytes [0, min(sent,
@@ -21,8 +22,8 @@
  * then FIN (CLOSING); a truncated message completes with MPI_ERR_TRUNCATE,
  * the part that fits written.  Otherwise — another buffer kind, no IPC, or
  * import_copy refusing at call time — it answers CTS_PIPE and receives the
- * message pipelined.  A copy that fails on the device completes both sides
- * with the error.  Fallbacks are logged once per cause at MPIACC_LOG=info.
+ * message pipelined (both decided by the chooser, direct.c).  A copy that
+ * fails on the device completes both sides with the error.  Fallbacks are logged once per cause at MPIACC_LOG=info.
  */
 #include <stdlib.h>
 
@@ -44,27 +45,14 @@ typedef struct ipc_state {
     int fin_seen;         /* sender: the receiver's FIN arrived          */
 } ipc_state_t;
 
-static const struct mpiacc_backend_ipc *test_table[MPIACC_KIND_MAX];
-
-void mpiacc_proto_ipc_set_test_table(int kind, const struct mpiacc_backend_ipc *t)
-{
-    if (kind > MPIACC_KIND_NONE && kind < MPIACC_KIND_MAX) test_table[kind] = t;
-}
-
-static const struct mpiacc_backend_ipc *ipc_of(const mpiacc_rp_op_t *op)
-{
-    if (test_table[op->attrs.kind]) return test_table[op->attrs.kind];
-    return op->be ? op->be->ipc : NULL;
-}
-
 static ipc_state_t *ipc_st(mpiacc_rp_op_t *op)
 {
-    return (ipc_state_t *)mpiacc_proto_ds(op)->ipc;
+    return (ipc_state_t *)mpiacc_proto_dx(op)->ipc;
 }
 
 static void ipc_release(mpiacc_rp_op_t *op)
 {
-    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    mpiacc_proto_dx_state_t *ds = mpiacc_proto_dx(op);
     ipc_state_t *is = ds->ipc;
     int kept;
     if (!is) return;
@@ -72,7 +60,7 @@ static void ipc_release(mpiacc_rp_op_t *op)
     is->xfer = NULL;
     if (is->token && is->ipc->export_release) is->ipc->export_release(is->token);
     is->token = NULL;
-    kept = mpiacc_proto_retire(op, &is->blob_req, &is->blob, is->blob_cls, !op->is_send);
+    kept = mpiacc_proto_dx_retire(op, &is->blob_req, &is->blob, is->blob_cls, !op->is_send);
     if (!kept) free(is);
     ds->ipc = NULL;
     ds->ipc_release = NULL;
@@ -80,45 +68,25 @@ static void ipc_release(mpiacc_rp_op_t *op)
 
 static int ipc_state_new(mpiacc_rp_op_t *op, ipc_state_t **out)
 {
-    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    mpiacc_proto_dx_state_t *ds = mpiacc_proto_dx(op);
     ipc_state_t *is = calloc(1, sizeof *is);
     *out = is;
     if (!is) return mpiacc_err(MPIACC_ERRK_NOMEM, "out of memory for an IPC transfer");
     is->blob_req = MPI_REQUEST_NULL;
-    is->ipc = ipc_of(op);
+    is->ipc = mpiacc_proto_dx_ipc_of(op);
     ds->ipc = is;
     ds->ipc_release = ipc_release;
     return MPI_SUCCESS;
 }
 
-/* ---- the choice (direct.c) ------------------------------------------------------ */
-
-int mpiacc_proto_ipc_wanted(mpiacc_rp_op_t *op, mpiacc_proto_comm_t *dc)
-{
-    if (!ipc_of(op)) {
-        mpiacc_proto_note(MPIACC_PROTO_NOTE_NO_IPC, "%s buffers have no IPC: large messages are pipelined",
-                           mpiacc_kind_name(op->attrs.kind));
-        return 0;
-    }
-    if (!mpiacc_proto_cfg.ipc) {
-        mpiacc_proto_note(MPIACC_PROTO_NOTE_IPC_OFF, "MPIACC_IPC=0: large messages are pipelined");
-        return 0;
-    }
-    if (op->peer < 0 || op->peer >= dc->size || !dc->same_node[op->peer]) {
-        mpiacc_proto_note(MPIACC_PROTO_NOTE_REMOTE, "peers on other nodes: large messages to them are pipelined");
-        return 0;
-    }
-    return 1;
-}
-
 /* ---- send -------------------------------------------------------------------------- */
 
-/* At call time: the export and the RTS, or the pipelined protocol when the
- * buffer cannot be exported. */
+/* At call time: the export and the RTS; when the buffer cannot be
+ * exported, the chooser's eager or pipelined protocol instead. */
 static int send_prepare(mpiacc_rp_op_t *op)
 {
     int mpi_errno = MPI_SUCCESS, ok = 0, err;
-    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    mpiacc_proto_dx_state_t *ds = mpiacc_proto_dx(op);
     ipc_state_t *is;
     mpiacc_wire_hdr_t h;
     MPI_Aint lo, hi;
@@ -139,16 +107,8 @@ static int send_prepare(mpiacc_rp_op_t *op)
         int len;
         if (err != MPI_SUCCESS) PMPI_Error_string(err, why, &len);
         mpiacc_proto_note(MPIACC_PROTO_NOTE_EXPORT, "IPC export refused (%s): eager or pipelined instead", why);
-        mpiacc_proto_count(MPIACC_PROTO_N_IPC_FALLBACK);
         ipc_release(op);
-        if (op->bytes <= ds->dc->eager_max) {
-            mpiacc_proto_count(MPIACC_PROTO_N_EAGER_SENT);
-            op->proto = &mpiacc_proto_eager.table;
-        } else {
-            mpiacc_proto_count(MPIACC_PROTO_N_PIPE_SENT);
-            op->proto = &mpiacc_proto_pipeline.table;
-        }
-        return op->proto->prepare ? op->proto->prepare(op) : MPI_SUCCESS;
+        return mpiacc_proto_dx_rechoose(op, MPIACC_PROTO_DX_NO_EXPORT, NULL, NULL);
     }
     mpiacc_proto_count(MPIACC_PROTO_N_IPC_SENT);
     is->blob_bytes = op->type->blob_bytes;
@@ -195,7 +155,7 @@ static int send_start(mpiacc_rp_op_t *op)
 static int issue(mpiacc_rp_op_t *op)
 {
     int mpi_errno = MPI_SUCCESS;
-    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    mpiacc_proto_dx_state_t *ds = mpiacc_proto_dx(op);
     ipc_state_t *is = ipc_st(op);
     MPIACC_CHECK(mpiacc_rp_isend(op, ds->first, ds->first_cap, MPI_BYTE));
     ds->first_req = op->inner;
@@ -203,7 +163,7 @@ static int issue(mpiacc_rp_op_t *op)
     if (!is->blob_inline)
         MPIACC_CHECK(PMPI_Isend_c(is->blob, MPIACC_WIRE_HDR + (MPI_Count)is->blob_bytes, MPI_BYTE, ds->ctl_peer,
                                   mpiacc_wire_tag_fwd(ds->id, ds->dc->tag_mod), ds->dc->ctl, &is->blob_req));
-    MPIACC_CHECK(mpiacc_proto_post_back(op));
+    MPIACC_CHECK(mpiacc_proto_dx_post_back(op));
     mpiacc_rp_move(op, MPIACC_RP_WAIT_FIN);
 fn_exit:
     return mpi_errno;
@@ -214,28 +174,26 @@ fn_fail:
 static int send_advance(mpiacc_rp_op_t *op, int *complete)
 {
     int mpi_errno = MPI_SUCCESS, done;
-    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    mpiacc_proto_dx_state_t *ds = mpiacc_proto_dx(op);
     ipc_state_t *is = ipc_st(op);
     mpiacc_wire_hdr_t h;
 
     if (op->state != MPIACC_RP_WAIT_FIN)
         MPIACC_FAIL(MPIACC_ERRK_INTERN, "IPC send: unexpected state %d", (int)op->state);
-    MPIACC_CHECK(mpiacc_proto_test(&ds->first_req, NULL, &done));
-    MPIACC_CHECK(mpiacc_proto_test(&is->blob_req, NULL, &done));
+    MPIACC_CHECK(mpiacc_proto_dx_test(&ds->first_req, NULL, &done));
+    MPIACC_CHECK(mpiacc_proto_dx_test(&is->blob_req, NULL, &done));
     if (!is->fin_seen) {
-        MPIACC_CHECK(mpiacc_proto_back_arrived(op, &h, &done));
+        MPIACC_CHECK(mpiacc_proto_dx_back_arrived(op, &h, &done));
         if (!done) goto fn_exit;
         if (h.kind == MPIACC_WIRE_CTS_PIPE) {
-            /* The receiver cannot use IPC: the export is not read; stream. */
-            mpiacc_proto_note(MPIACC_PROTO_NOTE_DECLINED,
-                               "a receiver declined IPC (another buffer kind, no IPC there, or the import "
-                               "failed): pipelined instead");
+            /* The receiver cannot use IPC: the export is not read; the
+             * chooser hands the send to the pipelined protocol. */
             if (is->token && is->ipc->export_release) is->ipc->export_release(is->token);
             is->token = NULL;
-            MPIACC_CHECK(mpiacc_proto_pipeline_stream(op));
+            MPIACC_CHECK(mpiacc_proto_dx_rechoose(op, MPIACC_PROTO_DX_DECLINED, NULL, NULL));
             goto fn_exit;
         }
-        MPIACC_CHECK(mpiacc_proto_fin_arrived(op, &h));
+        MPIACC_CHECK(mpiacc_proto_dx_fin_arrived(op, &h));
         is->fin_seen = 1;
     }
     /* answered: the RTS (and blob) were matched and complete soon */
@@ -248,32 +206,17 @@ fn_fail:
 
 /* ---- receive ----------------------------------------------------------------------- */
 
-/* The receiver cannot (or will not) copy through IPC: CTS_PIPE, then the
- * pipelined receive (the blob, when it travels apart, is received first:
- * it comes before the chunks on the same tag). */
-static int decline(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h)
-{
-    int mpi_errno = MPI_SUCCESS;
-    mpiacc_proto_count(MPIACC_PROTO_N_IPC_DECLINED);
-    MPIACC_CHECK(mpiacc_proto_send_back(op, MPIACC_WIRE_CTS_PIPE));
-    MPIACC_CHECK(mpiacc_proto_pipeline_received(op, h));
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
-}
-
 /* Enqueues the copy (the blob at hand); COPYING.  A failed dependency
  * leaves nothing to copy into: the FIN carries the failure (recv_advance). */
 static int recv_copy(mpiacc_rp_op_t *op, const void *blob)
 {
-    int err;
-    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    int err, unused = 0;
+    mpiacc_proto_dx_state_t *ds = mpiacc_proto_dx(op);
     ipc_state_t *is = ipc_st(op);
     mpiacc_xfer_desc_t d = {.buf = op->buf, .type = op->type, .count = op->count, .first = 0, .last = op->bytes};
     mpiacc_wire_hdr_t h;
 
-    err = mpiacc_proto_dep(op);
+    err = mpiacc_proto_dx_dep(op);
     if (err != MPI_SUCCESS) {
         op->error = err;
         ds->failed = is->copy_started = 1;
@@ -293,7 +236,7 @@ static int recv_copy(mpiacc_rp_op_t *op, const void *blob)
             h.chunk = ds->chunk;
             h.index = ds->nchunks;
             op->error = MPI_SUCCESS; /* the truncation, if any, is set again */
-            return decline(op, &h);
+            return mpiacc_proto_dx_rechoose(op, MPIACC_PROTO_DX_NO_IMPORT, &h, &unused);
         }
     }
     is->copy_started = 1;
@@ -301,10 +244,14 @@ static int recv_copy(mpiacc_rp_op_t *op, const void *blob)
     return MPI_SUCCESS;
 }
 
-int mpiacc_proto_ipc_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h)
+/* The first message is an RTS_IPC: the offer read (and the blob's receive
+ * posted when it travels apart: it comes first on ctl, whatever follows);
+ * then the chooser says whether this side takes it (COPYING) or declines
+ * (CTS_PIPE, pipelined). */
+static int recv_begin(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h, int *complete)
 {
     int mpi_errno = MPI_SUCCESS;
-    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    mpiacc_proto_dx_state_t *ds = mpiacc_proto_dx(op);
     ipc_state_t *is;
     int inl = (h->flags & MPIACC_WIRE_INLINE_BLOB) != 0;
     const char *p = ds->first;
@@ -326,15 +273,9 @@ int mpiacc_proto_ipc_received(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h)
         MPIACC_CHECK(PMPI_Irecv_c(is->blob, MPIACC_WIRE_HDR + (MPI_Count)is->blob_bytes, MPI_BYTE, ds->ctl_peer,
                                   mpiacc_wire_tag_fwd(ds->id, ds->dc->tag_mod), ds->dc->ctl, &is->blob_req));
     }
-    if (!is->ipc || h->buf_kind != (uint32_t)op->attrs.kind || !mpiacc_proto_cfg.ipc) {
-        mpiacc_proto_note(MPIACC_PROTO_NOTE_DECLINED,
-                           "IPC offered to a %s receive %s: pipelined instead", mpiacc_kind_name(op->attrs.kind),
-                           !is->ipc ? "without IPC" : !mpiacc_proto_cfg.ipc ? "with MPIACC_IPC=0"
-                                                                             : "of another buffer kind");
-        return decline(op, h);
-    }
-    op->proto = &mpiacc_proto_ipc.table;
-    mpiacc_proto_recv_fit(op, ds->total);
+    MPIACC_CHECK(mpiacc_proto_dx_rechoose(op, MPIACC_PROTO_DX_IPC_OFFER, h, complete));
+    if (op->proto != &mpiacc_proto_ipc.table) goto fn_exit; /* declined: pipelined */
+    mpiacc_proto_dx_recv_fit(op, ds->total);
     mpiacc_rp_move(op, MPIACC_RP_COPYING);
     if (inl) MPIACC_CHECK(recv_copy(op, p + MPIACC_WIRE_HDR + sizeof is->x));
 fn_exit:
@@ -346,7 +287,7 @@ fn_fail:
 static int recv_advance(mpiacc_rp_op_t *op, int *complete)
 {
     int mpi_errno = MPI_SUCCESS, done, err;
-    mpiacc_proto_direct_t *ds = mpiacc_proto_ds(op);
+    mpiacc_proto_dx_state_t *ds = mpiacc_proto_dx(op);
     ipc_state_t *is = ipc_st(op);
     MPI_Status st;
     MPI_Count n = 0;
@@ -356,7 +297,7 @@ static int recv_advance(mpiacc_rp_op_t *op, int *complete)
     case MPIACC_RP_COPYING:
         if (!is->copy_started) { /* not enqueued yet: the blob, the dependency */
             if (!is->blob_inline) {
-                MPIACC_CHECK(mpiacc_proto_test(&is->blob_req, &st, &done));
+                MPIACC_CHECK(mpiacc_proto_dx_test(&is->blob_req, &st, &done));
                 if (!done) break;
                 PMPI_Get_count_c(&st, MPI_BYTE, &n);
                 MPIACC_CHECK(mpiacc_wire_read(is->blob, n, &h));
@@ -375,10 +316,10 @@ static int recv_advance(mpiacc_rp_op_t *op, int *complete)
             ds->failed = 1;
         }
         if (!done) break;
-        MPIACC_CHECK(mpiacc_proto_close(op));
+        MPIACC_CHECK(mpiacc_proto_dx_close(op));
         break;
     case MPIACC_RP_CLOSING:
-        MPIACC_CHECK(mpiacc_proto_test(&ds->back, NULL, complete));
+        MPIACC_CHECK(mpiacc_proto_dx_test(&ds->back, NULL, complete));
         break;
     default:
         MPIACC_FAIL(MPIACC_ERRK_INTERN, "IPC receive: unexpected state %d", (int)op->state);
@@ -391,16 +332,19 @@ fn_fail:
 
 /* ---- the table ------------------------------------------------------------------------ */
 
-const mpiacc_proto_direct_kind_t mpiacc_proto_ipc = {
+static int advance(mpiacc_rp_op_t *op, int *complete)
+{
+    *complete = 0;
+    return op->is_send ? send_advance(op, complete) : recv_advance(op, complete);
+}
+
+const mpiacc_proto_dx_t mpiacc_proto_ipc = {
     .table = {.name = "IPC",
-              .prepare = mpiacc_proto_direct_prepare,
-              .start = mpiacc_proto_direct_start,
-              .advance = mpiacc_proto_direct_advance,
+              .prepare = send_prepare,
+              .start = send_start,
+              .advance = advance,
               .issue = issue,
-              .received = mpiacc_proto_direct_no_received,
-              .release = mpiacc_proto_direct_release},
-    .send_prepare = send_prepare,
-    .send_start = send_start,
-    .send_advance = send_advance,
-    .recv_advance = recv_advance,
+              .received = mpiacc_proto_dx_no_received,
+              .release = mpiacc_proto_dx_release},
+    .recv_begin = recv_begin,
 };

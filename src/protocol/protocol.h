@@ -3,8 +3,8 @@
  * table (mpiacc_proto_t, src/reqpool/reqpool.h) the dispatcher puts in the
  * op; the generic state machine (src/reqpool/op.c) calls it for the
  * protocol-specific steps.  Adding a protocol: a new file here with its
- * table, its states in reqpool.h and op.c's comment block, and the
- * dispatcher's choice (src/dispatch/dispatch.c).
+ * table, its states in reqpool.h and op.c's comment block, and its place
+ * in the one choice function (direct.c, `choose`).
  */
 #ifndef MPIACC_PROTOCOL_H_INCLUDED
 #define MPIACC_PROTOCOL_H_INCLUDED
@@ -21,6 +21,16 @@ extern const mpiacc_proto_t mpiacc_proto_mrecv;
 /* ordered.c: a host send queued behind unissued device sends to the same
  * peer; sends the user's datatype when its turn comes. */
 extern const mpiacc_proto_t mpiacc_proto_ordered;
+
+struct mpiacc_proto_comm;
+/* direct.c: THE protocol choice, the dispatcher's call for a device op (set
+ * up, not submitted): staged when dc is NULL; on direct communicator dc
+ * (its state) the op becomes one of the direct protocol's (per-op state,
+ * a reference on dc, the hidden communicator) and gets its protocol: a
+ * send's by size, backend and peer (eager, IPC or pipelined), a receive's
+ * from its first message (it starts as the direct receive).  On failure
+ * op->proto may be set: mpiacc_rp_discard releases what was made. */
+int mpiacc_proto_choose(mpiacc_rp_op_t *op, struct mpiacc_proto_comm *dc);
 
 /* staging.c: host staging memory, one pool per buffer kind, allocated by
  * that kind's backend (host_alloc: pinned where it helps). */

@@ -2,7 +2,7 @@
 /*
  * The IPC protocol's message flow without a GPU (2 ranks, PoCL in CI).
  * OpenCL has no IPC, so this test gives the protocol a stand-in IPC table
- * for OpenCL buffers (mpiacc_proto_ipc_set_test_table): its export copies
+ * for OpenCL buffers (mpiacc_proto_dx_ipc_test_table): its export copies
  * the touched bytes of the cl_mem into a POSIX shared-memory segment (after
  * the data dependency, on the host), its import reads them through the
  * sender's datatype blob (mpiacc_tv_offset) and unpacks them with the
@@ -257,7 +257,7 @@ static void large_blob(void **state)
         }
     }
     /* and declined with a blob apart: received, then pipelined */
-    if (rank == 1) mpiacc_proto_ipc_set_test_table(MPIACC_KIND_OPENCL, NULL);
+    if (rank == 1) mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_OPENCL, NULL);
     for (int i = 0; i < 4 * NB; i++) h[i] = rank ? -1 : 9 * i;
     clReleaseMemObject(m);
     m = fx_buf(4 * NB * sizeof *h, h);
@@ -271,7 +271,7 @@ static void large_blob(void **state)
             assert_int_equal(g[i], in ? 9 * i : -1);
             if (k < NB && i + 1 == dp[k] + bl[k]) k++;
         }
-        mpiacc_proto_ipc_set_test_table(MPIACC_KIND_OPENCL, &fake);
+        mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_OPENCL, &fake);
     }
     clReleaseMemObject(m);
     MPI_Type_free(&t);
@@ -298,13 +298,13 @@ static void receiver_declines(void **state)
     long a0 = tr(S_FIN, S_STREAM), a1 = tr(S_STREAM, S_FIN), b0 = tr(S_FLIGHT, S_STREAM), b1 = tr(S_COPY, S_STREAM);
     int err;
     mode = FAKE_OK;
-    if (rank == 1) mpiacc_proto_ipc_set_test_table(MPIACC_KIND_OPENCL, NULL);
+    if (rank == 1) mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_OPENCL, NULL);
     exchange(4000, 4000, 15, 7, 0, 7, &err, 1);
     assert_int_equal(err, MPI_SUCCESS);
     if (rank == 0) assert_int_equal(tr(S_FIN, S_STREAM), a0 + 1); /* CTS_PIPE: streamed */
     if (rank == 0) assert_int_equal(tr(S_STREAM, S_FIN), a1 + 1);
     if (rank == 1) assert_int_equal(tr(S_FLIGHT, S_STREAM), b0 + 1); /* declined at once */
-    if (rank == 1) mpiacc_proto_ipc_set_test_table(MPIACC_KIND_OPENCL, &fake);
+    if (rank == 1) mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_OPENCL, &fake);
     mode = rank == 1 ? FAKE_IMPORT_REFUSES : FAKE_OK;
     exchange(4000, 3000, 16, 8, 0, 8, &err, 1); /* truncated on the way */
     assert_int_equal(err_class(err), rank == 1 ? MPI_ERR_TRUNCATE : MPI_SUCCESS);
@@ -405,9 +405,9 @@ int main(int argc, char **argv)
     MPI_Info_free(&info);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    mpiacc_proto_ipc_set_test_table(MPIACC_KIND_OPENCL, &fake);
+    mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_OPENCL, &fake);
     failed = MPIACC_TEST_RUN("direct_ipc_flow", tests, NULL, NULL);
-    mpiacc_proto_ipc_set_test_table(MPIACC_KIND_OPENCL, NULL);
+    mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_OPENCL, NULL);
     MPI_Comm_free(&comm);
     for (int i = 0; i < nheld && i < 64; i++) free(held_packed[i]);
     fx_fini();
