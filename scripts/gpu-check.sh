@@ -103,7 +103,7 @@ ctest_summary() { # log file: counts, failed and skipped tests
 }
 if [[ -d $build ]]; then
   # the JUnit files keep every test's output (skip reasons, timings printed by tests)
-  step ctest-all 210 ctest --test-dir "$build" --output-on-failure -j "$cjobs" --timeout 200 \
+  step ctest-all 300 ctest --test-dir "$build" --output-on-failure -j "$cjobs" --timeout 200 \
     --output-junit "$out/ctest-all.xml"
   ctest_summary "$out/ctest-all.log"
   grep -hoE "(SKIPPED[^<&]*|WATCHDOG[^<&]*|corpus: [^<&]*)" "$out/ctest-all.log" "$out/ctest-all.xml" 2>/dev/null |
@@ -164,19 +164,21 @@ elif [[ -d $t ]]; then
   san racecheck-p2p_corpus racecheck 60 2 "$t/test_cuda_p2p_corpus" MPIACC_TEST_NTYPES=25
   san memcheck-cuda_threads memcheck 60 2 "$t/test_cuda_threads"
   san racecheck-cuda_backend racecheck 60 0 "$t/test_cuda_backend"
+  san memcheck-cuda_coll memcheck 90 2 "$t/test_cuda_coll"
+  san memcheck-cuda_p2px memcheck 90 2 "$t/test_cuda_p2px"
 fi
 
-# ---- the two-rank CUDA tests again under MPS (one GPU only) ----------------------------
-# Two ranks on one GPU without MPS time-slice it; with MPS they run as on
-# two GPUs.  Not for the OpenCL tests (NVIDIA's OpenCL fails under MPS) nor
-# test_cuda_sync (its gate-kernel case times out under MPS).
+# ---- the multi-rank CUDA tests again under MPS (one GPU only) ----------------------------
+# Two to four ranks on one GPU without MPS time-slice it; with MPS they run
+# as on separate GPUs.  Not for the OpenCL tests (NVIDIA's OpenCL fails
+# under MPS) nor test_cuda_sync (its gate-kernel case times out under MPS).
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 if [[ -d $build ]] && ((ngpu == 1)) && command -v nvidia-cuda-mps-control >/dev/null; then
   export CUDA_MPS_PIPE_DIRECTORY=$out/mps-pipe CUDA_MPS_LOG_DIRECTORY=$out/mps-log
   mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
   if nvidia-cuda-mps-control -d >>"$out/mps.log" 2>&1; then
-    step ctest-cuda-mps 120 ctest --test-dir "$build" -R '^test_cuda_.*_np2$' -E hetero --output-on-failure \
-      -j 2 --timeout 100 --output-junit "$out/ctest-cuda-mps.xml"
+    step ctest-cuda-mps 240 ctest --test-dir "$build" -R '^(test_cuda_.*_np[234]|halo3d_cuda_.*)$' \
+      -E 'hetero|test_cuda_sync' --output-on-failure -j 2 --timeout 120 --output-junit "$out/ctest-cuda-mps.xml"
     ctest_summary "$out/ctest-cuda-mps.log"
     echo quit | nvidia-cuda-mps-control >>"$out/mps.log" 2>&1
   else
