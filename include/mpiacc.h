@@ -419,8 +419,11 @@ extern MPIACC_API int MPIACC_DEVICE;
  *      managed memory (cudaMallocManaged)                 -> the same CUDA
  *          path: the pack kernels read it on the GPU, where it usually
  *          lives, instead of the CPU faulting its pages over;
- *      pinned host memory (cudaMallocHost, cudaHostRegister) and any other
- *          host memory                                     -> MPI, untouched.
+ *      pinned host memory (cudaMallocHost, cudaHostRegister) -> the same
+ *          CUDA path: the kernels read it through its device mapping
+ *          (MPICH's shared-memory copy, process_vm_readv, was seen failing
+ *          on pinned pages of a virtual machine);
+ *      any other host memory                               -> MPI, untouched.
  *    Host answers are cached per 4 KiB granule, so host traffic pays a tag
  *    check, one flag and one cache load (bench/host_overhead --uva);
  *    device answers are queried again on every call (a device call costs

@@ -36,7 +36,7 @@ static const env_var_t table[] = {
     {"MPIACC_FINALIZE_TIMEOUT", MPIACC_ENV_INT, "10", NULL, 0, 86400,
      "seconds MPI_Finalize lets pending operations finish before cancelling or abandoning them"},
     {"MPIACC_UVA", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
-     "pointer-query mode: an untagged buffer in CUDA device or managed memory takes the CUDA path "
+     "pointer-query mode: an untagged buffer in CUDA device, managed or pinned memory takes the CUDA path "
      "(default-stream ordering); host answers cached per 4 KiB; starts the CUDA backend at MPI_Init"},
     /* direct protocol */
     {"MPIACC_DIRECT", MPIACC_ENV_BOOL, "0", NULL, 0, 1,

@@ -17,7 +17,8 @@
  *   CU_MEMORYTYPE_DEVICE, managed  -> MANAGED (device path)
  *   CU_MEMORYTYPE_DEVICE           -> DEVICE  (device path)
  *   CU_MEMORYTYPE_HOST (cudaMallocHost, cudaHostRegister)
- *                                  -> PINNED  (host path)
+ *                                  -> PINNED  (device path: the kernels
+ *                                     read it through its mapping)
  *   0 (unknown to CUDA)            -> HOST    (host path)
  */
 #include <pthread.h>

@@ -185,11 +185,19 @@ static int classify(const void *buf, MPI_Comm comm, int *kind, int *device)
     if (!query || !buf || mpiacc_util_pcache_has(&mpiacc_dispatch_host_pages, buf)) goto fn_exit;
     be = mpiacc_backend_peek(MPIACC_KIND_CUDA);
     if (be && be->classify) MPIACC_CHECK(be->classify(buf, &mem, device));
-    if (mem == MPIACC_CORE_MEM_DEVICE || mem == MPIACC_CORE_MEM_MANAGED) {
+    if (mem != MPIACC_CORE_MEM_HOST) {
+        /* Pinned host memory takes the CUDA path too: the kernels read it
+         * through its device mapping, and MPICH's shared-memory copy
+         * (process_vm_readv) was seen failing with EFAULT on pinned pages
+         * (an H200 virtual machine, 1 MiB messages). */
+        static const char *const what[] = {"host", "pinned host", "device", "managed"};
         *kind = MPIACC_KIND_CUDA;
-        MPIACC_LOG_ONCE(MPIACC_LOG_INFO, mem == MPIACC_CORE_MEM_DEVICE ? "uva-device" : "uva-managed",
+        MPIACC_LOG_ONCE(MPIACC_LOG_INFO,
+                        mem == MPIACC_CORE_MEM_DEVICE    ? "uva-device"
+                        : mem == MPIACC_CORE_MEM_MANAGED ? "uva-managed"
+                                                         : "uva-pinned",
                         "untagged buffer %p is CUDA %s memory (device %d): CUDA path, default-stream ordering",
-                        buf, mem == MPIACC_CORE_MEM_DEVICE ? "device" : "managed", *device);
+                        buf, what[mem], *device);
     } else {
         mpiacc_util_pcache_put(&mpiacc_dispatch_host_pages, buf);
     }

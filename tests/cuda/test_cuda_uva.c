@@ -12,7 +12,8 @@
  *                 default-stream ordering must deliver them; contiguous
  *                 and strided, blocking and nonblocking, D->D, D->H, H->D
  *  managed        the same with cudaMallocManaged buffers (CUDA path)
- *  pinned         cudaMallocHost buffers take the host path (cached)
+ *  pinned         cudaMallocHost buffers take the CUDA path (read through
+ *                 their device mapping)
  *  asserted       a communicator with mpi_assert_memory_alloc_kinds =
  *                 "cuda:device": device buffers, no query
  *  refused        MPI_Put from an untagged device buffer: MPI_ERR_TYPE
@@ -176,7 +177,7 @@ static void pinned(void **state)
     int mem = -1, d = -1;
     (void)state;
     run_pairs(pairs, 3, MPI_COMM_WORLD, "pinned");
-    /* the classification itself: pinned host memory is host memory */
+    /* the backend's classification itself: pinned host memory */
     p = mem_alloc(MEM_PINNED);
     assert_int_equal(mpiacc_backend_get(MPIACC_KIND_CUDA)->classify(p, &mem, &d), MPI_SUCCESS);
     assert_int_equal(mem, MPIACC_CORE_MEM_PINNED);

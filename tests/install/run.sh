@@ -31,8 +31,16 @@ pass=0
 fail() { echo "FAIL: $*"; exit 1; }
 ok() { echo "ok: $*"; pass=$((pass + 1)); }
 
-# the user's environment
-PATH=$(tr ':' '\n' <<<"$PATH" | grep -v '/\.venv/bin$' | paste -sd: -)
+# the user's environment: no directory holding MPI's compiler wrappers or
+# mpiexec on PATH (the project's .venv/bin), but the cmake this build used
+# (on some machines it lives in a Python virtual environment's bin/ too)
+mpi_bindir=$(dirname "$(sed -n 's/^MPIEXEC_EXECUTABLE:FILEPATH=//p' "$build/CMakeCache.txt")")
+PATH=$(tr ':' '\n' <<<"$PATH" | grep -v '/\.venv/bin$' | grep -vx "$mpi_bindir" | paste -sd: -)
+if ! command -v cmake >/dev/null; then
+  cmake_dir=$(mkdir -p "$work/cmake-bin" && cd "$work/cmake-bin" && pwd)
+  ln -sf "$cmake" "$cmake_dir/cmake"
+  PATH=$cmake_dir:$PATH
+fi
 export PATH
 unset LD_LIBRARY_PATH LD_PRELOAD PKG_CONFIG_PATH CMAKE_PREFIX_PATH MPIACC_LOG
 export HOME="$work/home"
