@@ -157,6 +157,12 @@ static void released_clmem(void **state)
     clReleaseMemObject(pk2);
     pos = 0;
     EXPECT(MPI_Pack(m2, 1, t, pk2, 4 * N, &pos, MPI_COMM_WORLD), MPI_ERR_BUFFER, "released");
+    /* A released object's memory may be reused by any later allocation (the
+     * check reads freed memory: a debugging aid), so the unpack gets a
+     * freshly released one of its own. */
+    pk2 = fx_buf(4 * N, NULL);
+    clReleaseMemObject(pk2);
+    pos = 0;
     EXPECT(MPI_Unpack(pk2, 4 * N, &pos, m2, 1, t, MPI_COMM_WORLD), MPI_ERR_BUFFER, "released");
     clReleaseMemObject(m2);
     clReleaseMemObject(pk);
