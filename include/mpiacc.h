@@ -25,7 +25,12 @@
  *    derived datatype built from tagged ones, which inherits their
  *    attributes (see "Derived datatypes" under the keyvals below).
  *  - Attributes are read by mpiacc at each call, however they were put
- *    (MPI_Type_set_attr or PMPI_Type_set_attr).
+ *    (MPI_Type_set_attr or PMPI_Type_set_attr) — with one exception that
+ *    keeps host traffic on predefined datatypes free of lookups: an
+ *    attribute on a *predefined* datatype (MPI_FLOAT...) counts only once
+ *    MPI_Type_set_attr has tagged some predefined datatype in the process;
+ *    tag predefined datatypes through MPI_Type_set_attr (or better, tag a
+ *    duplicate).
  *  - Dependency: a send's data is read, and a receive's data is written, only
  *    after the work that was enqueued on MPIACC_STREAM / MPIACC_CL_QUEUE
  *    before the MPI call has finished (for an in-order OpenCL queue; an

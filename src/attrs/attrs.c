@@ -36,10 +36,13 @@ static int is_ours(int keyval)
     return 0;
 }
 
+atomic_int mpiacc_attrs_builtin_tagged;
+
 int mpiacc_attrs_check_set(MPI_Datatype type, int keyval, void *value)
 {
     int mpi_errno = MPI_SUCCESS;
     if (!is_ours(keyval)) goto fn_exit;
+    if (mpiacc_attrs_is_builtin(type)) atomic_store(&mpiacc_attrs_builtin_tagged, 1);
     if (keyval == MPIACC_BUF_TYPE && ((intptr_t)value <= MPIACC_KIND_NONE || (intptr_t)value >= MPIACC_KIND_MAX))
         MPIACC_FAIL(MPIACC_ERRK_ARG,
                     "invalid MPIACC_BUF_TYPE value %p (use MPIACC_BUF_HOST, MPIACC_BUF_CUDA or MPIACC_BUF_OPENCL)",
@@ -122,6 +125,7 @@ int mpiacc_attrs_get(MPI_Datatype type, mpiacc_attrs_t *a)
 
     *a = (mpiacc_attrs_t){.kind = MPIACC_KIND_NONE};
     if (MPIACC_BUF_TYPE == MPI_KEYVAL_INVALID || !mpiacc_attrs_lookup_ok(type)) goto fn_exit;
+    if (mpiacc_attrs_skip_builtin(type)) goto fn_exit; /* as mpiacc_attrs_kind */
     if (get(type, MPIACC_BUF_TYPE, &v)) { /* the datatype's own attributes */
         MPIACC_CHECK(mpiacc_attrs_read_own(type, a, &has_kind));
         goto fn_exit;

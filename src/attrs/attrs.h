@@ -48,6 +48,20 @@ static inline int mpiacc_attrs_is_builtin(MPI_Datatype type)
     return ((uint32_t)(uintptr_t)type >> 30) == 1u;
 }
 
+/* Set (for good) once MPI_Type_set_attr put an mpiacc attribute on a
+ * predefined datatype (src/interpose/attr.c).  Until then a predefined
+ * datatype is host data without a lookup: the host fast path costs two
+ * loads there.  An attribute put on a predefined datatype with
+ * PMPI_Type_set_attr (bypassing mpiacc) is therefore not seen, unlike one
+ * put on a derived datatype (include/mpiacc.h says so). */
+extern atomic_int mpiacc_attrs_builtin_tagged;
+extern int mpiacc_attrs_handles_checked;
+static inline int mpiacc_attrs_skip_builtin(MPI_Datatype type)
+{
+    return mpiacc_attrs_handles_checked && mpiacc_attrs_is_builtin(type) &&
+           !atomic_load_explicit(&mpiacc_attrs_builtin_tagged, memory_order_relaxed);
+}
+
 /* Whether a datatype handle can be looked up: not MPI_DATATYPE_NULL and,
  * when MPI's handles classify as expected (see attrs.c), of MPICH's
  * datatype kind (bits 26-29 = 3) and not of its "invalid" handle kind.
@@ -89,16 +103,19 @@ int mpiacc_attrs_inherited_kind(MPI_Datatype type);
 
 /* Fast check used on every interposed call: the buffer kind only
  * (MPIACC_KIND_NONE when untagged, MPIACC_ATTRS_KIND_INVALID for a value
- * that is no kind or disagreeing constituents).  One attribute lookup
- * (MPIACC_BUF_TYPE on the datatype itself, so that a value put with
- * PMPI_Type_set_attr counts from the first call on); for a derived
- * datatype without it, one load of its slot (a decision already made).
- * No lock. */
+ * that is no kind or disagreeing constituents).  A predefined datatype
+ * that no MPI_Type_set_attr ever tagged: two loads, no lookup (most host
+ * traffic; mpiacc_attrs_builtin_tagged).  Otherwise one attribute lookup
+ * (MPIACC_BUF_TYPE on the datatype itself, so that a value put on a
+ * derived datatype with PMPI_Type_set_attr counts from the first call on);
+ * for a derived datatype without it, one load of its slot (a decision
+ * already made).  No lock. */
 static inline int mpiacc_attrs_kind(MPI_Datatype type)
 {
     void *v = NULL;
     int flag = 0;
     if (MPIACC_BUF_TYPE == MPI_KEYVAL_INVALID || !mpiacc_attrs_lookup_ok(type)) return MPIACC_KIND_NONE;
+    if (mpiacc_attrs_skip_builtin(type)) return MPIACC_KIND_NONE;
     if (PMPI_Type_get_attr(type, MPIACC_BUF_TYPE, &v, &flag) != MPI_SUCCESS) return MPIACC_KIND_NONE;
     if (flag) {
         if ((intptr_t)v <= MPIACC_KIND_NONE || (intptr_t)v >= MPIACC_KIND_MAX) return MPIACC_ATTRS_KIND_INVALID;

@@ -119,10 +119,17 @@ static void pmpi_invalid_first(void **state)
     assert_error(MPI_Recv(buf, 1, t, 1 - rank, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_ARG,
                  "MPIACC_BUF_TYPE", NULL);
     MPI_Type_free(&t);
-    /* a predefined datatype as well */
+    /* A predefined datatype is host data without a lookup until
+     * MPI_Type_set_attr tags one (the host fast path's budget): a value put
+     * on it through PMPI alone is not seen (include/mpiacc.h), one put
+     * after MPI_Type_set_attr tagged any predefined datatype is. */
     assert_int_equal(PMPI_Type_set_attr(MPI_SHORT, MPIACC_BUF_TYPE, NULL), MPI_SUCCESS);
+    assert_int_equal(mpiacc_attrs_kind(MPI_SHORT), MPIACC_KIND_NONE);
+    assert_int_equal(MPI_Type_set_attr(MPI_LONG, MPIACC_BUF_TYPE, MPIACC_BUF_HOST), MPI_SUCCESS);
+    assert_int_equal(mpiacc_attrs_kind(MPI_SHORT), MPIACC_ATTRS_KIND_INVALID);
     assert_error(MPI_Send(buf, 1, MPI_SHORT, 1 - rank, 0, MPI_COMM_WORLD), MPI_ERR_ARG, "MPIACC_BUF_TYPE", NULL);
     assert_int_equal(PMPI_Type_delete_attr(MPI_SHORT, MPIACC_BUF_TYPE), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_delete_attr(MPI_LONG, MPIACC_BUF_TYPE), MPI_SUCCESS);
 }
 
 /* A valid host+event tag put through PMPI: the operation goes through the
