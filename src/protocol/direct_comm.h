@@ -101,10 +101,12 @@ void mpiacc_proto_comm_unref(mpiacc_proto_comm_t *dc);
  * MPI's progress engine; called from application calls. */
 void mpiacc_proto_comm_sweep(void);
 
-/* The rank on dc->ctl of rank r of the direct communicator. */
+/* The rank on dc->ctl of rank r of the direct communicator; MPI_ANY_SOURCE
+ * and MPI_PROC_NULL (negative) stay as they are (a wildcard receive learns
+ * its peer from its first message). */
 static inline int mpiacc_proto_comm_ctl_rank(const mpiacc_proto_comm_t *dc, int r)
 {
-    return dc->ctl_rank[r];
+    return r < 0 ? r : dc->ctl_rank[r];
 }
 
 /* Makes comm direct (collective over comm; nothing when it already is).
