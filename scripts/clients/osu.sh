@@ -87,9 +87,14 @@ if [ ! -x "$B/c/mpi/collective/blocking/osu_alltoall" ]; then
   mkdir -p "$B" || die "cannot create $B"
   cfg=(CC="$MPI_BIN/mpicc" CXX="$MPI_BIN/mpicxx")
   [ "$GPU" = 1 ] && cfg+=(--enable-cuda "--with-cuda=$CUDA_DIR")
+  # OSU's configure links -lcuda: without an unversioned libcuda.so from the
+  # driver, link against the toolkit's stub (the real driver is loaded at run time)
+  if [ "$GPU" = 1 ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so '; then
+    [ -e "$CUDA_DIR/lib64/stubs/libcuda.so" ] && cfg+=("--with-cuda-libpath=$CUDA_DIR/lib64/stubs")
+  fi
   echo "== building OSU in $B (${cfg[*]})"
   ( cd "$B" && "$(readlink -f "$SRC")/configure" "${cfg[@]}" >configure.log 2>&1 ) ||
-    die "OSU configure failed: $B/configure.log"
+    { tail -15 "$B/configure.log"; die "OSU configure failed: $B/configure.log"; }
   for d in c/util c/mpi/pt2pt/standard c/mpi/collective/blocking; do
     [ -f "$B/$d/Makefile" ] || continue
     make -C "$B/$d" -j"${OSU_JOBS:-2}" >>"$B/make.log" 2>&1 || die "OSU build failed in $d: $B/make.log"
