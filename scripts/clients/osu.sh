@@ -66,6 +66,7 @@ done
 
 [ -n "$SRC" ] || skip "no OSU source tree given (--src DIR or OSU_SRC; get it from https://mvapich.cse.ohio-state.edu/benchmarks/)"
 [ -x "$SRC/configure" ] || skip "$SRC has no configure script: not an OSU micro-benchmarks source tree"
+SRC=$(cd "$SRC" && pwd) # the build runs in another directory
 find_mpiexec
 find_lib
 
@@ -93,7 +94,7 @@ if [ ! -x "$B/c/mpi/collective/blocking/osu_alltoall" ]; then
     [ -e "$CUDA_DIR/lib64/stubs/libcuda.so" ] && cfg+=("--with-cuda-libpath=$CUDA_DIR/lib64/stubs")
   fi
   echo "== building OSU in $B (${cfg[*]})"
-  ( cd "$B" && "$(readlink -f "$SRC")/configure" "${cfg[@]}" >configure.log 2>&1 ) ||
+  ( cd "$B" && "$SRC/configure" "${cfg[@]}" >configure.log 2>&1 ) ||
     { tail -15 "$B/configure.log"; die "OSU configure failed: $B/configure.log"; }
   for d in c/util c/mpi/pt2pt/standard c/mpi/collective/blocking; do
     [ -f "$B/$d/Makefile" ] || continue
