@@ -43,6 +43,7 @@ options:
 USAGE
 }
 
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=${OSU_SRC:-}; BUILD=${TMPDIR:-/tmp}/mpiacc-osu-${USER:-user}; CUDA_DIR=; HOST_ONLY=0
 SIZES=1:4194304; ITERS=1000; TABLE=0; QUICK=0; CHECK=1
 while [ $# -gt 0 ]; do
@@ -88,6 +89,11 @@ if [ ! -x "$B/c/mpi/collective/blocking/osu_alltoall" ]; then
   mkdir -p "$B" || die "cannot create $B"
   cfg=(CC="$MPI_BIN/mpicc" CXX="$MPI_BIN/mpicxx")
   [ "$GPU" = 1 ] && cfg+=(--enable-cuda "--with-cuda=$CUDA_DIR")
+  # OSU 7.4 predates CUDA 13's cudaMemPrefetchAsync: a force-included shim
+  # maps its calls (osu_cuda13.h); OSU's sources are not changed
+  if [ "$GPU" = 1 ] && grep -qE 'define CUDART_VERSION +1[3-9][0-9]{3}' "$CUDA_DIR/include/cuda_runtime_api.h"; then
+    cfg+=("CPPFLAGS=-include $HERE/osu_cuda13.h")
+  fi
   # OSU's configure links -lcuda: without an unversioned libcuda.so from the
   # driver, link against the toolkit's stub (the real driver is loaded at run time)
   if [ "$GPU" = 1 ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so '; then
