@@ -92,7 +92,7 @@ if [ ! -x "$B/c/mpi/collective/blocking/osu_alltoall" ]; then
   # OSU 7.4 predates CUDA 13's cudaMemPrefetchAsync: a force-included shim
   # maps its calls (osu_cuda13.h); OSU's sources are not changed
   if [ "$GPU" = 1 ] && grep -qE 'define CUDART_VERSION +1[3-9][0-9]{3}' "$CUDA_DIR/include/cuda_runtime_api.h"; then
-    cfg+=("CPPFLAGS=-include $HERE/osu_cuda13.h")
+    cfg+=("CPPFLAGS=-I$CUDA_DIR/include -include $HERE/osu_cuda13.h")
   fi
   # OSU's configure links -lcuda: without an unversioned libcuda.so from the
   # driver, link against the toolkit's stub (the real driver is loaded at run time)
