@@ -89,11 +89,6 @@ if [ ! -x "$B/c/mpi/collective/blocking/osu_alltoall" ]; then
   mkdir -p "$B" || die "cannot create $B"
   cfg=(CC="$MPI_BIN/mpicc" CXX="$MPI_BIN/mpicxx")
   [ "$GPU" = 1 ] && cfg+=(--enable-cuda "--with-cuda=$CUDA_DIR")
-  # OSU 7.4 predates CUDA 13's cudaMemPrefetchAsync: a force-included shim
-  # maps its calls (osu_cuda13.h); OSU's sources are not changed
-  if [ "$GPU" = 1 ] && grep -qE 'define CUDART_VERSION +1[3-9][0-9]{3}' "$CUDA_DIR/include/cuda_runtime_api.h"; then
-    cfg+=("CPPFLAGS=-I$CUDA_DIR/include -include $HERE/osu_cuda13.h")
-  fi
   # OSU's configure links -lcuda: without an unversioned libcuda.so from the
   # driver, link against the toolkit's stub (the real driver is loaded at run time)
   if [ "$GPU" = 1 ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so '; then
@@ -102,9 +97,17 @@ if [ ! -x "$B/c/mpi/collective/blocking/osu_alltoall" ]; then
   echo "== building OSU in $B (${cfg[*]})"
   ( cd "$B" && "$SRC/configure" "${cfg[@]}" >configure.log 2>&1 ) ||
     { tail -15 "$B/configure.log"; die "OSU configure failed: $B/configure.log"; }
+  # OSU 7.4 predates CUDA 13's cudaMemPrefetchAsync: a shim force-included
+  # at build time (not into configure's link tests) maps its calls
+  # (osu_cuda13.h); OSU's sources are not changed
+  mk=()
+  if [ "$GPU" = 1 ] && grep -qE 'define CUDART_VERSION +1[3-9][0-9]{3}' "$CUDA_DIR/include/cuda_runtime_api.h"; then
+    mk=("CPPFLAGS=$(sed -n 's/^CPPFLAGS = //p' "$B/Makefile") -include $HERE/osu_cuda13.h")
+  fi
   for d in c/util c/mpi/pt2pt/standard c/mpi/collective/blocking; do
     [ -f "$B/$d/Makefile" ] || continue
-    make -C "$B/$d" -j"${OSU_JOBS:-2}" >>"$B/make.log" 2>&1 || die "OSU build failed in $d: $B/make.log"
+    make -C "$B/$d" -j"${OSU_JOBS:-2}" "${mk[@]}" >>"$B/make.log" 2>&1 ||
+      { grep -m5 ' error' "$B/make.log"; die "OSU build failed in $d: $B/make.log"; }
   done
 fi
 P2P=$B/c/mpi/pt2pt/standard; COLL=$B/c/mpi/collective/blocking
