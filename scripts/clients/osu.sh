@@ -102,7 +102,7 @@ if [ ! -x "$B/c/mpi/collective/blocking/osu_alltoall" ]; then
   # (osu_cuda13.h); OSU's sources are not changed
   mk=()
   if [ "$GPU" = 1 ] && grep -qE 'define CUDART_VERSION +1[3-9][0-9]{3}' "$CUDA_DIR/include/cuda_runtime_api.h"; then
-    mk=("CPPFLAGS=$(sed -n 's/^CPPFLAGS = //p' "$B/Makefile") -include $HERE/osu_cuda13.h")
+    mk=("CFLAGS=$(sed -n 's/^CFLAGS = //p' "$B/Makefile") -include $HERE/osu_cuda13.h")
   fi
   for d in c/util c/mpi/pt2pt/standard c/mpi/collective/blocking; do
     [ -f "$B/$d/Makefile" ] || continue
