@@ -19,7 +19,7 @@ and runs them unmodified, 2 ranks, with mpiacc preloaded into the ranks
     host buffers     osu_latency osu_bw osu_allreduce osu_bcast osu_alltoall
     -d cuda (GPU)    the same with device buffers, MPIACC_UVA=1 (pointer-query
                      mode); osu_latency/osu_bw also with MPIACC_DIRECT=1 and
-                     with a vector datatype (-D vect:2:1)
+                     (OSU 7.4's -D vect datatype option aborts in OSU itself)
   --table: timing pass, one table side by side: osu_latency, osu_bw and
     osu_allreduce with host buffers next to -d cuda D D through mpiacc
     (pointer-query mode, default protocol and MPIACC_DIRECT=1)
@@ -143,7 +143,8 @@ if [ "$GPU" = 1 ]; then
   U=(MPIACC_UVA=1)
   check "osu_latency   -d cuda D D, UVA" "${U[@]}" -- "$P2P/osu_latency" -c -m "$CK_SIZES" "${CK_IT[@]}" -d cuda D D
   check "osu_latency   -d cuda D H, UVA" "${U[@]}" -- "$P2P/osu_latency" -c -m "$CK_SIZES" "${CK_IT[@]}" -d cuda D H
-  check "osu_latency   -d cuda D D, UVA, -D vect:2:1" "${U[@]}" -- "$P2P/osu_latency" -c -m "$CK_SIZES" "${CK_IT[@]}" -d cuda D D -D vect:2:1
+  # (OSU 7.4's -D vect:N:M option aborts in its own option parsing: "*** buffer overflow
+  # detected ***", on the H200 machine; mpiacc's own tests cover derived datatypes)
   check "osu_latency   -d cuda D D, UVA + MPIACC_DIRECT=1" "${U[@]}" MPIACC_DIRECT=1 -- "$P2P/osu_latency" -c -m "$CK_SIZES" "${CK_IT[@]}" -d cuda D D
   check "osu_bw        -d cuda D D, UVA" "${U[@]}" -- "$P2P/osu_bw" -c -m "$CK_SIZES" "${CK_IT[@]}" -W 8 -d cuda D D
   check "osu_bw        -d cuda D D, UVA + MPIACC_DIRECT=1" "${U[@]}" MPIACC_DIRECT=1 -- "$P2P/osu_bw" -c -m "$CK_SIZES" "${CK_IT[@]}" -W 8 -d cuda D D
