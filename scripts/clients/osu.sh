@@ -18,8 +18,8 @@ and runs them unmodified, 2 ranks, with mpiacc preloaded into the ranks
   check pass (OSU's -c validation, every run must say Pass):
     host buffers     osu_latency osu_bw osu_allreduce osu_bcast osu_alltoall
     -d cuda (GPU)    the same with device buffers, MPIACC_UVA=1 (pointer-query
-                     mode); osu_latency/osu_bw also with MPIACC_DIRECT=1 and
-                     (OSU 7.4's -D vect datatype option aborts in OSU itself)
+                     mode); osu_latency/osu_bw also with MPIACC_DIRECT=1
+                     (not OSU 7.4's -D vect option: it aborts in OSU itself)
   --table: timing pass, one table side by side: osu_latency, osu_bw and
     osu_allreduce with host buffers next to -d cuda D D through mpiacc
     (pointer-query mode, default protocol and MPIACC_DIRECT=1)
