@@ -55,6 +55,29 @@ static int check_span(const mpiacc_backend_t *be, const mpiacc_attrs_t *a, void 
     return be->validate_span ? be->validate_span(a, &d) : MPI_SUCCESS;
 }
 
+int mpiacc_dispatch_device_buf(const mpiacc_attrs_t *a, void *buf, MPI_Count count, MPI_Datatype dt,
+                               const mpiacc_backend_t **be, mpiacc_pack_type_t **t, MPI_Count *bytes)
+{
+    int mpi_errno = MPI_SUCCESS;
+    *be = NULL;
+    *t = NULL;
+    *bytes = 0;
+    MPIACC_CHECK(mpiacc_pack_type_get(dt, t));
+    MPIACC_CHECK(mpiacc_dispatch_packed_bytes(*t, count, bytes));
+    if (*bytes == 0) { /* nothing moves: any buffer will do, as in MPI */
+        *be = mpiacc_backend_get(a->kind);
+        goto fn_exit;
+    }
+    MPIACC_CHECK(mpiacc_dispatch_backend(a, buf, be));
+    MPIACC_CHECK(check_span(*be, a, buf, *t, count, *bytes));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    if (*t) mpiacc_pack_type_release(*t);
+    *t = NULL;
+    goto fn_exit;
+}
+
 /* A CUDA or OpenCL operation on a direct communicator goes direct (host
  * datatypes, with or without an event, stay on the user's communicator);
  * MPI_PROC_NULL sends nothing anywhere. */

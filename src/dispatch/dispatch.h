@@ -39,6 +39,13 @@ int mpiacc_dispatch_pack(int packing, const void *inbuf, MPI_Count insize_or_cou
 /* The present backend for a's kind, checked against the call's attributes
  * and buffer. */
 int mpiacc_dispatch_backend(const mpiacc_attrs_t *a, void *buf, const mpiacc_backend_t **be);
+/* The call-time checks of count x dt on a device buffer: the datatype's
+ * analysis (*t, a reference the caller releases), its packed size, and,
+ * when anything moves, the backend's checks of the buffer and its span (an
+ * empty message accepts any buffer, NULL included, as in MPI; *be is then
+ * the backend if present, else NULL). */
+int mpiacc_dispatch_device_buf(const mpiacc_attrs_t *a, void *buf, MPI_Count count, MPI_Datatype dt,
+                               const mpiacc_backend_t **be, mpiacc_pack_type_t **t, MPI_Count *bytes);
 /* count x t in packed bytes, refusing negative counts and overflow. */
 int mpiacc_dispatch_packed_bytes(const mpiacc_pack_type_t *t, MPI_Count count, MPI_Count *bytes);
 
@@ -98,13 +105,6 @@ int mpiacc_dispatch_isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype d
  * protocol: PMPI_Imrecv into staging, unpacked by the pool). */
 int mpiacc_dispatch_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *status,
                           int nonblocking, MPI_Request *req);
-/* HOOK for the direct protocol: a message probed on a direct communicator
- * (MPI_Mprobe / MPI_Improbe, src/interpose/probe.c).  Sets *mine = 0 (the
- * default: "not mine", the staged path receives it) or takes the receive
- * over (*mine = 1: *msg consumed, *req or *status filled, its code
- * returned).  See mrecv.c. */
-int mpiacc_dispatch_mrecv_direct(void *buf, MPI_Count count, MPI_Datatype dt, const mpiacc_attrs_t *a,
-                                 MPI_Message *msg, MPI_Status *status, int nonblocking, MPI_Request *req, int *mine);
 
 /* persist.c: persistent point-to-point requests with device datatypes. */
 enum { MPIACC_DISPATCH_P_SEND, MPIACC_DISPATCH_P_RECV, MPIACC_DISPATCH_P_BSEND };

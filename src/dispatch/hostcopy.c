@@ -55,18 +55,16 @@ int mpiacc_dispatch_pack_to_host(const mpiacc_attrs_t *a, const void *buf, MPI_C
     int mpi_errno = MPI_SUCCESS;
     const mpiacc_backend_t *be = NULL;
     mpiacc_pack_type_t *t = NULL;
-    mpiacc_xfer_desc_t d;
     *host = NULL;
     *bytes = 0;
-    MPIACC_CHECK(mpiacc_dispatch_backend(a, (void *)buf, &be));
-    MPIACC_CHECK(mpiacc_pack_type_get(dt, &t));
-    MPIACC_CHECK(mpiacc_dispatch_packed_bytes(t, count, bytes));
-    d = (mpiacc_xfer_desc_t){.buf = (void *)buf, .type = t, .count = count, .first = 0, .last = *bytes};
-    if (be->validate_span) MPIACC_CHECK(be->validate_span(a, &d));
+    MPIACC_CHECK(mpiacc_dispatch_device_buf(a, (void *)buf, count, dt, &be, &t, bytes));
+    if (!be) /* an empty message from a kind whose backend is absent */
+        MPIACC_FAIL(MPIACC_ERRK_BACKEND, "%s buffers are not available: %s", mpiacc_kind_name(a->kind),
+                    mpiacc_backend_why_absent(a->kind));
     /* One byte at least: a valid pointer for MPI even when empty. */
     if (be->host_alloc((size_t)*bytes + 1, host) != MPI_SUCCESS || !*host)
         MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of host memory for %lld bytes", (long long)*bytes);
-    MPIACC_CHECK(mpiacc_dispatch_copy_out(be, a, (void *)buf, t, count, *host, *bytes));
+    if (*bytes > 0) MPIACC_CHECK(mpiacc_dispatch_copy_out(be, a, (void *)buf, t, count, *host, *bytes));
     *bep = be;
 fn_exit:
     if (t) mpiacc_pack_type_release(t);

@@ -11,29 +11,13 @@
  * (MPI_COMM_SELF's handler, else MPI_COMM_WORLD's).
  *
  * Direct communicators: a device message probed there starts with the
- * direct protocol's header and may be followed by more messages; receiving
- * it belongs to the direct protocol.  mpiacc_dispatch_mrecv_direct below is
- * the hook: the probe entry points (src/interpose/probe.c) know which
- * message handles they produced on direct communicators; the hook answers
- * "not mine" by default.
+ * direct protocol's header and may be followed by more messages; the entry
+ * points (src/interpose/mprobe.c) hand the handles the probes produced
+ * there to the direct protocol before this file is reached.
  */
 #include "dispatch.h"
 #include "memkind.h"
 #include "protocol/protocol.h"
-
-/* HOOK (direct protocol): called for every MPI_Mrecv / MPI_Imrecv of a
- * datatype that needs the pool, before the staged path.  *mine = 1 takes
- * the receive over: the hook consumes *msg (sets it to MPI_MESSAGE_NULL),
- * fills *status (blocking, status may be MPI_STATUS_IGNORE) or *req
- * (nonblocking) and returns the call's code with errors already raised.
- * Default: not mine. */
-int mpiacc_dispatch_mrecv_direct(void *buf, MPI_Count count, MPI_Datatype dt, const mpiacc_attrs_t *a,
-                                 MPI_Message *msg, MPI_Status *status, int nonblocking, MPI_Request *req, int *mine)
-{
-    (void)buf, (void)count, (void)dt, (void)a, (void)msg, (void)status, (void)nonblocking, (void)req;
-    *mine = 0;
-    return MPI_SUCCESS;
-}
 
 static int pmpi_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *status,
                       int nonblocking, MPI_Request *req)
@@ -44,14 +28,13 @@ static int pmpi_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *
 int mpiacc_dispatch_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *status,
                           int nonblocking, MPI_Request *req)
 {
-    int mpi_errno = MPI_SUCCESS, mine = 0;
+    int mpi_errno = MPI_SUCCESS;
     mpiacc_attrs_t a;
     const mpiacc_backend_t *be;
     mpiacc_pack_type_t *t = NULL;
     mpiacc_rp_op_t *op = NULL;
     MPI_Count bytes = 0;
     MPI_Request r = MPI_REQUEST_NULL;
-    mpiacc_xfer_desc_t d;
 
     /* MPI's own checks of the message and the request come first. */
     if (!msg || *msg == MPI_MESSAGE_NULL || *msg == MPI_MESSAGE_NO_PROC || dt == MPI_DATATYPE_NULL || count < 0 ||
@@ -61,13 +44,7 @@ int mpiacc_dispatch_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Messa
     MPIACC_CHECK(mpiacc_dispatch_attrs(dt, buf, MPI_COMM_NULL, &a));
     if (!mpiacc_dispatch_wants_pool(&a)) return pmpi_mrecv(buf, count, dt, msg, status, nonblocking, req);
     if (mpiacc_core_disabled) MPIACC_CHECK(mpiacc_dispatch_disabled_error(&a));
-    mpi_errno = mpiacc_dispatch_mrecv_direct(buf, count, dt, &a, msg, status, nonblocking, req, &mine);
-    if (mine) return mpi_errno;
-    MPIACC_CHECK(mpiacc_dispatch_backend(&a, buf, &be));
-    MPIACC_CHECK(mpiacc_pack_type_get(dt, &t));
-    MPIACC_CHECK(mpiacc_dispatch_packed_bytes(t, count, &bytes));
-    d = (mpiacc_xfer_desc_t){.buf = buf, .type = t, .count = count, .first = 0, .last = bytes};
-    if (be->validate_span) MPIACC_CHECK(be->validate_span(&a, &d));
+    MPIACC_CHECK(mpiacc_dispatch_device_buf(&a, buf, count, dt, &be, &t, &bytes));
     if (bytes == 0) { /* nothing lands in the buffer: MPI's receive (a longer message is truncated by MPI) */
         mpiacc_pack_type_release(t);
         return pmpi_mrecv(NULL, 0, MPI_BYTE, msg, status, nonblocking, req);

@@ -89,14 +89,8 @@ int mpiacc_dispatch_persist_init(int kind, int mode, const void *buf, MPI_Count 
                     mpiacc_kind_name(a.kind));
     /* What can fail at every start is checked once here too (MPI reports
      * argument errors at the init call). */
-    if (peer != MPI_PROC_NULL && mpiacc_dispatch_wants_pool(&a)) {
-        mpiacc_xfer_desc_t d;
-        MPIACC_CHECK(mpiacc_dispatch_backend(&a, (void *)buf, &be));
-        MPIACC_CHECK(mpiacc_pack_type_get(dt, &t));
-        MPIACC_CHECK(mpiacc_dispatch_packed_bytes(t, count, &bytes));
-        d = (mpiacc_xfer_desc_t){.buf = (void *)buf, .type = t, .count = count, .first = 0, .last = bytes};
-        if (be->validate_span) MPIACC_CHECK(be->validate_span(&a, &d));
-    }
+    if (peer != MPI_PROC_NULL && mpiacc_dispatch_wants_pool(&a))
+        MPIACC_CHECK(mpiacc_dispatch_device_buf(&a, (void *)buf, count, dt, &be, &t, &bytes));
     if (!(p = calloc(1, sizeof *p))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a persistent request");
     p->handle = p->active = MPI_REQUEST_NULL;
     p->type = MPI_DATATYPE_NULL;
