@@ -134,26 +134,25 @@ int mpiacc_interpose_direct_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, M
 int mpiacc_interpose_host_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                                MPI_Status *status)
 {
-    int flag = 0, err, warned = 0;
+    int flag = 0, err;
     MPI_Request r = MPI_REQUEST_NULL;
     double t0;
     mpiacc_proto_comm_t *dc = direct_comm(src, comm);
     if (!dc || mpiacc_proto_cfg.warn <= 0) return PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
     /* Under the contract a host receive takes host messages only; one that
-     * waits long while a device message it matches waits on the hidden
-     * communicator is a suspected breach: said once, MPIACC_DIRECT_WARN
-     * seconds in (the receive keeps waiting for a host message). */
+     * waits MPIACC_DIRECT_WARN seconds while a device message it matches
+     * waits on the hidden communicator is a suspected breach, said once.
+     * The receive polls only until that moment, then waits in MPI (no core
+     * spent on a warning), and keeps waiting for a host message. */
     err = PMPI_Irecv_c(buf, count, dt, src, tag, comm, &r);
     t0 = PMPI_Wtime();
-    while (err == MPI_SUCCESS && !flag) {
+    while (err == MPI_SUCCESS && !flag && PMPI_Wtime() - t0 < mpiacc_proto_cfg.warn)
         err = PMPI_Test(&r, &flag, status);
-        if (err == MPI_SUCCESS && !flag && !warned && PMPI_Wtime() - t0 >= mpiacc_proto_cfg.warn) {
-            int found = 0, len = 0;
-            char name[MPI_MAX_OBJECT_NAME] = "";
-            MPI_Status st;
-            t0 = PMPI_Wtime();
-            err = mpiacc_proto_direct_iprobe(dc, comm, src, tag, &found, NULL, &st);
-            if (err != MPI_SUCCESS || !found) continue;
+    if (err == MPI_SUCCESS && !flag) {
+        int found = 0, len = 0;
+        char name[MPI_MAX_OBJECT_NAME] = "";
+        MPI_Status st;
+        if (mpiacc_proto_direct_iprobe(dc, comm, src, tag, &found, NULL, &st) == MPI_SUCCESS && found) {
             PMPI_Comm_get_name(comm, name, &len);
             MPIACC_LOG(MPIACC_LOG_WARN,
                        "direct protocol: a host MPI_Recv (source %d, tag %d) on communicator \"%s\" has waited %d s "
@@ -161,8 +160,8 @@ int mpiacc_interpose_host_recv(void *buf, MPI_Count count, MPI_Datatype dt, int 
                        "messages on a direct communicator must be received into device buffers (include/mpiacc.h, "
                        "\"Direct protocol\"; MPI_Mprobe + MPI_Mrecv can take one into host memory)",
                        src, tag, len ? name : "(unnamed)", mpiacc_proto_cfg.warn, st.MPI_SOURCE, st.MPI_TAG);
-            warned = 1;
         }
+        err = PMPI_Wait(&r, status);
     }
     return mpiacc_err_return_comm(comm, err);
 }
