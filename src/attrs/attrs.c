@@ -42,7 +42,6 @@ int mpiacc_attrs_check_set(MPI_Datatype type, int keyval, void *value)
 {
     int mpi_errno = MPI_SUCCESS;
     if (!is_ours(keyval)) goto fn_exit;
-    if (mpiacc_attrs_is_builtin(type)) atomic_store(&mpiacc_attrs_builtin_tagged, 1);
     if (keyval == MPIACC_BUF_TYPE && ((intptr_t)value <= MPIACC_KIND_NONE || (intptr_t)value >= MPIACC_KIND_MAX))
         MPIACC_FAIL(MPIACC_ERRK_ARG,
                     "invalid MPIACC_BUF_TYPE value %p (use MPIACC_BUF_HOST, MPIACC_BUF_CUDA or MPIACC_BUF_OPENCL)",
@@ -50,6 +49,7 @@ int mpiacc_attrs_check_set(MPI_Datatype type, int keyval, void *value)
     if (keyval == MPIACC_DEVICE && ((intptr_t)value < 0 || (intptr_t)value > INT32_MAX))
         MPIACC_FAIL(MPIACC_ERRK_ARG, "invalid MPIACC_DEVICE value %lld (a CUDA device ordinal >= 0)",
                     (long long)(intptr_t)value);
+    if (mpiacc_attrs_is_builtin(type)) atomic_store(&mpiacc_attrs_builtin_tagged, 1);
 fn_exit:
     return mpi_errno;
 fn_fail:
