@@ -208,11 +208,6 @@ fn_fail:
 
 /* ---- buffers ------------------------------------------------------------------ */
 
-static int wants_pool(const mpiacc_attrs_t *a)
-{
-    return a->kind != MPIACC_KIND_NONE && (a->kind != MPIACC_KIND_HOST || a->has_event);
-}
-
 /* Whether buffer s is staged: its blocks' datatypes (those with data) are
  * all of one kind; a device kind (or host with an event; in a reduction
  * any tagged kind, whose datatype MPI would refuse) is staged. */
@@ -234,7 +229,7 @@ static int classify(mpiacc_coll_op_t *c, int s, const char *name)
         }
     }
     if (!seen) return MPI_SUCCESS;
-    b->staged = wants_pool(&b->a) || (c->fam->reduction && b->a.kind != MPIACC_KIND_NONE);
+    b->staged = mpiacc_dispatch_wants_pool(&b->a) || (c->fam->reduction && b->a.kind != MPIACC_KIND_NONE);
     if (b->staged && mpiacc_core_disabled)
         MPIACC_FAIL(MPIACC_ERRK_DISABLED,
                     "%s: the datatype is tagged MPIACC_BUF_TYPE %s but mpiacc is disabled (MPIACC_DISABLE is set): "
@@ -531,7 +526,7 @@ int mpiacc_coll_refuse(const char *name, MPI_Comm comm, int n, const MPI_Datatyp
         mpiacc_attrs_t a;
         if (types[i] == MPI_DATATYPE_NULL) continue;
         MPIACC_CHECK(mpiacc_attrs_get(types[i], &a));
-        if (a.kind != MPIACC_KIND_NONE && (a.kind != MPIACC_KIND_HOST || a.has_event))
+        if (mpiacc_dispatch_wants_pool(&a))
             MPIACC_FAIL(MPIACC_ERRK_TYPE,
                         "%s: persistent collectives do not take %s-tagged datatypes yet (the buffer would be "
                         "handed to MPI as host memory)",

@@ -20,11 +20,12 @@
  * it may tag the datatype (tags always win) or assert "cuda:device" on the
  * communicator (no query, no cache).  MPI_Finalize forgets everything.
  *
- * Pinned host memory takes the host path (MPI reads it directly, as it
- * would any host memory); managed memory takes the device path: the pack
- * kernels read it on the GPU, where it usually lives, instead of the CPU
- * faulting every page over, and its use is ordered after the application's
- * default-stream work like any untagged CUDA buffer.
+ * Managed memory takes the device path: the pack kernels read it on the
+ * GPU, where it usually lives, instead of the CPU faulting every page over,
+ * and its use is ordered after the application's default-stream work like
+ * any untagged CUDA buffer.  So does pinned host memory, which the kernels
+ * read through its device mapping (MPICH's shared-memory copy failed on
+ * pinned pages, see classify below).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -151,8 +151,8 @@
  *       names the message (source, tag) with 0 bytes.
  *   receive IN_FLIGHT --(MPI_Cancel: PMPI_Cancel of the inner receive, which
  *       then completes cancelled)--> CANCELLED: status says cancelled.
- *       MPI_Cancel in any later state, and on sends, does nothing (the
- *       operation completes normally, as MPI allows).
+ *       MPI_Cancel in any later state, on sends and on collectives, does
+ *       nothing (the operation completes normally, as MPI allows).
  *
  * Entering DONE/ERROR/CANCELLED: the op leaves the pool's lists, releases
  * its handles, protocol resources and type reference, then
