@@ -105,6 +105,33 @@ struct mpiacc_backend_ipc {
                        size_t src_blob_bytes, MPI_Count src_count, const mpiacc_xfer_desc_t *d, void **xfer);
     /* Copies the counters. */
     void (*stats)(mpiacc_ipc_stats_t *s);
+
+    /* ---- on-device collectives (src/coll/ipc*.c); both NULL: reductions on
+     * direct communicators stay staged. ----
+     * 1 when import_reduce handles (type, op): a predefined operation
+     * (MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX, MPI_LAND, MPI_LOR, MPI_LXOR,
+     * MPI_BAND, MPI_BOR, MPI_BXOR as MPI defines them per type class) on a
+     * predefined basic type.  Pure: the same answer on every process for the
+     * same arguments (the collective layer relies on it to choose the same
+     * algorithm everywhere without a message). */
+    int (*reduce_supported)(MPI_Datatype type, MPI_Op op);
+    /* Maps each xs[i]'s allocation (the caches of import_copy; xs[i] may be
+     * the caller's own export), makes its work wait GPU-side on each xs[i]'s
+     * event and on the caller's dep, then enqueues ONE kernel writing, for
+     * k in [0, count):
+     *     dst[k] = ((src_0[k] op src_1[k]) op src_2[k]) ... op src_{n-1}[k]
+     * with src_i = (type *)(mapped base of xs[i] + xs[i].offset + disp):
+     * count contiguous elements of `type` (the caller passes the sources in
+     * rank order, so every process computes bitwise the same result for the
+     * same slice).  dst is the caller's device memory (count elements); it
+     * may alias the caller's own source at the same elements (each element
+     * is read from every source before it is written).  Every source's bytes
+     * must lie in [lo, hi) of its export (MPIACC_ERRK_BUFFER otherwise).
+     * *xfer is tested with the backend's test() and released with release();
+     * the mappings stay referenced until the kernel is done.  Errors as
+     * import_copy; (type, op) not supported: MPIACC_ERRK_INTERN. */
+    int (*import_reduce)(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_export_t *xs, int n, MPI_Aint disp,
+                         MPI_Datatype type, MPI_Op op, MPI_Count count, void *dst, void **xfer);
 };
 
 #endif /* MPIACC_BACKEND_IPC_H_INCLUDED */
