@@ -125,6 +125,17 @@ static int cu_capture(const mpiacc_attrs_t *a, void *buf, void **dep)
     MPIACC_CHECK(mpiacc_cuda_dev_enter(dev, &old));
     entered = 1;
     MPIACC_CHECK(mpiacc_cuda_handle_get(dev, &h));
+    if (a->has_stream && a->stream && !(a->has_event && a->event) && mpiacc_cuda_ipcv(MPIACC_CUDA_IPCV_CAPQ)) {
+        /* the stream idle now: everything the call depends on is written */
+        cudaError_t e = cudaStreamQuery((cudaStream_t)a->stream);
+        if (e == cudaSuccess) {
+            MPIACC_CUDA_IPCV_USED(2);
+            h->done = 1;
+            *dep = h;
+            goto fn_exit;
+        }
+        if (e != cudaErrorNotReady) cudaGetLastError(); /* the record below decides (and reports) */
+    }
     MPIACC_CHECK(mpiacc_cuda_handle_record(h, a->has_stream && a->stream ? (cudaStream_t)a->stream
                                                                          : cudaStreamLegacy));
     if (a->has_event && a->event) {
@@ -149,6 +160,10 @@ static int cu_test(void *hv, int *done)
     mpiacc_cuda_h_t *h = hv;
     *done = 1;
     if (!h || h->done) goto fn_exit;
+    if (h->fslot >= 0) { /* IPCV_FLAG: the flag the stream writes, no event */
+        MPIACC_CHECK(mpiacc_cuda_flag_test(h, done));
+        if (!*done) goto fn_exit;
+    }
     for (int i = 0; i < h->nev; i++) {
         cudaError_t e = cudaEventQuery(h->ev[i]);
         if (e == cudaErrorNotReady) {

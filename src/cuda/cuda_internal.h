@@ -72,6 +72,8 @@ typedef struct mpiacc_cuda_h {
     cudaEvent_t ev[2];
     mpiacc_cuda_buf_t *tmp;     /* device temp buffer held           */
     void *ipc_map, *ipc_blob; /* cuda_ipc.c references held by an import (dropped at finish) */
+    int fslot;                /* cuda_ipc_sig.c: completion flag slot, -1 none (IPCV_FLAG) */
+    unsigned fseq, fpolls;    /* the value the GPU writes there; tests so far */
 } mpiacc_cuda_h_t;
 
 /* Global state (cuda_pool.c).  mpiacc_cuda_lock guards the pools' lists and
@@ -156,6 +158,46 @@ void mpiacc_cuda_ipc_init(void);
 void mpiacc_cuda_ipc_finalize(void);
 /* Drops the references an import's handle holds (lock not held). */
 void mpiacc_cuda_ipc_unuse(void *map, void *blob);
+
+/* ---- cuda_ipc_sig.c: the IPC path's variants (issue 23) ---- */
+/* Bits of mpiacc_cuda_ipc_variant, set through cuda_testhooks.h
+ * (mpiacc_cuda_set_ipc_variant) so that bench/pingpong --variant can sweep
+ * them; the library starts with MPIACC_CUDA_IPCV_DEFAULT. */
+#define MPIACC_CUDA_IPCV_KERNEL 0x1  /* import: dense-to-dense through the copy kernel, not cudaMemcpyAsync   */
+#define MPIACC_CUDA_IPCV_FLAG 0x2    /* import: completion through a host-mapped flag that the stream writes
+                                        (cuStreamWriteValue32) after the copy, tested with a plain load,
+                                        instead of cudaEventRecord + cudaEventQuery                        */
+#define MPIACC_CUDA_IPCV_CAPQ 0x4    /* capture on MPIACC_STREAM: cudaStreamQuery first; an idle stream gives
+                                        a dependency that is already done (no event recorded, none queried
+                                        later: the sender exports no event, the receiver waits on none) */
+#define MPIACC_CUDA_IPCV_NOQUERY 0x8 /* export: no cudaEventQuery of the dependency; an interprocess event
+                                        whenever the dependency is not already known done                 */
+#define MPIACC_CUDA_IPCV_ROWS 0x10   /* import: vector <-> vector / dense as one cudaMemcpy2DAsync (copy
+                                        engine) when the layouts allow (cuda_xcopy.h ROWS), not the kernel */
+#define MPIACC_CUDA_IPCV_ALL 0x1f
+/* The default until measured: the behaviour before issue 23 (dense-to-dense
+ * by cudaMemcpyAsync, event completion, event capture, export query).  A
+ * new default measured on the GPU machine is set here. */
+#define MPIACC_CUDA_IPCV_DEFAULT 0
+extern int mpiacc_cuda_ipc_variant;
+/* How often each variant took effect (index: bit number), for tests. */
+extern long mpiacc_cuda_ipcv_used[5];
+#define MPIACC_CUDA_IPCV_USED(bitno_) __atomic_add_fetch(&mpiacc_cuda_ipcv_used[bitno_], 1, __ATOMIC_RELAXED)
+static inline int mpiacc_cuda_ipcv(int bit)
+{
+    return (__atomic_load_n(&mpiacc_cuda_ipc_variant, __ATOMIC_RELAXED) & bit) != 0;
+}
+/* IPCV_FLAG: after the copy enqueued on st (dev current), makes st write
+ * a flag of a free slot into h (h->fslot, h->fseq).  *used = 0 (and
+ * MPI_SUCCESS) when no slot or no stream memory operations are available:
+ * the caller records an event instead. */
+int mpiacc_cuda_flag_signal(mpiacc_cuda_h_t *h, cudaStream_t st, int *used);
+/* Test of a handle with a flag slot: the flag, and every 64th test the
+ * handle's stream (cudaStreamQuery: an error on it ends the wait). */
+int mpiacc_cuda_flag_test(mpiacc_cuda_h_t *h, int *done);
+/* Gives the slot back (handle finished or put; lock not held). */
+void mpiacc_cuda_flag_put(mpiacc_cuda_h_t *h);
+void mpiacc_cuda_flag_finalize(void);
 
 /* ---- cuda_model.c ---- */
 /* Measures the device once (dev current, lock not held). */

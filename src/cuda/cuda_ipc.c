@@ -31,6 +31,7 @@
 
 #include "cuda_ipc.h"
 #include "core/env.h"
+#include "core/tstamp.h"
 #include "cuda_xcopy.h"
 
 _Static_assert(sizeof(cudaIpcMemHandle_t) == 64 && sizeof(cudaIpcEventHandle_t) == 64,
@@ -69,7 +70,7 @@ static getattrs_fn drv_getattrs;
 static addrrange_fn drv_range;
 static int drv_state; /* 0 not looked up, 1 usable, -1 not available */
 
-static void *drv_symbol(const char *name)
+void *mpiacc_cuda_drv_symbol(const char *name)
 {
     void *fn = NULL;
     enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
@@ -90,8 +91,8 @@ static int drv_ready(void)
     int s;
     LOCK();
     if (drv_state == 0) {
-        drv_getattrs = (getattrs_fn)drv_symbol("cuPointerGetAttributes");
-        drv_range = (addrrange_fn)drv_symbol("cuMemGetAddressRange");
+        drv_getattrs = (getattrs_fn)mpiacc_cuda_drv_symbol("cuPointerGetAttributes");
+        drv_range = (addrrange_fn)mpiacc_cuda_drv_symbol("cuMemGetAddressRange");
         drv_state = drv_getattrs && drv_range ? 1 : -1;
         if (drv_state < 0) MPIACC_LOG(MPIACC_LOG_WARN, "CUDA IPC: driver entry points not found; IPC disabled");
     }
@@ -332,7 +333,11 @@ static int ipc_export_buf(const mpiacc_attrs_t *a, void *dep, void *buf, MPI_Ain
     x->lo = lo;
     x->hi = hi;
     x->device = bdev;
-    if (dep && !dep_complete(dep)) MPIACC_CHECK(export_event(dep, x, &e));
+    if (dep && !((mpiacc_cuda_h_t *)dep)->done) {
+        const int noquery = mpiacc_cuda_ipcv(MPIACC_CUDA_IPCV_NOQUERY);
+        if (noquery) MPIACC_CUDA_IPCV_USED(3);
+        if (noquery || !dep_complete(dep)) MPIACC_CHECK(export_event(dep, x, &e));
+    }
     *token = e;
     *ok = 1;
     STAT(exports);
@@ -401,7 +406,7 @@ static int blob_check(const void *blob, size_t bytes, long long *size)
 static int ipc_import_copy(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_export_t *x, const void *src_blob,
                            size_t src_blob_bytes, MPI_Count src_count, const mpiacc_xfer_desc_t *d, void **xfer)
 {
-    int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0, same;
+    int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0, same, rows = 0, flagged = 0;
     long long ssize = 0;
     MPI_Count stotal = 0, dtotal = 0;
     int64_t elo = 0, ehi = 0;
@@ -412,6 +417,7 @@ static int ipc_import_copy(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_
     cudaStream_t st = NULL;
     cudaError_t ce;
     mpiacc_cuda_xcopy_t k;
+    mpiacc_cuda_xrows_t g;
     *xfer = NULL;
     if (!x || !d || !d->type) MPIACC_FAIL(MPIACC_ERRK_INTERN, "CUDA IPC: import without export or destination");
     MPIACC_CHECK(blob_check(src_blob, src_blob_bytes, &ssize));
@@ -447,10 +453,17 @@ static int ipc_import_copy(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_
     k.first = d->first, k.last = d->last;
     if (mpiacc_cuda_xcopy_plan(&k, src_count, d->count) != 0)
         MPIACC_FAIL(MPIACC_ERRK_INTERN, "CUDA IPC: a datatype description is not a traversal blob");
+    if (mpiacc_cuda_ipcv(MPIACC_CUDA_IPCV_KERNEL) && k.src.dense && k.dst.dense)
+        k.how = MPIACC_CUDA_XCOPY_KERNEL, MPIACC_CUDA_IPCV_USED(0);
+    if (mpiacc_cuda_ipcv(MPIACC_CUDA_IPCV_ROWS) && (rows = mpiacc_cuda_xcopy_rows(&k, src_count, d->count, &g)))
+        MPIACC_CUDA_IPCV_USED(4);
     /* device copies of the layouts the kernel traverses (a dense side is not read) */
+    if (rows) k.src.dense = k.dst.dense = 1; /* no kernel: no blob needed */
     if (!k.src.dense) MPIACC_CHECK(mpiacc_cuda_ipcc_blob_get(dev, src_blob, src_blob_bytes, &sdblob, &bref));
     if (!k.dst.dense) MPIACC_CHECK(mpiacc_cuda_blob_get(dev, d->type, &ddblob));
-    if (same && x->device != dev && !(k.src.dense && k.dst.dense)) MPIACC_CHECK(peer_enable(dev, x->device));
+    if (same && x->device != dev && (k.how == MPIACC_CUDA_XCOPY_KERNEL || !(k.src.dense && k.dst.dense)))
+        MPIACC_CHECK(peer_enable(dev, x->device));
+    MPIACC_TS(MPIACC_TS_MAPPED);
     MPIACC_CHECK(mpiacc_cuda_handle_get(dev, &h));
     h->is_xfer = 1;
     h->ipc_map = mref, h->ipc_blob = bref; /* dropped when the copy is done */
@@ -460,13 +473,17 @@ static int ipc_import_copy(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_
     if (x->flags & MPIACC_IPC_F_EVENT)
         MPIACC_CHECK(same ? own_event_wait(x, st) : mpiacc_cuda_ipcc_event_wait(x, st));
     MPIACC_CHECK(mpiacc_cuda_handle_wait(st, dp));
+    MPIACC_TS(MPIACC_TS_WAITED);
     k.src.blob = sdblob, k.dst.blob = ddblob;
-    ce = (cudaError_t)mpiacc_cuda_launch_xcopy(&k, mpiacc_cuda_devs[dev].nsm, st);
+    if (rows) ce = (cudaError_t)mpiacc_cuda_launch_xrows(&g, st);
+    else ce = (cudaError_t)mpiacc_cuda_launch_xcopy(&k, mpiacc_cuda_devs[dev].nsm, st);
     if (ce != cudaSuccess)
         MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA IPC: layout copy (%s, word %d B) failed to start: %s (%s)",
-                    k.src.dense && k.dst.dense ? "memcpy" : "kernel", k.ws, cudaGetErrorName(ce),
-                    cudaGetErrorString(ce));
-    MPIACC_CHECK(mpiacc_cuda_handle_record(h, st));
+                    rows ? "memcpy2D" : k.src.dense && k.dst.dense && !k.how ? "memcpy" : "kernel", k.ws,
+                    cudaGetErrorName(ce), cudaGetErrorString(ce));
+    if (mpiacc_cuda_ipcv(MPIACC_CUDA_IPCV_FLAG)) MPIACC_CHECK(mpiacc_cuda_flag_signal(h, st, &flagged));
+    if (!flagged) MPIACC_CHECK(mpiacc_cuda_handle_record(h, st));
+    MPIACC_TS(MPIACC_TS_LAUNCHED);
     *xfer = h;
 fn_exit:
     if (entered) mpiacc_cuda_dev_leave(dev, old);
@@ -520,6 +537,7 @@ void mpiacc_cuda_ipc_finalize(void)
         for (int i = 0; i < D->nstreams; i++) cudaStreamSynchronize(D->streams[i]);
     }
     mpiacc_cuda_ipcc_finalize();
+    mpiacc_cuda_flag_finalize();
     LOCK();
     while (xev_all) {
         xev_t *e = xev_all;

@@ -9,6 +9,10 @@
 #include "cuda_internal.h"
 #include "core/backend_ipc.h"
 
+/* A driver entry point (cudaGetDriverEntryPointByVersion, CUDA 12.0 ABI),
+ * or NULL. */
+void *mpiacc_cuda_drv_symbol(const char *name);
+
 /* Counters of backend_ipc.h, updated with relaxed atomics. */
 extern mpiacc_ipc_stats_t mpiacc_cuda_ipc_st;
 #define MPIACC_CUDA_IPC_STAT(f_) __atomic_add_fetch(&mpiacc_cuda_ipc_st.f_, 1, __ATOMIC_RELAXED)

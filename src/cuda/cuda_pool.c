@@ -242,6 +242,8 @@ int mpiacc_cuda_handle_get(int dev, mpiacc_cuda_h_t **out)
     h->is_xfer = 0;
     h->tmp = NULL;
     h->ipc_map = h->ipc_blob = NULL;
+    h->fslot = -1;
+    h->fseq = h->fpolls = 0;
     *out = h;
 fn_exit:
     return mpi_errno;
@@ -262,6 +264,7 @@ void mpiacc_cuda_handle_finish(mpiacc_cuda_h_t *h)
     h->tmp = NULL;
     h->done = 1;
     UNLOCK();
+    mpiacc_cuda_flag_put(h);
     if (h->ipc_map || h->ipc_blob) { /* the GPU is done with the mapping and blob */
         mpiacc_cuda_ipc_unuse(h->ipc_map, h->ipc_blob);
         h->ipc_map = h->ipc_blob = NULL;
@@ -305,8 +308,11 @@ void mpiacc_cuda_handle_put(mpiacc_cuda_h_t *h)
     if (!h) return;
     /* An xfer released early: the GPU must be done with the buffers it
      * holds.  A dep needs no wait (its events can be re-recorded safely). */
-    if (!h->done && h->is_xfer)
+    if (!h->done && h->is_xfer) {
         for (int i = 0; i < h->nev; i++) cudaEventSynchronize(h->ev[i]);
+        if (h->fslot >= 0 && h->sidx >= 0) /* a completion flag instead of an event */
+            cudaStreamSynchronize(mpiacc_cuda_devs[h->dev].streams[h->sidx]);
+    }
     mpiacc_cuda_handle_finish(h);
     LOCK();
     h->next = hfree;

@@ -2,6 +2,7 @@
  * cuda_testhooks.c: the knobs of cuda_testhooks.h (tests and benchmarks
  * only; built into libmpiacc_internal.a, not into libmpiacc.so).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,52 @@ void mpiacc_cuda_ipc_set_enabled(int on)
 void mpiacc_cuda_ipc_set_cache(int cap)
 {
     __atomic_store_n(&mpiacc_cuda_ipc_cache_knob, cap > 0 ? cap : 0, __ATOMIC_RELAXED);
+}
+
+static const char *const ipcv_names[] = {"kernel", "flag", "capq", "noquery", "rows"};
+#define NIPCV ((int)(sizeof ipcv_names / sizeof ipcv_names[0]))
+
+int mpiacc_cuda_set_ipc_variant(int bits)
+{
+    return __atomic_exchange_n(&mpiacc_cuda_ipc_variant, bits & MPIACC_CUDA_IPCV_ALL, __ATOMIC_RELAXED);
+}
+
+void mpiacc_cuda_ipc_variant_used(long used[5])
+{
+    for (int i = 0; i < 5; i++) used[i] = __atomic_load_n(&mpiacc_cuda_ipcv_used[i], __ATOMIC_RELAXED);
+}
+
+int mpiacc_cuda_ipc_variant_parse(const char *s)
+{
+    int bits = 0;
+    while (s && *s) {
+        size_t n = strcspn(s, "+,");
+        int found = 0;
+        if ((n == 4 && !strncmp(s, "base", 4)) || (n == 7 && !strncmp(s, "default", 7)))
+            bits |= MPIACC_CUDA_IPCV_DEFAULT, found = 1;
+        else if (n == 4 && !strncmp(s, "none", 4))
+            found = 1;
+        for (int i = 0; i < NIPCV && !found; i++)
+            if (strlen(ipcv_names[i]) == n && !strncmp(s, ipcv_names[i], n)) bits |= 1 << i, found = 1;
+        if (!found) return -1;
+        s += n;
+        if (*s) s++;
+    }
+    return bits;
+}
+
+void mpiacc_cuda_ipc_variant_name(int bits, char *out, size_t n)
+{
+    size_t at = 0;
+    if (!n) return;
+    out[0] = 0;
+    for (int i = 0; i < NIPCV; i++)
+        if (bits & 1 << i) {
+            int w = snprintf(out + at, n - at, "%s%s", at ? "+" : "", ipcv_names[i]);
+            if (w < 0 || (size_t)w >= n - at) return;
+            at += (size_t)w;
+        }
+    if (!at) snprintf(out, n, "none");
 }
 
 const char *mpiacc_cuda_last_method(void) { return mpiacc_cuda_xfer_method; }

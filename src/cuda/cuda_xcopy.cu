@@ -13,6 +13,7 @@
  * host emulation used by the tests.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "cuda_xcopy.h"
 #include "pack/traverse.h"
@@ -256,7 +257,7 @@ extern "C" int mpiacc_cuda_xcopy_plan(mpiacc_cuda_xcopy_t *k, long long src_coun
 extern "C" int mpiacc_cuda_launch_xcopy(const mpiacc_cuda_xcopy_t *c, int nsm, cudaStream_t st)
 {
     if (c->last <= c->first) return (int)cudaSuccess;
-    if (c->src.dense && c->dst.dense)
+    if (c->src.dense && c->dst.dense && c->how != MPIACC_CUDA_XCOPY_KERNEL)
         return (int)cudaMemcpyAsync(c->dst.base + c->dst.start + c->first, c->src.base + c->src.start + c->first,
                                     (size_t)(c->last - c->first), cudaMemcpyDefault, st);
     const xk k = make_xk(c);
@@ -268,6 +269,57 @@ extern "C" int mpiacc_cuda_launch_xcopy(const mpiacc_cuda_xcopy_t *c, int nsm, c
     case 16: return (int)launch_w<uint4>(k, c->one_word, nsm, st);
     default: return (int)cudaErrorInvalidValue;
     }
+}
+
+/* One side as rows of width w from packed byte `first` on (see
+ * mpiacc_cuda_xcopy_rows); *addr: the row holding `first`. */
+static int side_rows(const mpiacc_cuda_xside_t *s, long long count, long long w, long long first, char **addr,
+                     long long *pitch)
+{
+    const mpiacc_tv_i64 *b = (const mpiacc_tv_i64 *)s->blob;
+    long long stride = w;
+    int big = 0;
+    if (s->dense) {
+        *addr = s->base + s->start + first;
+        *pitch = w;
+        return 1;
+    }
+    if (count != 1 || !b[MPIACC_TV_H_STRIDED] || b[MPIACC_TV_H_BLK] != w) return 0;
+    if (b[MPIACC_TV_H_NDIMS] < 0 || b[MPIACC_TV_H_NDIMS] > MPIACC_TV_MAX_DIMS) return 0;
+    for (long long d = 0; d < b[MPIACC_TV_H_NDIMS]; d++)
+        if (b[MPIACC_TV_H_COUNTS + d] != 1) big++, stride = b[MPIACC_TV_H_STRIDES + d];
+    if (big > 1 || stride < w) return 0;
+    *addr = s->base + b[MPIACC_TV_H_START] + first / w * stride;
+    *pitch = stride;
+    return 1;
+}
+
+extern "C" int mpiacc_cuda_xcopy_rows(const mpiacc_cuda_xcopy_t *k, long long src_count, long long dst_count,
+                                      mpiacc_cuda_xrows_t *g)
+{
+    long long w;
+    if (k->last <= k->first || (k->src.dense && k->dst.dense)) return 0;
+    if (!blob_ok(k->src.blob) || !blob_ok(k->dst.blob)) return 0;
+    w = !k->src.dense ? ((const mpiacc_tv_i64 *)k->src.blob)[MPIACC_TV_H_BLK]
+                      : ((const mpiacc_tv_i64 *)k->dst.blob)[MPIACC_TV_H_BLK];
+    if (w <= 0 || k->first % w || k->last % w || (k->last - k->first) / w > MPIACC_CUDA_XCOPY_ROWS_MAX) return 0;
+    if (!side_rows(&k->src, src_count, w, k->first, &g->src, &g->spitch)) return 0;
+    if (!side_rows(&k->dst, dst_count, w, k->first, &g->dst, &g->dpitch)) return 0;
+    g->width = w;
+    g->rows = (k->last - k->first) / w;
+    return 1;
+}
+
+extern "C" int mpiacc_cuda_launch_xrows(const mpiacc_cuda_xrows_t *g, cudaStream_t st)
+{
+    return (int)cudaMemcpy2DAsync(g->dst, (size_t)g->dpitch, g->src, (size_t)g->spitch, (size_t)g->width,
+                                  (size_t)g->rows, cudaMemcpyDefault, st);
+}
+
+extern "C" void mpiacc_cuda_emulate_xrows(const mpiacc_cuda_xrows_t *g)
+{
+    for (long long r = 0; r < g->rows; r++)
+        memcpy(g->dst + r * g->dpitch, g->src + r * g->spitch, (size_t)g->width);
 }
 
 extern "C" int mpiacc_cuda_emulate_xcopy(const mpiacc_cuda_xcopy_t *c, int variant)

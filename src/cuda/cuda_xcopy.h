@@ -38,7 +38,33 @@ typedef struct mpiacc_cuda_xcopy {
                               single words, so each thread moves one word (one
                               traversal per side) instead of 16 bytes (a
                               traversal per word, one after the other)    */
+    int how;               /* MPIACC_CUDA_XCOPY_*, set by the caller (0: AUTO) */
 } mpiacc_cuda_xcopy_t;
+
+/* How a plan is enqueued (mpiacc_cuda_xcopy_t.how).  AUTO: one
+ * cudaMemcpyAsync when both sides are dense, else the kernel.  KERNEL: the
+ * kernel always (dense sides too).  ROWS: one cudaMemcpy2DAsync (copy
+ * engine, no kernel launch) when both sides are rows of the same width
+ * (see mpiacc_cuda_xcopy_rows) and there are at most MPIACC_CUDA_XCOPY_ROWS_MAX
+ * of them, else as AUTO. */
+enum { MPIACC_CUDA_XCOPY_AUTO = 0, MPIACC_CUDA_XCOPY_KERNEL, MPIACC_CUDA_XCOPY_ROWS };
+#define MPIACC_CUDA_XCOPY_ROWS_MAX 16384
+
+/* Rows geometry of a plan: packed bytes [first, last) are `rows` rows of
+ * `width` bytes, row r at src + r * spitch and dst + r * dpitch. */
+typedef struct mpiacc_cuda_xrows {
+    char *src, *dst;
+    long long spitch, dpitch, width, rows;
+} mpiacc_cuda_xrows_t;
+
+/* Whether plan k (planned; host blobs; src_count / dst_count elements) is
+ * rows on both sides: a side is dense, or one element (count 1) of the
+ * canonical strided form with one dimension of count > 1 (a vector) whose
+ * stride is >= its block; the strided sides' blocks are equal (the width)
+ * and divide first and last.  Fills *g; returns 1, or 0 when not rows
+ * (both sides dense counts as not rows: that is one plain copy). */
+int mpiacc_cuda_xcopy_rows(const mpiacc_cuda_xcopy_t *k, long long src_count, long long dst_count,
+                           mpiacc_cuda_xrows_t *g);
 
 /* Completes a plan: k->src/dst blob (host), base and the range set; fills
  * dense/start of both sides (counts given) and ws.  Returns 0, or -1 for a
@@ -46,11 +72,18 @@ typedef struct mpiacc_cuda_xcopy {
 int mpiacc_cuda_xcopy_plan(mpiacc_cuda_xcopy_t *k, long long src_count, long long dst_count);
 
 /* Enqueues the copy of plan k (blobs replaced by device copies; both
- * sides dense: one cudaMemcpyAsync) on st.  nsm bounds the grid.  Blobs
+ * sides dense: one cudaMemcpyAsync unless k->how is KERNEL; k->how ROWS
+ * is decided by the caller, which calls mpiacc_cuda_launch_xrows) on st.  nsm bounds the grid.  Blobs
  * that fit MPIACC_CUDA_XCOPY_SMEM bytes together are staged in shared
  * memory by each block before it traverses them.  Returns a cudaError_t
  * (as int). */
 int mpiacc_cuda_launch_xcopy(const mpiacc_cuda_xcopy_t *k, int nsm, cudaStream_t st);
+
+/* Enqueues the rows copy g (cudaMemcpy2DAsync, cudaMemcpyDefault) on st. */
+int mpiacc_cuda_launch_xrows(const mpiacc_cuda_xrows_t *g, cudaStream_t st);
+
+/* Host emulation of a rows copy (memcpy per row), for tests. */
+void mpiacc_cuda_emulate_xrows(const mpiacc_cuda_xrows_t *g);
 
 /* Host emulation of the same kernel body (host blobs and buffers), thread
  * by thread over a small grid; variant 1 forces the traversal on dense

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 
 #include "core/backend_ipc.h"
+#include "core/tstamp.h"
 #include "direct.h"
 
 typedef struct ipc_state {
@@ -101,7 +102,9 @@ static int send_prepare(mpiacc_rp_op_t *op)
         lo = (MPI_Aint)clo;
         hi = (MPI_Aint)chi;
     }
+    MPIACC_TS(MPIACC_TS_EXPORT_BEGIN);
     err = is->ipc->export_buf(&op->attrs, op->dep, op->buf, lo, hi, &is->x, &is->token, &ok);
+    MPIACC_TS(MPIACC_TS_EXPORT_END);
     if (err != MPI_SUCCESS || !ok) {
         char why[MPI_MAX_ERROR_STRING] = "the memory cannot be exported";
         int len;
@@ -160,6 +163,7 @@ static int issue(mpiacc_rp_op_t *op)
     MPIACC_CHECK(mpiacc_rp_isend(op, ds->first, ds->first_cap, MPI_BYTE));
     ds->first_req = op->inner;
     op->inner = MPI_REQUEST_NULL;
+    MPIACC_TS(MPIACC_TS_RTS_POSTED);
     if (!is->blob_inline)
         MPIACC_CHECK(PMPI_Isend_c(is->blob, MPIACC_WIRE_HDR + (MPI_Count)is->blob_bytes, MPI_BYTE, ds->ctl_peer,
                                   mpiacc_wire_tag_fwd(ds->id, ds->dc->tag_mod), ds->dc->ctl, &is->blob_req));
@@ -194,6 +198,7 @@ static int send_advance(mpiacc_rp_op_t *op, int *complete)
             goto fn_exit;
         }
         MPIACC_CHECK(mpiacc_proto_dx_fin_arrived(op, &h));
+        MPIACC_TS(MPIACC_TS_FIN_SEEN);
         is->fin_seen = 1;
     }
     /* answered: the RTS (and blob) were matched and complete soon */
@@ -224,6 +229,7 @@ static int recv_copy(mpiacc_rp_op_t *op, const void *blob)
     }
     if (!ds->dep_ready) return MPI_SUCCESS; /* COPYING: the copy starts when the dependency is done */
     if (op->bytes > 0) {
+        MPIACC_TS(MPIACC_TS_IMPORT_BEGIN);
         err = is->ipc->import_copy(&op->attrs, op->dep, &is->x, blob, is->blob_bytes, is->count, &d, &is->xfer);
         if (err != MPI_SUCCESS) {
             /* Nothing was enqueued: the message can still come pipelined. */
@@ -256,6 +262,7 @@ static int recv_begin(mpiacc_rp_op_t *op, const mpiacc_wire_hdr_t *h, int *compl
     int inl = (h->flags & MPIACC_WIRE_INLINE_BLOB) != 0;
     const char *p = ds->first;
 
+    MPIACC_TS(MPIACC_TS_RTS_SEEN);
     if (h->export_bytes != sizeof(mpiacc_ipc_export_t) || h->total <= 0 || h->chunk <= 0 ||
         h->extra_bytes != h->export_bytes + (inl ? h->blob_bytes : 0) || op->bytes != MPIACC_WIRE_HDR + h->extra_bytes)
         MPIACC_FAIL(MPIACC_ERRK_INTERN, "direct protocol: a malformed IPC ready-to-send from rank %d", op->st_source);
@@ -316,7 +323,9 @@ static int recv_advance(mpiacc_rp_op_t *op, int *complete)
             ds->failed = 1;
         }
         if (!done) break;
+        MPIACC_TS(MPIACC_TS_COPY_DONE);
         MPIACC_CHECK(mpiacc_proto_dx_close(op));
+        MPIACC_TS(MPIACC_TS_FIN_POSTED);
         break;
     case MPIACC_RP_CLOSING:
         MPIACC_CHECK(mpiacc_proto_dx_test(&ds->back, NULL, complete));

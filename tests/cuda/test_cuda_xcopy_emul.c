@@ -6,7 +6,9 @@
  * (cu_xcopy_oracle.h) on directed layouts and seeded random pairs of
  * layouts, whole and partial packed ranges, element counts > 1, buffers
  * at every alignment; each copy also runs with the traversal forced on
- * dense sides.
+ * dense sides, and, where mpiacc_cuda_xcopy_rows says the layouts are
+ * rows (issue 23's cudaMemcpy2DAsync variant), as its row-by-row host
+ * emulation.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 #include "cu_xcopy_oracle.h"
 
 static uint64_t rng;
+static int rows_taken; /* copies that were also run as rows */
 
 static void hfill(unsigned char *p, long long n, unsigned seed)
 {
@@ -73,6 +76,21 @@ static int one(const char *name, MPI_Datatype S, int cs, MPI_Datatype D, int cd,
                 bad++;
                 break;
             }
+    }
+    {
+        mpiacc_cuda_xrows_t g;
+        if (mpiacc_cuda_xcopy_rows(&k, cs, cd, &g)) {
+            rows_taken++;
+            memcpy(dst, img, (size_t)dbytes);
+            mpiacc_cuda_emulate_xrows(&g);
+            for (long long i = 0; i < dbytes; i++)
+                if (dst[i] != exp[i]) {
+                    fprintf(stderr, "%s (rows: %lld x %lld B, pitches %lld / %lld): byte %lld is 0x%02x, expected "
+                            "0x%02x\n", name, g.rows, g.width, g.spitch, g.dpitch, i - doff, dst[i], exp[i]);
+                    bad++;
+                    break;
+                }
+        }
     }
     if (plan) *plan = k;
     free(src), free(dst), free(img), free(exp);
@@ -130,6 +148,43 @@ static void directed(void **state)
     if (bad) fail_msg("%d directed layout copies wrong", bad);
 }
 
+/* The rows geometry: vectors of byte blocks against vectors and
+ * contiguous bytes (whole and partial ranges on row boundaries) are rows;
+ * counts > 1, unequal blocks, ranges off a row boundary are not. */
+static void rows(void **state)
+{
+    MPI_Datatype v8, v64, v8b, c1k, v64x;
+    int bad = 0, r0;
+    (void)state;
+    MPI_Type_vector(128, 8, 512, MPI_BYTE, &v8), MPI_Type_commit(&v8);
+    MPI_Type_vector(16, 64, 512, MPI_BYTE, &v64), MPI_Type_commit(&v64);
+    MPI_Type_vector(128, 8, 24, MPI_BYTE, &v8b), MPI_Type_commit(&v8b);
+    MPI_Type_contiguous(1024, MPI_BYTE, &c1k), MPI_Type_commit(&c1k);
+    MPI_Type_vector(16, 16, 40, MPI_INT, &v64x), MPI_Type_commit(&v64x);
+    r0 = rows_taken;
+    bad += one("rows v8 -> v8", v8, 1, v8, 1, 0, 1024, 64, 64, NULL);
+    bad += one("rows v8 -> v8 pitch 24", v8, 1, v8b, 1, 0, 1024, 64, 72, NULL);
+    bad += one("rows v8 -> contig", v8, 1, c1k, 1, 0, 1024, 64, 64, NULL);
+    bad += one("rows contig -> v64", c1k, 1, v64, 1, 0, 1024, 64, 64, NULL);
+    bad += one("rows v64 -> contig partial", v64, 1, c1k, 1, 128, 640, 64, 80, NULL);
+    bad += one("rows v64 ints -> contig", v64x, 1, c1k, 1, 0, 1024, 64, 64, NULL);
+    if (rows_taken - r0 != 6) {
+        fprintf(stderr, "rows: %d of 6 row layouts taken as rows\n", rows_taken - r0);
+        bad++;
+    }
+    r0 = rows_taken;
+    bad += one("not rows: v8 -> v64 (blocks differ)", v8, 1, v64, 1, 0, 1024, 64, 64, NULL);
+    bad += one("not rows: v8 -> contig off a row", v8, 1, c1k, 1, 4, 1024, 64, 64, NULL);
+    bad += one("not rows: v8 x2 -> contig x2", v8, 2, c1k, 2, 0, 2048, 64, 64, NULL);
+    bad += one("not rows: contig -> contig", c1k, 1, c1k, 1, 0, 1024, 64, 64, NULL);
+    if (rows_taken != r0) {
+        fprintf(stderr, "rows: %d layouts that are not rows taken as rows\n", rows_taken - r0);
+        bad++;
+    }
+    MPI_Type_free(&v8), MPI_Type_free(&v64), MPI_Type_free(&v8b), MPI_Type_free(&c1k), MPI_Type_free(&v64x);
+    if (bad) fail_msg("%d rows checks wrong", bad);
+}
+
 static void random_pairs(void **state)
 {
     int bad = 0, n = 0;
@@ -165,7 +220,8 @@ static void random_pairs(void **state)
 int main(int argc, char **argv)
 {
     int fails;
-    const struct CMUnitTest tests[] = {cmocka_unit_test(directed), cmocka_unit_test(random_pairs)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(directed), cmocka_unit_test(rows),
+                                       cmocka_unit_test(random_pairs)};
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     rng = mpiacc_test_seed();
