@@ -306,7 +306,8 @@ int main(int argc, char **argv)
          "IPC-path variants, each row run once per variant: a comma-separated list of sets, each set names "
          "joined by '+' from base, none, kernel (dense copies by the copy kernel), flag (completion by a "
          "host-mapped flag, cuStreamWriteValue32), capq (capture by cudaStreamQuery), noquery (export without "
-         "a dependency query), rows (vectors by cudaMemcpy2DAsync); base = the library's default",
+         "a dependency query), rows (vectors by cudaMemcpy2DAsync), xflag (flags for staged packs / unpacks "
+         "too); base = the library's default",
          NULL, CLI_ANY},
         {"breakdown", CLI_FLAG, &breakdown,
          "per-phase medians of the direct protocol's IPC messages (a '# bd' line under each row: call, "

@@ -159,7 +159,8 @@ void mpiacc_cuda_ipc_finalize(void);
 /* Drops the references an import's handle holds (lock not held). */
 void mpiacc_cuda_ipc_unuse(void *map, void *blob);
 
-/* ---- cuda_ipc_sig.c: the IPC path's variants (issue 23) ---- */
+/* ---- cuda_ipc_sig.c: the IPC path's variants (issue 23; XFLAG reaches
+ * the staged transfers too) ---- */
 /* Bits of mpiacc_cuda_ipc_variant, set through cuda_testhooks.h
  * (mpiacc_cuda_set_ipc_variant) so that bench/pingpong --variant can sweep
  * them; the library starts with MPIACC_CUDA_IPCV_DEFAULT. */
@@ -174,24 +175,28 @@ void mpiacc_cuda_ipc_unuse(void *map, void *blob);
                                         whenever the dependency is not already known done                 */
 #define MPIACC_CUDA_IPCV_ROWS 0x10   /* import: vector <-> vector / dense as one cudaMemcpy2DAsync (copy
                                         engine) when the layouts allow (cuda_xcopy.h ROWS), not the kernel */
-#define MPIACC_CUDA_IPCV_ALL 0x1f
+#define MPIACC_CUDA_IPCV_XFLAG 0x20  /* the same flags for pack / unpack to host staging (default, eager and
+                                        pipelined protocols: cuda_xfer.c), not only for IPC imports          */
+#define MPIACC_CUDA_IPCV_ALL 0x3f
+#define MPIACC_CUDA_IPCV_NBITS 6
 /* The default until measured: the behaviour before issue 23 (dense-to-dense
  * by cudaMemcpyAsync, event completion, event capture, export query).  A
  * new default measured on the GPU machine is set here. */
 #define MPIACC_CUDA_IPCV_DEFAULT 0
 extern int mpiacc_cuda_ipc_variant;
 /* How often each variant took effect (index: bit number), for tests. */
-extern long mpiacc_cuda_ipcv_used[5];
+extern long mpiacc_cuda_ipcv_used[MPIACC_CUDA_IPCV_NBITS];
 #define MPIACC_CUDA_IPCV_USED(bitno_) __atomic_add_fetch(&mpiacc_cuda_ipcv_used[bitno_], 1, __ATOMIC_RELAXED)
 static inline int mpiacc_cuda_ipcv(int bit)
 {
     return (__atomic_load_n(&mpiacc_cuda_ipc_variant, __ATOMIC_RELAXED) & bit) != 0;
 }
-/* IPCV_FLAG: after the copy enqueued on st (dev current), makes st write
+/* IPCV_FLAG / XFLAG: after the copy enqueued on st (dev current), makes st write
  * a flag of a free slot into h (h->fslot, h->fseq).  *used = 0 (and
  * MPI_SUCCESS) when no slot or no stream memory operations are available:
- * the caller records an event instead. */
-int mpiacc_cuda_flag_signal(mpiacc_cuda_h_t *h, cudaStream_t st, int *used);
+ * the caller records an event instead.  bitno: the variant counted in
+ * mpiacc_cuda_ipcv_used (1 FLAG, 5 XFLAG). */
+int mpiacc_cuda_flag_signal(mpiacc_cuda_h_t *h, cudaStream_t st, int bitno, int *used);
 /* Test of a handle with a flag slot: the flag, and every 64th test the
  * handle's stream (cudaStreamQuery: an error on it ends the wait). */
 int mpiacc_cuda_flag_test(mpiacc_cuda_h_t *h, int *done);

@@ -481,7 +481,7 @@ static int ipc_import_copy(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_
         MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA IPC: layout copy (%s, word %d B) failed to start: %s (%s)",
                     rows ? "memcpy2D" : k.src.dense && k.dst.dense && !k.how ? "memcpy" : "kernel", k.ws,
                     cudaGetErrorName(ce), cudaGetErrorString(ce));
-    if (mpiacc_cuda_ipcv(MPIACC_CUDA_IPCV_FLAG)) MPIACC_CHECK(mpiacc_cuda_flag_signal(h, st, &flagged));
+    if (mpiacc_cuda_ipcv(MPIACC_CUDA_IPCV_FLAG)) MPIACC_CHECK(mpiacc_cuda_flag_signal(h, st, 1, &flagged));
     if (!flagged) MPIACC_CHECK(mpiacc_cuda_handle_record(h, st));
     MPIACC_TS(MPIACC_TS_LAUNCHED);
     *xfer = h;

@@ -27,7 +27,7 @@
 #define STRIDE 16 /* 32-bit words per slot: one 64-byte line */
 
 int mpiacc_cuda_ipc_variant = MPIACC_CUDA_IPCV_DEFAULT;
-long mpiacc_cuda_ipcv_used[5];
+long mpiacc_cuda_ipcv_used[MPIACC_CUDA_IPCV_NBITS];
 
 typedef CUresult (*wv32_fn)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 
@@ -64,7 +64,7 @@ fail:
     __atomic_store_n(&F.state, -1, __ATOMIC_RELEASE);
 }
 
-int mpiacc_cuda_flag_signal(mpiacc_cuda_h_t *h, cudaStream_t st, int *used)
+int mpiacc_cuda_flag_signal(mpiacc_cuda_h_t *h, cudaStream_t st, int bitno, int *used)
 {
     int slot = -1;
     unsigned seq;
@@ -96,7 +96,7 @@ int mpiacc_cuda_flag_signal(mpiacc_cuda_h_t *h, cudaStream_t st, int *used)
     }
     h->fslot = slot, h->fseq = seq, h->fpolls = 0;
     *used = 1;
-    MPIACC_CUDA_IPCV_USED(1);
+    MPIACC_CUDA_IPCV_USED(bitno);
     return MPI_SUCCESS;
 }
 

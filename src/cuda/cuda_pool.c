@@ -296,6 +296,11 @@ int mpiacc_cuda_handle_wait(cudaStream_t st, const mpiacc_cuda_h_t *dep)
 {
     int mpi_errno = MPI_SUCCESS;
     if (!dep || dep->done) goto fn_exit;
+    if (dep->fslot >= 0 && dep->nev == 0 && dep->sidx >= 0) { /* a flag, no event (IPCV_FLAG): record one now on
+                                                                  the handle's stream, behind its copy */
+        mpiacc_cuda_h_t *h = (mpiacc_cuda_h_t *)dep;
+        MPIACC_CHECK(mpiacc_cuda_handle_record(h, mpiacc_cuda_devs[h->dev].streams[h->sidx]));
+    }
     for (int i = 0; i < dep->nev; i++) MPIACC_CUDA_CHECK(cudaStreamWaitEvent(st, dep->ev[i], 0));
 fn_exit:
     return mpi_errno;

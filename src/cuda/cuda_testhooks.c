@@ -43,7 +43,7 @@ void mpiacc_cuda_ipc_set_cache(int cap)
     __atomic_store_n(&mpiacc_cuda_ipc_cache_knob, cap > 0 ? cap : 0, __ATOMIC_RELAXED);
 }
 
-static const char *const ipcv_names[] = {"kernel", "flag", "capq", "noquery", "rows"};
+static const char *const ipcv_names[MPIACC_CUDA_IPCV_NBITS] = {"kernel", "flag", "capq", "noquery", "rows", "xflag"};
 #define NIPCV ((int)(sizeof ipcv_names / sizeof ipcv_names[0]))
 
 int mpiacc_cuda_set_ipc_variant(int bits)
@@ -51,9 +51,9 @@ int mpiacc_cuda_set_ipc_variant(int bits)
     return __atomic_exchange_n(&mpiacc_cuda_ipc_variant, bits & MPIACC_CUDA_IPCV_ALL, __ATOMIC_RELAXED);
 }
 
-void mpiacc_cuda_ipc_variant_used(long used[5])
+void mpiacc_cuda_ipc_variant_used(long used[MPIACC_CUDA_IPCV_NBITS])
 {
-    for (int i = 0; i < 5; i++) used[i] = __atomic_load_n(&mpiacc_cuda_ipcv_used[i], __ATOMIC_RELAXED);
+    for (int i = 0; i < MPIACC_CUDA_IPCV_NBITS; i++) used[i] = __atomic_load_n(&mpiacc_cuda_ipcv_used[i], __ATOMIC_RELAXED);
 }
 
 int mpiacc_cuda_ipc_variant_parse(const char *s)

@@ -31,7 +31,7 @@ void mpiacc_cuda_ipc_set_cache(int cap);
 
 /* The IPC path's variants (issue 23): MPIACC_CUDA_IPCV_* bits of
  * cuda_internal.h ("kernel" 0x1, "flag" 0x2, "capq" 0x4, "noquery" 0x8,
- * "rows" 0x10); set returns the previous bits (bits outside
+ * "rows" 0x10, "xflag" 0x20); set returns the previous bits (bits outside
  * MPIACC_CUDA_IPCV_ALL ignored).  Set them between messages, never with one
  * in flight.  parse reads names joined by '+' or ',' ("base" or "default":
  * MPIACC_CUDA_IPCV_DEFAULT; "none": 0) and returns -1 for an unknown name;
@@ -40,8 +40,8 @@ int mpiacc_cuda_set_ipc_variant(int bits);
 /* How often each variant took effect in this process (used[i]: bit 1 << i;
  * "flag": completion flags enqueued, "capq": dependencies found done by
  * the query, "noquery": exports that skipped the query, "kernel" / "rows":
- * imports copied that way). */
-void mpiacc_cuda_ipc_variant_used(long used[5]);
+ * imports copied that way, "xflag": flags of staged packs / unpacks). */
+void mpiacc_cuda_ipc_variant_used(long used[MPIACC_CUDA_IPCV_NBITS]);
 int mpiacc_cuda_ipc_variant_parse(const char *s);
 void mpiacc_cuda_ipc_variant_name(int bits, char *out, size_t n);
 

@@ -239,7 +239,7 @@ fn_fail:
 
 static int xfer_host(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer, int dir)
 {
-    int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0;
+    int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0, flagged = 0;
     mpiacc_cuda_h_t *h = NULL;
     cudaStream_t st = NULL;
     *xfer = NULL;
@@ -254,7 +254,8 @@ static int xfer_host(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_
     st = mpiacc_cuda_devs[dev].streams[h->sidx];
     MPIACC_CHECK(mpiacc_cuda_handle_wait(st, dep));
     MPIACC_CHECK(enqueue_host(dev, h, d, dir, st));
-    MPIACC_CHECK(mpiacc_cuda_handle_record(h, st));
+    if (mpiacc_cuda_ipcv(MPIACC_CUDA_IPCV_XFLAG)) MPIACC_CHECK(mpiacc_cuda_flag_signal(h, st, 5, &flagged));
+    if (!flagged) MPIACC_CHECK(mpiacc_cuda_handle_record(h, st));
     *xfer = h;
 fn_exit:
     if (entered) mpiacc_cuda_dev_leave(dev, old);

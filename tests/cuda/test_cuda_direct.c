@@ -19,12 +19,14 @@
  *    posted (a gate kernel): the receive completes only after it, with its
  *    data.
  *  - layouts (issue 23): vector <-> vector / contiguous, blocks 8 / 64 /
- *    512 B, 1 KiB and 64 KiB, sender and receiver types differing, the
- *    receive compared with MPI_Unpack of the sender's MPI_Pack.
+ *    512 B, 1 KiB and 64 KiB, sender and receiver types differing, direct
+ *    and default protocol, the receive compared with MPI_Unpack of the
+ *    sender's MPI_Pack.
  * `--variant SET` (cuda_testhooks.h names joined by '+') runs everything
  * under that IPC-path variant on both ranks and checks, after the layouts,
  * that each variant in the set took effect (kernel, rows, capq, noquery
- * must; flag only reports when the device refuses stream memory operations).
+ * must; flag and xflag only report when the device refuses stream memory
+ * operations).
  * MPIACC_TEST_NTYPES sets the corpus size (default 200), MPIACC_TEST_SEED
  * the seed.
  */
@@ -241,8 +243,8 @@ static void producer_still_running(void **state)
  * receives rcount x rdt into one of rspan bytes; rank 1 checks every byte
  * of its buffer against MPI_Unpack of rank 0's MPI_Pack.  Returns the
  * mismatches. */
-static int two(MPI_Datatype sdt, int scount, long long sspan, MPI_Datatype rdt, int rcount, long long rspan,
-               unsigned seed)
+static int two(MPI_Comm cm, MPI_Datatype sdt, int scount, long long sspan, MPI_Datatype rdt, int rcount,
+               long long rspan, unsigned seed)
 {
     MPI_Datatype st = cu_tag(sdt, CU_STREAM, cu_us), rt = cu_tag(rdt, CU_STREAM, cu_us);
     unsigned char *hs = malloc((size_t)sspan), *hr = malloc((size_t)rspan), *got = malloc((size_t)rspan), *pk;
@@ -257,9 +259,9 @@ static int two(MPI_Datatype sdt, int scount, long long sspan, MPI_Datatype rdt, 
     CU_CK(cudaMemcpyAsync(d, cu_rank == 0 ? hs : hr, (size_t)span, cudaMemcpyHostToDevice, cu_us));
     if (seed & 1) CU_CK(cudaStreamSynchronize(cu_us)); /* an idle stream at the call (capq), or a busy one */
     if (cu_rank == 0) {
-        MPI_CK(MPI_Send(d, scount, st, 1, 3, comm));
+        MPI_CK(MPI_Send(d, scount, st, 1, 3, cm));
     } else {
-        MPI_CK(MPI_Recv(d, rcount, rt, 0, 3, comm, MPI_STATUS_IGNORE));
+        MPI_CK(MPI_Recv(d, rcount, rt, 0, 3, cm, MPI_STATUS_IGNORE));
         CU_CK(cudaMemcpy(got, d, (size_t)rspan, cudaMemcpyDeviceToHost));
         MPI_CK(MPI_Pack(hs, scount, sdt, pk, psize, &pos, MPI_COMM_SELF));
         pos = 0;
@@ -274,13 +276,14 @@ static int two(MPI_Datatype sdt, int scount, long long sspan, MPI_Datatype rdt, 
 }
 
 /* Vectors of MPI_BYTE blocks (pitch 512 B, or the block when larger) and
- * contiguous bytes, every pairing, 1 KiB and 64 KiB packed. */
+ * contiguous bytes, every pairing, 1 KiB and 64 KiB packed; on the direct
+ * communicator (IPC) and on MPI_COMM_WORLD (the default protocol). */
 static void layouts(void **state)
 {
     static const long long sizes[] = {1024, 65536}, blocks[] = {8, 64, 512};
     int bad = 0;
     unsigned seed = 500;
-    long used0[5], used1[5];
+    long used0[MPIACC_CUDA_IPCV_NBITS], used1[MPIACC_CUDA_IPCV_NBITS];
     mpiacc_cuda_ipc_variant_used(used0);
     cu_watchdog("layouts", 120);
     for (int si = 0; si < 2; si++)
@@ -292,28 +295,31 @@ static void layouts(void **state)
             MPI_CK(MPI_Type_commit(&v));
             MPI_CK(MPI_Type_contiguous((int)n, MPI_BYTE, &c));
             MPI_CK(MPI_Type_commit(&c));
-            bad += two(v, 1, vspan, v, 1, vspan, seed++);
-            bad += two(v, 1, vspan, c, 1, n, seed++);
-            bad += two(c, 1, n, v, 1, vspan, seed++);
-            bad += two(c, 1, n, c, 1, n, seed++);
-            bad += two(MPI_BYTE, (int)n, n, MPI_BYTE, (int)n, n, seed++);
-            bad += two(v, 1, vspan, c, 1, n + 100, seed++); /* a larger receive buffer */
+            for (int w = 0; w < 2; w++) {
+                MPI_Comm cm = w ? MPI_COMM_WORLD : comm;
+                bad += two(cm, v, 1, vspan, v, 1, vspan, seed++);
+                bad += two(cm, v, 1, vspan, c, 1, n, seed++);
+                bad += two(cm, c, 1, n, v, 1, vspan, seed++);
+                bad += two(cm, c, 1, n, c, 1, n, seed++);
+                bad += two(cm, MPI_BYTE, (int)n, n, MPI_BYTE, (int)n, n, seed++);
+                bad += two(cm, v, 1, vspan, c, 1, n + 100, seed++); /* a larger receive buffer */
+            }
             MPI_Type_free(&v);
             MPI_Type_free(&c);
         }
     mpiacc_cuda_ipc_variant_used(used1);
     if (variant > 0) {
-        static const char *const names[] = {"kernel", "flag", "capq", "noquery", "rows"};
+        static const char *const names[] = {"kernel", "flag", "capq", "noquery", "rows", "xflag"};
         /* who does it: kernel, flag, rows at the receiver; noquery at the
-         * sender; capq on both */
-        static const int by[] = {1, 1, -1, 0, 1};
-        for (int i = 0; i < 5; i++) {
+         * sender; capq on both; xflag on both (the default protocol's pack and unpack) */
+        static const int by[] = {1, 1, -1, 0, 1, -1};
+        for (int i = 0; i < MPIACC_CUDA_IPCV_NBITS; i++) {
             if (!(variant & 1 << i) || (by[i] >= 0 && by[i] != cu_rank)) continue;
             if (i == 3 && (variant & MPIACC_CUDA_IPCV_CAPQ)) continue; /* capq may leave nothing to query */
             if (used1[i] > used0[i]) continue;
-            if (i == 1)
-                printf("[rank %d] NOTE: variant flag never took effect (the log says why: stream memory operations "
-                       "refused?)\n", cu_rank);
+            if (i == 1 || i == 5)
+                printf("[rank %d] NOTE: variant %s never took effect (the log says why: stream memory operations "
+                       "refused?)\n", cu_rank, names[i]);
             else
                 CU_BAD(bad, "variant %s never took effect", names[i]);
         }

@@ -11,7 +11,9 @@
  * a large blob), FIN, export_release, truncation, wildcards, cancel, and
  * every fallback — the export refused (pipelined), the receiver without IPC
  * or its import refused (CTS_PIPE, then pipelined), a copy that fails on
- * the device (both requests complete with an error).
+ * the device (both requests complete with an error).  The phase
+ * timestamps of bench/pingpong --breakdown (src/core/tstamp.h) are checked
+ * here too: every phase of one message passed, in order, and none when off.
  */
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -21,6 +23,7 @@
 #include "ocl_fixture.h"
 #include "ocl_types.h"
 #include "core/backend_ipc.h"
+#include "core/tstamp.h"
 #include "protocol/direct.h"
 #include "reqpool/reqpool.h"
 
@@ -218,6 +221,43 @@ static void through_ipc(void **state)
     }
 }
 
+/* One IPC message with the timestamps on: each side passes its phases in
+ * order (the fake import has no mapping / wait / launch marks of its own:
+ * those are the CUDA backend's); with them off, nothing is marked. */
+static void phase_marks(void **state)
+{
+    uint64_t v[MPIACC_TS_N];
+    int err;
+    static const int send_order[] = {MPIACC_TS_EXPORT_BEGIN, MPIACC_TS_EXPORT_END, MPIACC_TS_RTS_POSTED,
+                                     MPIACC_TS_FIN_SEEN};
+    static const int recv_order[] = {MPIACC_TS_RTS_SEEN, MPIACC_TS_IMPORT_BEGIN, MPIACC_TS_COPY_DONE,
+                                     MPIACC_TS_FIN_POSTED};
+    const int *order = rank == 0 ? send_order : recv_order;
+    mode = FAKE_OK;
+    mpiacc_ts_reset();
+    mpiacc_ts_enable(1);
+    exchange(5000, 5000, 21, 7, 0, 7, &err, 1);
+    mpiacc_ts_enable(0);
+    assert_int_equal(err, MPI_SUCCESS);
+    mpiacc_ts_read(v);
+    for (int i = 0; i < 4; i++) {
+        if (!v[order[i]]) fail_msg("phase %s not marked", mpiacc_ts_name(order[i]));
+        if (i && v[order[i]] < v[order[i - 1]])
+            fail_msg("phase %s before %s", mpiacc_ts_name(order[i]), mpiacc_ts_name(order[i - 1]));
+    }
+    for (int i = 0; i < 4; i++) { /* the other side's phases are not this rank's */
+        int other = rank == 0 ? recv_order[i] : send_order[i];
+        if (v[other]) fail_msg("phase %s marked on rank %d", mpiacc_ts_name(other), rank);
+    }
+    mpiacc_ts_reset();
+    exchange(5000, 5000, 22, 8, 0, 8, &err, 1);
+    assert_int_equal(err, MPI_SUCCESS);
+    mpiacc_ts_read(v);
+    for (int i = 0; i < MPIACC_TS_N; i++)
+        if (v[i]) fail_msg("phase %s marked while the timestamps are off", mpiacc_ts_name(i));
+    assert_true(mpiacc_ts_now() > 0);
+}
+
 static void truncated(void **state)
 {
     int err;
@@ -392,7 +432,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(through_ipc),      cmocka_unit_test(truncated),    cmocka_unit_test(large_blob),
         cmocka_unit_test(export_refused),   cmocka_unit_test(receiver_declines), cmocka_unit_test(copy_fails),
         cmocka_unit_test(cancel_then_receive), cmocka_unit_test(empty_not_ipc),
-        cmocka_unit_test(exports_released),
+        cmocka_unit_test(exports_released), cmocka_unit_test(phase_marks),
     };
     int failed;
     MPI_Info info;
