@@ -125,9 +125,17 @@ static int cu_capture(const mpiacc_attrs_t *a, void *buf, void **dep)
     MPIACC_CHECK(mpiacc_cuda_dev_enter(dev, &old));
     entered = 1;
     MPIACC_CHECK(mpiacc_cuda_handle_get(dev, &h));
-    if (a->has_stream && a->stream && !(a->has_event && a->event) && mpiacc_cuda_ipcv(MPIACC_CUDA_IPCV_CAPQ)) {
-        /* the stream idle now: everything the call depends on is written */
-        cudaError_t e = cudaStreamQuery((cudaStream_t)a->stream);
+    if (a->has_stream && a->stream && (cudaStream_t)a->stream != cudaStreamLegacy &&
+        (cudaStream_t)a->stream != cudaStreamPerThread && !(a->has_event && a->event) &&
+        mpiacc_cuda_ipcv(MPIACC_CUDA_IPCV_CAPQ)) {
+        /* IPCV_CAPQ: a non-blocking stream idle now means everything the call
+         * depends on is written.  Blocking streams and the special handles
+         * keep the record, whose implicit ordering after the legacy stream
+         * (documented above) a query of the stream alone would not give. */
+        unsigned fl = 0;
+        cudaError_t e = cudaStreamGetFlags((cudaStream_t)a->stream, &fl);
+        if (e == cudaSuccess) e = (fl & cudaStreamNonBlocking) ? cudaStreamQuery((cudaStream_t)a->stream)
+                                                               : cudaErrorNotReady;
         if (e == cudaSuccess) {
             MPIACC_CUDA_IPCV_USED(2);
             h->done = 1;

@@ -168,7 +168,7 @@ void mpiacc_cuda_ipc_unuse(void *map, void *blob);
 #define MPIACC_CUDA_IPCV_FLAG 0x2    /* import: completion through a host-mapped flag that the stream writes
                                         (cuStreamWriteValue32) after the copy, tested with a plain load,
                                         instead of cudaEventRecord + cudaEventQuery                        */
-#define MPIACC_CUDA_IPCV_CAPQ 0x4    /* capture on MPIACC_STREAM: cudaStreamQuery first; an idle stream gives
+#define MPIACC_CUDA_IPCV_CAPQ 0x4    /* capture on a non-blocking MPIACC_STREAM: cudaStreamQuery first; idle gives
                                         a dependency that is already done (no event recorded, none queried
                                         later: the sender exports no event, the receiver waits on none) */
 #define MPIACC_CUDA_IPCV_NOQUERY 0x8 /* export: no cudaEventQuery of the dependency; an interprocess event
