@@ -8,13 +8,15 @@
  * at every alignment; each copy also runs with the traversal forced on
  * dense sides, and, where mpiacc_cuda_xcopy_rows says the layouts are
  * rows (issue 23's cudaMemcpy2DAsync variant), as its row-by-row host
- * emulation.
+ * emulation.  Also the names of those variants (bench/pingpong --variant,
+ * test_cuda_direct --variant).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
+#include "cuda/cuda_testhooks.h"
 #include "cuda/cuda_xcopy.h"
 #include "pack/pack.h"
 #include "cu_pattern.h"
@@ -185,6 +187,28 @@ static void rows(void **state)
     if (bad) fail_msg("%d rows checks wrong", bad);
 }
 
+static void variant_names(void **state)
+{
+    char name[64];
+    int old;
+    (void)state;
+    assert_int_equal(mpiacc_cuda_ipc_variant_parse("base"), MPIACC_CUDA_IPCV_DEFAULT);
+    assert_int_equal(mpiacc_cuda_ipc_variant_parse("none"), 0);
+    assert_int_equal(mpiacc_cuda_ipc_variant_parse("flag+capq"), MPIACC_CUDA_IPCV_FLAG | MPIACC_CUDA_IPCV_CAPQ);
+    assert_int_equal(mpiacc_cuda_ipc_variant_parse("kernel,rows,xflag"),
+                     MPIACC_CUDA_IPCV_KERNEL | MPIACC_CUDA_IPCV_ROWS | MPIACC_CUDA_IPCV_XFLAG);
+    assert_int_equal(mpiacc_cuda_ipc_variant_parse("noquery"), MPIACC_CUDA_IPCV_NOQUERY);
+    assert_int_equal(mpiacc_cuda_ipc_variant_parse("flag+bogus"), -1);
+    assert_int_equal(mpiacc_cuda_ipc_variant_parse("fla"), -1);
+    mpiacc_cuda_ipc_variant_name(MPIACC_CUDA_IPCV_FLAG | MPIACC_CUDA_IPCV_ROWS, name, sizeof name);
+    assert_string_equal(name, "flag+rows");
+    mpiacc_cuda_ipc_variant_name(0, name, sizeof name);
+    assert_string_equal(name, "none");
+    old = mpiacc_cuda_set_ipc_variant(MPIACC_CUDA_IPCV_ALL | 0x4000);
+    assert_int_equal(old, MPIACC_CUDA_IPCV_DEFAULT);
+    assert_int_equal(mpiacc_cuda_set_ipc_variant(old), MPIACC_CUDA_IPCV_ALL);
+}
+
 static void random_pairs(void **state)
 {
     int bad = 0, n = 0;
@@ -220,7 +244,7 @@ static void random_pairs(void **state)
 int main(int argc, char **argv)
 {
     int fails;
-    const struct CMUnitTest tests[] = {cmocka_unit_test(directed), cmocka_unit_test(rows),
+    const struct CMUnitTest tests[] = {cmocka_unit_test(directed), cmocka_unit_test(rows), cmocka_unit_test(variant_names),
                                        cmocka_unit_test(random_pairs)};
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
