@@ -230,9 +230,10 @@ static void targets_add(targets_t *g, long long bytes, int blk, const pp_t *dir,
 
 static const char *verdict(int ok) { return ok ? "ok" : "MISSED"; }
 
-static void targets_print(const targets_t *g)
+static void targets_print(const targets_t *g, int nvar)
 {
-    printf("# targets:\n");
+    if (nvar > 1) printf("# targets (the slowest rows over all %d variants):\n", nvar);
+    else printf("# targets:\n");
     if (g->k1_n)
         printf("#   1 KiB direct one-way <= 12 us: slowest block %d B: %.1f us [%s]\n", g->k1_blk, g->k1_worst,
                verdict(g->k1_worst <= 12));
@@ -442,7 +443,7 @@ int main(int argc, char **argv)
         CK(cudaFree(dbuf));
         MPI_Type_free(&t);
     }
-    if (rank == 0) targets_print(&g);
+    if (rank == 0) targets_print(&g, nvar);
     if (csv) fclose(csv);
     CK(cudaStreamDestroy(st));
     if (dcomm != MPI_COMM_NULL) MPI_Comm_free(&dcomm);
