@@ -22,8 +22,9 @@
  *    512 B, 1 KiB and 64 KiB, sender and receiver types differing, direct
  *    and default protocol, the receive compared with MPI_Unpack of the
  *    sender's MPI_Pack.
- * `--variant SET` (cuda_testhooks.h names joined by '+') runs everything
- * under that IPC-path variant on both ranks and checks, after the layouts,
+ * `--variant SET` (cuda_testhooks.h names joined by '+') runs the corpus,
+ * the running producer and the layouts under that IPC-path variant on both
+ * ranks and checks, after the layouts,
  * that each variant in the set took effect (kernel, rows, capq must; flag,
  * xflag and noquery print a NOTE when they did not: a device refusing
  * stream memory operations, a dependency already known done).
@@ -355,7 +356,13 @@ int main(int argc, char **argv)
     MPI_CK(MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &comm));
     MPI_Info_free(&info);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    failed = MPIACC_TEST_RUN("cuda_direct", tests, NULL, NULL);
+    if (variant >= 0) { /* what the variants change: copies, completion, dependencies */
+        const struct CMUnitTest vtests[] = {cmocka_unit_test(corpus), cmocka_unit_test(producer_still_running),
+                                            cmocka_unit_test(layouts)};
+        failed = MPIACC_TEST_RUN("cuda_direct_variant", vtests, NULL, NULL);
+    } else {
+        failed = MPIACC_TEST_RUN("cuda_direct", tests, NULL, NULL);
+    }
     MPI_Comm_free(&comm);
     return cu_fini(failed);
 }
