@@ -48,6 +48,8 @@ done
 run direct 100 --direct "${common[@]}" --variant "$variants" --csv "$out/direct.csv"
 run default1k 40 --protocols default --sizes 1K --blocks 8,64,512 --iterations "$iters" --variant "$dvariants" \
   --csv "$out/default1k.csv"
+# for comparison: 1 KiB by the direct protocol's eager path (MPIACC_IPC_MIN above it)
+MPIACC_IPC_MIN=2K run eager1k 40 --direct --sizes 1K --blocks 8,64,512 --iterations "$iters" --variant "$dvariants"
 
 {
   echo "pingpong-sweep $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), \
@@ -99,11 +101,14 @@ iterations $iters, $(($(date +%s) - t0)) s"
   awk '/^ *[0-9]/ && NF >= 10 { printf "  blk %4s  %-26s %s us%s\n", $2, $10, $3, ($3 + 0 > 16 ? "  !" : "") }' \
     "$out/default1k.log"
   echo
+  echo "## direct protocol, 1 KiB through eager instead of IPC (MPIACC_IPC_MIN=2K), for comparison"
+  awk '/^ *[0-9]/ && NF >= 10 { printf "  blk %4s  %-26s %s us (%s)\n", $2, $10, $4, $5 }' "$out/eager1k.log"
+  echo
   echo "## breakdown (us, medians; rank 0 -> 1): call [export] | rts | enqueue = dep + map + wait + launch |"
   echo "##   copy_done (GPU copy + completion seen) | fin_post | fin | recv_ret | oneway | send_done"
   grep '^# bd' "$out/breakdown.log" | sed 's/^# bd //'
   echo
   echo "## the last lines of each run"
-  for f in direct default1k "${vs[@]/#/bd_}"; do echo "-- $f"; grep -v '^ *[0-9]\|^# bd' "$out/$f.log" | tail -3; done
+  for f in direct default1k eager1k "${vs[@]/#/bd_}"; do echo "-- $f"; grep -v '^ *[0-9]\|^# bd' "$out/$f.log" | tail -3; done
 } >"$summary"
 cat "$summary"
