@@ -21,8 +21,8 @@ out=${2:?usage: scripts/pingpong-sweep.sh BUILD OUTDIR}
 mkdir -p "$out"
 mpiexec=${MPI_HOME:-/opt/mpich}/bin/mpiexec
 pp=$build/bench/pingpong
-variants=${SWEEP_VARIANTS:-base,kernel,flag,capq,noquery,rows,flag+capq,flag+capq+rows,flag+capq+noquery+rows}
-dvariants=${SWEEP_DEFAULT_VARIANTS:-base,capq,xflag,capq+xflag}
+variants=${SWEEP_VARIANTS:-none,base,kernel,flag,capq,rows,flag+rows,flag+capq+rows}
+dvariants=${SWEEP_DEFAULT_VARIANTS:-none,base,xflag,capq+xflag}
 iters=${SWEEP_ITERS:-200}
 common=(--sizes 1K,64K,1M,4M --blocks 8,64,512 --iterations "$iters")
 summary=$out/summary.txt

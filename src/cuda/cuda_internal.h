@@ -179,10 +179,14 @@ void mpiacc_cuda_ipc_unuse(void *map, void *blob);
                                         pipelined protocols: cuda_xfer.c), not only for IPC imports          */
 #define MPIACC_CUDA_IPCV_ALL 0x3f
 #define MPIACC_CUDA_IPCV_NBITS 6
-/* The default until measured: the behaviour before issue 23 (dense-to-dense
- * by cudaMemcpyAsync, event completion, event capture, export query).  A
- * new default measured on the GPU machine is set here. */
-#define MPIACC_CUDA_IPCV_DEFAULT 0
+/* The default, measured on one H200 shared by two ranks under MPS
+ * (2026-11-25, scripts/pingpong-sweep.sh, docs/performance.md): flag
+ * completion saves ~1 us of completion detection per transfer, rows (up to
+ * MPIACC_CUDA_XCOPY_ROWS_MAX) saves the copy kernel's launch for small
+ * vectors, xflag takes 1-2 us off the staged 1 KiB path; capq and noquery
+ * measured no better than the event query (capq's idle check moved the cost
+ * to the receiver), kernel no better than cudaMemcpyAsync. */
+#define MPIACC_CUDA_IPCV_DEFAULT (MPIACC_CUDA_IPCV_FLAG | MPIACC_CUDA_IPCV_ROWS | MPIACC_CUDA_IPCV_XFLAG)
 extern int mpiacc_cuda_ipc_variant;
 /* How often each variant took effect (index: bit number), for tests. */
 extern long mpiacc_cuda_ipcv_used[MPIACC_CUDA_IPCV_NBITS];
