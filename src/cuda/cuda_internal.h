@@ -72,6 +72,9 @@ typedef struct mpiacc_cuda_h {
     cudaEvent_t ev[2];
     mpiacc_cuda_buf_t *tmp;     /* device temp buffer held           */
     void *ipc_map, *ipc_blob; /* cuda_ipc.c references held by an import (dropped at finish) */
+    void (*fin)(void *);      /* when not NULL: called once with fin_arg at finish (the GPU is done;
+                                 cuda_coll.c drops the mapping references of a reduction) */
+    void *fin_arg;
 } mpiacc_cuda_h_t;
 
 /* Global state (cuda_pool.c).  mpiacc_cuda_lock guards the pools' lists and
