@@ -29,6 +29,12 @@
 
 #include <mpi.h>
 
+#ifdef __cplusplus
+#define REF_RD_BOOL bool /* also included by CUDA host code (C++) */
+#else
+#define REF_RD_BOOL _Bool
+#endif
+
 /* Element kinds of the reference. */
 enum { REF_RD_S, REF_RD_U, REF_RD_F }; /* signed, unsigned integer, floating point */
 enum { REF_RD_C_INT, REF_RD_C_FLOAT, REF_RD_C_BITS, REF_RD_C_BOOL, REF_RD_C_MULTI };
@@ -68,7 +74,7 @@ static inline int ref_reduce_types(ref_rd_type_t *out, int cap)
         REF_RD_T(MPI_DOUBLE, REF_RD_F, double, REF_RD_C_FLOAT),
         REF_RD_T(MPI_BYTE, REF_RD_U, unsigned char, REF_RD_C_BITS),
         REF_RD_T(MPI_CHAR, REF_RD_U, unsigned char, REF_RD_C_BITS),
-        REF_RD_T(MPI_C_BOOL, REF_RD_U, _Bool, REF_RD_C_BOOL),
+        REF_RD_T(MPI_C_BOOL, REF_RD_U, REF_RD_BOOL, REF_RD_C_BOOL),
         REF_RD_T(MPI_AINT, REF_RD_S, MPI_Aint, REF_RD_C_MULTI),
         REF_RD_T(MPI_OFFSET, REF_RD_S, MPI_Offset, REF_RD_C_MULTI),
         REF_RD_T(MPI_COUNT, REF_RD_S, MPI_Count, REF_RD_C_MULTI),
@@ -141,7 +147,7 @@ static inline void ref_reduce_fill(const ref_rd_type_t *t, void *p, long long co
         r = (r ^ (r >> 27)) * 0x94D049BB133111EBull;
         r ^= r >> 31;
         if (t->cls == REF_RD_C_BOOL) {
-            _Bool b = (r & 3) != 0;
+            REF_RD_BOOL b = (r & 3) != 0;
             memcpy(e, &b, 1);
         } else if (t->num == REF_RD_F) {
             double d = ((double)(r >> 11) / 9007199254740992.0 - 0.5) * 8.0;
