@@ -148,9 +148,10 @@ static void round_end(round_t *R)
     CU_CK(cudaStreamSynchronize(us));
 }
 
-/* import_reduce of sources list[0..n) at disp into dst (device) for count
- * elements; compares with the reference.  dst_host_img: the host image of
- * dst's allocation when dst aliases a source (else NULL). */
+/* import_reduce of sources list[0..n) (indices into R->x) at disp into
+ * dst (device; may alias a source) for count elements, behind a dep
+ * captured on the user stream; compares with the reference fold of the
+ * host images (which dst never changes). */
 static int one(round_t *R, const ref_rd_type_t *t, int o, const int *list, int n, MPI_Aint disp, long long count,
                char *dst, const char *what)
 {
