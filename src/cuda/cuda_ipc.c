@@ -494,6 +494,14 @@ fn_fail:
     goto fn_exit;
 }
 
+/* ---- for cuda_coll.c (import_reduce): same-process exports ------------------------ */
+
+int mpiacc_cuda_ipc_is_own(const mpiacc_ipc_export_t *x) { return x->owner == self_owner; }
+
+int mpiacc_cuda_ipc_own_event_wait(const mpiacc_ipc_export_t *x, cudaStream_t st) { return own_event_wait(x, st); }
+
+int mpiacc_cuda_ipc_peer_enable(int dev, int peer) { return peer_enable(dev, peer); }
+
 /* ---- table, init, finalize ------------------------------------------------------ */
 
 static void ipc_stats(mpiacc_ipc_stats_t *s)
@@ -509,6 +517,8 @@ const struct mpiacc_backend_ipc mpiacc_cuda_ipc = {
     .export_release = ipc_export_release,
     .import_copy = ipc_import_copy,
     .stats = ipc_stats,
+    .reduce_supported = mpiacc_cuda_reduce_supported,
+    .import_reduce = mpiacc_cuda_import_reduce,
 };
 
 void mpiacc_cuda_ipc_init(void)

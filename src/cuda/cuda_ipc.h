@@ -30,6 +30,16 @@ int mpiacc_cuda_ipcc_event_wait(const mpiacc_ipc_export_t *x, cudaStream_t st);
 /* Device copy on dev (current) of a sender blob, cached by content;
  * *ref is released by mpiacc_cuda_ipc_unuse. */
 int mpiacc_cuda_ipcc_blob_get(int dev, const void *blob, size_t bytes, const void **dblob, void **ref);
+/* cuda_ipc.c, for cuda_coll.c: whether x is this process's own export; st
+ * (x's device or a peer, current) waiting on its reserved event; peer
+ * access from dev (current) to device peer of this process. */
+int mpiacc_cuda_ipc_is_own(const mpiacc_ipc_export_t *x);
+int mpiacc_cuda_ipc_own_event_wait(const mpiacc_ipc_export_t *x, cudaStream_t st);
+int mpiacc_cuda_ipc_peer_enable(int dev, int peer);
+/* cuda_coll.c: the table's reduce_supported and import_reduce. */
+int mpiacc_cuda_reduce_supported(MPI_Datatype type, MPI_Op op);
+int mpiacc_cuda_import_reduce(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_export_t *xs, int n, MPI_Aint disp,
+                              MPI_Datatype type, MPI_Op op, MPI_Count count, void *dst, void **xfer);
 /* Closes / frees everything (GPU work already finished). */
 void mpiacc_cuda_ipcc_finalize(void);
 

@@ -244,6 +244,8 @@ int mpiacc_cuda_handle_get(int dev, mpiacc_cuda_h_t **out)
     h->ipc_map = h->ipc_blob = NULL;
     h->fslot = -1;
     h->fseq = h->fpolls = 0;
+    h->fin = NULL;
+    h->fin_arg = NULL;
     *out = h;
 fn_exit:
     return mpi_errno;
@@ -268,6 +270,13 @@ void mpiacc_cuda_handle_finish(mpiacc_cuda_h_t *h)
     if (h->ipc_map || h->ipc_blob) { /* the GPU is done with the mapping and blob */
         mpiacc_cuda_ipc_unuse(h->ipc_map, h->ipc_blob);
         h->ipc_map = h->ipc_blob = NULL;
+    }
+    if (h->fin) { /* once: cleared before the call */
+        void (*fin)(void *) = h->fin;
+        void *arg = h->fin_arg;
+        h->fin = NULL;
+        h->fin_arg = NULL;
+        fin(arg);
     }
 }
 
