@@ -66,6 +66,27 @@ int mpiacc_dispatch_wants_pool(const mpiacc_attrs_t *a);
 int mpiacc_dispatch_disabled_error(const mpiacc_attrs_t *a);
 /* Waits for r; an operation's error is raised on comm. */
 int mpiacc_dispatch_wait(MPI_Request *r, MPI_Status *st, MPI_Comm comm);
+
+/* watch.c: waits that watch for the direct protocol's breaches (see there).
+ * mpiacc_rp_wait with the watch of a device receive on a direct
+ * communicator. */
+int mpiacc_dispatch_watch_wait(MPI_Request *r, MPI_Status *st, int *op_err, MPI_Comm *comm);
+/* Before MPI's wait on n claimed requests (c[i].op NULL: not ours): while
+ * one is an unmatched direct receive, MPI_Test / MPI_Testall, and every
+ * MPIACC_DIRECT_WARN seconds a host message taken for each such receive;
+ * *flag when they completed (else the caller waits in MPI as usual). */
+int mpiacc_dispatch_watch_claimed(int n, MPI_Request reqs[], MPI_Status st[], mpiacc_rp_claim_t *c, int *flag);
+/* A host MPI_Irecv's request on a direct communicator, recorded. */
+void mpiacc_dispatch_watch_host_irecv(MPI_Request req, int src, int tag, MPI_Comm comm);
+/* Recorded host receives (0: the completion calls skip the table). */
+extern atomic_int mpiacc_dispatch_host_watched;
+/* Before MPI's wait on n requests: those recorded leave the table; with
+ * one or more, MPI_Test / MPI_Testall until MPIACC_DIRECT_WARN, then a
+ * warning per recorded receive a device message matches; *flag when they
+ * completed. */
+int mpiacc_dispatch_watch_host(int n, MPI_Request reqs[], MPI_Status st[], int *flag);
+/* r completed (MPI_Test...): its record, if any, goes. */
+void mpiacc_dispatch_watch_host_done(MPI_Request r);
 /* The operation would take the direct protocol (a CUDA/OpenCL datatype on
  * a direct communicator). */
 int mpiacc_dispatch_is_direct(const mpiacc_attrs_t *a, int peer, MPI_Comm comm);

@@ -81,17 +81,39 @@ static int in_status(const claims_t *cl, int nout, const int *idx, MPI_Status st
     return mpi_in_status ? rc : mpiacc_err_return_comm(MPI_COMM_NULL, MPI_ERR_IN_STATUS);
 }
 
+/* Whether a host MPI_Irecv on a direct communicator is recorded (src/dispatch/watch.c). */
+static int host_watched(void)
+{
+    return atomic_load_explicit(&mpiacc_dispatch_host_watched, memory_order_relaxed) != 0;
+}
+
 static int impl_wait(MPI_Request *r, MPI_Status *st)
 {
-    int rc, err;
+    int rc, err, flag = 0;
     MPI_Comm comm;
+    if (r && host_watched()) { /* a host receive on a direct communicator: watched, then MPI's wait */
+        rc = mpiacc_dispatch_watch_host(1, r, st, &flag);
+        if (rc != MPI_SUCCESS || flag) return rc;
+    }
     if (mpiacc_rp_none_live() || !r) return PMPI_Wait(r, st);
-    rc = mpiacc_rp_wait(r, st, &err, &comm);
+    rc = mpiacc_dispatch_watch_wait(r, st, &err, &comm);
     if (rc == MPI_SUCCESS && err != MPI_SUCCESS) rc = mpiacc_err_return_comm(comm, err);
     return rc;
 }
 
+static int impl_test_1(MPI_Request *r, int *flag, MPI_Status *st);
 static int impl_test(MPI_Request *r, int *flag, MPI_Status *st)
+{
+    MPI_Request was;
+    int rc;
+    if (!r || !host_watched()) return impl_test_1(r, flag, st);
+    was = *r;
+    rc = impl_test_1(r, flag, st);
+    if (rc == MPI_SUCCESS && *flag) mpiacc_dispatch_watch_host_done(was);
+    return rc;
+}
+
+static int impl_test_1(MPI_Request *r, int *flag, MPI_Status *st)
 {
     mpiacc_rp_claim_t c;
     int rc;
@@ -139,14 +161,21 @@ static int impl_testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Stat
     return rc;
 }
 
+/* Watched (src/dispatch/watch.c): host receives on direct communicators
+ * (a warning), device receives on them (a host message taken). */
 static int impl_waitall(int n, MPI_Request reqs[], MPI_Status st[])
 {
     claims_t cl;
-    int rc;
-    if (mpiacc_rp_none_live() || n <= 0 || !reqs || !claims_take(&cl, n, reqs)) return PMPI_Waitall(n, reqs, st);
-    rc = PMPI_Waitall(n, reqs, st);
-    rc = in_status(&cl, n, NULL, st, rc);
-    claims_give(&cl);
+    int rc = MPI_SUCCESS, flag = 0, host = n > 0 && reqs && host_watched();
+    int ours = !mpiacc_rp_none_live() && n > 0 && reqs && claims_take(&cl, n, reqs);
+    if (!ours && !host) return PMPI_Waitall(n, reqs, st);
+    if (host) rc = mpiacc_dispatch_watch_host(n, reqs, st, &flag);
+    if (ours && rc == MPI_SUCCESS && !flag) rc = mpiacc_dispatch_watch_claimed(n, reqs, st, cl.c, &flag);
+    if (rc == MPI_SUCCESS && !flag) rc = PMPI_Waitall(n, reqs, st);
+    if (ours) {
+        rc = in_status(&cl, n, NULL, st, rc);
+        claims_give(&cl);
+    }
     return rc;
 }
 

@@ -131,37 +131,80 @@ int mpiacc_interpose_direct_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, M
 
 /* ---- a blocking host receive on a direct communicator ------------------------------ */
 
+/* The name the warnings give comm. */
+static const char *comm_name(MPI_Comm comm, char name[MPI_MAX_OBJECT_NAME])
+{
+    int len = 0;
+    name[0] = '\0';
+    PMPI_Comm_get_name(comm, name, &len);
+    return len ? name : "(unnamed)";
+}
+
 int mpiacc_interpose_host_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                                MPI_Status *status)
 {
-    int flag = 0, err;
+    int flag = 0, err, found = 0, cancelled = 0;
     MPI_Request r = MPI_REQUEST_NULL;
+    MPI_Message m = MPI_MESSAGE_NULL;
+    MPI_Status st, dst;
+    char name[MPI_MAX_OBJECT_NAME];
     double t0;
+    MPI_Count bytes = 0;
     mpiacc_proto_comm_t *dc = direct_comm(src, comm);
     if (!dc || mpiacc_proto_cfg.warn <= 0) return PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
-    /* Under the contract a host receive takes host messages only; one that
+    if (status == MPI_STATUS_IGNORE) status = &st;
+    /* Under the contract a host receive takes host messages only.  One that
      * waits MPIACC_DIRECT_WARN seconds while a device message it matches
-     * waits on the hidden communicator is a suspected breach, said once.
-     * The receive polls only until that moment, then waits in MPI (no core
-     * spent on a warning), and keeps waiting for a host message. */
+     * waits on the hidden communicator is a breach mpiacc mends: the host
+     * receive is cancelled (when MPI still can: else a host message
+     * matched it meanwhile, and that is its message) and the device
+     * message is unpacked into the host buffer, its sender answered as by
+     * any receive (mpiacc_proto_direct_host_mrecv: MPI_ERR_TRUNCATE on
+     * both sides when it does not fit), with one warning.  The receive
+     * polls only until that moment; without a device message it then
+     * waits in MPI for a host one. */
     err = PMPI_Irecv_c(buf, count, dt, src, tag, comm, &r);
     t0 = PMPI_Wtime();
     while (err == MPI_SUCCESS && !flag && PMPI_Wtime() - t0 < mpiacc_proto_cfg.warn)
         err = PMPI_Test(&r, &flag, status);
-    if (err == MPI_SUCCESS && !flag) {
-        int found = 0, len = 0;
-        char name[MPI_MAX_OBJECT_NAME] = "";
-        MPI_Status st;
-        if (mpiacc_proto_direct_iprobe(dc, comm, src, tag, &found, NULL, &st) == MPI_SUCCESS && found) {
-            PMPI_Comm_get_name(comm, name, &len);
-            MPIACC_LOG(MPIACC_LOG_WARN,
-                       "direct protocol: a host MPI_Recv (source %d, tag %d) on communicator \"%s\" has waited %d s "
-                       "while a device message from rank %d tag %d waits there that it cannot take: device "
-                       "messages on a direct communicator must be received into device buffers (include/mpiacc.h, "
-                       "\"Direct protocol\"; MPI_Mprobe + MPI_Mrecv can take one into host memory)",
-                       src, tag, len ? name : "(unnamed)", mpiacc_proto_cfg.warn, st.MPI_SOURCE, st.MPI_TAG);
-        }
-        err = PMPI_Wait(&r, status);
+    if (err != MPI_SUCCESS || flag) goto fn_exit;
+    err = mpiacc_proto_direct_iprobe(dc, comm, src, tag, &found, NULL, &dst);
+    if (err != MPI_SUCCESS || !found) goto wait;
+    PMPI_Cancel(&r);
+    err = PMPI_Wait(&r, status);
+    if (err == MPI_SUCCESS) PMPI_Test_cancelled(status, &cancelled);
+    if (err != MPI_SUCCESS || !cancelled) goto fn_exit; /* a host message came first: the receive's */
+    /* the oldest matching device message (another thread may have received it meanwhile) */
+    err = mpiacc_proto_direct_iprobe(dc, comm, src, tag, &found, &m, &dst);
+    if (err != MPI_SUCCESS) goto fn_exit;
+    if (!found) {
+        err = PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
+        goto fn_exit;
     }
+    PMPI_Get_count_c(&dst, MPI_BYTE, &bytes);
+    MPIACC_LOG(MPIACC_LOG_WARN,
+               "direct protocol: a host MPI_Recv (source %d, tag %d) on communicator \"%s\" waited %d s while a "
+               "device message from rank %d tag %d (%lld bytes) waited there: mpiacc takes the device message "
+               "into the host buffer. Device messages on a direct communicator must be received into device "
+               "buffers (include/mpiacc.h, \"Direct protocol\"; MPI_Mprobe + MPI_Mrecv take one into host memory)",
+               src, tag, comm_name(comm, name), mpiacc_proto_cfg.warn, dst.MPI_SOURCE, dst.MPI_TAG,
+               (long long)bytes);
+    err = mpiacc_proto_direct_host_mrecv(m, buf, count, dt, status);
+    goto fn_exit;
+wait: { /* no device message: MPI's receive goes on (after an error too: it is posted) */
+        int werr = PMPI_Wait(&r, status);
+        if (err == MPI_SUCCESS) err = werr;
+    }
+fn_exit:
     return mpiacc_err_return_comm(comm, err);
+}
+
+int mpiacc_interpose_host_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                                MPI_Request *req)
+{
+    int err = PMPI_Irecv_c(buf, count, dt, src, tag, comm, req);
+    /* on a direct communicator only: recorded, so that waiting on it is watched */
+    if (err == MPI_SUCCESS && mpiacc_proto_cfg.warn > 0 && direct_comm(src, comm))
+        mpiacc_dispatch_watch_host_irecv(*req, src, tag, comm);
+    return err;
 }

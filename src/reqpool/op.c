@@ -365,6 +365,11 @@ static void complete(mpiacc_rp_op_t *op)
     finish(op, err != MPI_SUCCESS ? MPIACC_RP_T_ERROR : MPIACC_RP_DONE, err);
 }
 
+void mpiacc_rp_fail(mpiacc_rp_op_t *op, int error)
+{
+    if (op->state != MPIACC_RP_DONE) finish(op, MPIACC_RP_T_ERROR, error);
+}
+
 /* ---- the machine ----------------------------------------------------------- */
 
 /* IN_FLIGHT: the inner request.  Returns 1 when op completed. */
