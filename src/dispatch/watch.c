@@ -20,6 +20,7 @@
  * the progress poll function.
  */
 #include <pthread.h>
+#include <sched.h>
 
 #include "dispatch.h"
 #include "protocol/direct.h"
@@ -57,8 +58,10 @@ int mpiacc_dispatch_watch_claimed(int n, MPI_Request reqs[], MPI_Status st[], mp
     if (!watching() || !unmatched(c, n, 0)) return MPI_SUCCESS;
     for (;;) {
         double t0 = PMPI_Wtime();
-        while (rc == MPI_SUCCESS && !*flag && PMPI_Wtime() - t0 < mpiacc_proto_cfg.warn)
+        while (rc == MPI_SUCCESS && !*flag && PMPI_Wtime() - t0 < mpiacc_proto_cfg.warn) {
             rc = n == 1 ? PMPI_Test(&reqs[0], flag, st) : PMPI_Testall(n, reqs, flag, st);
+            if (!*flag) sched_yield(); /* as MPI's wait on mpiacc's requests does (op.c's wait_fn) */
+        }
         if (rc != MPI_SUCCESS || *flag || !unmatched(c, n, 1)) break;
     }
     return rc;

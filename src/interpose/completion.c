@@ -22,6 +22,7 @@
  * inactive persistent request: MPI returns at once with an empty status.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "interpose.h"
 
@@ -87,6 +88,43 @@ static int host_watched(void)
     return atomic_load_explicit(&mpiacc_dispatch_host_watched, memory_order_relaxed) != 0;
 }
 
+/* Around a call that may complete some of n requests while host receives
+ * are recorded: the records of those it completed go (a handle MPI
+ * reuses must not look like a recorded receive). */
+#define HOST_SEEN_LOCAL 16
+typedef struct host_seen {
+    MPI_Request *was, local[HOST_SEEN_LOCAL];
+    int n;
+} host_seen_t;
+
+static void host_seen_begin(host_seen_t *h, int n, const MPI_Request reqs[])
+{
+    h->n = 0;
+    h->was = n <= HOST_SEEN_LOCAL ? h->local : malloc((size_t)n * sizeof *h->was);
+    if (!h->was) return;
+    memcpy(h->was, reqs, (size_t)n * sizeof *h->was);
+    h->n = n;
+}
+
+static void host_seen_end(host_seen_t *h, const MPI_Request reqs[])
+{
+    for (int i = 0; i < h->n; i++)
+        if (h->was[i] != reqs[i]) mpiacc_dispatch_watch_host_done(h->was[i]);
+    if (h->was && h->was != h->local) free(h->was);
+}
+
+#define HOST_SEEN(n_, reqs_, call_)                                                \
+    do {                                                                           \
+        if (host_watched() && (n_) > 0 && (reqs_)) {                               \
+            host_seen_t h_;                                                        \
+            int rc_;                                                               \
+            host_seen_begin(&h_, (n_), (reqs_));                                   \
+            rc_ = call_;                                                           \
+            host_seen_end(&h_, (reqs_));                                           \
+            return rc_;                                                            \
+        }                                                                          \
+    } while (0)
+
 static int impl_wait(MPI_Request *r, MPI_Status *st)
 {
     int rc, err, flag = 0;
@@ -136,7 +174,14 @@ static int impl_request_get_status(MPI_Request r, int *flag, MPI_Status *st)
     return rc;
 }
 
+static int impl_waitany_1(int n, MPI_Request reqs[], int *idx, MPI_Status *st);
 static int impl_waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
+{
+    HOST_SEEN(n, reqs, impl_waitany_1(n, reqs, idx, st));
+    return impl_waitany_1(n, reqs, idx, st);
+}
+
+static int impl_waitany_1(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
 {
     claims_t cl;
     int rc;
@@ -148,7 +193,14 @@ static int impl_waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
     return rc;
 }
 
+static int impl_testany_1(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st);
 static int impl_testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
+{
+    HOST_SEEN(n, reqs, impl_testany_1(n, reqs, idx, flag, st));
+    return impl_testany_1(n, reqs, idx, flag, st);
+}
+
+static int impl_testany_1(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
 {
     claims_t cl;
     int rc;
@@ -179,7 +231,14 @@ static int impl_waitall(int n, MPI_Request reqs[], MPI_Status st[])
     return rc;
 }
 
+static int impl_testall_1(int n, MPI_Request reqs[], int *flag, MPI_Status st[]);
 static int impl_testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[])
+{
+    HOST_SEEN(n, reqs, impl_testall_1(n, reqs, flag, st));
+    return impl_testall_1(n, reqs, flag, st);
+}
+
+static int impl_testall_1(int n, MPI_Request reqs[], int *flag, MPI_Status st[])
 {
     claims_t cl;
     int rc;
@@ -190,7 +249,14 @@ static int impl_testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[])
     return rc;
 }
 
+static int impl_waitsome_1(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[]);
 static int impl_waitsome(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
+{
+    HOST_SEEN(n, reqs, impl_waitsome_1(n, reqs, nout, idx, st));
+    return impl_waitsome_1(n, reqs, nout, idx, st);
+}
+
+static int impl_waitsome_1(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
 {
     claims_t cl;
     int rc;
@@ -202,7 +268,14 @@ static int impl_waitsome(int n, MPI_Request reqs[], int *nout, int idx[], MPI_St
     return rc;
 }
 
+static int impl_testsome_1(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[]);
 static int impl_testsome(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
+{
+    HOST_SEEN(n, reqs, impl_testsome_1(n, reqs, nout, idx, st));
+    return impl_testsome_1(n, reqs, nout, idx, st);
+}
+
+static int impl_testsome_1(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
 {
     claims_t cl;
     int rc;
