@@ -394,16 +394,17 @@ extern MPIACC_API int MPIACC_DEVICE;
  *    sides with MPI_ERR_TRUNCATE (the part that fits is written; an eager
  *    sender has completed already), one that is not a whole number of the
  *    receive datatype's elements with MPI_ERR_TYPE;
- *  - a device receive (blocking MPI_Recv, or MPI_Wait / MPI_Waitall on its
- *    request) still unmatched while a host message it matches waits on
+ *  - a device receive (blocking MPI_Recv, or MPI_Wait, MPI_Waitall,
+ *    MPI_Waitany, MPI_Waitsome on its request) still unmatched while a host message it matches waits on
  *    the communicator takes that message through host staging, as the
  *    default protocol would (MPI_ERR_TRUNCATE when it is longer); the host
  *    send completes as MPI's own;
  *  - MPI_Wait / MPI_Waitall on a host MPI_Irecv that a device message it
  *    matches waits for only warns (the request stays MPI's).
- * Not watched: MPI_Test*, MPI_Waitany, MPI_Waitsome, MPI_Sendrecv's host
- * part, persistent and partitioned requests; a host MPI_Recv looks for a
- * device message once, at MPIACC_DIRECT_WARN.  Every process must use the
+ * Not watched: a device receive only ever tested (MPI_Test*), a host
+ * receive waited on by MPI_Waitany / MPI_Waitsome, MPI_Sendrecv's host
+ * part, persistent requests; a host MPI_Recv looks for a device message
+ * once, at MPIACC_DIRECT_WARN.  Every process must use the
  * same mpiacc.
  * Cost per direct communicator: one hidden duplicate (MPI_Comm_create:
  * one context id, MPICH has 2048) and two arrays of one int and one byte

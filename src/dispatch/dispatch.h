@@ -72,10 +72,12 @@ int mpiacc_dispatch_wait(MPI_Request *r, MPI_Status *st, MPI_Comm comm);
  * communicator. */
 int mpiacc_dispatch_watch_wait(MPI_Request *r, MPI_Status *st, int *op_err, MPI_Comm *comm);
 /* Before MPI's wait on n claimed requests (c[i].op NULL: not ours): while
- * one is an unmatched direct receive, MPI_Test / MPI_Testall, and every
- * MPIACC_DIRECT_WARN seconds a host message taken for each such receive;
- * *flag when they completed (else the caller waits in MPI as usual). */
-int mpiacc_dispatch_watch_claimed(int n, MPI_Request reqs[], MPI_Status st[], mpiacc_rp_claim_t *c, int *flag);
+ * one is an unmatched direct receive, test(ctx, done) in a loop (the
+ * wait's MPI_Test* form), and every MPIACC_DIRECT_WARN seconds a host
+ * message taken for each such receive; *done when the test completed what
+ * the wait would have (else the caller waits in MPI as usual). */
+int mpiacc_dispatch_watch_claimed(int n, mpiacc_rp_claim_t *c, int (*test)(void *ctx, int *done), void *ctx,
+                                  int *done);
 /* A host MPI_Irecv's request on a direct communicator, recorded. */
 void mpiacc_dispatch_watch_host_irecv(MPI_Request req, int src, int tag, MPI_Comm comm);
 /* Recorded host receives (0: the completion calls skip the table). */

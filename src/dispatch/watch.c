@@ -4,7 +4,7 @@
  * message of the wrong class never leaves a wait hanging without a word.
  *
  *  - A device receive on a direct communicator (blocking MPI_Recv, MPI_Wait,
- *    MPI_Waitall on its request): every MPIACC_DIRECT_WARN seconds while it
+ *    MPI_Waitall, MPI_Waitany, MPI_Waitsome on its request): every MPIACC_DIRECT_WARN seconds while it
  *    is unmatched, a host message it matches is looked for on the user's
  *    communicator; one there is received into the device buffer through
  *    host staging (src/protocol/direct_breach.c).
@@ -51,29 +51,42 @@ static int unmatched(mpiacc_rp_claim_t *c, int n, int take)
     return left;
 }
 
-int mpiacc_dispatch_watch_claimed(int n, MPI_Request reqs[], MPI_Status st[], mpiacc_rp_claim_t *c, int *flag)
+int mpiacc_dispatch_watch_claimed(int n, mpiacc_rp_claim_t *c, int (*test)(void *ctx, int *done), void *ctx,
+                                  int *done)
 {
     int rc = MPI_SUCCESS;
-    *flag = 0;
+    *done = 0;
     if (!watching() || !unmatched(c, n, 0)) return MPI_SUCCESS;
     for (;;) {
         double t0 = PMPI_Wtime();
-        while (rc == MPI_SUCCESS && !*flag && PMPI_Wtime() - t0 < mpiacc_proto_cfg.warn) {
-            rc = n == 1 ? PMPI_Test(&reqs[0], flag, st) : PMPI_Testall(n, reqs, flag, st);
-            if (!*flag) sched_yield(); /* as MPI's wait on mpiacc's requests does (op.c's wait_fn) */
+        while (rc == MPI_SUCCESS && !*done && PMPI_Wtime() - t0 < mpiacc_proto_cfg.warn) {
+            rc = test(ctx, done);
+            if (!*done) sched_yield(); /* as MPI's wait on mpiacc's requests does (op.c's wait_fn) */
         }
-        if (rc != MPI_SUCCESS || *flag || !unmatched(c, n, 1)) break;
+        if (rc != MPI_SUCCESS || *done || !unmatched(c, n, 1)) break;
     }
     return rc;
+}
+
+typedef struct one {
+    MPI_Request *r;
+    MPI_Status *st;
+} one_t;
+
+static int test_one(void *ctx, int *done)
+{
+    one_t *o = ctx;
+    return PMPI_Test(o->r, done, o->st);
 }
 
 int mpiacc_dispatch_watch_wait(MPI_Request *r, MPI_Status *st, int *op_err, MPI_Comm *comm)
 {
     mpiacc_rp_claim_t c;
-    int rc, flag = 0;
+    one_t o = {r, st};
+    int rc, done = 0;
     mpiacc_rp_claim(*r, &c);
-    rc = mpiacc_dispatch_watch_claimed(1, r, st, &c, &flag);
-    if (rc == MPI_SUCCESS && !flag) rc = PMPI_Wait(r, st);
+    rc = mpiacc_dispatch_watch_claimed(1, &c, test_one, &o, &done);
+    if (rc == MPI_SUCCESS && !done) rc = PMPI_Wait(r, st);
     *op_err = c.queried ? c.error : MPI_SUCCESS;
     *comm = c.comm;
     mpiacc_rp_unclaim(&c);

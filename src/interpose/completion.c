@@ -174,6 +174,36 @@ static int impl_request_get_status(MPI_Request r, int *flag, MPI_Status *st)
     return rc;
 }
 
+/* The MPI_Test* form of a multiple wait, for the direct protocol's watch
+ * (src/dispatch/watch.c: a device receive still unmatched after
+ * MPIACC_DIRECT_WARN takes a host message). */
+typedef struct waitset {
+    int n;
+    MPI_Request *reqs;
+    MPI_Status *st;
+    int *idx, *nout;
+} waitset_t;
+
+static int test_all(void *ctx, int *done)
+{
+    waitset_t *w = ctx;
+    return PMPI_Testall(w->n, w->reqs, done, w->st);
+}
+
+static int test_any(void *ctx, int *done)
+{
+    waitset_t *w = ctx;
+    return PMPI_Testany(w->n, w->reqs, w->idx, done, w->st);
+}
+
+static int test_some(void *ctx, int *done)
+{
+    waitset_t *w = ctx;
+    int rc = PMPI_Testsome(w->n, w->reqs, w->nout, w->idx, w->st);
+    *done = *w->nout != 0; /* MPI_UNDEFINED: none active, as MPI_Waitsome returns */
+    return rc;
+}
+
 static int impl_waitany_1(int n, MPI_Request reqs[], int *idx, MPI_Status *st);
 static int impl_waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
 {
@@ -185,8 +215,11 @@ static int impl_waitany_1(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
 {
     claims_t cl;
     int rc;
+    waitset_t w = {n, reqs, st, idx, NULL};
+    int done = 0;
     if (mpiacc_rp_none_live() || n <= 0 || !reqs || !claims_take(&cl, n, reqs)) return PMPI_Waitany(n, reqs, idx, st);
-    rc = PMPI_Waitany(n, reqs, idx, st);
+    rc = mpiacc_dispatch_watch_claimed(n, cl.c, test_any, &w, &done);
+    if (rc == MPI_SUCCESS && !done) rc = PMPI_Waitany(n, reqs, idx, st);
     if (rc == MPI_SUCCESS && idx && *idx >= 0 && *idx < n && claim_error(&cl, *idx) != MPI_SUCCESS)
         rc = mpiacc_err_return_comm(MPI_COMM_NULL, claim_error(&cl, *idx));
     claims_give(&cl);
@@ -222,7 +255,10 @@ static int impl_waitall(int n, MPI_Request reqs[], MPI_Status st[])
     int ours = !mpiacc_rp_none_live() && n > 0 && reqs && claims_take(&cl, n, reqs);
     if (!ours && !host) return PMPI_Waitall(n, reqs, st);
     if (host) rc = mpiacc_dispatch_watch_host(n, reqs, st, &flag);
-    if (ours && rc == MPI_SUCCESS && !flag) rc = mpiacc_dispatch_watch_claimed(n, reqs, st, cl.c, &flag);
+    if (ours && rc == MPI_SUCCESS && !flag) {
+        waitset_t w = {n, reqs, st, NULL, NULL};
+        rc = mpiacc_dispatch_watch_claimed(n, cl.c, test_all, &w, &flag);
+    }
     if (rc == MPI_SUCCESS && !flag) rc = PMPI_Waitall(n, reqs, st);
     if (ours) {
         rc = in_status(&cl, n, NULL, st, rc);
@@ -260,9 +296,12 @@ static int impl_waitsome_1(int n, MPI_Request reqs[], int *nout, int idx[], MPI_
 {
     claims_t cl;
     int rc;
+    waitset_t w = {n, reqs, st, idx, nout};
+    int done = 0;
     if (mpiacc_rp_none_live() || n <= 0 || !reqs || !claims_take(&cl, n, reqs))
         return PMPI_Waitsome(n, reqs, nout, idx, st);
-    rc = PMPI_Waitsome(n, reqs, nout, idx, st);
+    rc = mpiacc_dispatch_watch_claimed(n, cl.c, test_some, &w, &done);
+    if (rc == MPI_SUCCESS && !done) rc = PMPI_Waitsome(n, reqs, nout, idx, st);
     rc = in_status(&cl, nout && *nout != MPI_UNDEFINED ? *nout : 0, idx, st, rc);
     claims_give(&cl);
     return rc;

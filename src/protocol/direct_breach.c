@@ -6,7 +6,7 @@
  * communicator never matches).
  *
  * The dispatcher's blocking waits (src/dispatch/watch.c: MPI_Recv,
- * MPI_Wait, MPI_Waitall on a device receive) call
+ * MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Waitsome on a device receive) call
  * mpiacc_proto_direct_take_host once MPIACC_DIRECT_WARN seconds have passed
  * with the receive still unmatched.  When a host message it matches waits
  * on the user's communicator, the receive becomes what the default

@@ -99,7 +99,7 @@
  *    COPYING --(import_copy refused at call time: CTS_PIPE)----------> STREAMING
  *    CLOSING --(FIN sent)--> DONE, or ERROR (failure, MPI_ERR_TRUNCATE)
  *    IN_FLIGHT --(a breach mended, protocol/direct_breach.c: a wait of the
- *        application (MPI_Recv, MPI_Wait, MPI_Waitall) found the first
+ *        application (MPI_Recv, MPI_Wait[all|any|some]) found the first
  *        message's receive still unmatched after MPIACC_DIRECT_WARN and a
  *        host message it matches on the user's communicator; that receive
  *        cancelled, the host message taken by PMPI_Improbe and received

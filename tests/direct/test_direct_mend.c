@@ -21,6 +21,7 @@
  *                           IN_FLIGHT arrow counted (mpiacc_rp_transitions)
  *   device_wait_takes_host  the same through MPI_Irecv + MPI_Wait and
  *                           MPI_Waitall
+ *   device_waitany_takes_host  ... and MPI_Waitsome, MPI_Waitany
  *   host_irecv_warns        a host MPI_Irecv that a device message cannot
  *                           match: MPI_Wait warns once after
  *                           MPIACC_DIRECT_WARN, then gets the host message
@@ -237,6 +238,30 @@ static void device_wait_takes_host(void **s)
     host_to_device(75, by_wait, "MPI_Wait / MPI_Waitall");
 }
 
+static void by_any_some(cl_mem b[3], int tag, int *errs)
+{
+    MPI_Request r[3];
+    MPI_Status st[3];
+    int nout = 0, idx[3] = {-1, -1, -1}, rc;
+    EXPECT(MPI_Irecv(b[0], SMALL, dint, 0, tag, comm, &r[0]) == MPI_SUCCESS, "MPI_Irecv failed");
+    rc = MPI_Waitsome(1, &r[0], &nout, idx, st);
+    EXPECT(nout == 1 && idx[0] == 0, "MPI_Waitsome: %d completed", nout);
+    errs[0] = rc == MPI_SUCCESS ? MPI_SUCCESS : st[0].MPI_ERROR;
+    EXPECT(MPI_Irecv(b[1], LARGE, dint, 0, tag + 1, comm, &r[1]) == MPI_SUCCESS, "MPI_Irecv failed");
+    EXPECT(MPI_Irecv(b[2], SMALL, dint, 0, tag + 2, comm, &r[2]) == MPI_SUCCESS, "MPI_Irecv failed");
+    for (int k = 0; k < 2; k++) {
+        int i = -1;
+        rc = MPI_Waitany(2, &r[1], &i, &st[0]);
+        EXPECT(i == 0 || i == 1, "MPI_Waitany: index %d", i);
+        if (i == 0 || i == 1) errs[1 + i] = rc;
+    }
+}
+
+static void device_waitany_takes_host(void **s)
+{
+    host_to_device(85, by_any_some, "MPI_Waitsome / MPI_Waitany");
+}
+
 static void host_irecv_warns(void **s)
 {
     if (rank == 0) {
@@ -282,7 +307,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(host_recv_takes_device), cmocka_unit_test(host_recv_truncated),
         cmocka_unit_test(device_recv_takes_host), cmocka_unit_test(device_wait_takes_host),
-        cmocka_unit_test(host_irecv_warns),
+        cmocka_unit_test(device_waitany_takes_host), cmocka_unit_test(host_irecv_warns),
     };
     int failed;
     for (int i = 1; i < argc; i++) use_world |= !strcmp(argv[i], "--world");
