@@ -16,10 +16,8 @@
  *                           "being freed has 1 unmatched message(s)", or its
  *                           dtp_ != NULL assertion for 256 KiB pipelined)
  */
-#include <unistd.h>
 
 #include "ocl_fixture.h"
-#include "stderr_capture.h"
 #include "ocl_types.h"
 #include "protocol/direct.h"
 
