@@ -401,10 +401,11 @@ extern MPIACC_API int MPIACC_DEVICE;
  *    send completes as MPI's own;
  *  - MPI_Wait / MPI_Waitall on a host MPI_Irecv that a device message it
  *    matches waits for only warns (the request stays MPI's).
- * Not watched: a device receive only ever tested (MPI_Test*), a host
- * receive waited on by MPI_Waitany / MPI_Waitsome, MPI_Sendrecv's host
- * part, persistent requests; a host MPI_Recv looks for a device message
- * once, at MPIACC_DIRECT_WARN.  Every process must use the
+ * A wait looks again every MPIACC_DIRECT_WARN seconds (a host one tests
+ * MPI's request 100 us apart after the first period).  Not watched: a
+ * device receive only ever tested (MPI_Test*), a host receive waited on by
+ * MPI_Waitany / MPI_Waitsome, MPI_Sendrecv's host part, persistent
+ * requests.  Every process must use the
  * same mpiacc.
  * Cost per direct communicator: one hidden duplicate (MPI_Comm_create:
  * one context id, MPICH has 2048) and two arrays of one int and one byte

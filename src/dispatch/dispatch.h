@@ -78,14 +78,20 @@ int mpiacc_dispatch_watch_wait(MPI_Request *r, MPI_Status *st, int *op_err, MPI_
  * the wait would have (else the caller waits in MPI as usual). */
 int mpiacc_dispatch_watch_claimed(int n, mpiacc_rp_claim_t *c, int (*test)(void *ctx, int *done), void *ctx,
                                   int *done);
+/* A host wait on a direct communicator: test(ctx, done) in a loop, and
+ * every MPIACC_DIRECT_WARN seconds look(lctx, found); returns once done,
+ * found, or an error.  After the first MPIACC_DIRECT_WARN seconds the
+ * tests are 100 us apart. */
+int mpiacc_dispatch_watch_until(int (*test)(void *ctx, int *done), void *ctx, int (*look)(void *lctx, int *found),
+                                void *lctx, int *done, int *found);
 /* A host MPI_Irecv's request on a direct communicator, recorded. */
 void mpiacc_dispatch_watch_host_irecv(MPI_Request req, int src, int tag, MPI_Comm comm);
 /* Recorded host receives (0: the completion calls skip the table). */
 extern atomic_int mpiacc_dispatch_host_watched;
 /* Before MPI's wait on n requests: those recorded leave the table; with
- * one or more, MPI_Test / MPI_Testall until MPIACC_DIRECT_WARN, then a
- * warning per recorded receive a device message matches; *flag when they
- * completed. */
+ * one or more, MPI_Test / MPI_Testall (mpiacc_dispatch_watch_until) until
+ * they complete (*flag) or a device message one of them matches is seen
+ * (then one warning per such receive; the caller waits in MPI). */
 int mpiacc_dispatch_watch_host(int n, MPI_Request reqs[], MPI_Status st[], int *flag);
 /* r completed (MPI_Test...): its record, if any, goes. */
 void mpiacc_dispatch_watch_host_done(MPI_Request r);

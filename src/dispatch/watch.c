@@ -10,20 +10,47 @@
  *    host staging (src/protocol/direct_breach.c).
  *  - A host MPI_Irecv on a direct communicator (recorded at its call, on
  *    direct communicators only: a small table of the latest ones): MPI_Wait
- *    and MPI_Waitall on it warn once after MPIACC_DIRECT_WARN seconds when
- *    a device message it matches waits on the hidden communicator, then
- *    wait on (the message is not taken: MPI's request cannot be told
- *    apart from a message it matched in the meantime once it completes).
+ *    and MPI_Waitall on it warn once, MPIACC_DIRECT_WARN seconds or more
+ *    into the wait, when a device message it matches waits on the hidden
+ *    communicator, then wait on in MPI (the message is not taken).
  *
  * Until MPIACC_DIRECT_WARN the wait is MPI_Test in a loop (MPI's wait on
- * mpiacc's generalized requests polls the same way).  Nothing here runs in
- * the progress poll function.
+ * mpiacc's generalized requests polls the same way).  A host wait that
+ * goes on longer tests every 100 us and looks for a device message every
+ * MPIACC_DIRECT_WARN seconds (mpiacc_dispatch_watch_until; src/interpose/
+ * probe.c's blocking host MPI_Recv uses it too), so that one arriving late
+ * is seen without a core spent on it.  Nothing here runs in the progress
+ * poll function.
  */
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 
 #include "dispatch.h"
 #include "protocol/direct.h"
+
+/* ---- host receives: the wait ------------------------------------------------------ */
+
+int mpiacc_dispatch_watch_until(int (*test)(void *ctx, int *done), void *ctx, int (*look)(void *lctx, int *found),
+                                void *lctx, int *done, int *found)
+{
+    int rc = MPI_SUCCESS, slow = 0;
+    double next = PMPI_Wtime() + mpiacc_proto_cfg.warn;
+    const struct timespec pause = {0, 100000}; /* 100 us */
+    *done = *found = 0;
+    for (;;) {
+        while (rc == MPI_SUCCESS && !*done && PMPI_Wtime() < next) {
+            rc = test(ctx, done);
+            if (!*done && slow) nanosleep(&pause, NULL);
+        }
+        if (rc != MPI_SUCCESS || *done) break;
+        rc = look(lctx, found);
+        if (rc != MPI_SUCCESS || *found) break;
+        next = PMPI_Wtime() + mpiacc_proto_cfg.warn;
+        slow = 1;
+    }
+    return rc;
+}
 
 /* ---- device receives --------------------------------------------------------- */
 
@@ -147,41 +174,67 @@ void mpiacc_dispatch_watch_host_done(MPI_Request r)
     host_take(r, &e);
 }
 
-/* The warning for e, when a device message it matches waits. */
-static void host_warn(const host_irecv_t *e)
+/* Whether a device message e matches waits (*st: its status). */
+static int host_look1(const host_irecv_t *e, int *found, MPI_Status *st)
 {
-    int found = 0, len = 0;
-    char name[MPI_MAX_OBJECT_NAME] = "";
-    MPI_Status st;
-    MPI_Count n = 0;
     mpiacc_proto_comm_t *dc = mpiacc_proto_comm_lookup(e->comm);
-    if (!dc || mpiacc_proto_direct_iprobe(dc, e->comm, e->src, e->tag, &found, NULL, &st) != MPI_SUCCESS || !found)
-        return;
-    PMPI_Comm_get_name(e->comm, name, &len);
-    PMPI_Get_count_c(&st, MPI_BYTE, &n);
-    MPIACC_LOG(MPIACC_LOG_WARN,
-               "direct protocol: a host MPI_Irecv (source %d, tag %d) on communicator \"%s\" has been waited on "
-               "for %d s while a device message from rank %d tag %d (%lld bytes) waits there that it cannot take: "
-               "device messages on a direct communicator must be received into device buffers (include/mpiacc.h, "
-               "\"Direct protocol\"; MPI_Mprobe + MPI_Mrecv take one into host memory)",
-               e->src, e->tag, len ? name : "(unnamed)", mpiacc_proto_cfg.warn, st.MPI_SOURCE, st.MPI_TAG,
-               (long long)n);
+    *found = 0;
+    return dc ? mpiacc_proto_direct_iprobe(dc, e->comm, e->src, e->tag, found, NULL, st) : MPI_SUCCESS;
+}
+
+typedef struct host_set {
+    host_irecv_t e[4];
+    int k;
+} host_set_t;
+
+/* The warning for each recorded receive a device message matches. */
+static int host_look(void *lctx, int *any)
+{
+    host_set_t *h = lctx;
+    *any = 0;
+    for (int i = 0; i < h->k; i++) {
+        int found = 0, len = 0;
+        char name[MPI_MAX_OBJECT_NAME] = "";
+        MPI_Status st;
+        MPI_Count n = 0;
+        const host_irecv_t *e = &h->e[i];
+        if (host_look1(e, &found, &st) != MPI_SUCCESS || !found) continue;
+        *any = 1;
+        PMPI_Comm_get_name(e->comm, name, &len);
+        PMPI_Get_count_c(&st, MPI_BYTE, &n);
+        MPIACC_LOG(MPIACC_LOG_WARN,
+                   "direct protocol: a host MPI_Irecv (source %d, tag %d) on communicator \"%s\" has been waited "
+                   "on for %d s or more while a device message from rank %d tag %d (%lld bytes) waits there that "
+                   "it cannot take: device messages on a direct communicator must be received into device buffers "
+                   "(include/mpiacc.h, \"Direct protocol\"; MPI_Mprobe + MPI_Mrecv take one into host memory)",
+                   e->src, e->tag, len ? name : "(unnamed)", mpiacc_proto_cfg.warn, st.MPI_SOURCE, st.MPI_TAG,
+                   (long long)n);
+    }
+    return MPI_SUCCESS;
+}
+
+typedef struct host_wait {
+    int n;
+    MPI_Request *reqs;
+    MPI_Status *st;
+} host_wait_t;
+
+static int host_test(void *ctx, int *done)
+{
+    host_wait_t *w = ctx;
+    return w->n == 1 ? PMPI_Test(&w->reqs[0], done, w->st) : PMPI_Testall(w->n, w->reqs, done, w->st);
 }
 
 int mpiacc_dispatch_watch_host(int n, MPI_Request reqs[], MPI_Status st[], int *flag)
 {
-    int rc = MPI_SUCCESS, k = 0;
-    host_irecv_t e[4];
-    double t0;
+    host_set_t h;
+    host_wait_t w = {n, reqs, st};
+    int found = 0;
     *flag = 0;
+    h.k = 0;
     if (mpiacc_proto_cfg.warn <= 0) return MPI_SUCCESS;
     for (int i = 0; i < n; i++) /* every one leaves the table; the first 4 are watched */
-        if (host_take(reqs[i], &e[k < 4 ? k : 3]) && k < 4) k++;
-    if (!k) return MPI_SUCCESS;
-    t0 = PMPI_Wtime();
-    while (rc == MPI_SUCCESS && !*flag && PMPI_Wtime() - t0 < mpiacc_proto_cfg.warn)
-        rc = n == 1 ? PMPI_Test(&reqs[0], flag, st) : PMPI_Testall(n, reqs, flag, st);
-    if (rc == MPI_SUCCESS && !*flag)
-        for (int i = 0; i < k; i++) host_warn(&e[i]);
-    return rc;
+        if (host_take(reqs[i], &h.e[h.k < 4 ? h.k : 3]) && h.k < 4) h.k++;
+    if (!h.k) return MPI_SUCCESS;
+    return mpiacc_dispatch_watch_until(host_test, &w, host_look, &h, flag, &found);
 }

@@ -11,6 +11,8 @@
  *                           after MPIACC_DIRECT_WARN the host buffer gets
  *                           the device message (eager and pipelined), one
  *                           warning naming peer, tag, communicator
+ *   host_recv_takes_late_device  ... also when it arrives after the first
+ *                           MPIACC_DIRECT_WARN seconds of the wait
  *   host_recv_truncated     the same, longer than the host buffer: the
  *                           part that fits, MPI_ERR_TRUNCATE on the
  *                           receiver and on the pipelined sender; a
@@ -114,6 +116,27 @@ static void host_recv_takes_device(void **s)
         assert_int_equal(st.MPI_TAG, 61);
         MPI_Get_count(&st, MPI_INT, &n);
         assert_int_equal(n, LARGE);
+        free(h);
+    }
+    MPI_Barrier(comm);
+}
+
+/* The device message comes late (after the first MPIACC_DIRECT_WARN
+ * period of the host receive's wait): taken all the same. */
+static void host_recv_takes_late_device(void **s)
+{
+    if (rank == 0) {
+        cl_mem a = ints_buf(SMALL, 50);
+        sleep(3);
+        assert_int_equal(MPI_Send(a, SMALL, dint, 1, 65, comm), MPI_SUCCESS);
+        clReleaseMemObject(a);
+    } else {
+        int *h = calloc(SMALL, sizeof *h), n = 0;
+        MPI_Status st;
+        assert_int_equal(MPI_Recv(h, SMALL, MPI_INT, 0, 65, comm, &st), MPI_SUCCESS);
+        check(h, SMALL, 50, "late eager into host");
+        MPI_Get_count(&st, MPI_INT, &n);
+        assert_int_equal(n, SMALL);
         free(h);
     }
     MPI_Barrier(comm);
@@ -305,7 +328,8 @@ static void host_irecv_warns(void **s)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(host_recv_takes_device), cmocka_unit_test(host_recv_truncated),
+        cmocka_unit_test(host_recv_takes_device), cmocka_unit_test(host_recv_takes_late_device),
+        cmocka_unit_test(host_recv_truncated),
         cmocka_unit_test(device_recv_takes_host), cmocka_unit_test(device_wait_takes_host),
         cmocka_unit_test(device_waitany_takes_host), cmocka_unit_test(host_irecv_warns),
     };
