@@ -383,10 +383,30 @@ extern MPIACC_API int MPIACC_DEVICE;
  * Breaches: a device message that no device receive takes is reported
  * (MPIACC_LOG warning naming rank and tag) and drained when its
  * communicator is freed or at MPI_Finalize, its sender completing with
- * MPI_ERR_TYPE when it waits for an answer (pipelined, IPC); a blocking
- * host MPI_Recv that waits while a device message it matches is there
- * warns once after MPIACC_DIRECT_WARN seconds (default 10), naming peer,
- * tag and communicator.  Every process must use the same mpiacc.
+ * MPI_ERR_TYPE when it waits for an answer (pipelined, IPC).  Breaches
+ * mpiacc mends, after MPIACC_DIRECT_WARN seconds (default 10; 0: never)
+ * with one MPIACC_LOG warning naming peer, tag and communicator:
+ *  - a blocking host MPI_Recv still waiting while a device message it
+ *    matches is there takes that message (its host receive cancelled
+ *    first; one a host message matched meanwhile keeps it): the bytes
+ *    are unpacked into the host buffer as by MPI_Mrecv, and the sender
+ *    completes normally.  A message longer than the buffer completes both
+ *    sides with MPI_ERR_TRUNCATE (the part that fits is written; an eager
+ *    sender has completed already), one that is not a whole number of the
+ *    receive datatype's elements with MPI_ERR_TYPE;
+ *  - a device receive (blocking MPI_Recv, or MPI_Wait, MPI_Waitall,
+ *    MPI_Waitany, MPI_Waitsome on its request) still unmatched while a host message it matches waits on
+ *    the communicator takes that message through host staging, as the
+ *    default protocol would (MPI_ERR_TRUNCATE when it is longer); the host
+ *    send completes as MPI's own;
+ *  - MPI_Wait / MPI_Waitall on a host MPI_Irecv that a device message it
+ *    matches waits for only warns (the request stays MPI's).
+ * A wait looks again every MPIACC_DIRECT_WARN seconds (a host one tests
+ * MPI's request 100 us apart after the first period).  Not watched: a
+ * device receive only ever tested (MPI_Test*), a host receive waited on by
+ * MPI_Waitany / MPI_Waitsome, MPI_Sendrecv's host part, persistent
+ * requests.  Every process must use the
+ * same mpiacc.
  * Cost per direct communicator: one hidden duplicate (MPI_Comm_create:
  * one context id, MPICH has 2048) and two arrays of one int and one byte
  * per rank; creation adds that MPI_Comm_create (plus the MPI_Allreduce

@@ -49,8 +49,8 @@ static const env_var_t table[] = {
     {"MPIACC_PIPELINE_CHUNK", MPIACC_ENV_SIZE, "1M", NULL, 1, SIZE_MAX_LL,
      "data bytes per chunk of pipelined staging through the host (mpiacc's 64-byte header on top)"},
     {"MPIACC_DIRECT_WARN", MPIACC_ENV_INT, "10", NULL, 0, 86400,
-     "seconds a blocking host MPI_Recv on a direct communicator waits before warning of a device message "
-     "waiting there (0: never)"},
+     "seconds a wait on a direct communicator lets pass before it mends a contract breach (a host receive "
+     "takes a device message, a device receive a host one) or warns of one (0: never)"},
     {"MPIACC_IPC_CACHE", MPIACC_ENV_INT, "64", NULL, 0, 1 << 20, "cached CUDA IPC mappings per peer"},
     /* CUDA backend */
     {"MPIACC_CUDA_PACK", MPIACC_ENV_ENUM, "auto", "auto|oneshot|device|memcpy2d", 0, 0,

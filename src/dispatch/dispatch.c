@@ -234,7 +234,7 @@ static int wait_on(MPI_Request *r, MPI_Status *st, MPI_Comm comm)
 {
     int err;
     MPI_Comm c;
-    int rc = mpiacc_rp_wait(r, st, &err, &c);
+    int rc = mpiacc_dispatch_watch_wait(r, st, &err, &c);
     if (rc == MPI_SUCCESS && err != MPI_SUCCESS) rc = mpiacc_err_return_comm(comm, err);
     return rc;
 }

@@ -66,6 +66,35 @@ int mpiacc_dispatch_wants_pool(const mpiacc_attrs_t *a);
 int mpiacc_dispatch_disabled_error(const mpiacc_attrs_t *a);
 /* Waits for r; an operation's error is raised on comm. */
 int mpiacc_dispatch_wait(MPI_Request *r, MPI_Status *st, MPI_Comm comm);
+
+/* watch.c: waits that watch for the direct protocol's breaches (see there).
+ * mpiacc_rp_wait with the watch of a device receive on a direct
+ * communicator. */
+int mpiacc_dispatch_watch_wait(MPI_Request *r, MPI_Status *st, int *op_err, MPI_Comm *comm);
+/* Before MPI's wait on n claimed requests (c[i].op NULL: not ours): while
+ * one is an unmatched direct receive, test(ctx, done) in a loop (the
+ * wait's MPI_Test* form), and every MPIACC_DIRECT_WARN seconds a host
+ * message taken for each such receive; *done when the test completed what
+ * the wait would have (else the caller waits in MPI as usual). */
+int mpiacc_dispatch_watch_claimed(int n, mpiacc_rp_claim_t *c, int (*test)(void *ctx, int *done), void *ctx,
+                                  int *done);
+/* A host wait on a direct communicator: test(ctx, done) in a loop, and
+ * every MPIACC_DIRECT_WARN seconds look(lctx, found); returns once done,
+ * found, or an error.  After the first MPIACC_DIRECT_WARN seconds the
+ * tests are 100 us apart. */
+int mpiacc_dispatch_watch_until(int (*test)(void *ctx, int *done), void *ctx, int (*look)(void *lctx, int *found),
+                                void *lctx, int *done, int *found);
+/* A host MPI_Irecv's request on a direct communicator, recorded. */
+void mpiacc_dispatch_watch_host_irecv(MPI_Request req, int src, int tag, MPI_Comm comm);
+/* Recorded host receives (0: the completion calls skip the table). */
+extern atomic_int mpiacc_dispatch_host_watched;
+/* Before MPI's wait on n requests: those recorded leave the table; with
+ * one or more, MPI_Test / MPI_Testall (mpiacc_dispatch_watch_until) until
+ * they complete (*flag) or a device message one of them matches is seen
+ * (then one warning per such receive; the caller waits in MPI). */
+int mpiacc_dispatch_watch_host(int n, MPI_Request reqs[], MPI_Status st[], int *flag);
+/* r completed (MPI_Test...): its record, if any, goes. */
+void mpiacc_dispatch_watch_host_done(MPI_Request r);
 /* The operation would take the direct protocol (a CUDA/OpenCL datatype on
  * a direct communicator). */
 int mpiacc_dispatch_is_direct(const mpiacc_attrs_t *a, int peer, MPI_Comm comm);

@@ -53,6 +53,11 @@ static inline int mpiacc_interpose_plain_comms(void)
  * (MPIACC_DIRECT_WARN). */
 int mpiacc_interpose_host_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                                MPI_Status *status);
+/* probe.c: a host MPI_Irecv once some communicator is direct: MPI's, and
+ * on a direct one recorded for the completion calls' watch
+ * (src/dispatch/watch.c). */
+int mpiacc_interpose_host_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                                MPI_Request *req);
 
 /* An untagged datatype whose buffer is host memory for sure: not while the
  * pointer-query mode or a memory-kind assertion may make it device memory

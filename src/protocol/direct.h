@@ -174,6 +174,17 @@ int mpiacc_proto_probe_take(mpiacc_proto_comm_t *dc, int source, int tag, void *
 int mpiacc_proto_direct_host_mrecv(MPI_Message m, void *buf, MPI_Count count, MPI_Datatype type,
                                    MPI_Status *status);
 
+/* direct_breach.c: a host message meeting a device receive (see there).
+ * Pool lock held.  Whether op is a direct receive whose first message's
+ * receive has not completed (IN_FLIGHT, nothing matched it yet). */
+int mpiacc_proto_direct_unmatched(const mpiacc_rp_op_t *op);
+/* An application call waited `seconds` on op: if op is unmatched and a
+ * host message it matches waits on its user communicator, the first
+ * message's receive is cancelled and op becomes the staged receive of
+ * that host message (*taken; warned once).  On failure the caller fails
+ * op (mpiacc_rp_fail). */
+int mpiacc_proto_direct_take_host(mpiacc_rp_op_t *op, int seconds, int *taken);
+
 /* ---- direct.c: the family's shared steps ------------------------------------ */
 /* Every table's release: the op's direct state (and, through
  * ds->ipc_release, the IPC state) released. */

@@ -366,6 +366,12 @@ int mpiacc_proto_direct_host_mrecv(MPI_Message m, void *buf, MPI_Count count, MP
             mpi_errno = mpiacc_err(MPIACC_ERRK_TRUNCATE,
                                    "message of %lld packed bytes from rank %d tag %d truncated to the receive's %lld",
                                    (long long)total, p->source, p->tag, (long long)(count * tsize));
+        else if (total % tsize != 0) /* a part of an element: nothing mpiacc can unpack it into */
+            mpi_errno = mpiacc_err(MPIACC_ERRK_TYPE,
+                                   "message of %lld packed bytes from rank %d tag %d is not a whole number of the "
+                                   "receive datatype's %lld bytes (a device message received into host memory is "
+                                   "unpacked element by element)",
+                                   (long long)total, p->source, p->tag, (long long)tsize);
     }
     if (fin) { /* the sender waits for it, with our failure if any */
         unsigned char msg[MPIACC_WIRE_HDR + MPIACC_WIRE_FIN_TEXT];

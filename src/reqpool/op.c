@@ -98,6 +98,15 @@
  *        with this side's failure sent on ctl)-------------------------> CLOSING
  *    COPYING --(import_copy refused at call time: CTS_PIPE)----------> STREAMING
  *    CLOSING --(FIN sent)--> DONE, or ERROR (failure, MPI_ERR_TRUNCATE)
+ *    IN_FLIGHT --(a breach mended, protocol/direct_breach.c: a wait of the
+ *        application (MPI_Recv, MPI_Wait[all|any|some]) found the first
+ *        message's receive still unmatched after MPIACC_DIRECT_WARN and a
+ *        host message it matches on the user's communicator; that receive
+ *        cancelled, the host message taken by PMPI_Improbe and received
+ *        into staging by PMPI_Imrecv)------------------------------> IN_FLIGHT
+ *        then a staged (matched) receive (its states and arrows); the host
+ *        message gone meanwhile: the first message's receive is posted
+ *        again (IN_FLIGHT --> IN_FLIGHT, still the direct receive)
  *   A protocol records a failure of its own steps (op->error) and keeps
  *   talking to its peer, which hears of it (ABORT / FIN); the op then
  *   completes with it, so both requests complete with an error (an eager
@@ -132,7 +141,8 @@
  *   the error and completes with it (ERROR) after the collective.
  *
  *  Error and cancel paths [generic]
- *   any state --(a backend or MPI failure)--> ERROR: resources released, the
+ *   any state --(a backend or MPI failure; or mpiacc_rp_fail, a failed step
+ *       an application call took on the op)--> ERROR: resources released, the
  *       generalized request completes with the error in its status (the
  *       completion call returns it; Waitall reports MPI_ERR_IN_STATUS).
  *       The error is raised with the handler MPI semantics name (the
@@ -363,6 +373,11 @@ static void complete(mpiacc_rp_op_t *op)
 {
     int err = op->error;
     finish(op, err != MPI_SUCCESS ? MPIACC_RP_T_ERROR : MPIACC_RP_DONE, err);
+}
+
+void mpiacc_rp_fail(mpiacc_rp_op_t *op, int error)
+{
+    if (op->state != MPIACC_RP_DONE) finish(op, MPIACC_RP_T_ERROR, error);
 }
 
 /* ---- the machine ----------------------------------------------------------- */

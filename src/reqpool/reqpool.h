@@ -225,6 +225,10 @@ int mpiacc_rp_submit(mpiacc_rp_op_t *op, MPI_Request *req, int locked);
 void mpiacc_rp_discard(mpiacc_rp_op_t *op);
 /* Counts and takes a transition (to: a state or MPIACC_RP_T_*). */
 void mpiacc_rp_move(mpiacc_rp_op_t *op, int to);
+/* Lock held: op (in the pool, not complete) fails with error now (ERROR),
+ * as a failed step of its own would (an application call's step on it:
+ * src/protocol/direct_breach.c). */
+void mpiacc_rp_fail(mpiacc_rp_op_t *op, int error);
 /* PMPI_Isend / Issend / Irsend (op->mode) to op's peer into op->inner. */
 int mpiacc_rp_isend(mpiacc_rp_op_t *op, const void *buf, MPI_Count n, MPI_Datatype t);
 /* For finalize.c: advances every active op once (lock held); releases an
