@@ -279,6 +279,7 @@ static int flag_sync(mpiacc_coll_ipc_t *ci, int *peer)
 int mpiacc_coll_ipc_phase(mpiacc_coll_ipc_t *ci, int s, MPI_Aint lo, MPI_Aint hi, int *peer_err)
 {
     int mpi_errno = MPI_SUCCESS, P = ci->c->size, ok = 0;
+    void *token = NULL;
     struct {
         int32_t cls, has;
         mpiacc_ipc_export_t x;
@@ -286,20 +287,21 @@ int mpiacc_coll_ipc_phase(mpiacc_coll_ipc_t *ci, int s, MPI_Aint lo, MPI_Aint hi
     memset(&mine, 0, sizeof mine);
     *peer_err = 0;
     if (ci->err == MPI_SUCCESS && hi > lo) {
-        /* the previous export of this side is released first (its token slot is reused) */
-        if (ci->exported[s] && ci->ipc->export_release) ci->ipc->export_release(ci->token[s]);
-        ci->exported[s] = 0;
-        note_err(ci, ci->ipc->export_buf(&ci->c->b[s].a, ci->c->b[s].dep, ci->c->b[s].buf, lo, hi, &mine.x,
-                                         &ci->token[s], &ok));
+        note_err(ci, ci->ipc->export_buf(&ci->c->b[s].a, ci->c->b[s].dep, ci->c->b[s].buf, lo, hi, &mine.x, &token,
+                                         &ok));
         if (ci->err == MPI_SUCCESS && !ok)
             note_err(ci, mpiacc_err(MPIACC_ERRK_BUFFER, "%s: the buffer could not be exported again between phases",
                                     mpiacc_coll_name(ci->c->kind, 0)));
-        ci->exported[s] = ok;
         mine.has = ok;
     }
     mine.cls = ci->err == MPI_SUCCESS ? 0 : mpiacc_err_class(ci->err);
     if (!(all = malloc(sizeof *all * (size_t)P))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a collective");
     MPIACC_CHECK(PMPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, ci->dc->data));
+    /* every process is done with the previous phase: the old export goes */
+    if (ci->exported[s] && ci->ipc->export_release) ci->ipc->export_release(ci->token[s]);
+    ci->exported[s] = ok;
+    ci->token[s] = token;
+    ok = 0;
     for (int r = 0; r < P; r++) {
         mpiacc_coll_ipc_hdr_t *h = (mpiacc_coll_ipc_hdr_t *)(ci->all + (size_t)r * ci->rec_bytes);
         if (all[r].cls > *peer_err) *peer_err = all[r].cls;
@@ -307,6 +309,7 @@ int mpiacc_coll_ipc_phase(mpiacc_coll_ipc_t *ci, int s, MPI_Aint lo, MPI_Aint hi
         h->has[s] = all[r].has;
     }
 fn_exit:
+    if (ok && ci->ipc->export_release) ci->ipc->export_release(token); /* the exchange failed */
     free(all);
     return mpi_errno;
 fn_fail:

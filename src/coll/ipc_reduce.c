@@ -34,6 +34,7 @@ static int prepare(mpiacc_coll_ipc_t *ci)
     mpiacc_coll_sig_t *sig = NULL;
     MPI_Count lb = 0, ext = 0;
     int ip = c->a.sbuf == MPI_IN_PLACE, root = c->kind == MPIACC_COLL_REDUCE && c->rank == c->a.root;
+    if (!ci->ipc) return MPI_SUCCESS; /* no data on this process (count 0, as everywhere) */
     if (!ci->ipc->reduce_supported || !ci->ipc->import_reduce) {
         ci->cause = MPIACC_COLL_IPC_REDUCE;
         return MPI_SUCCESS;
