@@ -349,6 +349,18 @@ static int local_checks(mpiacc_coll_ipc_t *ci)
             ci->cause = MPIACC_COLL_IPC_NO_TABLE;
             return MPI_SUCCESS;
         }
+        /* the receive blocks lie in the buffer (the GPU writes them) */
+        for (int i = 0; s == MPIACC_COLL_R && b->be->validate_span && i < b->nslots; i++) {
+            mpiacc_coll_slot_t *sl = &b->slots[i];
+            mpiacc_xfer_desc_t d;
+            MPI_Count bytes;
+            if (sl->count <= 0 || sl->type == MPI_DATATYPE_NULL || (bytes = sl->count * mpiacc_coll_psize(sl->type)) == 0)
+                continue;
+            if (!sl->t) MPIACC_CHECK(mpiacc_pack_type_get(sl->type, &sl->t));
+            d = (mpiacc_xfer_desc_t){.buf = (char *)b->buf + sl->disp, .type = sl->t, .count = sl->count, .first = 0,
+                                     .last = bytes};
+            MPIACC_CHECK(b->be->validate_span(&b->a, &d));
+        }
         if (b->be->capture) MPIACC_CHECK(b->be->capture(&b->a, b->buf, &b->dep));
     }
 fn_exit:
