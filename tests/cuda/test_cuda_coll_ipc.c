@@ -127,7 +127,8 @@ static void allgather(void **state)
     get(hr, dr, (size_t)n);
     bad += check(hr, w, (size_t)n, "allgatherv");
     cu_all_ok(bad, "allgather");
-    CU_CK(cudaFree(ds)), CU_CK(cudaFree(dr));
+    CU_CK(cudaFree(ds));
+    CU_CK(cudaFree(dr));
     free(hs), free(hr), free(w), free(cnt), free(dsp);
     MPI_Type_free(&t);
 }
@@ -170,7 +171,8 @@ static void alltoall(void **state)
     get(hr, dr, (size_t)K * P);
     bad += check(hr, w, (size_t)K * P, "alltoallv");
     cu_all_ok(bad, "alltoall");
-    CU_CK(cudaFree(ds)), CU_CK(cudaFree(dr));
+    CU_CK(cudaFree(ds));
+    CU_CK(cudaFree(dr));
     free(hs), free(hr), free(w), free(sc), free(sd), free(rc), free(rd);
     MPI_Type_free(&t);
 }
@@ -249,7 +251,8 @@ static void reductions(void **state)
         }
     }
     cu_all_ok(bad, "reductions");
-    CU_CK(cudaFree(da)), CU_CK(cudaFree(db));
+    CU_CK(cudaFree(da));
+    CU_CK(cudaFree(db));
     free(h), free(o);
     MPI_Type_free(&t);
 }
@@ -272,7 +275,8 @@ static void fallback(void **state)
     if (!host) get(hr, dr, (size_t)K * P);
     bad += check(hr, w, (size_t)K * P, "allgather with a host rank");
     cu_all_ok(bad, "fallback");
-    CU_CK(cudaFree(ds)), CU_CK(cudaFree(dr));
+    CU_CK(cudaFree(ds));
+    CU_CK(cudaFree(dr));
     free(hs), free(hr), free(w);
     MPI_Type_free(&t);
 }
