@@ -161,7 +161,10 @@ static void dev_copy(coll_dev_t *d, void *dbuf, void *host, size_t bytes, int to
 /* ---- one collective -------------------------------------------------------- */
 
 typedef struct setup {
-    MPI_Comm comm, ring; /* all ranks; the periodic 1-D ring */
+    MPI_Comm comm, ring;   /* all ranks; the periodic 1-D ring (direct with --direct) */
+    MPI_Comm hcomm, hring; /* the same, never direct: the host runs (a host collective on a one-node direct
+                              communicator pays mpiacc's record exchange) */
+    int host;              /* the call in progress is a host run */
     int rank, size;
     int *counts, *displs;      /* alltoallv: per peer, in elements */
     int ncounts[2];            /* neighbour: elements per neighbour */
@@ -184,19 +187,20 @@ static void buf_elems(const setup_t *s, int op, size_t n, size_t *ns, size_t *nr
 
 static int call(setup_t *s, int op, void *sb, void *rb, int n, MPI_Datatype t)
 {
+    MPI_Comm comm = s->host ? s->hcomm : s->comm, ring = s->host ? s->hring : s->ring;
     switch (op) {
-    case OP_ALLREDUCE: return MPI_Allreduce(sb, rb, n, t, MPI_SUM, s->comm);
-    case OP_BCAST: return MPI_Bcast(sb, n, t, 0, s->comm);
-    case OP_ALLGATHER: return MPI_Allgather(sb, n, t, rb, n, t, s->comm);
-    case OP_ALLTOALL: return MPI_Alltoall(sb, n, t, rb, n, t, s->comm);
+    case OP_ALLREDUCE: return MPI_Allreduce(sb, rb, n, t, MPI_SUM, comm);
+    case OP_BCAST: return MPI_Bcast(sb, n, t, 0, comm);
+    case OP_ALLGATHER: return MPI_Allgather(sb, n, t, rb, n, t, comm);
+    case OP_ALLTOALL: return MPI_Alltoall(sb, n, t, rb, n, t, comm);
     case OP_ALLTOALLV:
         for (int k = 0; k < s->size; k++) s->counts[k] = n, s->displs[k] = k * n;
-        return MPI_Alltoallv(sb, s->counts, s->displs, t, rb, s->counts, s->displs, t, s->comm);
+        return MPI_Alltoallv(sb, s->counts, s->displs, t, rb, s->counts, s->displs, t, comm);
     default:
         for (int k = 0; k < 2; k++)
             s->ncounts[k] = n, s->ndispls[k] = (MPI_Aint)k * n * (MPI_Aint)sizeof(float), s->ntypes[k] = t;
         return MPI_Neighbor_alltoallw(sb, s->ncounts, s->ndispls, s->ntypes, rb, s->ncounts, s->ndispls, s->ntypes,
-                                      s->ring);
+                                      ring);
     }
 }
 
@@ -204,7 +208,7 @@ static int call(setup_t *s, int op, void *sb, void *rb, int n, MPI_Datatype t)
 static double timed(setup_t *s, int op, void *sb, void *rb, int n, MPI_Datatype t, int warmup, int iters)
 {
     double sum = 0;
-    MPI_Comm c = op == OP_NEIGHBOR ? s->ring : s->comm;
+    MPI_Comm c = op == OP_NEIGHBOR ? (s->host ? s->hring : s->ring) : (s->host ? s->hcomm : s->comm);
     for (int i = -warmup; i < iters; i++) {
         MPI_Barrier(c);
         double t0 = MPI_Wtime();
@@ -331,6 +335,12 @@ int main(int argc, char **argv)
         BENCH_MPI_CHECK(MPI_Cart_create(s.comm, 1, &s.size, &periodic, 0, &s.ring));
         BENCH_MPI_CHECK(MPI_Comm_set_info(s.ring, info));
         MPI_Info_free(&info);
+        MPI_Info_create(&info);
+        MPI_Info_set(info, MPIACC_DIRECT_INFO, "false"); /* plain even with MPIACC_DIRECT=1 */
+        BENCH_MPI_CHECK(MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &s.hcomm));
+        BENCH_MPI_CHECK(MPI_Cart_create(s.hcomm, 1, &s.size, &periodic, 0, &s.hring));
+        BENCH_MPI_CHECK(MPI_Comm_set_info(s.hring, info));
+        MPI_Info_free(&info);
         MPI_Comm_set_errhandler(s.comm, MPI_ERRORS_RETURN);
         MPI_Comm_set_errhandler(s.ring, MPI_ERRORS_RETURN);
         MPI_Comm_get_info(s.comm, &info);
@@ -382,7 +392,9 @@ int main(int argc, char **argv)
             path_mark(&pm);
             t[0] = timed(&s, op, ds, dr, n, dt, wu, it);
             path_done(&pm);
+            s.host = 1;
             t[2] = timed(&s, op, hs, hr, n, MPI_FLOAT, wu, it);
+            s.host = 0;
             /* the device result against the host result */
             if (op == OP_BCAST) {
                 dev_copy(&d, ds, chk, es * 4, 0);
@@ -417,6 +429,8 @@ int main(int argc, char **argv)
     MPI_Type_free(&dt);
     MPI_Comm_free(&s.ring);
     MPI_Comm_free(&s.comm);
+    MPI_Comm_free(&s.hring);
+    MPI_Comm_free(&s.hcomm);
     free(s.counts), free(s.displs);
 #ifdef COLL_HAVE_CUDA
     if (d.cuda) cudaStreamDestroy((cudaStream_t)d.queue);
