@@ -402,9 +402,10 @@ int mpiacc_coll_ipc_run(mpiacc_coll_op_t *c, int *done)
         int cause = mpiacc_coll_ipc_rec(&ci, first_bad)->ok;
         if (cause <= 0 || cause >= MPIACC_COLL_IPC_NCAUSES) cause = MPIACC_COLL_IPC_SHAPE;
         if (mpiacc_log_level >= MPIACC_LOG_INFO && !atomic_exchange(&noted[cause], 1))
-            mpiacc_log_write(MPIACC_LOG_INFO, "collectives: %s on a direct communicator staged through host memory: "
-                             "%s (process %d; reported once)", mpiacc_coll_name(c->kind, 0), cause_names[cause],
-                             first_bad);
+            mpiacc_log_write(MPIACC_LOG_INFO,
+                             "collectives on one-node direct communicators staged through host memory: %s "
+                             "(first: %s, process %d; reported once per cause)",
+                             cause_names[cause], mpiacc_coll_name(c->kind, 0), first_bad);
         atomic_fetch_add(&mpiacc_coll_ipc_fallbacks, 1);
         goto fn_exit; /* staged, like every other process */
     }
