@@ -354,8 +354,8 @@ static int local_checks(mpiacc_coll_ipc_t *ci)
             mpiacc_coll_slot_t *sl = &b->slots[i];
             mpiacc_xfer_desc_t d;
             MPI_Count bytes;
-            if (sl->count <= 0 || sl->type == MPI_DATATYPE_NULL || (bytes = sl->count * mpiacc_coll_psize(sl->type)) == 0)
-                continue;
+            if (sl->count <= 0 || sl->type == MPI_DATATYPE_NULL) continue;
+            if ((bytes = sl->count * mpiacc_coll_psize(sl->type)) == 0) continue;
             if (!sl->t) MPIACC_CHECK(mpiacc_pack_type_get(sl->type, &sl->t));
             d = (mpiacc_xfer_desc_t){.buf = (char *)b->buf + sl->disp, .type = sl->t, .count = sl->count, .first = 0,
                                      .last = bytes};

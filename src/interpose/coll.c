@@ -26,7 +26,8 @@ MPIACC_INTERPOSE_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 
 MPIACC_INTERPOSE_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast_on(datatype, MPI_DATATYPE_NULL, comm, MPIACC_COLL_BCAST)) return PMPI_Bcast(buffer, count, datatype, root, comm);
+    if (mpiacc_interpose_coll_fast_on(datatype, MPI_DATATYPE_NULL, comm, MPIACC_COLL_BCAST))
+        return PMPI_Bcast(buffer, count, datatype, root, comm);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_BCAST,
                                 .nonblocking = 0,

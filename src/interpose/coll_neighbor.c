@@ -414,7 +414,8 @@ MPIACC_INTERPOSE_EXPORT int MPI_Neighbor_alltoallw(const void *sendbuf, const in
                                                    void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
                                                    const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast_w(comm, 1, sendbuf, sendtypes, recvtypes) && !mpiacc_coll_ipc_comm(comm, MPIACC_COLL_NEIGHBOR_ALLTOALLW))
+    if (mpiacc_interpose_coll_fast_w(comm, 1, sendbuf, sendtypes, recvtypes) &&
+        !mpiacc_coll_ipc_comm(comm, MPIACC_COLL_NEIGHBOR_ALLTOALLW))
         return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                                        comm);
     {
@@ -473,7 +474,8 @@ MPIACC_INTERPOSE_EXPORT int MPI_Neighbor_alltoallw_c(const void *sendbuf, const 
                                                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                                                      MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast_w(comm, 1, sendbuf, sendtypes, recvtypes) && !mpiacc_coll_ipc_comm(comm, MPIACC_COLL_NEIGHBOR_ALLTOALLW))
+    if (mpiacc_interpose_coll_fast_w(comm, 1, sendbuf, sendtypes, recvtypes) &&
+        !mpiacc_coll_ipc_comm(comm, MPIACC_COLL_NEIGHBOR_ALLTOALLW))
         return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                          recvtypes, comm);
     {

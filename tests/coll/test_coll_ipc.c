@@ -305,7 +305,8 @@ static void reduce_one(int allreduce, int dbl, MPI_Op op, int n, int ip, int roo
     if (allreduce) err = MPI_Allreduce(ip ? MPI_IN_PLACE : sb, rb, n, tt, op, MPI_COMM_WORLD);
     else err = MPI_Reduce(ip && me_root ? MPI_IN_PLACE : sb, rb, n, tt, op, root, MPI_COMM_WORLD);
     assert_int_equal(err, MPI_SUCCESS);
-    if (expect_device && runs() == r0) fail_msg("%s of %d: staged, expected on the device", allreduce ? "Allreduce" : "Reduce", n);
+    if (expect_device && runs() == r0)
+        fail_msg("%s of %d: staged, expected on the device", allreduce ? "Allreduce" : "Reduce", n);
     if (allreduce || me_root)
         for (int k = 0; k < n; k++) {
             double want = 0;
@@ -432,7 +433,10 @@ int main(int argc, char **argv)
     failed = MPIACC_TEST_RUN("coll_ipc", tests, NULL, NULL);
     MPI_Comm_free(&cart);
     mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_HOST, NULL);
-    if (exports != releases) fprintf(stderr, "rank %d: %ld exports, %ld released\n", rank, exports, releases), failed = 1;
+    if (exports != releases) {
+        fprintf(stderr, "rank %d: %ld exports, %ld released\n", rank, exports, releases);
+        failed = 1;
+    }
     MPI_Finalize();
     return failed ? 1 : 0;
 }
