@@ -474,9 +474,13 @@ int mpiacc_coll_call(const mpiacc_coll_args_t *args)
             return mpiacc_err_return_comm(args->comm, mpi_errno);
         }
         MPIACC_CHECK(mpi_errno);
-        /* staged: the dependencies captured for the exchange are taken again */
-        for (int s = 0; s < 2; s++)
+        /* staged: the dependencies captured and the analyses taken for the
+         * exchange are taken again */
+        for (int s = 0; s < 2; s++) {
             if (c->b[s].dep && c->b[s].be) c->b[s].be->release(c->b[s].dep), c->b[s].dep = NULL;
+            for (int i = 0; i < c->b[s].nslots; i++)
+                if (c->b[s].slots[i].t) mpiacc_pack_type_release(c->b[s].slots[i].t), c->b[s].slots[i].t = NULL;
+        }
     }
     pooled = c->b[0].staged || c->b[1].staged;
     if (pooled) {
