@@ -331,8 +331,13 @@ static int local_checks(mpiacc_coll_ipc_t *ci)
     for (int s = 0; s < 2; s++) {
         mpiacc_coll_buf_t *b = &c->b[s];
         int any = 0;
-        for (int i = 0; i < b->nslots; i++)
+        for (int i = 0; i < b->nslots; i++) {
+            if (b->slots[i].count < 0) { /* the staged path reports it */
+                ci->cause = MPIACC_COLL_IPC_ERROR;
+                return MPI_SUCCESS;
+            }
             if (b->slots[i].count > 0 && b->slots[i].type != MPI_DATATYPE_NULL) any = 1;
+        }
         if (!b->used || !any) continue;
         if (kind >= 0 && b->a.kind != kind) {
             ci->cause = MPIACC_COLL_IPC_MIXED;
