@@ -126,7 +126,7 @@ static int fill_record(mpiacc_coll_ipc_t *ci)
     int mpi_errno = MPI_SUCCESS;
     mpiacc_coll_ipc_hdr_t *h = (mpiacc_coll_ipc_hdr_t *)ci->mine;
     mpiacc_coll_ipc_blk_t *blk = (mpiacc_coll_ipc_blk_t *)(ci->mine + sizeof *h);
-    size_t used = sizeof *h + sizeof *blk * (size_t)ci->noffer;
+    size_t used = sizeof *h + (ci->spans_only ? 0 : sizeof *blk * (size_t)ci->noffer);
     if (used > ci->rec_bytes) {
         ci->cause = MPIACC_COLL_IPC_RECORD;
         return MPI_SUCCESS;
@@ -144,7 +144,7 @@ static int fill_record(mpiacc_coll_ipc_t *ci)
         ci->exported[s] = 1;
         h->has[s] = 1;
     }
-    for (int i = 0; i < ci->noffer; i++) {
+    for (int i = 0; i < ci->noffer && !ci->spans_only; i++) {
         mpiacc_coll_ipc_offer_t *o = &ci->offers[i];
         mpiacc_pack_type_t *t = NULL;
         int dup = -1;
@@ -168,7 +168,7 @@ static int fill_record(mpiacc_coll_ipc_t *ci)
         used += (t->blob_bytes + 7) & ~(size_t)7;
         mpiacc_pack_type_release(t);
     }
-    h->nblk = ci->noffer;
+    h->nblk = ci->spans_only ? 0 : ci->noffer;
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -390,7 +390,9 @@ int mpiacc_coll_ipc_run(mpiacc_coll_op_t *c, int *done)
     *done = 0;
     ci.c = c;
     if (c->a.nonblocking || !g || !(ci.dc = mpiacc_proto_comm_lookup(c->a.comm))) return MPI_SUCCESS;
-    ci.rec_bytes = (sizeof(mpiacc_coll_ipc_hdr_t) + g->payload(&ci) + 63) & ~(size_t)63;
+    ci.rec_bytes = g->payload(&ci);
+    ci.spans_only = ci.rec_bytes == 0; /* the offers only say what to export */
+    ci.rec_bytes = (sizeof(mpiacc_coll_ipc_hdr_t) + ci.rec_bytes + 63) & ~(size_t)63;
     if (!(ci.mine = calloc(1, ci.rec_bytes)) || !(ci.all = malloc(ci.rec_bytes * (size_t)P)))
         MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a collective");
     /* a local error before the exchange only makes this record not ok: the

@@ -87,7 +87,8 @@ typedef struct mpiacc_coll_ipc {
     void **xfers;
     const mpiacc_backend_t **xfer_be;
     int nxfer, xfer_cap;
-    int err; /* first local error */
+    int err;        /* first local error */
+    int spans_only; /* the record carries exports only (payload 0) */
     /* reductions (ipc_reduce.c) */
     MPI_Datatype base; /* the predefined type reduced */
     MPI_Count esz;     /* its size */
@@ -95,7 +96,7 @@ typedef struct mpiacc_coll_ipc {
 } mpiacc_coll_ipc_t;
 
 /* A family of IPC algorithms: size of a record's payload (the same on
- * every process), local checks and offers before the exchange, and the
+ * every process; 0: exports only, the offers just say what to export), local checks and offers before the exchange, and the
  * reads after it (every record ok). */
 typedef struct mpiacc_coll_ipc_alg {
     size_t (*payload)(mpiacc_coll_ipc_t *ci);
