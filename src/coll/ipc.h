@@ -96,7 +96,8 @@ typedef struct mpiacc_coll_ipc {
 } mpiacc_coll_ipc_t;
 
 /* A family of IPC algorithms: size of a record's payload (the same on
- * every process; 0: exports only, the offers just say what to export), local checks and offers before the exchange, and the
+ * every process; 0: exports only, the offers just say what to export),
+ * local checks and offers before the exchange, and the
  * reads after it (every record ok). */
 typedef struct mpiacc_coll_ipc_alg {
     size_t (*payload)(mpiacc_coll_ipc_t *ci);
