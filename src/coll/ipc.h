@@ -62,6 +62,8 @@ typedef struct mpiacc_coll_ipc_hdr {
     int32_t ok;     /* MPIACC_COLL_IPC_OK or a cause */
     int32_t nblk;   /* blocks offered */
     int32_t has[2]; /* x[s] is valid */
+    int32_t vote;   /* algorithm's choice of this process (ipc_reduce.c: two phases) */
+    int32_t pad;
     mpiacc_ipc_export_t x[2];
 } mpiacc_coll_ipc_hdr_t;
 

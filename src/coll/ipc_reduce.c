@@ -5,9 +5,10 @@
  *   Reduce     the root reduces every process's send buffer into its
  *              receive buffer (import_reduce: one kernel reading all of
  *              them, sources in rank order);
- *   Allreduce  one-shot up to ONE_SHOT_MAX bytes: every process does the
- *              same into its own receive buffer; larger, or in place (peers
- *              read a buffer that is being written), reduce-scatter +
+ *   Allreduce  one-shot (2 processes, or up to MPIACC_COLL_ONE_SHOT_MAX
+ *              bytes): every process does the same into its own receive
+ *              buffer; larger, or in place (peers read a buffer that is
+ *              being written), reduce-scatter +
  *              all-gather: process r reduces slice r of every process's
  *              buffer into its own receive buffer, the processes
  *              synchronise (an error flag and a new export of the receive
@@ -18,8 +19,15 @@
 #include <stdlib.h>
 
 #include "ipc.h"
+#include "core/env.h"
 
-#define ONE_SHOT_MAX ((MPI_Count)256 * 1024)
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static MPI_Count one_shot_max; /* MPIACC_COLL_ONE_SHOT_MAX */
+
+static void read_env(void)
+{
+    one_shot_max = (MPI_Count)mpiacc_env_size("MPIACC_COLL_ONE_SHOT_MAX");
+}
 
 static size_t payload(mpiacc_coll_ipc_t *ci)
 {
@@ -53,6 +61,10 @@ static int prepare(mpiacc_coll_ipc_t *ci)
     ci->base = sig->leaf;
     ci->esz = sig->size;
     MPIACC_CHECK(mpiacc_pack_type_get(c->a.rtype, &ci->t));
+    /* this process's vote for two phases (the records decide: any vote) */
+    pthread_once(&once, read_env);
+    ((mpiacc_coll_ipc_hdr_t *)ci->mine)->vote =
+        c->kind == MPIACC_COLL_ALLREDUCE && (ip || (c->size > 2 && c->a.rcount * ci->esz > one_shot_max));
     /* the buffer peers read: the send buffer, or in place the receive buffer */
     if (ip && (c->kind == MPIACC_COLL_ALLREDUCE || root))
         MPIACC_CHECK(mpiacc_coll_ipc_offer(ci, MPIACC_COLL_R, 0, c->a.rcount, c->a.rtype, -1));
@@ -69,15 +81,15 @@ fn_fail:
 
 /* The export each process offered (its send buffer, or in place its
  * receive buffer), in rank order. */
-static int sources(mpiacc_coll_ipc_t *ci, mpiacc_ipc_export_t **xs, int *in_place)
+static int sources(mpiacc_coll_ipc_t *ci, mpiacc_ipc_export_t **xs, int *two_phase)
 {
     int P = ci->c->size;
-    *in_place = 0;
+    *two_phase = 0;
     if (!(*xs = malloc(sizeof **xs * (size_t)P))) return mpiacc_err(MPIACC_ERRK_NOMEM, "out of memory");
     for (int r = 0; r < P; r++) {
         const mpiacc_coll_ipc_hdr_t *h = mpiacc_coll_ipc_rec(ci, r);
         int s = h->has[MPIACC_COLL_S] ? MPIACC_COLL_S : MPIACC_COLL_R;
-        if (s == MPIACC_COLL_R) *in_place = 1;
+        if (s == MPIACC_COLL_R || h->vote) *two_phase = 1;
         (*xs)[r] = h->x[s];
     }
     return MPI_SUCCESS;
@@ -104,17 +116,17 @@ static MPI_Count slice_lo(MPI_Count count, int P, int r)
 
 static int run(mpiacc_coll_ipc_t *ci)
 {
-    int mpi_errno = MPI_SUCCESS, P = ci->c->size, me = ci->c->rank, in_place, peer = 0;
+    int mpi_errno = MPI_SUCCESS, P = ci->c->size, me = ci->c->rank, two_phase, peer = 0;
     mpiacc_coll_op_t *c = ci->c;
     mpiacc_coll_buf_t *b = &c->b[MPIACC_COLL_R];
     MPI_Count count = c->a.rcount;
     mpiacc_ipc_export_t *xs = NULL;
-    MPIACC_CHECK(sources(ci, &xs, &in_place));
+    MPIACC_CHECK(sources(ci, &xs, &two_phase));
     if (c->kind == MPIACC_COLL_REDUCE) {
         if (me == c->a.root) MPIACC_CHECK(reduce_into(ci, xs, 0, count));
         goto fn_exit;
     }
-    if (!in_place && count * ci->esz <= ONE_SHOT_MAX) {
+    if (!two_phase) {
         MPIACC_CHECK(reduce_into(ci, xs, 0, count));
         goto fn_exit;
     }

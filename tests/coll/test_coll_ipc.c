@@ -327,7 +327,8 @@ static void reduce_one(int allreduce, int dbl, MPI_Op op, int n, int ip, int roo
 
 static void test_reductions(void **state)
 {
-    /* one-shot, two-phase (above 256 KiB, or in place), counts not divisible by the ranks, empty */
+    /* one-shot, two-phase (in place, or above MPIACC_COLL_ONE_SHOT_MAX from 3
+     * ranks: the two_phase case sets it to 1K), counts not divisible by the ranks, empty */
     int ns[] = {1, 7, 1000, 70001, 0};
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
         for (int ip = 0; ip < 2; ip++) {

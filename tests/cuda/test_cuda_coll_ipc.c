@@ -10,7 +10,7 @@
  *  allgather      MPI_Allgather, in place too; MPI_Allgatherv with gaps
  *  alltoall       MPI_Alltoall; MPI_Alltoallv with per-pair counts
  *  neighbor_halo  MPI_Neighbor_alltoallw of subarray faces, periodic ring
- *  reductions     MPI_Allreduce one-shot, two-phase (4 MiB) and in place;
+ *  reductions     MPI_Allreduce one-shot, two-phase (4 MiB + 12 B) and in place;
  *                 MPI_Reduce (root last, and in place)
  *  fallback       one rank with a host buffer: every rank staged, right
  */
@@ -217,9 +217,10 @@ static void neighbor_halo(void **state)
 
 static void reductions(void **state)
 {
-    int ns[] = {1, 4096, 1 << 20}, bad = 0, dev = reduces_on_device(), root = cu_size - 1;
+    enum { NMAX = (1 << 20) + 3 }; /* above MPIACC_COLL_ONE_SHOT_MAX's 4 MiB: two phases from 3 ranks */
+    int ns[] = {1, 4096, NMAX}, bad = 0, dev = reduces_on_device(), root = cu_size - 1;
     MPI_Datatype t = cu_tag(MPI_INT, CU_STREAM, cu_us);
-    int *h = malloc(sizeof(int) << 20), *o = malloc(sizeof(int) << 20), *da = dints(1 << 20), *db = dints(1 << 20);
+    int *h = malloc(sizeof(int) * NMAX), *o = malloc(sizeof(int) * NMAX), *da = dints(NMAX), *db = dints(NMAX);
     unsigned long long r0;
     if (cu_rank == 0) printf("reductions on the device: %s\n", dev ? "yes" : "no (the IPC table does not reduce)");
     for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
