@@ -149,8 +149,9 @@ static int fill_record(mpiacc_coll_ipc_t *ci)
         mpiacc_pack_type_t *t = NULL;
         int dup = -1;
         blk[i] = (mpiacc_coll_ipc_blk_t){.disp = o->disp, .count = o->count, .dest = o->dest, .side = o->side};
+        if (o->count <= 0 || o->type == MPI_DATATYPE_NULL) continue; /* nothing to read: no blob */
         for (int j = 0; j < i && dup < 0; j++)
-            if (ci->offers[j].type == o->type) dup = j;
+            if (ci->offers[j].type == o->type && blk[j].blob_bytes) dup = j;
         if (dup >= 0) {
             blk[i].blob_off = blk[dup].blob_off;
             blk[i].blob_bytes = blk[dup].blob_bytes;
