@@ -4,6 +4,7 @@
  *
  *   allreduce           MPI_Allreduce, MPI_SUM of floats; size = bytes per rank
  *   bcast               MPI_Bcast from rank 0; size = bytes
+ *   allgather           MPI_Allgather; size = bytes per rank
  *   alltoall            MPI_Alltoall; size = bytes per peer
  *   alltoallv           MPI_Alltoallv, the same uniform counts; size = bytes per peer
  *   neighbor_alltoallw  MPI_Neighbor_alltoallw on a periodic 1-D Cartesian ring
@@ -18,6 +19,11 @@
  * slowest rank's average.  After the timed calls the device result is
  * copied back and compared bytewise with the host result (integer-valued
  * floats: every reduction order gives the same bits): the check column.
+ *
+ * With --direct on one node, mpiacc runs these blocking collectives on the
+ * device (the peers' buffers read over CUDA IPC) when every process can;
+ * the `path` column says what ran (MPIACC_Get_stats: coll_device /
+ * coll_staged over the timed device calls): device, staged, or mixed.
  *
  * Exit status: 0, 1 when a check failed, 2 on bad options, 77 when the
  * chosen backend finds no device.
@@ -38,10 +44,12 @@
 #include "bench.h"
 #include "mpiacc.h"
 
-enum { OP_ALLREDUCE, OP_BCAST, OP_ALLTOALL, OP_ALLTOALLV, OP_NEIGHBOR, OP_COUNT };
-static const char *const op_name[OP_COUNT] = {"allreduce", "bcast", "alltoall", "alltoallv", "neighbor_alltoallw"};
+enum { OP_ALLREDUCE, OP_BCAST, OP_ALLGATHER, OP_ALLTOALL, OP_ALLTOALLV, OP_NEIGHBOR, OP_COUNT };
+static const char *const op_name[OP_COUNT] = {"allreduce", "bcast",     "allgather",
+                                              "alltoall",  "alltoallv", "neighbor_alltoallw"};
 static const char *const op_what[OP_COUNT] = {
     "MPI_Allreduce (MPI_SUM, float), bytes per rank", "MPI_Bcast (root 0), bytes",
+    "MPI_Allgather, bytes per rank",
     "MPI_Alltoall, bytes per peer", "MPI_Alltoallv (uniform counts), bytes per peer",
     "MPI_Neighbor_alltoallw (periodic 1-D ring, 2 neighbours), bytes per neighbour"};
 
@@ -153,7 +161,10 @@ static void dev_copy(coll_dev_t *d, void *dbuf, void *host, size_t bytes, int to
 /* ---- one collective -------------------------------------------------------- */
 
 typedef struct setup {
-    MPI_Comm comm, ring; /* all ranks; the periodic 1-D ring */
+    MPI_Comm comm, ring;   /* all ranks; the periodic 1-D ring (direct with --direct) */
+    MPI_Comm hcomm, hring; /* the same, never direct: the host runs (a host collective on a one-node direct
+                              communicator pays mpiacc's record exchange) */
+    int host;              /* the call in progress is a host run */
     int rank, size;
     int *counts, *displs;      /* alltoallv: per peer, in elements */
     int ncounts[2];            /* neighbour: elements per neighbour */
@@ -167,6 +178,7 @@ static void buf_elems(const setup_t *s, int op, size_t n, size_t *ns, size_t *nr
     switch (op) {
     case OP_ALLREDUCE: *ns = *nr = n; break;
     case OP_BCAST: *ns = n, *nr = 0; break;
+    case OP_ALLGATHER: *ns = n, *nr = n * (size_t)s->size; break;
     case OP_ALLTOALL:
     case OP_ALLTOALLV: *ns = *nr = n * (size_t)s->size; break;
     default: *ns = *nr = 2 * n; break;
@@ -175,18 +187,20 @@ static void buf_elems(const setup_t *s, int op, size_t n, size_t *ns, size_t *nr
 
 static int call(setup_t *s, int op, void *sb, void *rb, int n, MPI_Datatype t)
 {
+    MPI_Comm comm = s->host ? s->hcomm : s->comm, ring = s->host ? s->hring : s->ring;
     switch (op) {
-    case OP_ALLREDUCE: return MPI_Allreduce(sb, rb, n, t, MPI_SUM, s->comm);
-    case OP_BCAST: return MPI_Bcast(sb, n, t, 0, s->comm);
-    case OP_ALLTOALL: return MPI_Alltoall(sb, n, t, rb, n, t, s->comm);
+    case OP_ALLREDUCE: return MPI_Allreduce(sb, rb, n, t, MPI_SUM, comm);
+    case OP_BCAST: return MPI_Bcast(sb, n, t, 0, comm);
+    case OP_ALLGATHER: return MPI_Allgather(sb, n, t, rb, n, t, comm);
+    case OP_ALLTOALL: return MPI_Alltoall(sb, n, t, rb, n, t, comm);
     case OP_ALLTOALLV:
         for (int k = 0; k < s->size; k++) s->counts[k] = n, s->displs[k] = k * n;
-        return MPI_Alltoallv(sb, s->counts, s->displs, t, rb, s->counts, s->displs, t, s->comm);
+        return MPI_Alltoallv(sb, s->counts, s->displs, t, rb, s->counts, s->displs, t, comm);
     default:
         for (int k = 0; k < 2; k++)
             s->ncounts[k] = n, s->ndispls[k] = (MPI_Aint)k * n * (MPI_Aint)sizeof(float), s->ntypes[k] = t;
         return MPI_Neighbor_alltoallw(sb, s->ncounts, s->ndispls, s->ntypes, rb, s->ncounts, s->ndispls, s->ntypes,
-                                      s->ring);
+                                      ring);
     }
 }
 
@@ -194,7 +208,7 @@ static int call(setup_t *s, int op, void *sb, void *rb, int n, MPI_Datatype t)
 static double timed(setup_t *s, int op, void *sb, void *rb, int n, MPI_Datatype t, int warmup, int iters)
 {
     double sum = 0;
-    MPI_Comm c = op == OP_NEIGHBOR ? s->ring : s->comm;
+    MPI_Comm c = op == OP_NEIGHBOR ? (s->host ? s->hring : s->ring) : (s->host ? s->hcomm : s->comm);
     for (int i = -warmup; i < iters; i++) {
         MPI_Barrier(c);
         double t0 = MPI_Wtime();
@@ -209,6 +223,34 @@ static void fill(float *v, size_t n, int rank)
     for (size_t i = 0; i < n; i++) v[i] = (float)((rank * 7 + (long)i) % 251);
 }
 
+/* Which path the device calls took (this process's counters). */
+typedef struct path {
+    unsigned long long dev0, staged0, dev, staged;
+} path_t;
+
+static void path_mark(path_t *p)
+{
+    MPIACC_Stats st;
+    memset(&st, 0, sizeof st);
+    st.size = sizeof st;
+    MPIACC_Get_stats(&st);
+    p->dev0 = st.coll_device, p->staged0 = st.coll_staged;
+}
+
+static void path_done(path_t *p)
+{
+    MPIACC_Stats st;
+    memset(&st, 0, sizeof st);
+    st.size = sizeof st;
+    MPIACC_Get_stats(&st);
+    p->dev = st.coll_device - p->dev0, p->staged = st.coll_staged - p->staged0;
+}
+
+static const char *path_name(const path_t *p)
+{
+    return p->dev && !p->staged ? "device" : p->dev ? "mixed" : "staged";
+}
+
 static const char *which_backend[] = {"auto", "cuda", "opencl"};
 
 int main(int argc, char **argv)
@@ -216,7 +258,7 @@ int main(int argc, char **argv)
     long long minb = 4, maxb = 64LL << 20;
     int iters = 1000, iters_large = 100, warmup = 200, warmup_large = 10, direct = 0, backend = 0, bad = 0;
     long long large = 8192;
-    const char *ops = "allreduce,bcast,alltoall,alltoallv,neighbor_alltoallw", *csvpath = NULL;
+    const char *ops = "allreduce,bcast,allgather,alltoall,alltoallv,neighbor_alltoallw", *csvpath = NULL;
     int run[OP_COUNT] = {0};
     cli_opt_t opts[] = {
         {"min-size", CLI_SIZE, &minb, "smallest message (bytes, a multiple of 4)", NULL, 4, 1LL << 30},
@@ -236,11 +278,12 @@ int main(int argc, char **argv)
     };
     const cli_prog_t prog = {
         "coll", "mpiexec -n 4 coll [options]",
-        "OSU-style latency of MPI_Allreduce, MPI_Bcast, MPI_Alltoall, MPI_Alltoallv and\n"
+        "OSU-style latency of MPI_Allreduce, MPI_Bcast, MPI_Allgather, MPI_Alltoall, MPI_Alltoallv and\n"
         "MPI_Neighbor_alltoallw (periodic 1-D ring) with device buffers through mpiacc, against the\n"
         "same calls on host buffers in the same run (average us over iterations and ranks; ratio\n"
-        "device/host; device results checked bytewise against the host results).\n"
-        "Ops: allreduce, bcast, alltoall, alltoallv, neighbor_alltoallw.\n"
+        "device/host; device results checked bytewise against the host results; the path the device\n"
+        "calls took: device (on-device collective of a one-node direct communicator), staged, mixed).\n"
+        "Ops: allreduce, bcast, allgather, alltoall, alltoallv, neighbor_alltoallw.\n"
         "Exit status: 0, 1 a result check failed, 2 bad options, 77 no device.",
         opts, sizeof opts / sizeof opts[0]};
     cli_parse(&prog, argc, argv);
@@ -292,6 +335,12 @@ int main(int argc, char **argv)
         BENCH_MPI_CHECK(MPI_Cart_create(s.comm, 1, &s.size, &periodic, 0, &s.ring));
         BENCH_MPI_CHECK(MPI_Comm_set_info(s.ring, info));
         MPI_Info_free(&info);
+        MPI_Info_create(&info);
+        MPI_Info_set(info, MPIACC_DIRECT_INFO, "false"); /* plain even with MPIACC_DIRECT=1 */
+        BENCH_MPI_CHECK(MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &s.hcomm));
+        BENCH_MPI_CHECK(MPI_Cart_create(s.hcomm, 1, &s.size, &periodic, 0, &s.hring));
+        BENCH_MPI_CHECK(MPI_Comm_set_info(s.hring, info));
+        MPI_Info_free(&info);
         MPI_Comm_set_errhandler(s.comm, MPI_ERRORS_RETURN);
         MPI_Comm_set_errhandler(s.ring, MPI_ERRORS_RETURN);
         MPI_Comm_get_info(s.comm, &info);
@@ -306,7 +355,7 @@ int main(int argc, char **argv)
                    " %s requested, the communicator reports %s=%s\n",
                    direct ? "direct" : "default", MPIACC_DIRECT_INFO, flag ? val : "(absent)");
             csv = bench_csv_open(csvpath, "op,bytes,iterations,device_avg_us,device_max_us,host_avg_us,host_max_us,"
-                                          "device_over_host,check,backend,ranks,protocol");
+                                          "device_over_host,check,backend,ranks,protocol,path");
         }
         snprintf(why, sizeof why, "%s", !strcmp(val, "true") ? "direct" : "default");
     }
@@ -324,8 +373,8 @@ int main(int argc, char **argv)
         void *ds = dev_alloc(&d, ns * 4), *dr = dev_alloc(&d, nr * 4);
         if (!hs || !hr || !chk) bench_fail(__FILE__, __LINE__, "malloc", "out of host memory");
         if (s.rank == 0) {
-            printf("# %s: %s\n%12s %14s %14s %12s %6s\n", op_name[op], op_what[op], "Size (B)", "device (us)",
-                   "host (us)", "device/host", "check");
+            printf("# %s: %s\n%12s %14s %14s %12s %6s %7s\n", op_name[op], op_what[op], "Size (B)", "device (us)",
+                   "host (us)", "device/host", "check", "path");
             fflush(stdout);
         }
         for (long long b = minb; b <= maxb; b *= 2) {
@@ -333,14 +382,19 @@ int main(int argc, char **argv)
             size_t es, er;
             double t[4];
             int ok;
+            path_t pm;
             buf_elems(&s, op, (size_t)n, &es, &er);
             fill(hs, es, s.rank);
             memset(hr, 0, er * 4);
             dev_copy(&d, ds, hs, es * 4, 1);
             memset(chk, 0, (es > er ? es : er) * 4);
             dev_copy(&d, dr, chk, er * 4, 1);
+            path_mark(&pm);
             t[0] = timed(&s, op, ds, dr, n, dt, wu, it);
+            path_done(&pm);
+            s.host = 1;
             t[2] = timed(&s, op, hs, hr, n, MPI_FLOAT, wu, it);
+            s.host = 0;
             /* the device result against the host result */
             if (op == OP_BCAST) {
                 dev_copy(&d, ds, chk, es * 4, 0);
@@ -358,11 +412,13 @@ int main(int argc, char **argv)
             t[0] /= s.size, t[2] /= s.size;
             if (!ok) bad = 1;
             if (s.rank == 0) {
-                printf("%12lld %14.2f %14.2f %12.3f %6s\n", b, t[0], t[2], t[0] / t[2], ok ? "ok" : "FAIL");
+                printf("%12lld %14.2f %14.2f %12.3f %6s %7s\n", b, t[0], t[2], t[0] / t[2], ok ? "ok" : "FAIL",
+                       path_name(&pm));
                 fflush(stdout);
                 if (csv)
-                    fprintf(csv, "%s,%lld,%d,%.3f,%.3f,%.3f,%.3f,%.4f,%s,%s,%d,%s\n", op_name[op], b, it, t[0], t[1],
-                            t[2], t[3], t[0] / t[2], ok ? "ok" : "FAIL", d.cuda ? "cuda" : "opencl", s.size, why);
+                    fprintf(csv, "%s,%lld,%d,%.3f,%.3f,%.3f,%.3f,%.4f,%s,%s,%d,%s,%s\n", op_name[op], b, it, t[0], t[1],
+                            t[2], t[3], t[0] / t[2], ok ? "ok" : "FAIL", d.cuda ? "cuda" : "opencl", s.size, why,
+                            path_name(&pm));
             }
         }
         dev_free(&d, ds), dev_free(&d, dr);
@@ -373,6 +429,8 @@ int main(int argc, char **argv)
     MPI_Type_free(&dt);
     MPI_Comm_free(&s.ring);
     MPI_Comm_free(&s.comm);
+    MPI_Comm_free(&s.hring);
+    MPI_Comm_free(&s.hcomm);
     free(s.counts), free(s.displs);
 #ifdef COLL_HAVE_CUDA
     if (d.cuda) cudaStreamDestroy((cudaStream_t)d.queue);

@@ -415,6 +415,18 @@ extern MPIACC_API int MPIACC_DEVICE;
  * follow-up messages (peers by world rank; a communicator whose group is
  * not inside MPI_COMM_WORLD gets its own), an MPI_Comm_split_type for the
  * node map and an MPI_Allreduce for the eager limit.
+ * Collectives on a direct communicator whose processes share one node:
+ * the blocking MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Allgather(v),
+ * MPI_Alltoall(v) and MPI_Neighbor_alltoall(v,w) run on the device when
+ * every process's buffers are CUDA memory that can be exported (each GPU
+ * reads the peers' buffers; reductions for the predefined operations and
+ * types the CUDA backend reduces); otherwise, on every process alike, they
+ * are staged as on any communicator (logged once at MPIACC_LOG=info;
+ * MPIACC_Stats.coll_device / coll_staged count both).  Either way each call
+ * first exchanges one small record per process on the hidden communicator,
+ * host buffers included (one MPI_Allgather; a device call also ends with
+ * one MPI_Allreduce of an error flag, so a failure on one process is an
+ * error class on every process).  Nonblocking collectives are staged.
  * Protocols, per message: IPC (CUDA, same node, memory that can be
  * exported, at least MPIACC_IPC_MIN bytes, default 0; the receiver's GPU
  * copies from the sender's buffer), else eager (packed bytes up to
@@ -588,6 +600,13 @@ typedef struct MPIACC_Stats {
     /* CUDA IPC caches (direct protocol): memory and event handles opened,
      * found already open, and mappings evicted (0 without CUDA). */
     unsigned long long ipc_opens, ipc_hits, ipc_evictions;
+    /* Blocking collectives on direct communicators of one node (MPI_Bcast,
+     * MPI_Reduce, MPI_Allreduce, MPI_Allgather(v), MPI_Alltoall(v),
+     * MPI_Neighbor_alltoall(v,w)): run on the device by reading the peers'
+     * buffers over IPC, and staged through host memory because some process
+     * could not (host or OpenCL buffers, memory that cannot be exported, an
+     * operation the device does not reduce). */
+    unsigned long long coll_device, coll_staged;
 } MPIACC_Stats;
 
 MPIACC_API int MPIACC_Get_stats(MPIACC_Stats *stats);

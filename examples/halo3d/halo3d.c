@@ -344,6 +344,15 @@ static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const ctx_t *c,
         }
         if (refdiff) printf("   the host references of the two methods differ in %ld elements\n", refdiff);
         printf("   validation: %s (bitwise against the same exchange on host arrays)\n", failed ? "FAILED" : "PASSED");
+        {
+            MPIACC_Stats st;
+            memset(&st, 0, sizeof st);
+            st.size = sizeof st;
+            if (MPIACC_Get_stats(&st) == MPI_SUCCESS && (st.coll_device || st.coll_staged))
+                printf("   MPI_Neighbor_alltoallw on the direct communicator (rank 0, so far): %llu on the device "
+                       "(IPC), %llu staged (host arrays, or a process that cannot)\n",
+                       st.coll_device, st.coll_staged);
+        }
         fflush(stdout);
     }
 done:

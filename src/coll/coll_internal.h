@@ -120,6 +120,11 @@ int mpiacc_coll_plan_blocks(mpiacc_coll_op_t *c, int s, int n, const MPI_Count *
 /* reduce.c: the datatype and count MPI reduces, mirrors (staged reductions). */
 int mpiacc_coll_reduce_prepare(mpiacc_coll_op_t *c, const char *name);
 
+/* ipc.c: a blocking call on a one-node direct communicator: the record
+ * exchange and, when every process can, the on-device algorithm (*done = 1:
+ * the call is over, its error to raise returned); else (*done = 0) the
+ * staged path, like every other process. */
+int mpiacc_coll_ipc_run(mpiacc_coll_op_t *c, int *done);
 /* core.c: frees an operation's state (everything it holds). */
 void mpiacc_coll_op_free(mpiacc_coll_op_t *c);
 /* steps.c: the protocol of a nonblocking collective, and a blocking call's

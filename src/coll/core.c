@@ -466,6 +466,22 @@ int mpiacc_coll_call(const mpiacc_coll_args_t *args)
     MPIACC_CHECK(c->fam->plan(c));
     MPIACC_CHECK(classify(c, MPIACC_COLL_S, name));
     MPIACC_CHECK(classify(c, MPIACC_COLL_R, name));
+    if (!args->nonblocking && mpiacc_coll_ipc_comm(args->comm, args->kind)) {
+        int done = 0;
+        mpi_errno = mpiacc_coll_ipc_run(c, &done);
+        if (done) {
+            mpiacc_coll_op_free(c);
+            return mpiacc_err_return_comm(args->comm, mpi_errno);
+        }
+        MPIACC_CHECK(mpi_errno);
+        /* staged: the dependencies captured and the analyses taken for the
+         * exchange are taken again */
+        for (int s = 0; s < 2; s++) {
+            if (c->b[s].dep && c->b[s].be) c->b[s].be->release(c->b[s].dep), c->b[s].dep = NULL;
+            for (int i = 0; i < c->b[s].nslots; i++)
+                if (c->b[s].slots[i].t) mpiacc_pack_type_release(c->b[s].slots[i].t), c->b[s].slots[i].t = NULL;
+        }
+    }
     pooled = c->b[0].staged || c->b[1].staged;
     if (pooled) {
         for (int s = 0; s < 2; s++)

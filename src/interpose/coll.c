@@ -26,7 +26,8 @@ MPIACC_INTERPOSE_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 
 MPIACC_INTERPOSE_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast(datatype, MPI_DATATYPE_NULL)) return PMPI_Bcast(buffer, count, datatype, root, comm);
+    if (mpiacc_interpose_coll_fast_on(datatype, MPI_DATATYPE_NULL, comm, MPIACC_COLL_BCAST))
+        return PMPI_Bcast(buffer, count, datatype, root, comm);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_BCAST,
                                 .nonblocking = 0,
@@ -64,7 +65,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Ibcast(void *buffer, int count, MPI_Datatype dat
 
 MPIACC_INTERPOSE_EXPORT int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast(datatype, MPI_DATATYPE_NULL))
+    if (mpiacc_interpose_coll_fast_on(datatype, MPI_DATATYPE_NULL, comm, MPIACC_COLL_BCAST))
         return PMPI_Bcast_c(buffer, count, datatype, root, comm);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_BCAST,
@@ -104,7 +105,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Data
 MPIACC_INTERPOSE_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                        int root, MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast(datatype, MPI_DATATYPE_NULL))
+    if (mpiacc_interpose_coll_fast_on(datatype, MPI_DATATYPE_NULL, comm, MPIACC_COLL_REDUCE))
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_REDUCE,
@@ -148,7 +149,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Ireduce(const void *sendbuf, void *recvbuf, int 
 MPIACC_INTERPOSE_EXPORT int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                                          MPI_Op op, int root, MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast(datatype, MPI_DATATYPE_NULL))
+    if (mpiacc_interpose_coll_fast_on(datatype, MPI_DATATYPE_NULL, comm, MPIACC_COLL_REDUCE))
         return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_REDUCE,
@@ -192,7 +193,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MP
 MPIACC_INTERPOSE_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                                           MPI_Op op, MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast(datatype, MPI_DATATYPE_NULL))
+    if (mpiacc_interpose_coll_fast_on(datatype, MPI_DATATYPE_NULL, comm, MPIACC_COLL_ALLREDUCE))
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_ALLREDUCE,
@@ -236,7 +237,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Iallreduce(const void *sendbuf, void *recvbuf, i
 MPIACC_INTERPOSE_EXPORT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                                             MPI_Op op, MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast(datatype, MPI_DATATYPE_NULL))
+    if (mpiacc_interpose_coll_fast_on(datatype, MPI_DATATYPE_NULL, comm, MPIACC_COLL_ALLREDUCE))
         return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_ALLREDUCE,

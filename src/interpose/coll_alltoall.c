@@ -7,7 +7,7 @@
 MPIACC_INTERPOSE_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_ALLTOALL))
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_ALLTOALL,
@@ -53,7 +53,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Ialltoall(const void *sendbuf, int sendcount, MP
 MPIACC_INTERPOSE_EXPORT int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                            void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_ALLTOALL))
         return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_ALLTOALL,
@@ -101,7 +101,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcou
                                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                                           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_ALLTOALLV))
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_ALLTOALLV,
@@ -155,7 +155,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count
                                             MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
                                             const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_ALLTOALLV))
         return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_ALLTOALLV,

@@ -399,7 +399,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count
 MPIACC_INTERPOSE_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_ALLGATHER))
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_ALLGATHER,
@@ -445,7 +445,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Iallgather(const void *sendbuf, int sendcount, M
 MPIACC_INTERPOSE_EXPORT int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                             void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_ALLGATHER))
         return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_ALLGATHER,
@@ -493,7 +493,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount, M
                                            const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                            MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_ALLGATHERV))
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_ALLGATHERV,
@@ -543,7 +543,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Allgatherv_c(const void *sendbuf, MPI_Count send
                                              void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                                              MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_ALLGATHERV))
         return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_ALLGATHERV,

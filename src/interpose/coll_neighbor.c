@@ -206,7 +206,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_
 MPIACC_INTERPOSE_EXPORT int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_NEIGHBOR_ALLTOALL))
         return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_NEIGHBOR_ALLTOALL,
@@ -254,7 +254,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Cou
                                                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                                                     MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_NEIGHBOR_ALLTOALL))
         return PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_NEIGHBOR_ALLTOALL,
@@ -302,7 +302,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Neighbor_alltoallv(const void *sendbuf, const in
                                                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                                                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_NEIGHBOR_ALLTOALLV))
         return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                                        comm);
     {
@@ -358,7 +358,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Neighbor_alltoallv_c(const void *sendbuf, const 
                                                      const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                                                      MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_NEIGHBOR_ALLTOALLV))
         return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                                          comm);
     {
@@ -414,7 +414,8 @@ MPIACC_INTERPOSE_EXPORT int MPI_Neighbor_alltoallw(const void *sendbuf, const in
                                                    void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
                                                    const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast_w(comm, 1, sendbuf, sendtypes, recvtypes))
+    if (mpiacc_interpose_coll_fast_w(comm, 1, sendbuf, sendtypes, recvtypes) &&
+        !mpiacc_coll_ipc_comm(comm, MPIACC_COLL_NEIGHBOR_ALLTOALLW))
         return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                                        comm);
     {
@@ -473,7 +474,8 @@ MPIACC_INTERPOSE_EXPORT int MPI_Neighbor_alltoallw_c(const void *sendbuf, const 
                                                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                                                      MPI_Comm comm)
 {
-    if (mpiacc_interpose_coll_fast_w(comm, 1, sendbuf, sendtypes, recvtypes))
+    if (mpiacc_interpose_coll_fast_w(comm, 1, sendbuf, sendtypes, recvtypes) &&
+        !mpiacc_coll_ipc_comm(comm, MPIACC_COLL_NEIGHBOR_ALLTOALLW))
         return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                          recvtypes, comm);
     {

@@ -99,6 +99,14 @@ static inline int mpiacc_interpose_coll_fast(MPI_Datatype st, MPI_Datatype rt)
     return mpiacc_interpose_untagged(st) && mpiacc_interpose_untagged(rt) && mpiacc_coll_none_deferred();
 }
 
+/* The same for a blocking call of `kind` on comm, which also goes to
+ * mpiacc_coll_call on a communicator where it may run on the device
+ * (mpiacc_coll_ipc_comm: every process takes part in its exchange). */
+static inline int mpiacc_interpose_coll_fast_on(MPI_Datatype st, MPI_Datatype rt, MPI_Comm comm, int kind)
+{
+    return mpiacc_interpose_coll_fast(st, rt) && !mpiacc_coll_ipc_comm(comm, kind);
+}
+
 /* coll_types.c: the same for the datatype arrays of MPI_Alltoallw and
  * MPI_Neighbor_alltoallw (neighbor: the topology's degrees), and the
  * persistent forms' refusal. */

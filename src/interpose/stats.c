@@ -27,6 +27,8 @@ static void gather(MPIACC_Stats *s)
         s->staging_allocs[k] = (unsigned long long)ps.allocs;
         s->staging_reuses[k] = (unsigned long long)ps.reuses;
     }
+    s->coll_device = (unsigned long long)atomic_load(&mpiacc_coll_ipc_runs);
+    s->coll_staged = (unsigned long long)atomic_load(&mpiacc_coll_ipc_fallbacks);
     /* IPC caches of the backends already started (never starts one) */
     for (int k = MPIACC_KIND_HOST; k < MPIACC_KIND_MAX; k++) {
         const mpiacc_backend_t *be = mpiacc_backend_peek(k);
@@ -85,4 +87,7 @@ void mpiacc_interpose_stats_summary(void)
                        row_name(k), kib(s.staging_bytes_hwm[k]), s.staging_allocs[k], s.staging_reuses[k]);
     MPIACC_LOG(MPIACC_LOG_INFO, "summary: IPC cache: %llu open(s), %llu hit(s), %llu eviction(s)", s.ipc_opens,
                s.ipc_hits, s.ipc_evictions);
+    if (s.coll_device || s.coll_staged)
+        MPIACC_LOG(MPIACC_LOG_INFO, "summary: collectives on one-node direct communicators: %llu on the device, "
+                   "%llu staged", s.coll_device, s.coll_staged);
 }

@@ -32,6 +32,12 @@ const struct mpiacc_backend_ipc *mpiacc_proto_dx_ipc_of(const mpiacc_rp_op_t *op
     return op->be ? op->be->ipc : NULL;
 }
 
+const struct mpiacc_backend_ipc *mpiacc_proto_dx_ipc_for(int kind, const mpiacc_backend_t *be)
+{
+    if (kind > MPIACC_KIND_NONE && kind < MPIACC_KIND_MAX && test_table[kind]) return test_table[kind];
+    return be ? be->ipc : NULL;
+}
+
 /* Whether a send should be offered by IPC (the backend has IPC, MPIACC_IPC
  * is not 0, the peer shares the node); logs the reason once when not. */
 static int ipc_wanted(const mpiacc_rp_op_t *op, const mpiacc_proto_comm_t *dc)

@@ -142,6 +142,8 @@ struct mpiacc_backend_ipc;
 /* The IPC table used for op's buffers (the backend's, or a test's), or
  * NULL when the buffer kind has none. */
 const struct mpiacc_backend_ipc *mpiacc_proto_dx_ipc_of(const mpiacc_rp_op_t *op);
+/* The same for buffers of `kind` handled by backend be (the collectives). */
+const struct mpiacc_backend_ipc *mpiacc_proto_dx_ipc_for(int kind, const mpiacc_backend_t *be);
 /* Tests only: an IPC table used for buffers of `kind` instead of the
  * backend's (NULL: the backend's again), so that the IPC protocol's
  * messages can be exercised with a backend without IPC. */

@@ -1,0 +1,443 @@
+#define _POSIX_C_SOURCE 200809L
+/*
+ * The on-device collectives of one-node direct communicators (src/coll/ipc*.c)
+ * without a GPU: MPI_COMM_WORLD is direct (MPIACC_DIRECT=1) and the CPU
+ * backend's buffers (MPIACC_BUF_HOST + MPIACC_EVENT) get a stand-in IPC
+ * table (mpiacc_proto_dx_ipc_test_table): export_buf copies the exported
+ * span into a POSIX shared-memory segment, import_copy reads it through the
+ * exporter's datatype blob (mpiacc_tv_offset) and writes it through the
+ * receiver's, import_reduce reduces on the host.  What runs is the
+ * collective layer's: records, the exchange, the block matching, the
+ * one-shot and two-phase reductions, the final error flag.  Checked against
+ * MPI's own collective on plain host datatypes (tests/coll/coll_harness.h):
+ * every moving kind with random datatypes, all four forms (nonblocking ones
+ * stay staged), the reductions, the collective fallback (one process
+ * refuses its export: every process staged, right results) and a failing
+ * import on one process (every process returns an error class).
+ */
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "coll_harness.h"
+#include "coll/coll.h"
+#include "core/backend_ipc.h"
+#include "pack/pack.h"
+#include "pack/traverse.h"
+#include "protocol/direct.h"
+
+static int rank, size;
+static MPI_Comm cart;
+static atomic_int ready = 1;
+
+/* ---- the stand-in IPC table ------------------------------------------------- */
+
+enum { FAKE_OK, FAKE_NO_EXPORT, FAKE_IMPORT_FAILS };
+static int mode, mode_rank = -1;
+static long next_seg, exports, releases;
+
+static int my_mode(void) { return rank == mode_rank ? mode : FAKE_OK; }
+
+static void seg_name(char *out, size_t len, uint64_t owner, uint64_t id)
+{
+    snprintf(out, len, "/mpiacc_test_cipc_%llu_%llu", (unsigned long long)owner, (unsigned long long)id);
+}
+
+static int fake_export(const mpiacc_attrs_t *a, void *dep, void *buf, MPI_Aint lo, MPI_Aint hi,
+                       mpiacc_ipc_export_t *x, void **token, int *ok)
+{
+    char name[96];
+    int fd;
+    void *p;
+    *ok = 0;
+    if (my_mode() == FAKE_NO_EXPORT) return MPI_SUCCESS;
+    memset(x, 0, sizeof *x);
+    x->owner = (uint64_t)getpid();
+    x->buffer_id = (uint64_t)next_seg++;
+    x->lo = lo;
+    x->hi = hi;
+    x->alloc_bytes = (uint64_t)(hi - lo);
+    seg_name(name, sizeof name, x->owner, x->buffer_id);
+    fd = shm_open(name, O_CREAT | O_RDWR | O_EXCL, 0600);
+    if (fd < 0 || ftruncate(fd, hi - lo) != 0) return MPI_ERR_OTHER;
+    p = mmap(NULL, (size_t)(hi - lo), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) return MPI_ERR_OTHER;
+    memcpy(p, (char *)buf + lo, (size_t)(hi - lo)); /* the host data is ready (its event is set) */
+    munmap(p, (size_t)(hi - lo));
+    *token = (void *)(intptr_t)(x->buffer_id + 1);
+    exports++;
+    *ok = 1;
+    return MPI_SUCCESS;
+}
+
+static void fake_release(void *token)
+{
+    char name[96];
+    seg_name(name, sizeof name, (uint64_t)getpid(), (uint64_t)(intptr_t)token - 1);
+    shm_unlink(name);
+    releases++;
+}
+
+static const unsigned char *map_export(const mpiacc_ipc_export_t *x)
+{
+    char name[96];
+    int fd;
+    void *p;
+    seg_name(name, sizeof name, x->owner, x->buffer_id);
+    if ((fd = shm_open(name, O_RDONLY, 0)) < 0) return NULL;
+    p = mmap(NULL, (size_t)x->alloc_bytes, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static int fake_import(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_export_t *x, const void *blob,
+                       size_t blob_bytes, MPI_Count src_count, const mpiacc_xfer_desc_t *d, void **xfer)
+{
+    const unsigned char *src;
+    const mpiacc_pack_type_t *t = d->type;
+    int err = MPI_SUCCESS;
+    *xfer = NULL;
+    if (my_mode() == FAKE_IMPORT_FAILS) return MPI_ERR_OTHER;
+    if (!(src = map_export(x))) return MPI_ERR_OTHER;
+    if (d->last - d->first > src_count * mpiacc_tv_size(blob)) err = MPI_ERR_INTERN;
+    for (MPI_Count p = d->first; p < d->last && err == MPI_SUCCESS; p++) {
+        int64_t at = mpiacc_tv_offset(blob, p) - x->lo;
+        if (at < 0 || at >= (int64_t)x->alloc_bytes) err = MPI_ERR_BUFFER; /* outside the export */
+        else ((unsigned char *)d->buf)[mpiacc_tv_offset(t->blob, p)] = src[at];
+    }
+    munmap((void *)src, (size_t)x->alloc_bytes);
+    return err;
+}
+
+static int fake_supported(MPI_Datatype type, MPI_Op op)
+{
+    return (type == MPI_INT || type == MPI_DOUBLE) && (op == MPI_SUM || op == MPI_MAX || op == MPI_MIN);
+}
+
+#define COMBINE(T, acc, v, op)                                                                                      \
+    do {                                                                                                             \
+        T a_ = *(T *)(acc), v_ = *(const T *)(v);                                                                    \
+        *(T *)(acc) = op == MPI_SUM ? a_ + v_ : op == MPI_MAX ? (a_ > v_ ? a_ : v_) : (a_ < v_ ? a_ : v_);           \
+    } while (0)
+
+static int fake_reduce(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_export_t *xs, int n, MPI_Aint disp,
+                       MPI_Datatype type, MPI_Op op, MPI_Count count, void *dst, void **xfer)
+{
+    const unsigned char *src[16];
+    size_t esz = type == MPI_INT ? sizeof(int) : sizeof(double);
+    unsigned char *out = malloc((size_t)count * esz + 1);
+    int err = MPI_SUCCESS;
+    *xfer = NULL;
+    if (my_mode() == FAKE_IMPORT_FAILS || n > 16 || !fake_supported(type, op)) err = MPI_ERR_OTHER;
+    for (int i = 0; i < n; i++) src[i] = err == MPI_SUCCESS ? map_export(&xs[i]) : NULL;
+    for (int i = 0; i < n && err == MPI_SUCCESS; i++) {
+        if (!src[i]) err = MPI_ERR_OTHER;
+        else if (disp - xs[i].lo < 0 || disp - xs[i].lo + count * (MPI_Count)esz > (MPI_Count)xs[i].alloc_bytes)
+            err = MPI_ERR_BUFFER;
+    }
+    for (MPI_Count k = 0; k < count && err == MPI_SUCCESS; k++) {
+        unsigned char *acc = out + k * esz;
+        memcpy(acc, src[0] + disp - xs[0].lo + k * esz, esz);
+        for (int i = 1; i < n; i++) {
+            const unsigned char *v = src[i] + disp - xs[i].lo + k * esz;
+            if (type == MPI_INT) COMBINE(int, acc, v, op);
+            else COMBINE(double, acc, v, op);
+        }
+    }
+    if (err == MPI_SUCCESS) memcpy(dst, out, (size_t)count * esz); /* dst may be a source: written last */
+    for (int i = 0; i < n; i++)
+        if (src[i]) munmap((void *)src[i], (size_t)xs[i].alloc_bytes);
+    free(out);
+    return err;
+}
+
+static void fake_stats(mpiacc_ipc_stats_t *s) { memset(s, 0, sizeof *s); }
+
+static const struct mpiacc_backend_ipc fake = {.export_buf = fake_export,
+                                               .export_release = fake_release,
+                                               .import_copy = fake_import,
+                                               .stats = fake_stats,
+                                               .reduce_supported = fake_supported,
+                                               .import_reduce = fake_reduce};
+
+/* ---- helpers ----------------------------------------------------------------- */
+
+static MPI_Datatype tag_host(MPI_Datatype t)
+{
+    MPI_Datatype d;
+    assert_int_equal(MPI_Type_dup(t, &d), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_set_attr(d, MPIACC_BUF_TYPE, (void *)(intptr_t)MPIACC_BUF_HOST), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_set_attr(d, MPIACC_EVENT, (void *)&ready), MPI_SUCCESS);
+    return d;
+}
+
+static long runs(void) { return atomic_load(&mpiacc_coll_ipc_runs); }
+static long fallbacks(void) { return atomic_load(&mpiacc_coll_ipc_fallbacks); }
+
+static void fill(unsigned char *p, size_t n, uint64_t seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)((seed >> (i % 7)) + i * 131 + (i >> 5));
+}
+
+/* Whether unpacking two elements of t writes some byte twice. */
+static int overlaps(MPI_Datatype t)
+{
+    MPI_Count lo, hi, sz;
+    int pos = 0, ok;
+    MPI_Type_size_c(t, &sz);
+    sz *= 2;
+    tg_bounds(t, 2, &lo, &hi);
+    if (sz == 0 || hi - lo > 1 << 20) return 1;
+    unsigned char *buf = calloc((size_t)(hi - lo), 1), *in = malloc((size_t)sz), *out = malloc((size_t)sz);
+    for (MPI_Count i = 0; i < sz; i++)
+        in[i] = (unsigned char)(i * 37 + 11 + (i >> 8));
+    MPI_Unpack(in, (int)sz, &pos, buf - lo, 2, t, MPI_COMM_SELF);
+    pos = 0;
+    MPI_Pack(buf - lo, 2, t, out, (int)sz, &pos, MPI_COMM_SELF);
+    ok = memcmp(in, out, (size_t)sz) == 0;
+    free(buf), free(in), free(out);
+    return !ok;
+}
+
+static int moves_on_device(int k)
+{
+    return k == K_BCAST || k == K_ALLGATHER || k == K_ALLGATHERV || k == K_ALLTOALL || k == K_ALLTOALLV ||
+           k == K_NALLTOALL || k == K_NALLTOALLV || k == K_NALLTOALLW;
+}
+
+/* One call of kind under test against the oracle; mixed: tagged on a random
+ * subset of ranks and sides (then staged when a rank is untagged). */
+static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter, int mixed, int expect, long *ran)
+{
+    MPI_Aint lb, ext;
+    MPI_Count lo, hi;
+    shape_t sh;
+    int mask, E;
+    MPI_Comm comm = is_neighbor(kind) ? cart : MPI_COMM_WORLD;
+    MPI_Datatype tt = tag_host(t), ts, tr;
+    MPI_Request req;
+    long r0;
+    MPI_Type_get_extent(t, &lb, &ext);
+    make_shape(&sh, kind, rs, ext, rank, size);
+    mask = (int)mpiacc_test_rand(rs);
+    E = span_elems(&sh, sh.n) + 1;
+    tg_bounds(t, E, &lo, &hi);
+    size_t bytes = (size_t)(hi - lo) + 8;
+    unsigned char *m[4];
+    for (int i = 0; i < 4; i++)
+        m[i] = malloc(bytes);
+    fill(m[0], bytes, (uint64_t)iter * 977 + (uint64_t)rank);
+    fill(m[1], bytes, (uint64_t)iter * 1013 + (uint64_t)rank * 7);
+    memcpy(m[2], m[0], bytes);
+    memcpy(m[3], m[1], bytes);
+    assert_int_equal(coll_call(&sh, comm, m[0] - lo, t, m[1] - lo, t, &req), MPI_SUCCESS);
+    assert_int_equal(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    ts = !mixed || ((mask >> rank) & 1) ? tt : t;
+    tr = !mixed || ((mask >> (rank + 8)) & 1) ? tt : t;
+    r0 = runs();
+    if (coll_call(&sh, comm, m[2] - lo, ts, m[3] - lo, tr, &req) != MPI_SUCCESS)
+        fail_msg("%s form %d: error (iter %ld)", kind_names[kind], sh.form, iter);
+    assert_int_equal(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    *ran += runs() - r0;
+    if (expect && !(sh.form & 1) && moves_on_device(kind) &&
+        !(sh.in_place && (kind == K_ALLTOALL || kind == K_ALLTOALLV)) && runs() == r0)
+        fail_msg("%s form %d in place %d: staged, expected on the device (iter %ld)", kind_names[kind], sh.form,
+                 sh.in_place, iter);
+    if (memcmp(m[0], m[2], bytes) || memcmp(m[1], m[3], bytes))
+        fail_msg("%s (form %d, in place %d, root %d, cnt %d, tagged send %d recv %d, combiner %s, iter %ld, seed "
+                 "%llu): rank %d's buffers differ from MPI's",
+                 kind_names[kind], sh.form, sh.in_place, sh.root, sh.cnt, ts == tt, tr == tt, tg_combiner_name(t),
+                 iter, (unsigned long long)mpiacc_test_seed(), rank);
+    for (int i = 0; i < 4; i++)
+        free(m[i]);
+    MPI_Type_free(&tt);
+}
+
+static void corpus(int mixed)
+{
+    uint64_t seed = mpiacc_test_seed(), rs = seed + (uint64_t)mixed;
+    long n = tg_corpus_size(8, 100), done = 0, ran = 0;
+    tg_src_t src = {.state = seed ^ 0x51ed27u, .large = 1, .max_size = 160, .max_span = 640};
+    for (long i = 0; done < n; i++) {
+        MPI_Datatype t = tg_make(&src, (int)(1 + i % 4));
+        int bad;
+        MPI_Type_commit(&t);
+        bad = overlaps(t); /* a receive type must not write a byte twice */
+        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (!bad) {
+            for (int k = 0; k < K_NKINDS; k++)
+                if (moves_on_device(k)) run_one(t, k, &rs, i * K_NKINDS + k, mixed, !mixed, &ran);
+            done++;
+        }
+        tg_free(&t);
+    }
+    if (rank == 0)
+        printf("%s corpus: %ld types, %ld calls on the device, seed %llu\n", mixed ? "mixed" : "device", n, ran,
+               (unsigned long long)seed);
+    if (!mixed) assert_true(ran > 0);
+}
+
+static void test_corpus(void **state) { corpus(0); }
+static void test_corpus_mixed(void **state) { corpus(1); }
+
+/* ---- reductions ------------------------------------------------------------------ */
+
+/* Allreduce / Reduce of n elements (int or double), in place or not, on
+ * tagged buffers against the values computed here. */
+static void reduce_one(int allreduce, int dbl, MPI_Op op, int n, int ip, int root, int expect_device)
+{
+    size_t esz = dbl ? sizeof(double) : sizeof(int);
+    MPI_Datatype base = dbl ? MPI_DOUBLE : MPI_INT, tt = tag_host(base);
+    unsigned char *sb = malloc(esz * (size_t)n + 1), *rb = malloc(esz * (size_t)n + 1);
+    long r0 = runs();
+    int me_root = rank == root, err;
+    for (int k = 0; k < n; k++) {
+        int v = (k * 7 + rank * 13) % 23 - 11;
+        if (dbl) ((double *)sb)[k] = v * 0.5;
+        else ((int *)sb)[k] = v;
+    }
+    if (ip && (allreduce || me_root)) memcpy(rb, sb, esz * (size_t)n);
+    else memset(rb, 0x5a, esz * (size_t)n);
+    if (allreduce) err = MPI_Allreduce(ip ? MPI_IN_PLACE : sb, rb, n, tt, op, MPI_COMM_WORLD);
+    else err = MPI_Reduce(ip && me_root ? MPI_IN_PLACE : sb, rb, n, tt, op, root, MPI_COMM_WORLD);
+    assert_int_equal(err, MPI_SUCCESS);
+    if (expect_device && runs() == r0)
+        fail_msg("%s of %d: staged, expected on the device", allreduce ? "Allreduce" : "Reduce", n);
+    if (allreduce || me_root)
+        for (int k = 0; k < n; k++) {
+            double want = 0;
+            for (int r = 0; r < size; r++) {
+                int v = (k * 7 + r * 13) % 23 - 11;
+                double x = dbl ? v * 0.5 : v;
+                if (r == 0) want = x;
+                else want = op == MPI_SUM ? want + x : op == MPI_MAX ? (want > x ? want : x) : (want < x ? want : x);
+            }
+            double got = dbl ? ((double *)rb)[k] : ((int *)rb)[k];
+            if (got != want)
+                fail_msg("%s (%s, n %d, in place %d, root %d): element %d is %g, expected %g on rank %d",
+                         allreduce ? "Allreduce" : "Reduce", dbl ? "double" : "int", n, ip, root, k, got, want, rank);
+        }
+    free(sb), free(rb);
+    MPI_Type_free(&tt);
+}
+
+static void test_reductions(void **state)
+{
+    /* one-shot, two-phase (in place, or above MPIACC_COLL_ONE_SHOT_MAX from 3
+     * ranks: the two_phase case sets it to 1K), counts not divisible by the ranks, empty */
+    int ns[] = {1, 7, 1000, 70001, 0};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        for (int ip = 0; ip < 2; ip++) {
+            reduce_one(1, 0, MPI_SUM, ns[i], ip, 0, ns[i] > 0);
+            reduce_one(1, 1, MPI_MAX, ns[i], ip, 0, ns[i] > 0);
+            reduce_one(0, 0, MPI_MIN, ns[i], ip, (int)(i % (size_t)size), ns[i] > 0);
+        }
+    /* an operation the device does not compute: staged, right */
+    {
+        int v = rank + 1, w = 0;
+        MPI_Datatype tt = tag_host(MPI_INT);
+        long f0 = fallbacks();
+        assert_int_equal(MPI_Allreduce(&v, &w, 1, tt, MPI_PROD, MPI_COMM_WORLD), MPI_SUCCESS);
+        int want = 1;
+        for (int r = 0; r < size; r++) want *= r + 1;
+        assert_int_equal(w, want);
+        assert_true(fallbacks() > f0);
+        MPI_Type_free(&tt);
+    }
+}
+
+/* ---- fallback and failure ---------------------------------------------------------- */
+
+static void test_fallback(void **state)
+{
+    long f0 = fallbacks(), r0 = runs();
+    uint64_t rs = mpiacc_test_seed() + 99;
+    long ran = 0;
+    mode = FAKE_NO_EXPORT;
+    mode_rank = size - 1;
+    /* every moving kind and the reductions, with int elements */
+    for (int k = 0; k < K_NKINDS; k++)
+        if (moves_on_device(k)) run_one(MPI_INT, k, &rs, 5000 + k, 0 /* all tagged */, 0, &ran);
+    reduce_one(1, 0, MPI_SUM, 100, 0, 0, 0);
+    mode_rank = -1;
+    mode = FAKE_OK;
+    /* (a kind where the refusing process exports nothing, a Bcast from
+     * another root, may still run on the device) */
+    assert_true(fallbacks() > f0);
+    if (rank == 0) printf("fallback: %ld of the calls ran on the device\n", runs() - r0);
+}
+
+static void test_failure(void **state)
+{
+    int v[64], w[64], cls, err;
+    MPI_Datatype tt = tag_host(MPI_INT);
+    long r0 = runs();
+    for (int i = 0; i < 64; i++) v[i] = i + rank;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mode = FAKE_IMPORT_FAILS;
+    mode_rank = 0;
+    err = MPI_Allgather(v, 64 / size, tt, w, 64 / size, tt, MPI_COMM_WORLD);
+    assert_int_not_equal(err, MPI_SUCCESS);
+    MPI_Error_class(err, &cls);
+    assert_int_not_equal(cls, MPI_SUCCESS);
+    err = MPI_Allreduce(v, w, 64, tt, MPI_SUM, MPI_COMM_WORLD);
+    assert_int_not_equal(err, MPI_SUCCESS);
+    err = MPI_Bcast(v, 64, tt, 1 % size, MPI_COMM_WORLD);
+    if (size > 1) assert_int_not_equal(err, MPI_SUCCESS); /* the root reads nothing, but learns of the failure */
+    mode = FAKE_OK;
+    mode_rank = -1;
+    assert_true(runs() > r0);
+    /* and the communicator still works (the Bcast wrote v where it could) */
+    for (int i = 0; i < 64; i++) v[i] = i + rank;
+    assert_int_equal(MPI_Allreduce(v, w, 64, tt, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+    assert_int_equal(w[3], 3 * size + size * (size - 1) / 2);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Type_free(&tt);
+}
+
+int main(int argc, char **argv)
+{
+    int dims[1] = {0}, periods[1] = {1}, failed, flag = 0;
+    char val[16] = "";
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help")) {
+            printf("usage: %s\n(run with MPIACC_DIRECT=1) On-device collectives of direct communicators through a "
+                   "stand-in IPC table on host buffers, against MPI.\n",
+                   argv[0]);
+            return 0;
+        }
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    {
+        MPI_Info info;
+        MPI_Comm_get_info(MPI_COMM_WORLD, &info);
+        MPI_Info_get(info, MPIACC_DIRECT_INFO, sizeof val - 1, val, &flag);
+        MPI_Info_free(&info);
+    }
+    if (!flag || strcmp(val, "true")) {
+        if (rank == 0) printf("SKIPPED: MPI_COMM_WORLD is not direct (run with MPIACC_DIRECT=1)\n");
+        MPI_Finalize();
+        return 77;
+    }
+    mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_HOST, &fake);
+    MPI_Dims_create(size, 1, dims);
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_corpus),   cmocka_unit_test(test_corpus_mixed), cmocka_unit_test(test_reductions),
+        cmocka_unit_test(test_fallback), cmocka_unit_test(test_failure),
+    };
+    failed = MPIACC_TEST_RUN("coll_ipc", tests, NULL, NULL);
+    MPI_Comm_free(&cart);
+    mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_HOST, NULL);
+    if (exports != releases) {
+        fprintf(stderr, "rank %d: %ld exports, %ld released\n", rank, exports, releases);
+        failed = 1;
+    }
+    MPI_Finalize();
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,309 @@
+/*
+ * test_cuda_coll_ipc: the on-device collectives of a one-node direct
+ * communicator (issue 24; run with MPIACC_DIRECT=1, every rank on GPU 0,
+ * MPS advised) on CUDA buffers: each blocking collective's result, and that
+ * it ran on the device (MPIACC_Get_stats: coll_device; reductions only when
+ * the CUDA backend's IPC table reduces).  Data are written on the user
+ * stream right before each call (no synchronisation: the stream is the
+ * dependency).  Skipped without a CUDA device or a direct MPI_COMM_WORLD.
+ *  bcast          MPI_Bcast of ints and of a strided vector, root 1
+ *  allgather      MPI_Allgather, in place too; MPI_Allgatherv with gaps
+ *  alltoall       MPI_Alltoall; MPI_Alltoallv with per-pair counts
+ *  neighbor_halo  MPI_Neighbor_alltoallw of subarray faces, periodic ring
+ *  reductions     MPI_Allreduce one-shot, two-phase (4 MiB + 12 B) and in place;
+ *                 MPI_Reduce (root last, and in place)
+ *  fallback       one rank with a host buffer: every rank staged, right
+ */
+#include "cu_p2p.h"
+#include "core/backend_ipc.h"
+
+static unsigned long long dev_runs(void)
+{
+    MPIACC_Stats st;
+    memset(&st, 0, sizeof st);
+    st.size = sizeof st;
+    MPIACC_Get_stats(&st);
+    return st.coll_device;
+}
+
+static int reduces_on_device(void)
+{
+    const mpiacc_backend_t *be = mpiacc_backend_get(MPIACC_KIND_CUDA);
+    return be && be->ipc && be->ipc->import_reduce && be->ipc->reduce_supported;
+}
+
+/* *bad when the call did not run on the device although it should have. */
+static void on_device(unsigned long long before, int want, const char *what, int *bad)
+{
+    unsigned long long now = dev_runs();
+    if (want && now != before + 1) CU_BAD(*bad, "%s: did not run on the device (%llu runs)", what, now - before);
+    if (!want && now != before) CU_BAD(*bad, "%s: ran on the device", what);
+}
+
+static int *dints(size_t n)
+{
+    int *d = NULL;
+    CU_CK(cudaMalloc((void **)&d, (n ? n : 1) * sizeof(int)));
+    return d;
+}
+
+static void put(int *d, const int *h, size_t n)
+{
+    CU_CK(cudaMemcpyAsync(d, h, n * sizeof(int), cudaMemcpyHostToDevice, cu_us));
+}
+
+static void get(int *h, const int *d, size_t n) { CU_CK(cudaMemcpy(h, d, n * sizeof(int), cudaMemcpyDeviceToHost)); }
+
+static int check(const int *got, const int *want, size_t n, const char *what)
+{
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != want[i]) {
+            fprintf(stderr, "[rank %d] %s[%zu] = %d, want %d\n", cu_rank, what, i, got[i], want[i]);
+            return 1;
+        }
+    return 0;
+}
+
+static void bcast(void **state)
+{
+    enum { M = 100000 };
+    MPI_Datatype t = cu_tag(MPI_INT, CU_STREAM, cu_us), v = cu_vector_int(M / 2, 2), tv = cu_tag(v, CU_STREAM, cu_us);
+    int *h = malloc(sizeof(int) * M), *w = malloc(sizeof(int) * M), *d = dints(M), bad = 0, root = 1 % cu_size;
+    unsigned long long r0;
+    for (int i = 0; i < M; i++) h[i] = cu_rank == root ? 3 * i + 1 : -1, w[i] = 3 * i + 1;
+    put(d, h, M);
+    r0 = dev_runs();
+    MPI_CK(MPI_Bcast(d, M, t, root, MPI_COMM_WORLD));
+    on_device(r0, 1, "bcast", &bad);
+    get(h, d, M);
+    bad += check(h, w, M, "bcast");
+    for (int i = 0; i < M; i++) h[i] = cu_rank == root ? i : -2, w[i] = i % 2 == 0 || cu_rank == root ? i : -2;
+    put(d, h, M);
+    r0 = dev_runs();
+    MPI_CK(MPI_Bcast(d, 1, tv, root, MPI_COMM_WORLD));
+    on_device(r0, 1, "bcast vector", &bad);
+    get(h, d, M);
+    bad += check(h, w, M, "bcast vector");
+    cu_all_ok(bad, "bcast");
+    CU_CK(cudaFree(d));
+    free(h), free(w);
+    MPI_Type_free(&t), MPI_Type_free(&v), MPI_Type_free(&tv);
+}
+
+static void allgather(void **state)
+{
+    enum { K = 3000 };
+    int P = cu_size, n = K * P + 64 * P, bad = 0, *cnt = malloc(sizeof(int) * P), *dsp = malloc(sizeof(int) * P);
+    MPI_Datatype t = cu_tag(MPI_INT, CU_STREAM, cu_us);
+    int *hs = malloc(sizeof(int) * K), *hr = malloc(sizeof(int) * n), *w = malloc(sizeof(int) * n);
+    int *ds = dints(K), *dr = dints((size_t)n);
+    unsigned long long r0;
+    for (int i = 0; i < K; i++) hs[i] = cu_rank * 100000 + i;
+    for (int i = 0; i < n; i++) hr[i] = -1;
+    put(ds, hs, K), put(dr, hr, (size_t)n);
+    r0 = dev_runs();
+    MPI_CK(MPI_Allgather(ds, K, t, dr, K, t, MPI_COMM_WORLD));
+    on_device(r0, 1, "allgather", &bad);
+    get(hr, dr, (size_t)K * P);
+    for (int i = 0; i < K * P; i++) w[i] = (i / K) * 100000 + i % K;
+    bad += check(hr, w, (size_t)K * P, "allgather");
+    /* in place: this rank's block already in the receive buffer */
+    for (int i = 0; i < K * P; i++) hr[i] = i / K == cu_rank ? w[i] : -1;
+    put(dr, hr, (size_t)K * P);
+    r0 = dev_runs();
+    MPI_CK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, dr, K, t, MPI_COMM_WORLD));
+    on_device(r0, 1, "allgather in place", &bad);
+    get(hr, dr, (size_t)K * P);
+    bad += check(hr, w, (size_t)K * P, "allgather in place");
+    /* allgatherv: rank p sends p + 1 hundred ints, blocks 64 ints apart */
+    for (int p = 0, at = 0; p < P; p++) cnt[p] = 100 * (p + 1), dsp[p] = at, at += cnt[p] + 64;
+    for (int i = 0; i < n; i++) hr[i] = -1, w[i] = -1;
+    for (int p = 0; p < P; p++)
+        for (int i = 0; i < cnt[p]; i++) w[dsp[p] + i] = p * 100000 + i;
+    put(dr, hr, (size_t)n);
+    r0 = dev_runs();
+    MPI_CK(MPI_Allgatherv(ds, cnt[cu_rank], t, dr, cnt, dsp, t, MPI_COMM_WORLD));
+    on_device(r0, 1, "allgatherv", &bad);
+    get(hr, dr, (size_t)n);
+    bad += check(hr, w, (size_t)n, "allgatherv");
+    cu_all_ok(bad, "allgather");
+    CU_CK(cudaFree(ds));
+    CU_CK(cudaFree(dr));
+    free(hs), free(hr), free(w), free(cnt), free(dsp);
+    MPI_Type_free(&t);
+}
+
+static void alltoall(void **state)
+{
+    enum { K = 2000 };
+    int P = cu_size, bad = 0, *sc = malloc(sizeof(int) * P), *sd = malloc(sizeof(int) * P);
+    int *rc = malloc(sizeof(int) * P), *rd = malloc(sizeof(int) * P);
+    MPI_Datatype t = cu_tag(MPI_INT, CU_STREAM, cu_us);
+    int *hs = malloc(sizeof(int) * K * P), *hr = malloc(sizeof(int) * K * P), *w = malloc(sizeof(int) * K * P);
+    int *ds = dints((size_t)K * P), *dr = dints((size_t)K * P);
+    unsigned long long r0;
+    for (int i = 0; i < K * P; i++) hs[i] = cu_rank * 1000000 + i, hr[i] = -1;
+    put(ds, hs, (size_t)K * P), put(dr, hr, (size_t)K * P);
+    r0 = dev_runs();
+    MPI_CK(MPI_Alltoall(ds, K, t, dr, K, t, MPI_COMM_WORLD));
+    on_device(r0, 1, "alltoall", &bad);
+    get(hr, dr, (size_t)K * P);
+    for (int p = 0; p < P; p++)
+        for (int i = 0; i < K; i++) w[p * K + i] = p * 1000000 + cu_rank * K + i;
+    bad += check(hr, w, (size_t)K * P, "alltoall");
+    /* alltoallv: a -> b carries 10 (a + b + 1) ints */
+    for (int p = 0, s = 0, r = 0; p < P; p++) {
+        sc[p] = rc[p] = 10 * (cu_rank + p + 1);
+        sd[p] = s, rd[p] = r + 5;
+        s += sc[p], r += rc[p] + 5;
+    }
+    for (int i = 0; i < K * P; i++) hr[i] = -1, w[i] = -1;
+    /* (p's block for this rank starts after its blocks for ranks < this one) */
+    for (int p = 0; p < P; p++) {
+        int off = 0;
+        for (int q = 0; q < cu_rank; q++) off += 10 * (p + q + 1);
+        for (int i = 0; i < rc[p]; i++) w[rd[p] + i] = p * 1000000 + off + i;
+    }
+    put(dr, hr, (size_t)K * P);
+    r0 = dev_runs();
+    MPI_CK(MPI_Alltoallv(ds, sc, sd, t, dr, rc, rd, t, MPI_COMM_WORLD));
+    on_device(r0, 1, "alltoallv", &bad);
+    get(hr, dr, (size_t)K * P);
+    bad += check(hr, w, (size_t)K * P, "alltoallv");
+    cu_all_ok(bad, "alltoall");
+    CU_CK(cudaFree(ds));
+    CU_CK(cudaFree(dr));
+    free(hs), free(hr), free(w), free(sc), free(sd), free(rc), free(rd);
+    MPI_Type_free(&t);
+}
+
+static void neighbor_halo(void **state)
+{
+    enum { R = 34, C = 64 };
+    int sizes[2] = {R, C}, sub[2] = {1, C}, st[4][2] = {{1, 0}, {R - 2, 0}, {0, 0}, {R - 1, 0}};
+    int dims[1] = {0}, per[1] = {1}, bad = 0, left, right;
+    MPI_Datatype face[4], tf[4];
+    MPI_Comm cart;
+    MPI_Count cnt[2] = {1, 1};
+    MPI_Aint dsp[2] = {0, 0};
+    int *h = malloc(sizeof(int) * R * C), *d = dints((size_t)R * C);
+    unsigned long long r0;
+    MPI_CK(MPI_Dims_create(cu_size, 1, dims));
+    MPI_CK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &cart));
+    MPI_CK(MPI_Cart_shift(cart, 0, 1, &left, &right));
+    for (int f = 0; f < 4; f++) {
+        MPI_CK(MPI_Type_create_subarray(2, sizes, sub, st[f], MPI_ORDER_C, MPI_INT, &face[f]));
+        MPI_CK(MPI_Type_commit(&face[f]));
+        tf[f] = cu_tag(face[f], CU_STREAM, cu_us);
+    }
+    for (int i = 0; i < R * C; i++) h[i] = i / C == 0 || i / C == R - 1 ? -1 : cu_rank * 100000 + i;
+    put(d, h, (size_t)R * C);
+    r0 = dev_runs();
+    MPI_CK(MPI_Neighbor_alltoallw_c(d, cnt, dsp, (MPI_Datatype[]){tf[0], tf[1]}, d, cnt, dsp,
+                                    (MPI_Datatype[]){tf[2], tf[3]}, cart));
+    on_device(r0, 1, "neighbor_alltoallw", &bad);
+    get(h, d, (size_t)R * C);
+    for (int j = 0; j < C; j++) {
+        if (h[j] != left * 100000 + (R - 2) * C + j) CU_BAD(bad, "top halo[%d] = %d", j, h[j]);
+        if (h[(R - 1) * C + j] != right * 100000 + C + j) CU_BAD(bad, "bottom halo[%d] = %d", j, h[(R - 1) * C + j]);
+        if (bad) break;
+    }
+    cu_all_ok(bad, "neighbor_halo");
+    for (int f = 0; f < 4; f++) MPI_Type_free(&face[f]), MPI_Type_free(&tf[f]);
+    MPI_Comm_free(&cart);
+    CU_CK(cudaFree(d));
+    free(h);
+}
+
+static void reductions(void **state)
+{
+    enum { NMAX = (1 << 20) + 3 }; /* above MPIACC_COLL_ONE_SHOT_MAX's 4 MiB: two phases from 3 ranks */
+    int ns[] = {1, 4096, NMAX}, bad = 0, dev = reduces_on_device(), root = cu_size - 1;
+    MPI_Datatype t = cu_tag(MPI_INT, CU_STREAM, cu_us);
+    int *h = malloc(sizeof(int) * NMAX), *o = malloc(sizeof(int) * NMAX), *da = dints(NMAX), *db = dints(NMAX);
+    unsigned long long r0;
+    if (cu_rank == 0) printf("reductions on the device: %s\n", dev ? "yes" : "no (the IPC table does not reduce)");
+    for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+        int n = ns[k];
+        for (int i = 0; i < n; i++) h[i] = (i % 1000) * (cu_rank + 1);
+        put(da, h, (size_t)n);
+        r0 = dev_runs();
+        MPI_CK(MPI_Allreduce(da, db, n, t, MPI_SUM, MPI_COMM_WORLD));
+        on_device(r0, dev, "allreduce", &bad);
+        get(o, db, (size_t)n);
+        for (int i = 0; i < n && !bad; i++)
+            if (o[i] != (i % 1000) * cu_size * (cu_size + 1) / 2) CU_BAD(bad, "allreduce(%d)[%d] = %d", n, i, o[i]);
+        put(da, h, (size_t)n);
+        r0 = dev_runs();
+        MPI_CK(MPI_Allreduce(MPI_IN_PLACE, da, n, t, MPI_MAX, MPI_COMM_WORLD));
+        on_device(r0, dev, "allreduce in place", &bad);
+        get(o, da, (size_t)n);
+        for (int i = 0; i < n && !bad; i++)
+            if (o[i] != (i % 1000) * cu_size) CU_BAD(bad, "allreduce in place(%d)[%d] = %d", n, i, o[i]);
+        put(da, h, (size_t)n);
+        r0 = dev_runs();
+        MPI_CK(MPI_Reduce(cu_rank == root && k == 1 ? MPI_IN_PLACE : (void *)da, cu_rank == root && k == 1 ? da : db,
+                          n, t, MPI_SUM, root, MPI_COMM_WORLD));
+        on_device(r0, dev, "reduce", &bad);
+        if (cu_rank == root) {
+            get(o, k == 1 ? da : db, (size_t)n);
+            for (int i = 0; i < n && !bad; i++)
+                if (o[i] != (i % 1000) * cu_size * (cu_size + 1) / 2) CU_BAD(bad, "reduce(%d)[%d] = %d", n, i, o[i]);
+        }
+    }
+    cu_all_ok(bad, "reductions");
+    CU_CK(cudaFree(da));
+    CU_CK(cudaFree(db));
+    free(h), free(o);
+    MPI_Type_free(&t);
+}
+
+static void fallback(void **state)
+{
+    enum { K = 500 };
+    MPI_Datatype t = cu_tag(MPI_INT, CU_STREAM, cu_us);
+    int P = cu_size, bad = 0, host = cu_rank == 0;
+    int *hs = malloc(sizeof(int) * K), *hr = malloc(sizeof(int) * K * P), *w = malloc(sizeof(int) * K * P);
+    int *ds = dints(K), *dr = dints((size_t)K * P);
+    unsigned long long r0;
+    for (int i = 0; i < K; i++) hs[i] = cu_rank * 1000 + i;
+    for (int i = 0; i < K * P; i++) hr[i] = -1, w[i] = (i / K) * 1000 + i % K;
+    if (!host) put(ds, hs, K), put(dr, hr, (size_t)K * P);
+    r0 = dev_runs();
+    MPI_CK(MPI_Allgather(host ? (void *)hs : ds, K, host ? MPI_INT : t, host ? (void *)hr : dr, K,
+                         host ? MPI_INT : t, MPI_COMM_WORLD));
+    on_device(r0, 0, "allgather with a host rank", &bad);
+    if (!host) get(hr, dr, (size_t)K * P);
+    bad += check(hr, w, (size_t)K * P, "allgather with a host rank");
+    cu_all_ok(bad, "fallback");
+    CU_CK(cudaFree(ds));
+    CU_CK(cudaFree(dr));
+    free(hs), free(hr), free(w);
+    MPI_Type_free(&t);
+}
+
+int main(int argc, char **argv)
+{
+    int failed, flag = 0;
+    char val[16] = "";
+    MPI_Info info;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help")) {
+            printf("usage: MPIACC_DIRECT=1 mpiexec -n N %s\nOn-device collectives of a direct MPI_COMM_WORLD on CUDA "
+                   "buffers (skipped without a CUDA device).\n",
+                   argv[0]);
+            return 0;
+        }
+    cu_init(&argc, &argv, MPI_THREAD_SINGLE, 2);
+    MPI_Comm_get_info(MPI_COMM_WORLD, &info);
+    MPI_Info_get(info, MPIACC_DIRECT_INFO, sizeof val - 1, val, &flag);
+    MPI_Info_free(&info);
+    if (!flag || strcmp(val, "true")) mpiacc_test_skip_all("MPI_COMM_WORLD is not direct (run with MPIACC_DIRECT=1)");
+    cu_watchdog("test_cuda_coll_ipc", 280);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(bcast),         cmocka_unit_test(allgather),  cmocka_unit_test(alltoall),
+        cmocka_unit_test(neighbor_halo), cmocka_unit_test(reductions), cmocka_unit_test(fallback),
+    };
+    failed = MPIACC_TEST_RUN("cuda_coll_ipc", tests, NULL, NULL);
+    return cu_fini(failed);
+}
