@@ -195,7 +195,7 @@ const char *mpiacc_rp_state_name(int s)
         [MPIACC_RP_DONE] = "DONE",         [MPIACC_RP_STREAMING] = "STREAMING",
         [MPIACC_RP_WAIT_FIN] = "WAIT_FIN", [MPIACC_RP_COPYING] = "COPYING",
         [MPIACC_RP_CLOSING] = "CLOSING",   [MPIACC_RP_T_ERROR] = "ERROR",
-        [MPIACC_RP_T_CANCEL] = "CANCELLED",
+        [MPIACC_RP_T_CANCEL] = "CANCELLED", [MPIACC_RP_T_EARLY] = "EARLY",
     };
     return s >= 0 && s < MPIACC_RP_NTARGETS && names[s] ? names[s] : "?";
 }
@@ -216,6 +216,7 @@ static const char *transition_word(const mpiacc_rp_op_t *op, int to)
     case MPIACC_RP_DONE: return "completed";
     case MPIACC_RP_T_ERROR: return "failed";
     case MPIACC_RP_T_CANCEL: return "cancelled";
+    case MPIACC_RP_T_EARLY: return "request completed in stream order; the op goes on";
     default: return "protocol step";
     }
 }
@@ -255,7 +256,9 @@ static int query_fn(void *extra, MPI_Status *status)
     mpiacc_rp_op_t *op = extra;
     int err;
     (void)atomic_load_explicit(&op->published, memory_order_acquire);
-    err = op->error;
+    /* completed early: with no error (mpiacc_rp_early); later failures are
+     * the communicator's (late.c), and op->error may still change */
+    err = op->detached ? MPI_SUCCESS : op->error;
     status->MPI_SOURCE = op->st_source;
     status->MPI_TAG = op->st_tag;
     PMPI_Status_set_elements_x(status, MPI_BYTE, op->is_send ? 0 : op->bytes);
@@ -271,6 +274,15 @@ static int free_fn(void *extra)
 {
     mpiacc_rp_op_t *op = extra;
     (void)atomic_load_explicit(&op->published, memory_order_acquire);
+    if (op->detached) {
+        /* Completed early: the pool may still hold the op (finish_detached). */
+        mpiacc_rp_unregister(op);
+        if (atomic_fetch_sub(&op->holds, 1) == 1) {
+            mpiacc_rp_completed_remove(op);
+            mpiacc_rp_op_free(op);
+        }
+        return MPI_SUCCESS;
+    }
     mpiacc_rp_completed_remove(extra);
     mpiacc_rp_unregister(extra);
     mpiacc_rp_op_free(extra);
@@ -329,10 +341,73 @@ void mpiacc_rp_discard(mpiacc_rp_op_t *op)
     mpiacc_rp_op_free(op);
 }
 
+/* ---- stream-ordered completion ------------------------------------------ */
+
+int mpiacc_rp_order_after(mpiacc_rp_op_t *op, void *h)
+{
+    if (!op->attrs.stream_order || !op->be || !op->be->order_after || op->detached) return MPI_SUCCESS;
+    return op->be->order_after(&op->attrs, h);
+}
+
+void mpiacc_rp_early(mpiacc_rp_op_t *op)
+{
+    MPI_Request greq = op->greq;
+    if (!op->attrs.stream_order || op->detached || op->error != MPI_SUCCESS || greq == MPI_REQUEST_NULL ||
+        (op->is_send && op->mode == MPIACC_RP_SEND_SYNC) || op->is_coll)
+        return;
+    atomic_fetch_add_explicit(&mpiacc_rp_transitions[op->state][MPIACC_RP_T_EARLY], 1, memory_order_relaxed);
+    MPIACC_LOG(MPIACC_LOG_DEBUG, "op %llu: %s -> %s: %s (%s %d, tag %d, %lld bytes)", op->id,
+               mpiacc_rp_state_name(op->state), mpiacc_rp_state_name(MPIACC_RP_T_EARLY),
+               transition_word(op, MPIACC_RP_T_EARLY), op->is_send ? "to" : "from", op->peer, op->tag,
+               (long long)op->bytes);
+    /* The status fields are final (a receive's message has arrived); the
+     * query callback reads nothing the op changes from here on. */
+    op->detached = 1;
+    atomic_store(&op->holds, 2);
+    atomic_store_explicit(&op->published, 1, memory_order_release);
+    PMPI_Grequest_complete(greq); /* the free callback may run from here on */
+}
+
+/* The end of an op whose request completed early: nothing is reported on
+ * the request any more; a failure is kept for the communicator (late.c).
+ * The op's memory goes when both the pool and MPI are done with it. */
+void mpiacc_rp_finish_detached(mpiacc_rp_op_t *op, int to, int error)
+{
+    if (to == MPIACC_RP_DONE && op->error != MPI_SUCCESS) error = op->error, to = MPIACC_RP_T_ERROR;
+    if (to == MPIACC_RP_DONE) mpiacc_core_stats_op_done(op->attrs.kind, op->proto->name, op->is_send, op->bytes);
+    else mpiacc_core_stats_op_failed();
+    if (to != MPIACC_RP_DONE) {
+        char msg[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        msg[0] = 0;
+        PMPI_Error_string(error, msg, &len);
+        MPIACC_LOG(MPIACC_LOG_WARN,
+                   "%s %d tag %d failed after its request completed (MPIACC_ORDER_STREAM): %s; the next device "
+                   "call on its communicator fails with this error",
+                   op->is_send ? "send to" : "receive from", op->peer, op->tag, msg);
+        mpiacc_rp_late_put(op->user_comm, error);
+    }
+    mpiacc_rp_move(op, to);
+    op->state = MPIACC_RP_DONE;
+    mpiacc_rp_completed_add(op); /* until MPI frees the request (MPI_Finalize frees what is left) */
+    if (atomic_fetch_sub(&op->holds, 1) == 1) {
+        mpiacc_rp_completed_remove(op);
+        mpiacc_rp_op_free(op);
+    }
+}
+
 /* to: MPIACC_RP_DONE, MPIACC_RP_T_ERROR or MPIACC_RP_T_CANCEL */
 static void finish(mpiacc_rp_op_t *op, int to, int error)
 {
     MPI_Request greq = op->greq;
+    if (op->detached) {
+        mpiacc_rp_sendq_remove(op);
+        if (op->inner != MPI_REQUEST_NULL) PMPI_Request_free(&op->inner);
+        mpiacc_rp_unlink(op);
+        mpiacc_rp_release_resources(op);
+        mpiacc_rp_finish_detached(op, to, error);
+        return;
+    }
     mpiacc_rp_sendq_remove(op);
     if (op->inner != MPI_REQUEST_NULL) {
         /* Only on error/cancel paths: the inner request was never waited. */
