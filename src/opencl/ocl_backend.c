@@ -17,7 +17,8 @@ int mpiacc_ocl_rect_policy;
 long long mpiacc_ocl_rect_min = 64;
 
 static void dispatch_learn_platform(cl_platform_id p);
-static int check_released; /* MPIACC_OCL_CHECK_RELEASED=1 (see validation) */
+static int check_released;
+atomic_int mpiacc_ocl_inject_xfer_failures; /* MPIACC_OCL_CHECK_RELEASED=1 (see validation) */
 
 /* ---- start / stop ------------------------------------------------------ */
 
@@ -411,6 +412,11 @@ static int ocl_test(void *hv, int *done)
             h->flushed = now_s();
         }
         goto fn_exit;
+    }
+    if (h->cx && atomic_load_explicit(&mpiacc_ocl_inject_xfer_failures, memory_order_relaxed) > 0 &&
+        atomic_fetch_sub(&mpiacc_ocl_inject_xfer_failures, 1) > 0) {
+        h->done = 1;
+        MPIACC_FAIL(MPIACC_ERRK_OPENCL, "OpenCL: injected failure of a completed transfer (test hook)");
     }
     h->done = 1;
 fn_exit:
