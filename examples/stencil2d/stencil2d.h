@@ -123,7 +123,8 @@ typedef struct st_mpx {
     MPI_Datatype owned[10];
     int nowned;
 } st_mpx_t;
-int st_mpx_setup(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, st_mpx_t *x);
+/* stream_ordered: MPIACC_ORDER_STREAM on every halo datatype (--stream-ordered). */
+int st_mpx_setup(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, int stream_ordered, st_mpx_t *x);
 void st_mpx_free(st_mpx_t *x);
 /* The mpiacc variant's exchange of matrix buf, followed by ring(buf). */
 int st_exchange_mpiacc(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, const st_mpx_t *x,

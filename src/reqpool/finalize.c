@@ -151,7 +151,7 @@ void mpiacc_rp_finalize(mpiacc_rp_finalize_report_t *rep)
     rep->failed = (int)(outcomes(MPIACC_RP_T_ERROR) - err0);
     rep->cancelled = (int)(outcomes(MPIACC_RP_T_CANCEL) - cancel0);
     if (rep->pending)
-        MPIACC_LOG(MPIACC_LOG_WARN,
+        MPIACC_LOG(rep->pending > rep->background || rep->completed < rep->pending ? MPIACC_LOG_WARN : MPIACC_LOG_INFO,
                    "MPI_Finalize: of %d pending operation(s), %d completed, %d failed, %d receive(s) cancelled "
                    "(nothing matched them), %d abandoned",
                    rep->pending, rep->completed, rep->failed, rep->cancelled, rep->abandoned);

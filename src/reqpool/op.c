@@ -154,6 +154,26 @@
  *       MPI_Cancel in any later state, on sends and on collectives, does
  *       nothing (the operation completes normally, as MPI allows).
  *
+ *  Stream-ordered completion (MPIACC_ORDER_STREAM on a CUDA / OpenCL
+ *  point-to-point op; not synchronous-mode sends) [generic: mpiacc_rp_early,
+ *  called by the protocol]: the pseudo-target EARLY changes no state: the
+ *  generalized request completes (successfully: an op that already has an
+ *  error completes as usual) while the op goes on in the pool, detached.
+ *  Each device transfer is first ordered before the user's later stream /
+ *  queue work (mpiacc_rp_order_after, be->order_after).
+ *   PACKING --(staged / eager send: the pack enqueued)------------> EARLY
+ *   UNPACKING --(staged / eager receive: the unpack enqueued)-----> EARLY
+ *   STREAMING --(pipelined receive: every chunk landed, every unpack
+ *       enqueued; chunks beyond the ring wait for earlier unpacks)---> EARLY
+ *   COPYING --(IPC receive: import_copy enqueued)-----------------> EARLY
+ *   A detached op then takes its usual arrows to DONE or ERROR; a
+ *   detached ERROR is logged and kept for the application's communicator
+ *   (late.c): the next device call there fails with it.  Its memory goes
+ *   when both the pool and MPI (the request freed) are done with it.
+ *   Pipelined and IPC sends never take EARLY (they read the data while the
+ *   transfer runs).  MPI_Finalize drains detached ops like pending ones
+ *   (abandoned ones: ERROR, as above).
+ *
  * Entering DONE/ERROR/CANCELLED: the op leaves the pool's lists, releases
  * its handles, protocol resources and type reference, then
  * MPI_Grequest_complete; after that only the generalized request's free
