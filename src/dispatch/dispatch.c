@@ -131,7 +131,7 @@ static int device_op(int is_send, void *buf, MPI_Count count, MPI_Datatype type,
     MPI_Count bytes = 0;
 
     /* A failure of an earlier stream-ordered op on this communicator,
-     * found after its request completed (reqpool/late.c). */
+     * found after its request completed (reqpool/early.c). */
     MPIACC_CHECK(mpiacc_rp_late_take(comm));
     if (dc) mpiacc_proto_comm_sweep();
     if (peer != MPI_PROC_NULL) {

@@ -155,7 +155,7 @@
  *       nothing (the operation completes normally, as MPI allows).
  *
  *  Stream-ordered completion (MPIACC_ORDER_STREAM on a CUDA / OpenCL
- *  point-to-point op; not synchronous-mode sends) [generic: mpiacc_rp_early,
+ *  point-to-point op; not synchronous-mode sends) [generic: mpiacc_rp_early, early.c,
  *  called by the protocol]: the pseudo-target EARLY changes no state: the
  *  generalized request completes (successfully: an op that already has an
  *  error completes as usual) while the op goes on in the pool, detached.
@@ -168,7 +168,7 @@
  *   COPYING --(IPC receive: import_copy enqueued)-----------------> EARLY
  *   A detached op then takes its usual arrows to DONE or ERROR; a
  *   detached ERROR is logged and kept for the application's communicator
- *   (late.c): the next device call there fails with it.  Its memory goes
+ *   (early.c): the next device call there fails with it.  Its memory goes
  *   when both the pool and MPI (the request freed) are done with it.
  *   Pipelined and IPC sends never take EARLY (they read the data while the
  *   transfer runs).  MPI_Finalize drains detached ops like pending ones
@@ -277,7 +277,7 @@ static int query_fn(void *extra, MPI_Status *status)
     int err;
     (void)atomic_load_explicit(&op->published, memory_order_acquire);
     /* completed early: with no error (mpiacc_rp_early); later failures are
-     * the communicator's (late.c), and op->error may still change */
+     * the communicator's (early.c), and op->error may still change */
     err = op->detached ? MPI_SUCCESS : op->error;
     status->MPI_SOURCE = op->st_source;
     status->MPI_TAG = op->st_tag;
@@ -359,61 +359,6 @@ void mpiacc_rp_discard(mpiacc_rp_op_t *op)
     if (!op) return;
     mpiacc_rp_release_resources(op);
     mpiacc_rp_op_free(op);
-}
-
-/* ---- stream-ordered completion ------------------------------------------ */
-
-int mpiacc_rp_order_after(mpiacc_rp_op_t *op, void *h)
-{
-    if (!op->attrs.stream_order || !op->be || !op->be->order_after || op->detached) return MPI_SUCCESS;
-    return op->be->order_after(&op->attrs, h);
-}
-
-void mpiacc_rp_early(mpiacc_rp_op_t *op)
-{
-    MPI_Request greq = op->greq;
-    if (!op->attrs.stream_order || op->detached || op->error != MPI_SUCCESS || greq == MPI_REQUEST_NULL ||
-        (op->is_send && op->mode == MPIACC_RP_SEND_SYNC) || op->is_coll)
-        return;
-    atomic_fetch_add_explicit(&mpiacc_rp_transitions[op->state][MPIACC_RP_T_EARLY], 1, memory_order_relaxed);
-    MPIACC_LOG(MPIACC_LOG_DEBUG, "op %llu: %s -> %s: %s (%s %d, tag %d, %lld bytes)", op->id,
-               mpiacc_rp_state_name(op->state), mpiacc_rp_state_name(MPIACC_RP_T_EARLY),
-               transition_word(op, MPIACC_RP_T_EARLY), op->is_send ? "to" : "from", op->peer, op->tag,
-               (long long)op->bytes);
-    /* The status fields are final (a receive's message has arrived); the
-     * query callback reads nothing the op changes from here on. */
-    op->detached = 1;
-    atomic_store(&op->holds, 2);
-    atomic_store_explicit(&op->published, 1, memory_order_release);
-    PMPI_Grequest_complete(greq); /* the free callback may run from here on */
-}
-
-/* The end of an op whose request completed early: nothing is reported on
- * the request any more; a failure is kept for the communicator (late.c).
- * The op's memory goes when both the pool and MPI are done with it. */
-void mpiacc_rp_finish_detached(mpiacc_rp_op_t *op, int to, int error)
-{
-    if (to == MPIACC_RP_DONE && op->error != MPI_SUCCESS) error = op->error, to = MPIACC_RP_T_ERROR;
-    if (to == MPIACC_RP_DONE) mpiacc_core_stats_op_done(op->attrs.kind, op->proto->name, op->is_send, op->bytes);
-    else mpiacc_core_stats_op_failed();
-    if (to != MPIACC_RP_DONE) {
-        char msg[MPI_MAX_ERROR_STRING];
-        int len = 0;
-        msg[0] = 0;
-        PMPI_Error_string(error, msg, &len);
-        MPIACC_LOG(MPIACC_LOG_WARN,
-                   "%s %d tag %d failed after its request completed (MPIACC_ORDER_STREAM): %s; the next device "
-                   "call on its communicator fails with this error",
-                   op->is_send ? "send to" : "receive from", op->peer, op->tag, msg);
-        mpiacc_rp_late_put(op->user_comm, error);
-    }
-    mpiacc_rp_move(op, to);
-    op->state = MPIACC_RP_DONE;
-    mpiacc_rp_completed_add(op); /* until MPI frees the request (MPI_Finalize frees what is left) */
-    if (atomic_fetch_sub(&op->holds, 1) == 1) {
-        mpiacc_rp_completed_remove(op);
-        mpiacc_rp_op_free(op);
-    }
 }
 
 /* to: MPIACC_RP_DONE, MPIACC_RP_T_ERROR or MPIACC_RP_T_CANCEL */
@@ -593,9 +538,13 @@ static int submit_locked(mpiacc_rp_op_t *op, MPI_Request *req)
     if (mpi_errno != MPI_SUCCESS) {
         MPI_Request r = op->greq;
         mpiacc_rp_release_resources(op);
-        op->error = mpi_errno;
-        atomic_store_explicit(&op->published, 1, memory_order_release);
-        PMPI_Grequest_complete(r);
+        if (op->detached) { /* completed early in start: the free below frees op */
+            atomic_store(&op->holds, 1);
+        } else {
+            op->error = mpi_errno;
+            atomic_store_explicit(&op->published, 1, memory_order_release);
+            PMPI_Grequest_complete(r);
+        }
         PMPI_Request_free(&r); /* frees op through the free callback */
         return mpi_errno;
     }

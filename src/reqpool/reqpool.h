@@ -292,7 +292,7 @@ int mpiacc_rp_claim_result(mpiacc_rp_op_t *op, int error);
  * (already raised by MPI when it is an error). */
 int mpiacc_rp_wait(MPI_Request *r, MPI_Status *st, int *op_err, MPI_Comm *comm);
 
-/* ---- stream-ordered completion (op.c, late.c) ------------------------
+/* ---- stream-ordered completion (early.c) ------------------------
  *
  * An op whose attributes ask for MPIACC_ORDER_STREAM: its protocol calls
  * mpiacc_rp_order_after for each transfer handle that writes (receive) or
@@ -307,7 +307,7 @@ int mpiacc_rp_order_after(mpiacc_rp_op_t *op, void *h);
 void mpiacc_rp_early(mpiacc_rp_op_t *op);
 /* A failure of an op after its request completed early: logged, and kept
  * for the application's communicator until mpiacc_rp_late_take hands it
- * to the next device call there (late.c).  mpiacc_rp_late_take returns
+ * to the next device call there (early.c).  mpiacc_rp_late_take returns
  * MPI_SUCCESS when none is kept; cheap (one atomic load) when none is
  * kept anywhere.  mpiacc_rp_late_drop_all: at MPI_Finalize (logs each). */
 /* The end of an op that completed early (op.c; finalize.c's abandon):
