@@ -42,12 +42,12 @@ void mpiacc_rp_early(mpiacc_rp_op_t *op)
 /* The end of an op whose request completed early: nothing is reported on
  * the request any more; a failure is kept for the communicator (below).
  * The op's memory goes when both the pool and MPI are done with it. */
-void mpiacc_rp_finish_detached(mpiacc_rp_op_t *op, int to, int error)
+void mpiacc_rp_finish_detached(mpiacc_rp_op_t *op, int to, int error, int keep)
 {
     if (to == MPIACC_RP_DONE && op->error != MPI_SUCCESS) error = op->error, to = MPIACC_RP_T_ERROR;
     if (to == MPIACC_RP_DONE) mpiacc_core_stats_op_done(op->attrs.kind, op->proto->name, op->is_send, op->bytes);
     else mpiacc_core_stats_op_failed();
-    if (to != MPIACC_RP_DONE) {
+    if (to != MPIACC_RP_DONE && keep) {
         char msg[MPI_MAX_ERROR_STRING];
         int len = 0;
         msg[0] = 0;

@@ -88,7 +88,9 @@ static void abandon(mpiacc_rp_op_t *op, mpiacc_rp_finalize_report_t *rep)
         rep->abandoned++;
         mpiacc_rp_finish_detached(op, MPIACC_RP_T_ERROR,
                                   mpiacc_err(MPIACC_ERRK_PENDING, "operation abandoned by MPI_Finalize (%s)",
-                                             mpiacc_rp_state_name(op->state)));
+                                             mpiacc_rp_state_name(op->state)),
+                                  0);
+        rep->failed--; /* counted as abandoned only (its ERROR arrow counts in `outcomes`) */
         return;
     }
     op->error = mpiacc_err(MPIACC_ERRK_PENDING, "operation abandoned by MPI_Finalize (%s)", mpiacc_rp_state_name(op->state));
@@ -148,7 +150,7 @@ void mpiacc_rp_finalize(mpiacc_rp_finalize_report_t *rep)
     while ((op = mpiacc_rp_pool.head)) abandon(op, rep);
     pthread_mutex_unlock(&mpiacc_rp_pool.lock);
     rep->completed = (int)(outcomes(MPIACC_RP_DONE) - done0);
-    rep->failed = (int)(outcomes(MPIACC_RP_T_ERROR) - err0);
+    rep->failed += (int)(outcomes(MPIACC_RP_T_ERROR) - err0);
     rep->cancelled = (int)(outcomes(MPIACC_RP_T_CANCEL) - cancel0);
     if (rep->pending)
         MPIACC_LOG(rep->pending > rep->background || rep->completed < rep->pending ? MPIACC_LOG_WARN : MPIACC_LOG_INFO,

@@ -370,7 +370,7 @@ static void finish(mpiacc_rp_op_t *op, int to, int error)
         if (op->inner != MPI_REQUEST_NULL) PMPI_Request_free(&op->inner);
         mpiacc_rp_unlink(op);
         mpiacc_rp_release_resources(op);
-        mpiacc_rp_finish_detached(op, to, error);
+        mpiacc_rp_finish_detached(op, to, error, 1);
         return;
     }
     mpiacc_rp_sendq_remove(op);

@@ -312,8 +312,9 @@ void mpiacc_rp_early(mpiacc_rp_op_t *op);
  * kept anywhere.  mpiacc_rp_late_drop_all: at MPI_Finalize (logs each). */
 /* The end of an op that completed early (op.c; finalize.c's abandon):
  * to is MPIACC_RP_DONE or MPIACC_RP_T_ERROR; off the pool's lists and
- * resources released already. */
-void mpiacc_rp_finish_detached(mpiacc_rp_op_t *op, int to, int error);
+ * resources released already.  keep: a failure is logged and kept for the
+ * communicator (0: MPI_Finalize's abandon, which logs it itself). */
+void mpiacc_rp_finish_detached(mpiacc_rp_op_t *op, int to, int error, int keep);
 void mpiacc_rp_late_put(MPI_Comm comm, int err);
 int mpiacc_rp_late_take(MPI_Comm comm);
 void mpiacc_rp_late_drop_all(void);
