@@ -344,7 +344,10 @@ extern MPIACC_API int MPIACC_ORDER;
  * clEnqueueBarrierWithWaitList), in the model of stream-triggered MPI:
  *  - receive: MPI_Wait / MPI_Test return once the message has arrived and
  *    its unpack (or, IPC on a direct communicator, the copy from the
- *    sender's memory) is enqueued.  Work enqueued on that stream / queue
+ *    sender's memory) is enqueued; a pipelined message's chunks beyond the
+ *    ring of 4 staging buffers are received as earlier unpacks finish, so
+ *    such a long message completes once its last chunk's unpack is
+ *    enqueued.  Work enqueued on that stream / queue
  *    after the completion call sees the data.  The host, other streams and
  *    other queues see the data only after synchronising with that stream /
  *    queue (cudaStreamSynchronize, an event recorded on it, clFinish, a
@@ -357,12 +360,17 @@ extern MPIACC_API int MPIACC_ORDER;
  *    must synchronise with the stream first.  The message itself leaves
  *    later, when the pack is done.  Pipelined and IPC sends on direct
  *    communicators keep MPIACC_ORDER_HOST's completion (their data are
- *    read while the transfer runs).
+ *    read while the transfer runs), as do synchronous-mode sends (their
+ *    completion means "matched").
  *  - OpenCL: in-order and out-of-order queues alike (the barrier orders
  *    every later command of either kind of queue).  An out-of-order
  *    queue gives no dependency (see "Dependency" above).
- *  - MPIACC_BUF_HOST datatypes have no stream: MPIACC_ORDER_STREAM on one
- *    is refused at the call (MPI_ERR_ARG).
+ *  - Refused at the call (MPI_ERR_ARG): MPIACC_ORDER_STREAM on a
+ *    MPIACC_BUF_HOST datatype with MPIACC_EVENT (no stream), on an OpenCL
+ *    datatype without MPIACC_CL_QUEUE.  (A plain MPIACC_BUF_HOST call is
+ *    MPI's own: the attribute has no effect.)  Collectives, MPI_Pack /
+ *    MPI_Unpack and the calls that pack in the call (MPI_Bsend & co.,
+ *    MPI_Sendrecv_replace) keep MPIACC_ORDER_HOST's completion.
  *  - After completion mpiacc finishes the operation in the background (the
  *    message, an IPC FIN to the sender, staging).  A failure it detects
  *    then (the dependency or the unpack failed, the peer aborted) cannot be

@@ -23,7 +23,8 @@ int mpiacc_rp_order_after(mpiacc_rp_op_t *op, void *h)
 void mpiacc_rp_early(mpiacc_rp_op_t *op)
 {
     MPI_Request greq = op->greq;
-    if (!op->attrs.stream_order || op->detached || op->error != MPI_SUCCESS || greq == MPI_REQUEST_NULL ||
+    if (!op->attrs.stream_order || !op->be || !op->be->order_after || op->detached || op->error != MPI_SUCCESS ||
+        greq == MPI_REQUEST_NULL ||
         (op->is_send && op->mode == MPIACC_RP_SEND_SYNC) || op->is_coll)
         return;
     atomic_fetch_add_explicit(&mpiacc_rp_transitions[op->state][MPIACC_RP_T_EARLY], 1, memory_order_relaxed);
