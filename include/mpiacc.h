@@ -358,7 +358,9 @@ extern MPIACC_API int MPIACC_ORDER;
  *    queue after the completion call runs only after mpiacc has read the
  *    data, so it may overwrite the buffer.  The host or another stream
  *    must synchronise with the stream first.  The message itself leaves
- *    later, when the pack is done.  Pipelined and IPC sends on direct
+ *    later: when mpiacc's progress (any MPI call of this process that
+ *    drives progress, MPI_Finalize at the latest) sees the pack done, so a
+ *    process that stops calling MPI for a long time delays its peer.  Pipelined and IPC sends on direct
  *    communicators keep MPIACC_ORDER_HOST's completion (their data are
  *    read while the transfer runs), as do synchronous-mode sends (their
  *    completion means "matched").
