@@ -32,8 +32,9 @@ mpi_home=${MPI_HOME:-$root/.venv}
 # then left allocated by design (a leak report).
 ASAN_EXCLUDE='_released|install_consumable|stream_order_abandon'
 # Multi-threaded tests (MPI_THREAD_MULTIPLE): OpenCL threads, the pool's
-# thread case, and the finalize tests whose helper threads open gates.
-TSAN_TESTS='test_ocl_threads|test_pool_api|test_finalize_pending|test_ocl_finalize_pending'
+# thread case, and the finalize tests whose helper threads open gates (the
+# stream-order test's last case is one).
+TSAN_TESTS='test_ocl_threads|test_pool_api|test_finalize_pending|test_ocl_finalize_pending|test_ocl_stream_order'
 
 configure() { # dir flags
   rm -f "$1/ctest.out"
