@@ -364,6 +364,10 @@ extern MPIACC_API int MPIACC_ORDER;
  *    communicators keep MPIACC_ORDER_HOST's completion (their data are
  *    read while the transfer runs), as do synchronous-mode sends (their
  *    completion means "matched").
+ *  - The wait is put on the stream / queue as soon as the work is
+ *    enqueued, from whichever MPI call drives mpiacc's progress: work the
+ *    application enqueued there after the MPI call but before the
+ *    completion call may be ordered after it too (never before).
  *  - OpenCL: in-order and out-of-order queues alike (the barrier orders
  *    every later command of either kind of queue).  An out-of-order
  *    queue gives no dependency (see "Dependency" above).

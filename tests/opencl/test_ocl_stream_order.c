@@ -15,6 +15,7 @@
  *    change what the receiver gets; a pipelined send and a synchronous-mode
  *    send keep MPIACC_ORDER_HOST's completion (documented);
  *  - MPI_Waitall / MPI_Waitany, MPI_Cancel before the message came;
+ *  - an out-of-order queue (no dependency; the barrier orders later reads);
  *  - a failure after completion (the receive's MPIACC_EVENT fails): the
  *    next device call on the communicator fails with it, the one after
  *    works;
@@ -276,6 +277,38 @@ static void cancel_before(void **state)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* An out-of-order queue: no dependency (the unpack runs at once), but the
+ * barrier still orders the queue's later commands: held back by a barrier
+ * of the test's own, a read enqueued after the completion sees the data. */
+static void recv_out_of_order_queue(void **state)
+{
+    int *v = malloc(M * sizeof *v);
+    if (!fx.qooo) skip();
+    if (rank == 1) {
+        cl_int e;
+        cl_mem m = filled(M, -1);
+        MPI_Datatype t = so_ints(M, fx.qooo, NULL, MPIACC_ORDER_STREAM);
+        cl_event g = clCreateUserEvent(fx.ctx, &e);
+        long e0 = tr(MPIACC_RP_UNPACKING, MPIACC_RP_T_EARLY);
+        MPI_Request r;
+        assert_int_equal(clEnqueueBarrierWithWaitList(fx.qooo, 1, &g, NULL), CL_SUCCESS);
+        assert_int_equal(MPI_Irecv(m, 1, t, 0, TAG, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+        token_send(MPI_COMM_WORLD);
+        wait_done(&r, MPI_STATUS_IGNORE);
+        assert_int_equal(tr(MPIACC_RP_UNPACKING, MPIACC_RP_T_EARLY), e0 + 1);
+        open_gate(g);
+        read_on(fx.qooo, m, M, v);
+        check_seq(v, M, 800, "an out-of-order queue");
+        MPI_Type_free(&t);
+        clReleaseMemObject(m);
+    } else {
+        token_recv(MPI_COMM_WORLD);
+        for (int i = 0; i < M; i++) v[i] = 800 + i;
+        assert_int_equal(MPI_Send(v, M, MPI_INT, 1, TAG, MPI_COMM_WORLD), MPI_SUCCESS);
+    }
+    free(v);
+}
+
 /* ---- sends -------------------------------------------------------------------- */
 
 /* The data (7) are written by a kernel held back on the queue; the send
@@ -511,6 +544,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(recv_host_order), cmocka_unit_test(completion_calls),   cmocka_unit_test(cancel_before),
         cmocka_unit_test(send_staged),    cmocka_unit_test(send_eager),          cmocka_unit_test(send_pipelined_host),
         cmocka_unit_test(send_sync_host), cmocka_unit_test(late_error),          cmocka_unit_test(arguments),
+        cmocka_unit_test(recv_out_of_order_queue),
     };
     MPI_Info info;
     int failed;
