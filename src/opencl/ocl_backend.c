@@ -17,8 +17,8 @@ int mpiacc_ocl_rect_policy;
 long long mpiacc_ocl_rect_min = 64;
 
 static void dispatch_learn_platform(cl_platform_id p);
-static int check_released;
-atomic_int mpiacc_ocl_inject_xfer_failures; /* MPIACC_OCL_CHECK_RELEASED=1 (see validation) */
+static int check_released; /* MPIACC_OCL_CHECK_RELEASED=1 (see validation) */
+atomic_int mpiacc_ocl_inject_xfer_failures; /* ocl_testhooks.h: mpiacc_ocl_fail_next_xfers */
 
 /* ---- start / stop ------------------------------------------------------ */
 
