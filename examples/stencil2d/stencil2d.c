@@ -61,7 +61,8 @@ typedef struct opts {
     double wc, wk, wd, thr;
     int print_limit;
     int direct; /* --direct: info mpiacc_direct=true on the Cartesian communicator */
-    int stream_ordered; /* --stream-ordered: MPIACC_ORDER_STREAM on the halo datatypes */
+    int stream_ordered; /* --stream-ordered: MPIACC_ORDER_STREAM on the receive halo datatypes */
+    int stream_ordered_sends; /* --stream-ordered-sends: on the send halo datatypes */
 } opts_t;
 
 /* What main finds out once: the backend and its device, the ranks per
@@ -132,8 +133,12 @@ static void parse(int argc, char **argv, opts_t *o)
         {"direct", CLI_FLAG, &o->direct, "request mpiacc's direct protocol (info " ST_INFO_KEY "=true on the grid)",
          NULL, CLI_ANY},
         {"stream-ordered", CLI_FLAG, &o->stream_ordered,
-         "mpiacc variant: MPIACC_ORDER_STREAM on the halo datatypes (exchanges complete once their GPU work is "
-         "enqueued; the next kernel is ordered after it on the stream, the host does not wait for the unpacks)",
+         "mpiacc variant: MPIACC_ORDER_STREAM on the receive halo datatypes (receives complete once their unpacks "
+         "are enqueued; the next kernel is ordered after them on the stream, the host does not wait for them)",
+         NULL, CLI_ANY},
+        {"stream-ordered-sends", CLI_FLAG, &o->stream_ordered_sends,
+         "mpiacc variant: MPIACC_ORDER_STREAM on the send halo datatypes too (staged and eager sends complete once "
+         "their packs are enqueued; their messages leave at the next MPI call)",
          NULL, CLI_ANY},
         {"passes", CLI_INT, &o->passes, "timed passes after one warm-up pass", NULL, CLI_POSITIVE},
         {"precision", CLI_CHOICE, &prec, "single, double or both", "sp|dp|both", CLI_ANY},
@@ -246,7 +251,7 @@ static int run_variant(const opts_t *o, const st_grid_t *g, const st_backend_t *
     int rc = 1, cur = 0;
     if (!gf) return st_error("out of memory");
     if ((rc = be->create(g, &d)) != 0) goto done;
-    if (v == V_MPIACC && (rc = st_mpx_setup(g, be, d, o->stream_ordered, &mx)) != 0) goto done;
+    if (v == V_MPIACC && (rc = st_mpx_setup(g, be, d, (o->stream_ordered ? 2 : 0) | (o->stream_ordered_sends ? 1 : 0), &mx)) != 0) goto done;
     for (int p = 0; p <= o->passes; p++) {
         double kern = 0, t0, t[2];
         st_calls_t c0 = st_calls;
@@ -324,9 +329,9 @@ static void print_header(const opts_t *o, const st_grid_t *g, const ctx_t *c)
     printf("  protocol: %s requested%s; the communicator reports %s%s -> %s protocol\n",
            o->direct ? "direct" : "default", o->direct ? " (--direct: " ST_INFO_KEY "=true set on the grid)" : "",
            c->info[0] ? ST_INFO_KEY "=" : "no " ST_INFO_KEY " key", c->info, c->protocol);
-    printf("  completion of the mpiacc variant's exchanges: %s\n",
-           o->stream_ordered ? "stream order (--stream-ordered: MPIACC_ORDER_STREAM on the halo datatypes)"
-                             : "host order (default)");
+    printf("  completion of the mpiacc variant's exchanges: receives in %s, sends in %s\n",
+           o->stream_ordered ? "stream order (--stream-ordered)" : "host order", o->stream_ordered_sends
+               ? "stream order (--stream-ordered-sends; pipelined and IPC sends: host order)" : "host order");
     printf("  exchange routine lines (non-blank, non-comment): manual %d (host MPI %d + device staging %d),"
            " mpiacc %d (%+.0f %%; plus %d lines of datatype set-up, once per precision)\n",
            loc_manual, ST_LOC_HOST, loc_manual - ST_LOC_HOST, ST_LOC_MPIACC,
