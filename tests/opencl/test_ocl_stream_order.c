@@ -16,6 +16,7 @@
  *    send keep MPIACC_ORDER_HOST's completion (documented);
  *  - MPI_Waitall / MPI_Waitany, MPI_Cancel before the message came;
  *  - an out-of-order queue (no dependency; the barrier orders later reads);
+ *  - MPI_Wait in a second thread, MPI_Request_free before completion;
  *  - a failure after completion (the receive's MPIACC_EVENT fails): the
  *    next device call on the communicator fails with it, the one after
  *    works;
@@ -309,6 +310,59 @@ static void recv_out_of_order_queue(void **state)
     free(v);
 }
 
+/* Threads: receives completed by MPI_Wait in a second thread, others freed
+ * with MPI_Request_free right after posting (their memory then goes when
+ * the pool is done with them), while the main thread drives progress.  The
+ * data arrive in every buffer (read on the queue). */
+#define NT 16
+static MPI_Request thr_req[NT];
+static void *wait_half(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < NT; i += 2) MPI_Wait(&thr_req[i], MPI_STATUS_IGNORE);
+    return NULL;
+}
+
+static void threads_and_free(void **state)
+{
+    int *v = malloc(M * sizeof *v);
+    if (rank == 1) {
+        cl_mem m[NT];
+        MPI_Datatype t = so_ints(M, fx.qin, NULL, MPIACC_ORDER_STREAM);
+        pthread_t th;
+        for (int i = 0; i < NT; i++) {
+            m[i] = filled(M, -1);
+            assert_int_equal(MPI_Irecv(m[i], 1, t, 0, TAG + i, MPI_COMM_WORLD, &thr_req[i]), MPI_SUCCESS);
+            if (i % 4 == 1) assert_int_equal(MPI_Request_free(&thr_req[i]), MPI_SUCCESS);
+        }
+        pthread_create(&th, NULL, wait_half, NULL);
+        token_send(MPI_COMM_WORLD);
+        for (int i = 1; i < NT; i += 2)
+            if (thr_req[i] != MPI_REQUEST_NULL) wait_done(&thr_req[i], MPI_STATUS_IGNORE);
+        pthread_join(th, NULL);
+        token_recv(MPI_COMM_WORLD); /* every message sent: the freed receives are matched */
+        for (double t0 = fx_now(); mpiacc_rp_pending() > 0;) { /* the freed ones finish in the background */
+            int flag;
+            MPI_Iprobe(0, TAG_NEVER, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+            if (fx_now() - t0 > 20) fail_msg("operations still pending after 20 s");
+        }
+        for (int i = 0; i < NT; i++) {
+            read_on(fx.qin, m[i], M, v);
+            check_seq(v, M, 100 * i, "threads / MPI_Request_free");
+            clReleaseMemObject(m[i]);
+        }
+        MPI_Type_free(&t);
+    } else {
+        token_recv(MPI_COMM_WORLD);
+        for (int i = 0; i < NT; i++) {
+            for (int k = 0; k < M; k++) v[k] = 100 * i + k;
+            assert_int_equal(MPI_Send(v, M, MPI_INT, 1, TAG + i, MPI_COMM_WORLD), MPI_SUCCESS);
+        }
+        token_send(MPI_COMM_WORLD);
+    }
+    free(v);
+}
+
 /* ---- sends -------------------------------------------------------------------- */
 
 /* The data (7) are written by a kernel held back on the queue; the send
@@ -544,7 +598,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(recv_host_order), cmocka_unit_test(completion_calls),   cmocka_unit_test(cancel_before),
         cmocka_unit_test(send_staged),    cmocka_unit_test(send_eager),          cmocka_unit_test(send_pipelined_host),
         cmocka_unit_test(send_sync_host), cmocka_unit_test(late_error),          cmocka_unit_test(arguments),
-        cmocka_unit_test(recv_out_of_order_queue),
+        cmocka_unit_test(recv_out_of_order_queue), cmocka_unit_test(threads_and_free),
     };
     MPI_Info info;
     int failed;
