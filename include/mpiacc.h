@@ -354,16 +354,18 @@ extern MPIACC_API int MPIACC_ORDER;
  *    marker's event) -- not at the completion call.  The status (source,
  *    tag, count) is final at completion.
  *  - send: MPI_Wait / MPI_Test return once the pack of the data is enqueued
- *    behind the dependency (staged, eager): work enqueued on the stream /
- *    queue after the completion call runs only after mpiacc has read the
- *    data, so it may overwrite the buffer.  The host or another stream
- *    must synchronise with the stream first.  The message itself leaves
- *    later: when mpiacc's progress (any MPI call of this process that
- *    drives progress, MPI_Finalize at the latest) sees the pack done, so a
- *    process that stops calling MPI for a long time delays its peer.  Pipelined and IPC sends on direct
- *    communicators keep MPIACC_ORDER_HOST's completion (their data are
- *    read while the transfer runs), as do synchronous-mode sends (their
- *    completion means "matched").
+ *    behind the dependency (staged, eager; pipelined: the last chunk's
+ *    pack, chunks beyond the ring of 4 staging buffers being packed as
+ *    earlier ones are sent): work enqueued on the stream / queue after the
+ *    completion call runs only after mpiacc has read the data, so it may
+ *    overwrite the buffer.  The host or another stream must synchronise
+ *    with the stream first.  The message itself leaves later: when
+ *    mpiacc's progress (any MPI call of this process that drives
+ *    progress, MPI_Finalize at the latest) sees the pack done, so a
+ *    process that stops calling MPI for a long time delays its peer.  IPC
+ *    sends on direct communicators keep MPIACC_ORDER_HOST's completion
+ *    (the receiver reads the buffer in place until it answers), as do
+ *    synchronous-mode sends (their completion means "matched").
  *  - The wait is put on the stream / queue as soon as the work is
  *    enqueued, from whichever MPI call drives mpiacc's progress: work the
  *    application enqueued there after the MPI call but before the

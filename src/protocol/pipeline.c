@@ -156,6 +156,8 @@ static int send_pack_next(mpiacc_rp_op_t *op)
         fail(op, err);
         return 0;
     }
+    /* MPIACC_ORDER_STREAM (a no-op otherwise): later stream work waits for every chunk's pack */
+    if ((err = mpiacc_rp_order_after(op, s->xfer)) != MPI_SUCCESS) fail(op, err);
     s->state = MPIACC_PROTO_DX_SLOT_XFER;
     s->index = k;
     ds->next_xfer++;
@@ -228,6 +230,9 @@ static int send_pass(mpiacc_rp_op_t *op, int *moved)
         *moved = 1;
     }
     while (send_pack_next(op)) *moved = 1;
+    /* the last chunk's pack enqueued: MPIACC_ORDER_STREAM's request
+     * completes (no-op otherwise, or after a failure) */
+    if (!ds->failed && ds->next_xfer == ds->nchunks) mpiacc_rp_early(op);
     if (ds->failed && !ds->stopped && ds->next_mpi < ds->nchunks) {
         *moved |= send_abort(op, &mpi_errno);
         if (mpi_errno != MPI_SUCCESS) goto fn_fail;

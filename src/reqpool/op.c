@@ -165,13 +165,15 @@
  *   UNPACKING --(staged / eager receive: the unpack enqueued)-----> EARLY
  *   STREAMING --(pipelined receive: every chunk landed, every unpack
  *       enqueued; chunks beyond the ring wait for earlier unpacks)---> EARLY
+ *   STREAMING --(pipelined send: the last chunk's pack enqueued; packs
+ *       beyond the ring wait for earlier chunks to be sent)------------> EARLY
  *   COPYING --(IPC receive: import_copy enqueued)-----------------> EARLY
  *   A detached op then takes its usual arrows to DONE or ERROR; a
  *   detached ERROR is logged and kept for the application's communicator
  *   (early.c): the next device call there fails with it.  Its memory goes
  *   when both the pool and MPI (the request freed) are done with it.
- *   Pipelined and IPC sends never take EARLY (they read the data while the
- *   transfer runs).  MPI_Finalize drains detached ops like pending ones
+ *   IPC sends never take EARLY (the receiver reads the data in place until
+ *   its FIN).  MPI_Finalize drains detached ops like pending ones
  *   (abandoned ones: ERROR, as above).
  *
  * Entering DONE/ERROR/CANCELLED: the op leaves the pool's lists, releases

@@ -10,10 +10,11 @@
  *    gate opens a read enqueued on the same queue sees the message, as does
  *    another queue after clFinish of the first; MPIACC_ORDER_HOST keeps
  *    waiting; the status is complete;
- *  - send, staged and eager: MPI_Wait returns while the pack is held, and a
- *    kernel overwriting the buffer enqueued after it on the queue does not
- *    change what the receiver gets; a pipelined send and a synchronous-mode
- *    send keep MPIACC_ORDER_HOST's completion (documented);
+ *  - send, staged, eager and pipelined (3 chunks): MPI_Wait returns while
+ *    the pack is held, and a kernel overwriting the buffer enqueued after
+ *    it on the queue does not change what the receiver gets; a pipelined
+ *    send longer than the ring and a synchronous-mode send do not complete
+ *    while it is held (documented);
  *  - MPI_Waitall / MPI_Waitany, MPI_Cancel before the message came;
  *  - an out-of-order queue (no dependency; the barrier orders later reads);
  *  - MPI_Wait in a second thread, MPI_Request_free before completion;
@@ -366,8 +367,9 @@ static void threads_and_free(void **state)
 /* ---- sends -------------------------------------------------------------------- */
 
 /* The data (7) are written by a kernel held back on the queue; the send
- * completes (stream order: staged / eager) or not (pipelined, synchronous
- * mode: host order) while it is held; a kernel writing 99 enqueued after
+ * completes (stream order: staged / eager / pipelined within the ring) or
+ * not (a pipelined message longer than the ring, synchronous mode) while
+ * it is held; a kernel writing 99 enqueued after
  * the completion call must not change what the receiver gets. */
 static void send_case(MPI_Comm c, int n, int sync, int expect_early, int early_from)
 {
@@ -382,7 +384,7 @@ static void send_case(MPI_Comm c, int n, int sync, int expect_early, int early_f
         g = clCreateUserEvent(fx.ctx, &e);
         fx_fill(fx.qin, m, (size_t)n, 7, 0, g, NULL);
         assert_int_equal(sync ? MPI_Issend(m, 1, t, 1, TAG, c, &r) : MPI_Isend(m, 1, t, 1, TAG, c, &r), 0);
-        if (expect_early) {
+        if (expect_early == 1) {
             wait_done(&r, MPI_STATUS_IGNORE);
             assert_int_equal(tr(early_from, MPIACC_RP_T_EARLY), early0 + 1);
             fx_fill(fx.qin, m, (size_t)n, 99, 0, NULL, NULL); /* after the completion call */
@@ -391,7 +393,8 @@ static void send_case(MPI_Comm c, int n, int sync, int expect_early, int early_f
             stays_pending(&r, 0.2);
             assert_int_equal(clSetUserEventStatus(g, CL_COMPLETE), CL_SUCCESS);
             wait_done(&r, MPI_STATUS_IGNORE);
-            assert_int_equal(tr(early_from, MPIACC_RP_T_EARLY), early0);
+            /* expect_early 2: in stream order, but only once the gate opened */
+            assert_int_equal(tr(early_from, MPIACC_RP_T_EARLY), early0 + (expect_early == 2));
         }
         clReleaseEvent(g);
         clFinish(fx.qin);
@@ -416,7 +419,12 @@ static void send_case(MPI_Comm c, int n, int sync, int expect_early, int early_f
 
 static void send_staged(void **state) { send_case(MPI_COMM_WORLD, N, 0, 1, MPIACC_RP_PACKING); }
 static void send_eager(void **state) { send_case(dcomm, M, 0, 1, MPIACC_RP_PACKING); }
-static void send_pipelined_host(void **state) { send_case(dcomm, N, 0, 0, MPIACC_RP_PACKING); }
+/* pipelined, 3 chunks: every pack enqueued at once (STREAMING --> EARLY);
+ * 17 chunks: the packs beyond the ring wait for earlier chunks to be sent,
+ * which wait for the held packs: no completion while held, early once the
+ * gate opened (the last pack enqueued before the FIN) */
+static void send_pipelined(void **state) { send_case(dcomm, P, 0, 1, MPIACC_RP_STREAMING); }
+static void send_pipelined_long(void **state) { send_case(dcomm, N, 0, 2, MPIACC_RP_STREAMING); }
 static void send_sync_host(void **state) { send_case(MPI_COMM_WORLD, N, 1, 0, MPIACC_RP_PACKING); }
 
 /* ---- errors ------------------------------------------------------------------- */
@@ -596,7 +604,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(recv_staged),    cmocka_unit_test(recv_eager),          cmocka_unit_test(recv_pipelined),
         cmocka_unit_test(recv_host_order), cmocka_unit_test(completion_calls),   cmocka_unit_test(cancel_before),
-        cmocka_unit_test(send_staged),    cmocka_unit_test(send_eager),          cmocka_unit_test(send_pipelined_host),
+        cmocka_unit_test(send_staged),    cmocka_unit_test(send_eager),          cmocka_unit_test(send_pipelined),
+        cmocka_unit_test(send_pipelined_long),
         cmocka_unit_test(send_sync_host), cmocka_unit_test(late_error),          cmocka_unit_test(arguments),
         cmocka_unit_test(recv_out_of_order_queue), cmocka_unit_test(threads_and_free),
     };
