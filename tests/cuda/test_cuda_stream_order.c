@@ -19,6 +19,9 @@
  *                     held; a kernel overwriting the buffer enqueued after it
  *                     does not change what the receiver gets
  *  send_direct_small  the same, eager on the direct communicator
+ *  send_direct_large  768 KiB on the direct communicator: IPC keeps host
+ *                     order (no completion while held); with MPIACC_IPC=0
+ *                     pipelined in 3 chunks, in stream order
  * Every early completion is counted in mpiacc_rp_transitions (the
  * pseudo-target MPIACC_RP_T_EARLY, src/reqpool/op.c).  Skipped ("SKIPPED:")
  * without a GPU; gated cases skipped under compute-sanitizer.
@@ -169,7 +172,7 @@ static void recv_host_order(void **state)
 /* Rank 0's data (pattern(seed)) are written by a gated kernel on cu_us;
  * the send completes while it is held; a fill enqueued afterwards on
  * cu_us must not reach the receiver. */
-static void send_case(MPI_Comm c, int n, unsigned seed, const char *what)
+static void send_case(MPI_Comm c, int n, unsigned seed, int host_order, const char *what)
 {
     int bad = 0;
     CU_SKIP_UNDER_SANITIZER();
@@ -181,11 +184,14 @@ static void send_case(MPI_Comm c, int n, unsigned seed, const char *what)
         cu_gate_close(&gate);
         CU_CK(cu_k_gate_fill(cu_us, gate.d, dA, n, seed, TMO));
         MPI_CK(MPI_Isend(dA, 1, t, 1, TAG, c, &r));
-        if (!wait_within(&r, MPI_STATUS_IGNORE, 10.0))
+        if (host_order) { /* IPC: completes on the receiver's FIN, after its copy */
+            if (cu_completes_early(&r, 0.3, what)) bad++;
+        } else if (!wait_within(&r, MPI_STATUS_IGNORE, 10.0)) {
             CU_BAD(bad, "%s: MPI_Wait did not return while the pack was held", what);
-        else if (early_total() != e0 + 1)
-            CU_BAD(bad, "%s: no early completion counted", what);
-        CU_CK(cu_k_fill(cu_us, dA, n, seed + 7)); /* after the completion call */
+        } else {
+            if (early_total() != e0 + 1) CU_BAD(bad, "%s: no early completion counted", what);
+            CU_CK(cu_k_fill(cu_us, dA, n, seed + 7)); /* after the completion call */
+        }
         if (cu_gate_timed_out(&gate)) CU_BAD(bad, "%s: the gate timed out", what);
         cu_gate_open(&gate);
         if (r != MPI_REQUEST_NULL) MPI_CK(MPI_Wait(&r, MPI_STATUS_IGNORE));
@@ -206,8 +212,10 @@ static void send_case(MPI_Comm c, int n, unsigned seed, const char *what)
     cu_all_ok(bad, what);
 }
 
-static void send_staged(void **state) { send_case(MPI_COMM_WORLD, LARGE, 21, "send_staged"); }
-static void send_direct_small(void **state) { send_case(dcomm, SMALL, 22, "send_direct_small"); }
+static void send_staged(void **state) { send_case(MPI_COMM_WORLD, LARGE, 21, 0, "send_staged"); }
+static void send_direct_small(void **state) { send_case(dcomm, SMALL, 22, 0, "send_direct_small"); }
+/* IPC: host order; MPIACC_IPC=0: pipelined, 3 chunks, in stream order */
+static void send_direct_large(void **state) { send_case(dcomm, LARGE, 23, !noipc, "send_direct_large"); }
 
 /* Every path once, ungated (host order), in both directions, so that
  * nothing is set up for the first time (modules, staging, temporaries,
@@ -233,7 +241,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(recv_staged),         cmocka_unit_test(recv_direct_small),
         cmocka_unit_test(recv_direct_large),   cmocka_unit_test(recv_default_stream),
         cmocka_unit_test(recv_host_order),     cmocka_unit_test(send_staged),
-        cmocka_unit_test(send_direct_small),
+        cmocka_unit_test(send_direct_small),   cmocka_unit_test(send_direct_large),
     };
     int failed;
     MPI_Info info;
