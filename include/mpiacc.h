@@ -284,6 +284,10 @@ extern "C" {
  *                  call then goes through mpiacc's request pool.
  * MPIACC_DEVICE    CUDA device ordinal, as (void *)(intptr_t)ordinal, used
  *                  when no stream is given (default: the current device).
+ * MPIACC_ORDER     when the request of a device operation completes:
+ *                  MPIACC_ORDER_HOST (the default) or MPIACC_ORDER_STREAM
+ *                  ("Stream-ordered completion" below); any other value is
+ *                  refused (MPI_ERR_ARG).
  *
  * All attributes are copied by MPI_Type_dup.  They are read when an MPI
  * call is made: changing or freeing the datatype afterwards does not affect
@@ -298,8 +302,8 @@ extern "C" {
  *  - Constituents without mpiacc attributes, neither their own nor
  *    inherited (MPI_INT, an untagged vector of MPI_INT...), only describe
  *    layout; all the others must agree: the same MPIACC_BUF_TYPE and the
- *    same MPIACC_STREAM, MPIACC_CL_QUEUE, MPIACC_EVENT and MPIACC_DEVICE
- *    (each set to the same value on all, or on none).  Otherwise — two
+ *    same MPIACC_STREAM, MPIACC_CL_QUEUE, MPIACC_EVENT, MPIACC_DEVICE and
+ *    MPIACC_ORDER (each set to the same value on all, or on none).  Otherwise — two
  *    buffer types, a MPIACC_BUF_HOST constituent beside a device one, two
  *    queues or streams — every call with the datatype fails with
  *    MPI_ERR_TYPE, naming two constituents that disagree (by
@@ -324,6 +328,73 @@ extern MPIACC_API int MPIACC_STREAM;
 extern MPIACC_API int MPIACC_CL_QUEUE;
 extern MPIACC_API int MPIACC_EVENT;
 extern MPIACC_API int MPIACC_DEVICE;
+extern MPIACC_API int MPIACC_ORDER;
+
+/*
+ * Stream-ordered completion (MPIACC_ORDER = MPIACC_ORDER_STREAM, opt-in)
+ *
+ * By default (MPIACC_ORDER_HOST) a device request completes once its data
+ * is in place: a receive's data are in the buffer, visible to the host and
+ * to any stream or queue; a send's buffer may be overwritten by anyone.
+ * With MPIACC_ORDER_STREAM on a CUDA or OpenCL datatype, the request
+ * completes as soon as mpiacc has enqueued its last device work on the GPU,
+ * and the datatype's stream (MPIACC_STREAM; without one the legacy default
+ * stream of MPIACC_DEVICE / the current device) or queue (MPIACC_CL_QUEUE)
+ * is made to wait for that work on the device (cudaStreamWaitEvent,
+ * clEnqueueBarrierWithWaitList), in the model of stream-triggered MPI:
+ *  - receive: MPI_Wait / MPI_Test return once the message has arrived and
+ *    its unpack (or, IPC on a direct communicator, the copy from the
+ *    sender's memory) is enqueued; a pipelined message's chunks beyond the
+ *    ring of 4 staging buffers are received as earlier unpacks finish, so
+ *    such a long message completes once its last chunk's unpack is
+ *    enqueued.  Work enqueued on that stream / queue
+ *    after the completion call sees the data.  The host, other streams and
+ *    other queues see the data only after synchronising with that stream /
+ *    queue (cudaStreamSynchronize, an event recorded on it, clFinish, a
+ *    marker's event) -- not at the completion call.  The status (source,
+ *    tag, count) is final at completion.
+ *  - send: MPI_Wait / MPI_Test return once the pack of the data is enqueued
+ *    behind the dependency (staged, eager; pipelined: the last chunk's
+ *    pack, chunks beyond the ring of 4 staging buffers being packed as
+ *    earlier ones are sent): work enqueued on the stream / queue after the
+ *    completion call runs only after mpiacc has read the data, so it may
+ *    overwrite the buffer.  The host or another stream must synchronise
+ *    with the stream first.  The message itself leaves later: when
+ *    mpiacc's progress (any MPI call of this process that drives
+ *    progress, MPI_Finalize at the latest) sees the pack done, so a
+ *    process that stops calling MPI for a long time delays its peer.  IPC
+ *    sends on direct communicators keep MPIACC_ORDER_HOST's completion
+ *    (the receiver reads the buffer in place until it answers), as do
+ *    synchronous-mode sends (their completion means "matched").
+ *  - The wait is put on the stream / queue as soon as the work is
+ *    enqueued, from whichever MPI call drives mpiacc's progress: work the
+ *    application enqueued there after the MPI call but before the
+ *    completion call may be ordered after it too (never before).
+ *  - OpenCL: in-order and out-of-order queues alike (the barrier orders
+ *    every later command of either kind of queue).  An out-of-order
+ *    queue gives no dependency (see "Dependency" above).
+ *  - Refused at the call (MPI_ERR_ARG): MPIACC_ORDER_STREAM on a
+ *    MPIACC_BUF_HOST datatype with MPIACC_EVENT (no stream), on an OpenCL
+ *    datatype without MPIACC_CL_QUEUE.  (A plain MPIACC_BUF_HOST call is
+ *    MPI's own: the attribute has no effect.)  Collectives, MPI_Pack /
+ *    MPI_Unpack and the calls that pack in the call (MPI_Bsend & co.,
+ *    MPI_Sendrecv_replace) keep MPIACC_ORDER_HOST's completion.
+ *  - After completion mpiacc finishes the operation in the background (the
+ *    message, an IPC FIN to the sender, staging).  A failure it detects
+ *    then (the dependency or the unpack failed, the peer aborted) cannot be
+ *    reported on the completed request: it is logged (warn) and counted in
+ *    MPIACC_Stats.failed, and the next device call (point-to-point,
+ *    MPI_Pack/MPI_Unpack excluded) on the same communicator fails with it
+ *    (its class and message), raised on that communicator's handler, before
+ *    doing anything.  The data on the stream are then undefined.
+ *  - MPI_Cancel acts as usual until the request completes; MPI_Finalize
+ *    waits for such background operations as for pending ones
+ *    (MPIACC_FINALIZE_TIMEOUT).
+ *  - MPIACC_ORDER is inherited by derived datatypes like the other
+ *    attributes (constituents must agree on it too).
+ */
+#define MPIACC_ORDER_HOST   ((void *)(intptr_t)1)
+#define MPIACC_ORDER_STREAM ((void *)(intptr_t)2)
 
 /*
  * Direct protocol (opt-in per communicator)

@@ -27,11 +27,14 @@ mpi_home=${MPI_HOME:-$root/.venv}
 
 # Left out under ASan: the opt-in released-cl_mem check reads freed memory by
 # design (MPIACC_OCL_CHECK_RELEASED); the install test rebuilds the project
-# without sanitizers.
-ASAN_EXCLUDE='_released|install_consumable'
+# without sanitizers; test_ocl_stream_order_abandon makes MPI_Finalize give
+# up an operation whose GPU work never ran, whose handles and staging are
+# then left allocated by design (a leak report).
+ASAN_EXCLUDE='_released|install_consumable|stream_order_abandon'
 # Multi-threaded tests (MPI_THREAD_MULTIPLE): OpenCL threads, the pool's
-# thread case, and the finalize tests whose helper threads open gates.
-TSAN_TESTS='test_ocl_threads|test_pool_api|test_finalize_pending|test_ocl_finalize_pending'
+# thread case, and the finalize tests whose helper threads open gates (the
+# stream-order test's last case is one).
+TSAN_TESTS='test_ocl_threads|test_pool_api|test_finalize_pending|test_ocl_finalize_pending|test_ocl_stream_order'
 
 configure() { # dir flags
   rm -f "$1/ctest.out"

@@ -13,6 +13,8 @@ small=(--backend opencl --customSize 16,16 --num-iters 3 --passes 1 --precision 
 "$prog" --help >"$out/help" 2>&1 || fail "--help exited $?"
 grep -q -- '--msize TEXT *process grid PxQ' "$out/help" || fail "--help does not describe --msize PxQ"
 grep -q -- '--direct ' "$out/help" || fail "--help does not list --direct"
+grep -q -- '--stream-ordered ' "$out/help" || fail "--help does not list --stream-ordered"
+grep -q -- '--stream-ordered-sends ' "$out/help" || fail "--help does not list --stream-ordered-sends"
 
 for bad in 2y2 0x4 x2 2x 2x2x2 -1x4 2x2junk; do
   "$prog" --msize "$bad" >"$out/bad" 2>&1
@@ -32,6 +34,7 @@ rc=$?
 [ $rc -eq 0 ] || fail "--msize 1,2 exited $rc"
 grep -q "2 ranks as 1 x 2" "$out/comma" || fail "--msize 1,2 did not give a 1 x 2 grid"
 grep -q "protocol: default requested" "$out/comma" || fail "no default protocol in the header"
+grep -q "exchanges: receives in host order, sends in host order" "$out/comma" || fail "no host-order completion in the header"
 
 timeout 60 "$mpiexec" -n 2 "$prog" "${small[@]}" --msize 2x1 --direct --csv "$out/direct.csv" >"$out/direct" 2>&1
 rc=$?

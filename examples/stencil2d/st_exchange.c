@@ -74,9 +74,11 @@ int st_exchange_mpiacc(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, 
 
 /* ST-LOC-BEGIN mpiacc-setup */
 /* Tags t with where the data lives and what produces it: the stream or the
- * in-order queue the stencil kernels run on (be->queue(d)). */
-static int tag_type(const st_backend_t *be, st_dev_t *d, MPI_Datatype t)
+ * in-order queue the stencil kernels run on (be->queue(d)); with
+ * stream_ordered, also the completion in the order of that stream. */
+static int tag_type(const st_backend_t *be, st_dev_t *d, int stream_ordered, MPI_Datatype t)
 {
+    if (stream_ordered) ST_MPI(MPI_Type_set_attr(t, MPIACC_ORDER, MPIACC_ORDER_STREAM));
     if (be->buf_type == MPIACC_BUF_CUDA) {
         ST_MPI(MPI_Type_set_attr(t, MPIACC_BUF_TYPE, MPIACC_BUF_CUDA));
         ST_MPI(MPI_Type_set_attr(t, MPIACC_STREAM, be->queue(d)));   /* cudaStream_t */
@@ -98,27 +100,37 @@ static int own(st_mpx_t *x, MPI_Datatype t)
  * vector(R, h, P), tagged with the buffer type and the stream/queue.  With
  * CUDA the buffer arguments are base + offset device pointers; a cl_mem
  * cannot be offset, so for OpenCL each (phase, side, direction) gets a
- * one-block hindexed type whose displacement is the offset. */
-int st_mpx_setup(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, st_mpx_t *x)
+ * one-block hindexed type whose displacement is the offset.  so_mask bit 0:
+ * the send datatypes carry MPIACC_ORDER_STREAM, bit 1: the receive ones
+ * (CUDA: a tagged dup of the unit type per direction). */
+int st_mpx_setup(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, int so_mask, st_mpx_t *x)
 {
-    MPI_Datatype unit[2];
+    MPI_Datatype unit[2], dirtype[2];
     memset(x, 0, sizeof *x);
     ST_MPI(MPI_Type_contiguous(g->h * g->P, g->base, &unit[ST_ROWS]));
     ST_MPI(MPI_Type_vector(g->R, g->h, g->P, g->base, &unit[ST_COLS]));
     for (int ph = ST_ROWS; ph <= ST_COLS; ph++) {
         ST_MPI(MPI_Type_commit(&unit[ph]));
         if (own(x, unit[ph])) return 1;
-        if (!be->offsets_in_type && tag_type(be, d, unit[ph])) return 1;
+        if (!be->offsets_in_type && tag_type(be, d, 0, unit[ph])) return 1;
+        for (int dir = 0; dir < 2; dir++) { /* stream order per direction: a tagged dup */
+            dirtype[dir] = unit[ph];
+            if (!be->offsets_in_type && (so_mask >> dir & 1)) {
+                ST_MPI(MPI_Type_dup(unit[ph], &dirtype[dir]));
+                if (own(x, dirtype[dir])) return 1;
+                ST_MPI(MPI_Type_set_attr(dirtype[dir], MPIACC_ORDER, MPIACC_ORDER_STREAM));
+            }
+        }
         for (int s = 0; s < 2; s++)
             for (int dir = 0; dir < 2; dir++) {
                 long off = dir ? g->recv_off[ph][s] : g->send_off[ph][s];
-                MPI_Datatype t = unit[ph];
+                MPI_Datatype t = dirtype[dir];
                 if (be->offsets_in_type) {
                     MPI_Aint disp = (MPI_Aint)(off * (long)g->es);
                     ST_MPI(MPI_Type_create_hindexed_block(1, 1, &disp, unit[ph], &t));
                     if (own(x, t)) return 1;
                     ST_MPI(MPI_Type_commit(&t));
-                    if (tag_type(be, d, t)) return 1;
+                    if (tag_type(be, d, so_mask >> dir & 1, t)) return 1;
                 }
                 for (int b = 0; b < 2; b++) {
                     char *p = be->mpi_buf(d, b);

@@ -4,10 +4,14 @@
  *
  *   mpiexec -n 4 stencil2d --backend auto --customSize 256,256 --num-iters 100
  *   mpiexec -n 4 stencil2d --msize 2x2 --direct
+ *   mpiexec -n 2 stencil2d --msize 1x2 --direct --stream-ordered
  *
  * One rank per device: each rank takes device (node-local rank) % (devices
  * on the node); --direct asks for mpiacc's direct protocol on the
- * Cartesian communicator (info key mpiacc_direct).
+ * Cartesian communicator (info key mpiacc_direct); --stream-ordered sets
+ * MPIACC_ORDER_STREAM on the mpiacc variant's halo datatypes, so that
+ * MPI_Waitall returns once the exchange's GPU work is enqueued and the next
+ * stencil kernel is launched without the host waiting for the unpacks.
  *
  * Exit status: 0 on success, 1 on a validation error, a mismatch between
  * the variants or any failure, 2 on bad options, 77 when the chosen backend
@@ -57,6 +61,8 @@ typedef struct opts {
     double wc, wk, wd, thr;
     int print_limit;
     int direct; /* --direct: info mpiacc_direct=true on the Cartesian communicator */
+    int stream_ordered; /* --stream-ordered: MPIACC_ORDER_STREAM on the receive halo datatypes */
+    int stream_ordered_sends; /* --stream-ordered-sends: on the send halo datatypes */
 } opts_t;
 
 /* What main finds out once: the backend and its device, the ranks per
@@ -125,6 +131,14 @@ static void parse(int argc, char **argv, opts_t *o)
         {"msize", CLI_STRING, &msize, "process grid PxQ: P rows x Q columns of ranks (default 2 x N/2)", NULL,
          CLI_ANY},
         {"direct", CLI_FLAG, &o->direct, "request mpiacc's direct protocol (info " ST_INFO_KEY "=true on the grid)",
+         NULL, CLI_ANY},
+        {"stream-ordered", CLI_FLAG, &o->stream_ordered,
+         "mpiacc variant: MPIACC_ORDER_STREAM on the receive halo datatypes (receives complete once their unpacks "
+         "are enqueued; the next kernel is ordered after them on the stream, the host does not wait for them)",
+         NULL, CLI_ANY},
+        {"stream-ordered-sends", CLI_FLAG, &o->stream_ordered_sends,
+         "mpiacc variant: MPIACC_ORDER_STREAM on the send halo datatypes too (staged and eager sends complete once "
+         "their packs are enqueued; their messages leave at the next MPI call)",
          NULL, CLI_ANY},
         {"passes", CLI_INT, &o->passes, "timed passes after one warm-up pass", NULL, CLI_POSITIVE},
         {"precision", CLI_CHOICE, &prec, "single, double or both", "sp|dp|both", CLI_ANY},
@@ -237,7 +251,7 @@ static int run_variant(const opts_t *o, const st_grid_t *g, const st_backend_t *
     int rc = 1, cur = 0;
     if (!gf) return st_error("out of memory");
     if ((rc = be->create(g, &d)) != 0) goto done;
-    if (v == V_MPIACC && (rc = st_mpx_setup(g, be, d, &mx)) != 0) goto done;
+    if (v == V_MPIACC && (rc = st_mpx_setup(g, be, d, (o->stream_ordered ? 2 : 0) | (o->stream_ordered_sends ? 1 : 0), &mx)) != 0) goto done;
     for (int p = 0; p <= o->passes; p++) {
         double kern = 0, t0, t[2];
         st_calls_t c0 = st_calls;
@@ -315,6 +329,9 @@ static void print_header(const opts_t *o, const st_grid_t *g, const ctx_t *c)
     printf("  protocol: %s requested%s; the communicator reports %s%s -> %s protocol\n",
            o->direct ? "direct" : "default", o->direct ? " (--direct: " ST_INFO_KEY "=true set on the grid)" : "",
            c->info[0] ? ST_INFO_KEY "=" : "no " ST_INFO_KEY " key", c->info, c->protocol);
+    printf("  completion of the mpiacc variant's exchanges: receives in %s, sends in %s\n",
+           o->stream_ordered ? "stream order (--stream-ordered)" : "host order", o->stream_ordered_sends
+               ? "stream order (--stream-ordered-sends; IPC sends: host order)" : "host order");
     printf("  exchange routine lines (non-blank, non-comment): manual %d (host MPI %d + device staging %d),"
            " mpiacc %d (%+.0f %%; plus %d lines of datatype set-up, once per precision)\n",
            loc_manual, ST_LOC_HOST, loc_manual - ST_LOC_HOST, ST_LOC_MPIACC,

@@ -123,7 +123,9 @@ typedef struct st_mpx {
     MPI_Datatype owned[10];
     int nowned;
 } st_mpx_t;
-int st_mpx_setup(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, st_mpx_t *x);
+/* so_mask: MPIACC_ORDER_STREAM on the send (bit 0, --stream-ordered-sends)
+ * and receive (bit 1, --stream-ordered) halo datatypes. */
+int st_mpx_setup(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, int so_mask, st_mpx_t *x);
 void st_mpx_free(st_mpx_t *x);
 /* The mpiacc variant's exchange of matrix buf, followed by ring(buf). */
 int st_exchange_mpiacc(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, const st_mpx_t *x,

@@ -7,9 +7,10 @@ int MPIACC_STREAM = MPI_KEYVAL_INVALID;
 int MPIACC_CL_QUEUE = MPI_KEYVAL_INVALID;
 int MPIACC_EVENT = MPI_KEYVAL_INVALID;
 int MPIACC_DEVICE = MPI_KEYVAL_INVALID;
+int MPIACC_ORDER = MPI_KEYVAL_INVALID;
 
 static int *const keyvals[] = {&MPIACC_BUF_TYPE, &MPIACC_STREAM, &MPIACC_CL_QUEUE, &MPIACC_EVENT,
-                               &MPIACC_DEVICE};
+                               &MPIACC_DEVICE, &MPIACC_ORDER};
 #define NKEYVALS (int)(sizeof keyvals / sizeof keyvals[0])
 
 int mpiacc_attrs_handles_checked;
@@ -49,6 +50,9 @@ int mpiacc_attrs_check_set(MPI_Datatype type, int keyval, void *value)
     if (keyval == MPIACC_DEVICE && ((intptr_t)value < 0 || (intptr_t)value > INT32_MAX))
         MPIACC_FAIL(MPIACC_ERRK_ARG, "invalid MPIACC_DEVICE value %lld (a CUDA device ordinal >= 0)",
                     (long long)(intptr_t)value);
+    if (keyval == MPIACC_ORDER && value != MPIACC_ORDER_HOST && value != MPIACC_ORDER_STREAM)
+        MPIACC_FAIL(MPIACC_ERRK_ARG, "invalid MPIACC_ORDER value %p (use MPIACC_ORDER_HOST or MPIACC_ORDER_STREAM)",
+                    value);
     if (mpiacc_attrs_is_builtin(type)) atomic_store(&mpiacc_attrs_builtin_tagged, 1);
 fn_exit:
     return mpi_errno;
@@ -110,6 +114,13 @@ int mpiacc_attrs_read_own(MPI_Datatype type, mpiacc_attrs_t *a, int *has_kind)
             MPIACC_FAIL(MPIACC_ERRK_ARG, "invalid MPIACC_DEVICE value %lld", (long long)(intptr_t)v);
         a->device = (int)(intptr_t)v;
         a->has_device = 1;
+    }
+    if (get(type, MPIACC_ORDER, &v)) {
+        if (v != MPIACC_ORDER_HOST && v != MPIACC_ORDER_STREAM)
+            MPIACC_FAIL(MPIACC_ERRK_ARG, "invalid MPIACC_ORDER value %p (use MPIACC_ORDER_HOST or MPIACC_ORDER_STREAM)",
+                        v);
+        a->stream_order = v == MPIACC_ORDER_STREAM;
+        a->has_order = 1;
     }
 fn_exit:
     return mpi_errno;

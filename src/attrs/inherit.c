@@ -3,7 +3,7 @@
  *
  * A derived datatype that carries no MPIACC_BUF_TYPE of its own takes the
  * attributes (buffer type, MPIACC_STREAM, MPIACC_CL_QUEUE, MPIACC_EVENT,
- * MPIACC_DEVICE) of its constituents — the datatypes MPI_Type_get_contents
+ * MPIACC_DEVICE, MPIACC_ORDER) of its constituents — the datatypes MPI_Type_get_contents
  * names, at any depth, whatever the constructor — when those agree:
  *  - a constituent's own attributes are its attributes when it carries
  *    MPIACC_BUF_TYPE; otherwise a derived constituent counts with what it
@@ -197,7 +197,9 @@ static void describe(const mpiacc_attrs_t *a, char *buf, size_t n)
     if (a->has_stream && k < (int)n) k += snprintf(buf + k, n - k, ", MPIACC_STREAM %p", a->stream);
     if (a->has_queue && k < (int)n) k += snprintf(buf + k, n - k, ", MPIACC_CL_QUEUE %p", a->queue);
     if (a->has_event && k < (int)n) k += snprintf(buf + k, n - k, ", MPIACC_EVENT %p", a->event);
-    if (a->has_device && k < (int)n) snprintf(buf + k, n - k, ", MPIACC_DEVICE %d", a->device);
+    if (a->has_device && k < (int)n) k += snprintf(buf + k, n - k, ", MPIACC_DEVICE %d", a->device);
+    if (a->has_order && k < (int)n)
+        snprintf(buf + k, n - k, ", MPIACC_ORDER %s", a->stream_order ? "MPIACC_ORDER_STREAM" : "MPIACC_ORDER_HOST");
 }
 
 static int same(const mpiacc_attrs_t *x, const mpiacc_attrs_t *y)
@@ -205,7 +207,8 @@ static int same(const mpiacc_attrs_t *x, const mpiacc_attrs_t *y)
     return x->kind == y->kind && x->has_stream == y->has_stream && (!x->has_stream || x->stream == y->stream) &&
            x->has_queue == y->has_queue && (!x->has_queue || x->queue == y->queue) &&
            x->has_event == y->has_event && (!x->has_event || x->event == y->event) &&
-           x->has_device == y->has_device && (!x->has_device || x->device == y->device);
+           x->has_device == y->has_device && (!x->has_device || x->device == y->device) &&
+           x->has_order == y->has_order && (!x->has_order || x->stream_order == y->stream_order);
 }
 
 /* The datatype's own dependency attributes replace inherited ones. */
@@ -215,6 +218,7 @@ static void override(mpiacc_attrs_t *a, const mpiacc_attrs_t *own)
     if (own->has_queue) a->queue = own->queue, a->has_queue = 1;
     if (own->has_event) a->event = own->event, a->has_event = 1;
     if (own->has_device) a->device = own->device, a->has_device = 1;
+    if (own->has_order) a->stream_order = own->stream_order, a->has_order = 1;
 }
 
 static const rec_t *decided_locked(MPI_Datatype t);

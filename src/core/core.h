@@ -166,6 +166,8 @@ typedef struct mpiacc_attrs {
     void *event;       /* cudaEvent_t or cl_event, when has_event        */
     int device;        /* CUDA ordinal, when has_device                  */
     unsigned has_stream : 1, has_queue : 1, has_event : 1, has_device : 1;
+    /* MPIACC_ORDER (has_order: set): stream_order 1 for MPIACC_ORDER_STREAM */
+    unsigned has_order : 1, stream_order : 1;
 } mpiacc_attrs_t;
 
 struct mpiacc_pack_type; /* src/pack: analysed datatype */
@@ -258,6 +260,15 @@ typedef struct mpiacc_backend {
      * know is MPIACC_CORE_MEM_HOST with MPI_SUCCESS; an error only when the
      * query itself failed (a sticky device error). */
     int (*classify)(const void *p, int *mem, int *device);
+    /* Optional (NULL: the backend has no stream or queue; then
+     * MPIACC_ORDER_STREAM is refused at the call).  Stream-ordered
+     * completion: makes work enqueued later on a's stream / queue (CUDA:
+     * MPIACC_STREAM, else the legacy default stream of the call's device;
+     * OpenCL: MPIACC_CL_QUEUE) wait on the device, without blocking the
+     * host, until the pack / unpack / copy behind handle h (an xfer handle
+     * of this backend, or of its ipc table's import_copy; NULL: nothing)
+     * is done.  Called under the pool lock. */
+    int (*order_after)(const mpiacc_attrs_t *a, void *h);
 } mpiacc_backend_t;
 
 /* The table for a kind, or NULL when not compiled in or no device.  Starts

@@ -226,6 +226,25 @@ static int cu_describe(char *out, size_t len)
     return MPI_SUCCESS;
 }
 
+/* Stream-ordered completion: MPIACC_STREAM (else the legacy default
+ * stream of the transfer's device) waits GPU-side for the transfer's
+ * events (cudaStreamWaitEvent takes the event's state now: the pooled
+ * events may be recorded again later). */
+static int cu_order_after(const mpiacc_attrs_t *a, void *hv)
+{
+    int mpi_errno = MPI_SUCCESS, old = -1;
+    mpiacc_cuda_h_t *h = hv;
+    cudaStream_t st = a->has_stream && a->stream ? (cudaStream_t)a->stream : cudaStreamLegacy;
+    if (!h || h->done || h->nev == 0) return MPI_SUCCESS;
+    MPIACC_CHECK(mpiacc_cuda_dev_enter(h->dev, &old));
+    mpi_errno = mpiacc_cuda_handle_wait(st, h);
+    mpiacc_cuda_dev_leave(h->dev, old);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
 static const mpiacc_backend_t cuda_backend = {
     .name = "CUDA",
     .kind = MPIACC_KIND_CUDA,
@@ -245,6 +264,7 @@ static const mpiacc_backend_t cuda_backend = {
     .describe = cu_describe,
     .ipc = &mpiacc_cuda_ipc,
     .classify = mpiacc_cuda_classify,
+    .order_after = cu_order_after,
 };
 
 const mpiacc_backend_t *mpiacc_cuda_backend(void) { return &cuda_backend; }

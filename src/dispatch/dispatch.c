@@ -130,6 +130,9 @@ static int device_op(int is_send, void *buf, MPI_Count count, MPI_Datatype type,
     mpiacc_proto_comm_t *dc = direct_of(a, peer, comm);
     MPI_Count bytes = 0;
 
+    /* A failure of an earlier stream-ordered op on this communicator,
+     * found after its request completed (reqpool/early.c). */
+    MPIACC_CHECK(mpiacc_rp_late_take(comm));
     if (dc) mpiacc_proto_comm_sweep();
     if (peer != MPI_PROC_NULL) {
         MPIACC_CHECK(mpiacc_pack_type_get(type, &t));
@@ -143,6 +146,12 @@ static int device_op(int is_send, void *buf, MPI_Count count, MPI_Datatype type,
     else if (dc && !(be = mpiacc_backend_get(a->kind)))
         MPIACC_FAIL(MPIACC_ERRK_BACKEND, "%s buffers are not available: %s", mpiacc_kind_name(a->kind),
                     mpiacc_backend_why_absent(a->kind));
+    if (a->stream_order) {
+        const mpiacc_backend_t *sb = be ? be : mpiacc_backend_get(a->kind);
+        if (sb && !sb->order_after)
+            MPIACC_FAIL(MPIACC_ERRK_ARG, "MPIACC_ORDER_STREAM on a %s datatype: it has no stream or queue to order "
+                        "the completion on (CUDA and OpenCL datatypes only)", mpiacc_kind_name(a->kind));
+    }
     if (bytes == 0 && !dc) { /* on a direct communicator: an eager message */
         if (is_send && peer != MPI_PROC_NULL)
             MPIACC_CHECK(host_send_ordered(NULL, 0, MPI_BYTE, peer, tag, comm, mode, req, &deferred));

@@ -14,7 +14,7 @@ static int is_ours(int keyval)
 {
     return keyval != MPI_KEYVAL_INVALID && (keyval == MPIACC_BUF_TYPE || keyval == MPIACC_STREAM ||
                                             keyval == MPIACC_CL_QUEUE || keyval == MPIACC_EVENT ||
-                                            keyval == MPIACC_DEVICE);
+                                            keyval == MPIACC_DEVICE || keyval == MPIACC_ORDER);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Type_set_attr(MPI_Datatype type, int keyval, void *value)

@@ -21,6 +21,7 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "core/core.h"
 #include "pack/pack.h"
@@ -169,5 +170,9 @@ extern long long mpiacc_ocl_rect_min;
 /* The strategy the calling thread's last pack/unpack used: "copy", "rect"
  * or "kernel"; read by tests through ocl_testhooks.h. */
 extern _Thread_local const char *mpiacc_ocl_xfer_method;
+
+/* ---- ocl_backend.c ---- */
+/* Transfers test() reports failed once complete (ocl_testhooks.h); 0. */
+extern atomic_int mpiacc_ocl_inject_xfer_failures;
 
 #endif /* MPIACC_OCL_H_INCLUDED */

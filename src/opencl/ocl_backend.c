@@ -18,6 +18,7 @@ long long mpiacc_ocl_rect_min = 64;
 
 static void dispatch_learn_platform(cl_platform_id p);
 static int check_released; /* MPIACC_OCL_CHECK_RELEASED=1 (see validation) */
+atomic_int mpiacc_ocl_inject_xfer_failures; /* ocl_testhooks.h: mpiacc_ocl_fail_next_xfers */
 
 /* ---- start / stop ------------------------------------------------------ */
 
@@ -288,6 +289,9 @@ static int ocl_validate(const mpiacc_attrs_t *a, void *buf)
     cl_int e;
     MPIACC_CHECK(mpiacc_ocl_mem_context((cl_mem)buf, a, &ctx, NULL));
     MPIACC_CHECK(mpiacc_ocl_attr_device(a, ctx, &dev));
+    if (a->stream_order && !(a->has_queue && a->queue))
+        MPIACC_FAIL(MPIACC_ERRK_ARG, "MPIACC_ORDER_STREAM on an OpenCL datatype without MPIACC_CL_QUEUE: no queue "
+                    "to order the completion on");
     if (a->has_event && a->event) {
         e = clGetEventInfo((cl_event)a->event, CL_EVENT_CONTEXT, sizeof ectx, &ectx, NULL);
         if (e == CL_INVALID_EVENT)
@@ -409,6 +413,11 @@ static int ocl_test(void *hv, int *done)
         }
         goto fn_exit;
     }
+    if (h->cx && atomic_load_explicit(&mpiacc_ocl_inject_xfer_failures, memory_order_relaxed) > 0 &&
+        atomic_fetch_sub(&mpiacc_ocl_inject_xfer_failures, 1) > 0) {
+        h->done = 1;
+        MPIACC_FAIL(MPIACC_ERRK_OPENCL, "OpenCL: injected failure of a completed transfer (test hook)");
+    }
     h->done = 1;
 fn_exit:
     return mpi_errno;
@@ -436,6 +445,28 @@ static int ocl_host_alloc(size_t bytes, void **p)
 
 static void ocl_host_free(void *p, size_t bytes) { free(p); }
 
+/* Stream-ordered completion: a barrier on MPIACC_CL_QUEUE waiting for the
+ * transfer's commands (on mpiacc's internal queue).  A barrier holds back
+ * every later command of the queue, in-order or out-of-order alike. */
+static int ocl_order_after(const mpiacc_attrs_t *a, void *hv)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_ocl_handle_t *h = hv;
+    cl_event evs[2];
+    cl_uint n = 0;
+    if (!h || !a->has_queue || !a->queue) return MPI_SUCCESS; /* validate refused a missing queue */
+    for (int i = 0; i < 2; i++)
+        if (h->ev[i]) evs[n++] = h->ev[i];
+    if (!n) return MPI_SUCCESS;
+    MPIACC_OCL_CALL("clEnqueueBarrierWithWaitList",
+                    clEnqueueBarrierWithWaitList((cl_command_queue)a->queue, n, evs, NULL));
+    MPIACC_OCL_CALL("clFlush", clFlush((cl_command_queue)a->queue));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
 static const mpiacc_backend_t ocl_table = {
     .name = "OpenCL",
     .kind = MPIACC_KIND_OPENCL,
@@ -454,6 +485,7 @@ static const mpiacc_backend_t ocl_table = {
     .type_data_free = mpiacc_ocl_blob_free,
     .describe = ocl_describe,
     .validate_span = mpiacc_ocl_validate_span,
+    .order_after = ocl_order_after,
 };
 
 const mpiacc_backend_t *mpiacc_opencl_backend(void) { return &ocl_table; }

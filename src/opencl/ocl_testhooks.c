@@ -12,3 +12,5 @@ int mpiacc_ocl_set_rect_policy(int policy)
 }
 
 const char *mpiacc_ocl_last_method(void) { return mpiacc_ocl_xfer_method; }
+
+void mpiacc_ocl_fail_next_xfers(int n) { atomic_store(&mpiacc_ocl_inject_xfer_failures, n); }

@@ -17,4 +17,10 @@ int mpiacc_ocl_set_rect_policy(int policy);
  * "kernel"; "none" before any. */
 const char *mpiacc_ocl_last_method(void);
 
+/* Fault injection: the next n transfer handles (pack / unpack) whose
+ * commands have completed are reported failed by the backend's test()
+ * (MPIACC_ERRK_OPENCL, "injected failure"), e.g. to fail an operation
+ * after its request completed in stream order. */
+void mpiacc_ocl_fail_next_xfers(int n);
+
 #endif

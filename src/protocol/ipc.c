@@ -247,6 +247,14 @@ static int recv_copy(mpiacc_rp_op_t *op, const void *blob)
     }
     is->copy_started = 1;
     mpiacc_proto_count(MPIACC_PROTO_N_IPC_RECV);
+    /* MPIACC_ORDER_STREAM (no-ops otherwise): the copy is the message's
+     * last device work; the FIN follows in the background */
+    err = mpiacc_rp_order_after(op, is->xfer);
+    if (err != MPI_SUCCESS) {
+        op->error = err;
+        ds->failed = 1;
+    }
+    mpiacc_rp_early(op);
     return MPI_SUCCESS;
 }
 

@@ -58,6 +58,13 @@ static void chunk_range(const mpiacc_proto_dx_state_t *ds, int64_t k, MPI_Count 
     *hi = *lo + ds->chunk < ds->total ? *lo + ds->chunk : ds->total;
 }
 
+static int any_landed(const mpiacc_proto_dx_state_t *ds)
+{
+    for (int i = 0; i < MPIACC_PROTO_DX_RING; i++)
+        if (ds->slot[i].state == MPIACC_PROTO_DX_SLOT_LANDED) return 1;
+    return 0;
+}
+
 static int all_free(const mpiacc_proto_dx_state_t *ds)
 {
     for (int i = 0; i < MPIACC_PROTO_DX_RING; i++)
@@ -149,6 +156,8 @@ static int send_pack_next(mpiacc_rp_op_t *op)
         fail(op, err);
         return 0;
     }
+    /* MPIACC_ORDER_STREAM (a no-op otherwise): later stream work waits for every chunk's pack */
+    if ((err = mpiacc_rp_order_after(op, s->xfer)) != MPI_SUCCESS) fail(op, err);
     s->state = MPIACC_PROTO_DX_SLOT_XFER;
     s->index = k;
     ds->next_xfer++;
@@ -221,6 +230,9 @@ static int send_pass(mpiacc_rp_op_t *op, int *moved)
         *moved = 1;
     }
     while (send_pack_next(op)) *moved = 1;
+    /* the last chunk's pack enqueued: MPIACC_ORDER_STREAM's request
+     * completes (no-op otherwise, or after a failure) */
+    if (!ds->failed && ds->next_xfer == ds->nchunks) mpiacc_rp_early(op);
     if (ds->failed && !ds->stopped && ds->next_mpi < ds->nchunks) {
         *moved |= send_abort(op, &mpi_errno);
         if (mpi_errno != MPI_SUCCESS) goto fn_fail;
@@ -362,6 +374,8 @@ static int recv_pass(mpiacc_rp_op_t *op, int *moved)
             err = op->be->unpack(&op->attrs, op->dep, &d, &s->xfer);
             if (err != MPI_SUCCESS) fail(op, err);
             s->state = err == MPI_SUCCESS ? MPIACC_PROTO_DX_SLOT_XFER : MPIACC_PROTO_DX_SLOT_FREE;
+            /* MPIACC_ORDER_STREAM (a no-op otherwise): every chunk's unpack */
+            if (err == MPI_SUCCESS && (err = mpiacc_rp_order_after(op, s->xfer)) != MPI_SUCCESS) fail(op, err);
             *moved = 1;
         } else if (s->state == MPIACC_PROTO_DX_SLOT_XFER) {
             err = mpiacc_proto_xfer_done(op, &s->xfer, &done);
@@ -369,6 +383,9 @@ static int recv_pass(mpiacc_rp_op_t *op, int *moved)
             if (done) s->state = MPIACC_PROTO_DX_SLOT_FREE, *moved = 1;
         }
     }
+    /* every chunk in and every unpack enqueued: MPIACC_ORDER_STREAM's
+     * request completes (no-op otherwise, or after a failure) */
+    if (!ds->failed && ds->next_mpi == ds->nchunks && !any_landed(ds)) mpiacc_rp_early(op);
 fn_exit:
     return mpi_errno;
 fn_fail:

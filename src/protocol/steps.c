@@ -36,6 +36,10 @@ int mpiacc_proto_xfer_after_dep(mpiacc_rp_op_t *op, int *ready, void *host, MPI_
     MPIACC_CHECK(op->is_send ? op->be->pack(&op->attrs, op->dep, &d, &op->xfer)
                              : op->be->unpack(&op->attrs, op->dep, &d, &op->xfer));
     mpiacc_rp_move(op, op->is_send ? MPIACC_RP_PACKING : MPIACC_RP_UNPACKING);
+    /* MPIACC_ORDER_STREAM: the whole message in one transfer, so its
+     * request completes now (no-ops otherwise) */
+    MPIACC_CHECK(mpiacc_rp_order_after(op, op->xfer));
+    mpiacc_rp_early(op);
 fn_exit:
     return mpi_errno;
 fn_fail:

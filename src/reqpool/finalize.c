@@ -84,6 +84,15 @@ static void abandon(mpiacc_rp_op_t *op, mpiacc_rp_finalize_report_t *rep)
     if (mpi_busy) PMPI_Request_free(&op->inner); /* MPI carries it on alone */
     if (device_busy && op->be) rep->busy_kinds |= 1u << op->attrs.kind;
     if (!device_busy && !mpi_busy) mpiacc_rp_release_resources(op);
+    if (op->detached) { /* its request completed already (stream order) */
+        rep->abandoned++;
+        mpiacc_rp_finish_detached(op, MPIACC_RP_T_ERROR,
+                                  mpiacc_err(MPIACC_ERRK_PENDING, "operation abandoned by MPI_Finalize (%s)",
+                                             mpiacc_rp_state_name(op->state)),
+                                  0);
+        rep->failed--; /* counted as abandoned only (its ERROR arrow counts in `outcomes`) */
+        return;
+    }
     op->error = mpiacc_err(MPIACC_ERRK_PENDING, "operation abandoned by MPI_Finalize (%s)", mpiacc_rp_state_name(op->state));
     op->state = MPIACC_RP_DONE;
     mpiacc_core_stats_op_failed();
@@ -104,11 +113,17 @@ void mpiacc_rp_finalize(mpiacc_rp_finalize_report_t *rep)
 
     memset(rep, 0, sizeof *rep);
     n = rep->pending = mpiacc_rp_pending();
-    if (n > 0)
+    pthread_mutex_lock(&mpiacc_rp_pool.lock);
+    for (op = mpiacc_rp_pool.head; op; op = op->next) rep->background += op->detached;
+    pthread_mutex_unlock(&mpiacc_rp_pool.lock);
+    if (rep->background)
+        MPIACC_LOG(MPIACC_LOG_INFO, "MPI_Finalize: %d operation(s) completed in stream order still finishing",
+                   rep->background);
+    if (n > rep->background)
         MPIACC_LOG(MPIACC_LOG_WARN,
                    "MPI_Finalize called with %d mpiacc operation(s) not complete (never waited, or freed with "
                    "MPI_Request_free); giving them up to %g s, then cancelling receives nothing matched",
-                   n, bound);
+                   n - rep->background, bound);
     /* 1: the work before MPI finishes: GPU work, dependencies, sends
      * waiting for their turn, unpacks of messages that arrived; until every
      * op left is in MPI's hands, or the time is up. */
@@ -135,10 +150,10 @@ void mpiacc_rp_finalize(mpiacc_rp_finalize_report_t *rep)
     while ((op = mpiacc_rp_pool.head)) abandon(op, rep);
     pthread_mutex_unlock(&mpiacc_rp_pool.lock);
     rep->completed = (int)(outcomes(MPIACC_RP_DONE) - done0);
-    rep->failed = (int)(outcomes(MPIACC_RP_T_ERROR) - err0);
+    rep->failed += (int)(outcomes(MPIACC_RP_T_ERROR) - err0);
     rep->cancelled = (int)(outcomes(MPIACC_RP_T_CANCEL) - cancel0);
     if (rep->pending)
-        MPIACC_LOG(MPIACC_LOG_WARN,
+        MPIACC_LOG(rep->pending > rep->background || rep->completed < rep->pending ? MPIACC_LOG_WARN : MPIACC_LOG_INFO,
                    "MPI_Finalize: of %d pending operation(s), %d completed, %d failed, %d receive(s) cancelled "
                    "(nothing matched them), %d abandoned",
                    rep->pending, rep->completed, rep->failed, rep->cancelled, rep->abandoned);
@@ -152,6 +167,7 @@ void mpiacc_rp_finalize(mpiacc_rp_finalize_report_t *rep)
     if (rep->unfreed)
         MPIACC_LOG(MPIACC_LOG_DEBUG, "MPI_Finalize: freed %d completed request(s) the application never freed",
                    rep->unfreed);
+    mpiacc_rp_late_drop_all();
     mpiacc_rp_last_finalize = *rep;
     /* Let the poll function see the empty pool and unregister itself. */
     for (long i = 0; i < 1000000; i++) {

@@ -164,6 +164,28 @@
  *       MPI_Cancel in any later state, on sends and on collectives, does
  *       nothing (the operation completes normally, as MPI allows).
  *
+ *  Stream-ordered completion (MPIACC_ORDER_STREAM on a CUDA / OpenCL
+ *  point-to-point op; not synchronous-mode sends) [generic: mpiacc_rp_early, early.c,
+ *  called by the protocol]: the pseudo-target EARLY changes no state: the
+ *  generalized request completes (successfully: an op that already has an
+ *  error completes as usual) while the op goes on in the pool, detached.
+ *  Each device transfer is first ordered before the user's later stream /
+ *  queue work (mpiacc_rp_order_after, be->order_after).
+ *   PACKING --(staged / eager send: the pack enqueued)------------> EARLY
+ *   UNPACKING --(staged / eager receive: the unpack enqueued)-----> EARLY
+ *   STREAMING --(pipelined receive: every chunk landed, every unpack
+ *       enqueued; chunks beyond the ring wait for earlier unpacks)---> EARLY
+ *   STREAMING --(pipelined send: the last chunk's pack enqueued; packs
+ *       beyond the ring wait for earlier chunks to be sent)------------> EARLY
+ *   COPYING --(IPC receive: import_copy enqueued)-----------------> EARLY
+ *   A detached op then takes its usual arrows to DONE or ERROR; a
+ *   detached ERROR is logged and kept for the application's communicator
+ *   (early.c): the next device call there fails with it.  Its memory goes
+ *   when both the pool and MPI (the request freed) are done with it.
+ *   IPC sends never take EARLY (the receiver reads the data in place until
+ *   its FIN).  MPI_Finalize drains detached ops like pending ones
+ *   (abandoned ones: ERROR, as above).
+ *
  * Entering DONE/ERROR/CANCELLED: the op leaves the pool's lists, releases
  * its handles, protocol resources and type reference, then
  * MPI_Grequest_complete; after that only the generalized request's free
@@ -205,7 +227,7 @@ const char *mpiacc_rp_state_name(int s)
         [MPIACC_RP_DONE] = "DONE",         [MPIACC_RP_STREAMING] = "STREAMING",
         [MPIACC_RP_WAIT_FIN] = "WAIT_FIN", [MPIACC_RP_COPYING] = "COPYING",
         [MPIACC_RP_CLOSING] = "CLOSING",   [MPIACC_RP_T_ERROR] = "ERROR",
-        [MPIACC_RP_T_CANCEL] = "CANCELLED",
+        [MPIACC_RP_T_CANCEL] = "CANCELLED", [MPIACC_RP_T_EARLY] = "EARLY",
     };
     return s >= 0 && s < MPIACC_RP_NTARGETS && names[s] ? names[s] : "?";
 }
@@ -226,6 +248,7 @@ static const char *transition_word(const mpiacc_rp_op_t *op, int to)
     case MPIACC_RP_DONE: return "completed";
     case MPIACC_RP_T_ERROR: return "failed";
     case MPIACC_RP_T_CANCEL: return "cancelled";
+    case MPIACC_RP_T_EARLY: return "request completed in stream order; the op goes on";
     default: return "protocol step";
     }
 }
@@ -265,7 +288,9 @@ static int query_fn(void *extra, MPI_Status *status)
     mpiacc_rp_op_t *op = extra;
     int err;
     (void)atomic_load_explicit(&op->published, memory_order_acquire);
-    err = op->error;
+    /* completed early: with no error (mpiacc_rp_early); later failures are
+     * the communicator's (early.c), and op->error may still change */
+    err = op->detached ? MPI_SUCCESS : op->error;
     status->MPI_SOURCE = op->st_source;
     status->MPI_TAG = op->st_tag;
     PMPI_Status_set_elements_x(status, MPI_BYTE, op->is_send ? 0 : op->bytes);
@@ -281,6 +306,15 @@ static int free_fn(void *extra)
 {
     mpiacc_rp_op_t *op = extra;
     (void)atomic_load_explicit(&op->published, memory_order_acquire);
+    if (op->detached) {
+        /* Completed early: the pool may still hold the op (finish_detached). */
+        mpiacc_rp_unregister(op);
+        if (atomic_fetch_sub(&op->holds, 1) == 1) {
+            mpiacc_rp_completed_remove(op);
+            mpiacc_rp_op_free(op);
+        }
+        return MPI_SUCCESS;
+    }
     mpiacc_rp_completed_remove(extra);
     mpiacc_rp_unregister(extra);
     mpiacc_rp_op_free(extra);
@@ -343,6 +377,14 @@ void mpiacc_rp_discard(mpiacc_rp_op_t *op)
 static void finish(mpiacc_rp_op_t *op, int to, int error)
 {
     MPI_Request greq = op->greq;
+    if (op->detached) {
+        mpiacc_rp_sendq_remove(op);
+        if (op->inner != MPI_REQUEST_NULL) PMPI_Request_free(&op->inner);
+        mpiacc_rp_unlink(op);
+        mpiacc_rp_release_resources(op);
+        mpiacc_rp_finish_detached(op, to, error, 1);
+        return;
+    }
     mpiacc_rp_sendq_remove(op);
     if (op->inner != MPI_REQUEST_NULL) {
         /* Only on error/cancel paths: the inner request was never waited. */
@@ -513,9 +555,13 @@ static int submit_locked(mpiacc_rp_op_t *op, MPI_Request *req)
     if (mpi_errno != MPI_SUCCESS) {
         MPI_Request r = op->greq;
         mpiacc_rp_release_resources(op);
-        op->error = mpi_errno;
-        atomic_store_explicit(&op->published, 1, memory_order_release);
-        PMPI_Grequest_complete(r);
+        if (op->detached) { /* completed early in start: the free below frees op */
+            atomic_store(&op->holds, 1);
+        } else {
+            op->error = mpi_errno;
+            atomic_store_explicit(&op->published, 1, memory_order_release);
+            PMPI_Grequest_complete(r);
+        }
         PMPI_Request_free(&r); /* frees op through the free callback */
         return mpi_errno;
     }

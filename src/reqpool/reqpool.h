@@ -39,11 +39,14 @@ typedef enum {
     MPIACC_RP_NSTATES
 } mpiacc_rp_state_t;
 
-/* Indexes of mpiacc_rp_transitions[from][to]: states, plus these two
- * pseudo-targets (the op ends in DONE either way). */
+/* Indexes of mpiacc_rp_transitions[from][to]: states, plus these
+ * pseudo-targets (the op ends in DONE either way).  MPIACC_RP_T_EARLY
+ * changes no state: the application's request completed (stream-ordered
+ * completion, MPIACC_ORDER_STREAM) while the op goes on in `from`. */
 #define MPIACC_RP_T_ERROR MPIACC_RP_NSTATES
 #define MPIACC_RP_T_CANCEL (MPIACC_RP_NSTATES + 1)
-#define MPIACC_RP_NTARGETS (MPIACC_RP_NSTATES + 2)
+#define MPIACC_RP_T_EARLY (MPIACC_RP_NSTATES + 2)
+#define MPIACC_RP_NTARGETS (MPIACC_RP_NSTATES + 3)
 
 struct mpiacc_rp_op;
 
@@ -131,6 +134,12 @@ typedef struct mpiacc_rp_op {
      * order explicit in the C memory model (and visible to ThreadSanitizer,
      * which does not see inside MPI). */
     atomic_int published;
+    /* Stream-ordered completion (op.c, mpiacc_rp_early): the generalized
+     * request was completed while the op goes on in the pool; `holds`
+     * counts the two owners of its memory then (the request until MPI
+     * frees it, the pool until the op finishes). */
+    int detached;
+    atomic_int holds;
     /* completion (complete.c) */
     struct mpiacc_rp_op *rnext;      /* registry bucket chain            */
     struct mpiacc_rp_claim *claim;   /* set during a completion call     */
@@ -199,6 +208,8 @@ typedef struct mpiacc_rp_finalize_report {
     int abandoned; /* still busy at the end (GPU work or a send MPI holds):
                     * completed with an error, their memory left allocated */
     int unfreed;   /* completed requests the application never freed        */
+    int background; /* of `pending`, ops whose request had completed already
+                     * (stream-ordered completion) */
     /* kinds (bit 1 << kind) with device work abandoned: their backend must
      * not be stopped (its queues/streams still hold that work) */
     unsigned busy_kinds;
@@ -284,6 +295,33 @@ int mpiacc_rp_claim_result(mpiacc_rp_op_t *op, int error);
  * raised anywhere yet), *comm its communicator; returns PMPI_Wait's code
  * (already raised by MPI when it is an error). */
 int mpiacc_rp_wait(MPI_Request *r, MPI_Status *st, int *op_err, MPI_Comm *comm);
+
+/* ---- stream-ordered completion (early.c) ------------------------
+ *
+ * An op whose attributes ask for MPIACC_ORDER_STREAM: its protocol calls
+ * mpiacc_rp_order_after for each transfer handle that writes (receive) or
+ * reads (send) the user's buffer once it is enqueued, which makes the
+ * attributes' stream / queue wait for it on the device (be->order_after),
+ * and mpiacc_rp_early once the last one is enqueued, which completes the
+ * application's request (MPIACC_RP_T_EARLY) while the op goes on in the
+ * pool.  Both are no-ops for other ops; mpiacc_rp_early also for an op
+ * that already has an error (it completes with it later, as usual) and
+ * for synchronous-mode sends.  Lock held. */
+int mpiacc_rp_order_after(mpiacc_rp_op_t *op, void *h);
+void mpiacc_rp_early(mpiacc_rp_op_t *op);
+/* A failure of an op after its request completed early: logged, and kept
+ * for the application's communicator until mpiacc_rp_late_take hands it
+ * to the next device call there (early.c).  mpiacc_rp_late_take returns
+ * MPI_SUCCESS when none is kept; cheap (one atomic load) when none is
+ * kept anywhere.  mpiacc_rp_late_drop_all: at MPI_Finalize (logs each). */
+/* The end of an op that completed early (op.c; finalize.c's abandon):
+ * to is MPIACC_RP_DONE or MPIACC_RP_T_ERROR; off the pool's lists and
+ * resources released already.  keep: a failure is logged and kept for the
+ * communicator (0: MPI_Finalize's abandon, which logs it itself). */
+void mpiacc_rp_finish_detached(mpiacc_rp_op_t *op, int to, int error, int keep);
+void mpiacc_rp_late_put(MPI_Comm comm, int err);
+int mpiacc_rp_late_take(MPI_Comm comm);
+void mpiacc_rp_late_drop_all(void);
 
 /* Counters for tests: transitions taken since MPI_Init. */
 extern atomic_long mpiacc_rp_transitions[MPIACC_RP_NSTATES][MPIACC_RP_NTARGETS];

@@ -36,8 +36,8 @@ static MPI_Datatype tagged(void *buf_type)
 
 static void keyvals_valid_after_init(void **state)
 {
-    int kv[] = {MPIACC_BUF_TYPE, MPIACC_STREAM, MPIACC_CL_QUEUE, MPIACC_EVENT, MPIACC_DEVICE};
-    for (int i = 0; i < 5; i++) {
+    int kv[] = {MPIACC_BUF_TYPE, MPIACC_STREAM, MPIACC_CL_QUEUE, MPIACC_EVENT, MPIACC_DEVICE, MPIACC_ORDER};
+    for (int i = 0; i < 6; i++) {
         assert_int_not_equal(kv[i], MPI_KEYVAL_INVALID);
         for (int j = 0; j < i; j++) assert_int_not_equal(kv[i], kv[j]);
     }
@@ -55,6 +55,7 @@ static void set_get_dup_free(void **state)
     assert_int_equal(MPI_Type_set_attr(t, MPIACC_CL_QUEUE, (void *)0x5678), MPI_SUCCESS);
     assert_int_equal(MPI_Type_set_attr(t, MPIACC_EVENT, (void *)0x9abc), MPI_SUCCESS);
     assert_int_equal(MPI_Type_set_attr(t, MPIACC_DEVICE, (void *)(intptr_t)3), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_set_attr(t, MPIACC_ORDER, MPIACC_ORDER_STREAM), MPI_SUCCESS);
     MPI_Type_get_attr(t, MPIACC_BUF_TYPE, &v, &flag);
     assert_true(flag);
     assert_ptr_equal(v, MPIACC_BUF_CUDA);
@@ -67,6 +68,9 @@ static void set_get_dup_free(void **state)
     assert_ptr_equal(v, MPIACC_BUF_CUDA);
     MPI_Type_get_attr(d, MPIACC_CL_QUEUE, &v, &flag);
     assert_ptr_equal(v, (void *)0x5678);
+    MPI_Type_get_attr(d, MPIACC_ORDER, &v, &flag);
+    assert_true(flag);
+    assert_ptr_equal(v, MPIACC_ORDER_STREAM);
     MPI_Type_get_attr(d, MPIACC_EVENT, &v, &flag);
     assert_ptr_equal(v, (void *)0x9abc);
     MPI_Type_get_attr(d, MPIACC_DEVICE, &v, &flag);

@@ -426,6 +426,39 @@ static void exports_released(void **state)
     assert_int_equal(releases, exports);
 }
 
+/* Issue 23: a receive with MPIACC_ORDER_STREAM completes once the import
+ * copy is enqueued (COPYING --> EARLY, src/reqpool/op.c); the FIN follows
+ * in the background, and the data are there for the receive's queue.  (The
+ * stand-in's copy is synchronous: the gated cases are in
+ * tests/opencl/test_ocl_stream_order.c.) */
+static void stream_ordered_receive(void **state)
+{
+    long e0 = tr(S_COPY, MPIACC_RP_T_EARLY), f0 = tr(S_FIN, S_DONE);
+    int *h = malloc(5000 * sizeof *h);
+    MPI_Datatype t = cl_ints(5000, fx.qin, NULL);
+    MPI_Request r;
+    cl_mem m;
+    mode = FAKE_OK;
+    for (int i = 0; i < 5000; i++) h[i] = rank == 0 ? 70 + i : -1;
+    m = fx_buf(5000 * sizeof *h, h);
+    if (rank == 0) {
+        assert_int_equal(MPI_Send(m, 1, t, 1, 9, comm), MPI_SUCCESS);
+        assert_int_equal(tr(S_FIN, S_DONE), f0 + 1); /* the FIN came */
+    } else {
+        assert_int_equal(MPI_Type_set_attr(t, MPIACC_ORDER, MPIACC_ORDER_STREAM), MPI_SUCCESS);
+        assert_int_equal(MPI_Irecv(m, 1, t, 0, 9, comm, &r), MPI_SUCCESS);
+        assert_int_equal(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        assert_int_equal(tr(S_COPY, MPIACC_RP_T_EARLY), e0 + 1);
+        fx_read(m, 5000 * sizeof *h, h);
+        for (int i = 0; i < 5000; i++)
+            if (h[i] != 70 + i) fail_msg("int %d is %d, expected %d", i, h[i], 70 + i);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    clReleaseMemObject(m);
+    MPI_Type_free(&t);
+    free(h);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -433,6 +466,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(export_refused),   cmocka_unit_test(receiver_declines), cmocka_unit_test(copy_fails),
         cmocka_unit_test(cancel_then_receive), cmocka_unit_test(empty_not_ipc),
         cmocka_unit_test(exports_released), cmocka_unit_test(phase_marks),
+        cmocka_unit_test(stream_ordered_receive),
     };
     int failed;
     MPI_Info info;
