@@ -235,7 +235,9 @@ static int cu_order_after(const mpiacc_attrs_t *a, void *hv)
     int mpi_errno = MPI_SUCCESS, old = -1;
     mpiacc_cuda_h_t *h = hv;
     cudaStream_t st = a->has_stream && a->stream ? (cudaStream_t)a->stream : cudaStreamLegacy;
-    if (!h || h->done || h->nev == 0) return MPI_SUCCESS;
+    /* no shortcut on h->nev == 0: a handle completed through a flag (IPCV_FLAG,
+     * XFLAG) has no event until mpiacc_cuda_handle_wait records one */
+    if (!h || h->done) return MPI_SUCCESS;
     MPIACC_CHECK(mpiacc_cuda_dev_enter(h->dev, &old));
     mpi_errno = mpiacc_cuda_handle_wait(st, h);
     mpiacc_cuda_dev_leave(h->dev, old);
