@@ -194,7 +194,7 @@ _Static_assert(MPIACC_RP_T_ERROR >= MPIACC_RP_NSTATES && MPIACC_RP_T_CANCEL >= M
                "the pseudo-targets must not collide with a state");
 
 atomic_long mpiacc_rp_transitions[MPIACC_RP_NSTATES][MPIACC_RP_NTARGETS];
-_Static_assert(MPIACC_RP_NSTATES == 11, "a new state needs its name in mpiacc_rp_state_name");
+_Static_assert(MPIACC_RP_NSTATES == 12, "a new state needs its name in mpiacc_rp_state_name");
 
 const char *mpiacc_rp_state_name(int s)
 {
@@ -204,7 +204,8 @@ const char *mpiacc_rp_state_name(int s)
         [MPIACC_RP_IN_FLIGHT] = "IN_FLIGHT", [MPIACC_RP_UNPACKING] = "UNPACKING",
         [MPIACC_RP_DONE] = "DONE",         [MPIACC_RP_STREAMING] = "STREAMING",
         [MPIACC_RP_WAIT_FIN] = "WAIT_FIN", [MPIACC_RP_COPYING] = "COPYING",
-        [MPIACC_RP_CLOSING] = "CLOSING",   [MPIACC_RP_T_ERROR] = "ERROR",
+        [MPIACC_RP_CLOSING] = "CLOSING",   [MPIACC_RP_EXCHANGING] = "EXCHANGING",
+        [MPIACC_RP_T_ERROR] = "ERROR",
         [MPIACC_RP_T_CANCEL] = "CANCELLED",
     };
     return s >= 0 && s < MPIACC_RP_NTARGETS && names[s] ? names[s] : "?";
@@ -221,7 +222,8 @@ static const char *transition_word(const mpiacc_rp_op_t *op, int to)
     case MPIACC_RP_UNPACKING: return "received, unpack dispatched";
     case MPIACC_RP_STREAMING: return op->is_send ? "streaming chunks" : "receiving chunks";
     case MPIACC_RP_WAIT_FIN: return "waiting for the receiver's answer";
-    case MPIACC_RP_COPYING: return "copying from the sender's memory";
+    case MPIACC_RP_COPYING: return op->is_coll ? "reading the peers' memory" : "copying from the sender's memory";
+    case MPIACC_RP_EXCHANGING: return "exchanging records with the other processes";
     case MPIACC_RP_CLOSING: return "sending FIN";
     case MPIACC_RP_DONE: return "completed";
     case MPIACC_RP_T_ERROR: return "failed";
@@ -445,7 +447,7 @@ static int advance(mpiacc_rp_op_t *op)
         case MPIACC_RP_READY:
             if (mpiacc_rp_sendq_has_peer(op->comm, op->peer, op)) break;
             MPIACC_CHECK(op->proto->issue(op));
-            mpiacc_rp_sendq_remove(op);
+            if (!op->sendq_hold) mpiacc_rp_sendq_remove(op);
             if (op->state == MPIACC_RP_READY) mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
             break;
         case MPIACC_RP_IN_FLIGHT:
