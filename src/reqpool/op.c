@@ -139,6 +139,27 @@
  *   A part whose dependency, pack or unpack fails does not stop the
  *   collective (the other processes would wait for it): the op records
  *   the error and completes with it (ERROR) after the collective.
+ *  Nonblocking collective on the device (a kind with an on-device
+ *  algorithm on a one-node direct communicator; src/coll/ipc_nb.c) [collective
+ *  on the device]: record (exports) filled at call time; queued like one above
+ *   NEW --(start)---------------------------------------------------> READY
+ *   READY --[generic](its turn; issue: PMPI_Iallgather of the records on
+ *       the hidden `data` communicator; the op keeps its place in the
+ *       queue, sendq_hold, until its last collective on `data`)---------> EXCHANGING
+ *   EXCHANGING --(records in (MPIX_Request_is_complete), every one ok:
+ *       the reads enqueued, a failure to enqueue recorded)--------------> COPYING
+ *   EXCHANGING --(a record not ok, on every process alike: exports
+ *       released, staging taken; the protocol becomes [collective] and
+ *       takes its NEW arrows)--> DEP_PENDING / PACKING / READY, then as above
+ *   COPYING --(every read done (the backend's test); two phases: the
+ *       error flags and new exports gathered, PMPI_Iallgather)----------> EXCHANGING
+ *   EXCHANGING --(that exchange in: the second phase's reads enqueued
+ *       unless a process failed)-----------------------------------------> COPYING
+ *   COPYING --(every read done: PMPI_Iallreduce(MAX) of the error class
+ *       on `data`; the op leaves the queue)------------------------------> IN_FLIGHT
+ *   IN_FLIGHT --[generic: complete, then received():] DONE, or ERROR
+ *       with this process's failure or "another process failed" (the
+ *       largest class); exports released
  *
  *  Error and cancel paths [generic]
  *   any state --(a backend or MPI failure; or mpiacc_rp_fail, a failed step
