@@ -116,6 +116,7 @@ typedef struct mpiacc_coll_ipc {
     void *phase_token;
     int phase_ok;
     int flag_mine, flag_peer;
+    int dc_ref; /* holds a reference to dc (mpiacc_proto_comm_ref) */
 } mpiacc_coll_ipc_t;
 
 /* A family of IPC algorithms: size of a record's payload (the same on

@@ -39,6 +39,7 @@ void mpiacc_coll_ipc_nb_free(mpiacc_coll_ipc_t *ci)
     for (int i = 0; i < ci->nxfer; i++) ci->xfer_be[i]->release(ci->xfers[i]);
     ci->nxfer = 0;
     mpiacc_coll_ipc_end(ci);
+    if (ci->dc_ref) mpiacc_proto_comm_unref(ci->dc); /* may run in the progress hook: queued, swept later */
     free(ci);
 }
 
@@ -51,6 +52,10 @@ int mpiacc_coll_ipc_nb_prepare(mpiacc_coll_op_t *c)
     ci->nb = 1;
     if (!(ci->dc = mpiacc_proto_comm_lookup(c->a.comm)))
         MPIACC_FAIL(MPIACC_ERRK_INTERN, "%s: not a direct communicator", mpiacc_coll_name(c->kind, 1));
+    /* `data` stays until the op is done, even if the application frees
+     * the communicator meanwhile (MPI lets pending operations complete) */
+    mpiacc_proto_comm_ref(ci->dc);
+    ci->dc_ref = 1;
     MPIACC_CHECK(mpiacc_coll_ipc_begin(ci, c));
     /* a staged fallback waits for the dependencies as they are now */
     for (int s = 0; s < 2; s++) {

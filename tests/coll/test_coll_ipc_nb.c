@@ -288,6 +288,29 @@ static void test_outstanding_async(void **state)
     assert_true(tr(MPIACC_RP_COPYING, MPIACC_RP_IN_FLIGHT) - polled >= 2 * NOPS);
 }
 
+/* The application frees the communicator while its nonblocking
+ * collectives are pending (MPI lets them complete). */
+static void test_comm_freed(void **state)
+{
+    MPI_Comm dup;
+    MPI_Request req[2];
+    int v[300], w[300], x[300];
+    long r0 = runs();
+    for (int k = 0; k < 300; k++) v[k] = val(7, rank, k, 1), x[k] = k + rank * 1000;
+    assert_int_equal(MPI_Comm_dup(MPI_COMM_WORLD, &dup), MPI_SUCCESS);
+    assert_int_equal(MPI_Iallreduce(v, w, 300, tt, MPI_SUM, dup, &req[0]), MPI_SUCCESS);
+    assert_int_equal(MPI_Ibcast(x, 300, tt, 0, dup, &req[1]), MPI_SUCCESS);
+    assert_int_equal(MPI_Comm_free(&dup), MPI_SUCCESS);
+    assert_int_equal(MPI_Waitall(2, req, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    for (int k = 0; k < 300; k++) {
+        int want = 0;
+        for (int r = 0; r < size; r++) want += val(7, r, k, 1);
+        assert_int_equal(w[k], want);
+        assert_int_equal(x[k], k);
+    }
+    if (rank == 0) printf("comm freed: %ld of 2 calls on the device\n", runs() - r0);
+}
+
 static void test_transitions(void **state)
 {
     long rx = tr(MPIACC_RP_READY, MPIACC_RP_EXCHANGING), xc = tr(MPIACC_RP_EXCHANGING, MPIACC_RP_COPYING);
@@ -410,6 +433,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_outstanding),
         cmocka_unit_test(test_outstanding_async),
+        cmocka_unit_test(test_comm_freed),
         cmocka_unit_test(test_transitions),
         cmocka_unit_test(test_fallback),
         cmocka_unit_test(test_failure),
