@@ -20,7 +20,10 @@
  * copied back and compared bytewise with the host result (integer-valued
  * floats: every reduction order gives the same bits): the check column.
  *
- * With --direct on one node, mpiacc runs these blocking collectives on the
+ * --nonblocking times the nonblocking forms instead (MPI_Iallreduce ...
+ * then MPI_Wait, both runs; the `form` CSV column says which).
+ *
+ * With --direct on one node, mpiacc runs these collectives on the
  * device (the peers' buffers read over CUDA IPC) when every process can;
  * the `path` column says what ran (MPIACC_Get_stats: coll_device /
  * coll_staged over the timed device calls): device, staged, or mixed.
@@ -165,6 +168,7 @@ typedef struct setup {
     MPI_Comm hcomm, hring; /* the same, never direct: the host runs (a host collective on a one-node direct
                               communicator pays mpiacc's record exchange) */
     int host;              /* the call in progress is a host run */
+    int nb;                /* the nonblocking forms + MPI_Wait */
     int rank, size;
     int *counts, *displs;      /* alltoallv: per peer, in elements */
     int ncounts[2];            /* neighbour: elements per neighbour */
@@ -185,9 +189,34 @@ static void buf_elems(const setup_t *s, int op, size_t n, size_t *ns, size_t *nr
     }
 }
 
+/* The nonblocking form of op into *r. */
+static int icall(setup_t *s, int op, void *sb, void *rb, int n, MPI_Datatype t, MPI_Request *r)
+{
+    MPI_Comm comm = s->host ? s->hcomm : s->comm, ring = s->host ? s->hring : s->ring;
+    switch (op) {
+    case OP_ALLREDUCE: return MPI_Iallreduce(sb, rb, n, t, MPI_SUM, comm, r);
+    case OP_BCAST: return MPI_Ibcast(sb, n, t, 0, comm, r);
+    case OP_ALLGATHER: return MPI_Iallgather(sb, n, t, rb, n, t, comm, r);
+    case OP_ALLTOALL: return MPI_Ialltoall(sb, n, t, rb, n, t, comm, r);
+    case OP_ALLTOALLV:
+        for (int k = 0; k < s->size; k++) s->counts[k] = n, s->displs[k] = k * n;
+        return MPI_Ialltoallv(sb, s->counts, s->displs, t, rb, s->counts, s->displs, t, comm, r);
+    default:
+        for (int k = 0; k < 2; k++)
+            s->ncounts[k] = n, s->ndispls[k] = (MPI_Aint)k * n * (MPI_Aint)sizeof(float), s->ntypes[k] = t;
+        return MPI_Ineighbor_alltoallw(sb, s->ncounts, s->ndispls, s->ntypes, rb, s->ncounts, s->ndispls, s->ntypes,
+                                       ring, r);
+    }
+}
+
 static int call(setup_t *s, int op, void *sb, void *rb, int n, MPI_Datatype t)
 {
     MPI_Comm comm = s->host ? s->hcomm : s->comm, ring = s->host ? s->hring : s->ring;
+    if (s->nb) {
+        MPI_Request r = MPI_REQUEST_NULL;
+        int rc = icall(s, op, sb, rb, n, t, &r);
+        return rc != MPI_SUCCESS ? rc : MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
     switch (op) {
     case OP_ALLREDUCE: return MPI_Allreduce(sb, rb, n, t, MPI_SUM, comm);
     case OP_BCAST: return MPI_Bcast(sb, n, t, 0, comm);
@@ -257,6 +286,7 @@ int main(int argc, char **argv)
 {
     long long minb = 4, maxb = 64LL << 20;
     int iters = 1000, iters_large = 100, warmup = 200, warmup_large = 10, direct = 0, backend = 0, bad = 0;
+    int nonblocking = 0;
     long long large = 8192;
     const char *ops = "allreduce,bcast,allgather,alltoall,alltoallv,neighbor_alltoallw", *csvpath = NULL;
     int run[OP_COUNT] = {0};
@@ -274,6 +304,8 @@ int main(int argc, char **argv)
          "auto|cuda|opencl", CLI_ANY},
         {"direct", CLI_FLAG, &direct, "request mpiacc's direct protocol (info " MPIACC_DIRECT_INFO "=true on the "
                                       "communicators)", NULL, CLI_ANY},
+        {"nonblocking", CLI_FLAG, &nonblocking, "time the nonblocking forms (MPI_Iallreduce ... then MPI_Wait)",
+         NULL, CLI_ANY},
         {"csv", CLI_FILE, &csvpath, "also write the rows to this CSV file", NULL, CLI_ANY},
     };
     const cli_prog_t prog = {
@@ -282,7 +314,8 @@ int main(int argc, char **argv)
         "MPI_Neighbor_alltoallw (periodic 1-D ring) with device buffers through mpiacc, against the\n"
         "same calls on host buffers in the same run (average us over iterations and ranks; ratio\n"
         "device/host; device results checked bytewise against the host results; the path the device\n"
-        "calls took: device (on-device collective of a one-node direct communicator), staged, mixed).\n"
+        "calls took: device (on-device collective of a one-node direct communicator), staged, mixed;\n"
+        "--nonblocking: the MPI_I* forms, each followed by MPI_Wait).\n"
         "Ops: allreduce, bcast, allgather, alltoall, alltoallv, neighbor_alltoallw.\n"
         "Exit status: 0, 1 a result check failed, 2 bad options, 77 no device.",
         opts, sizeof opts / sizeof opts[0]};
@@ -312,6 +345,7 @@ int main(int argc, char **argv)
     FILE *csv = NULL;
     MPI_Comm node;
     memset(&s, 0, sizeof s);
+    s.nb = nonblocking;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &s.size);
@@ -352,10 +386,11 @@ int main(int argc, char **argv)
                      !strcmp(val, "true") ? "direct" : "default");
             bench_header("coll", what, d.cuda ? "CUDA" : "OpenCL", d.name);
             printf("# average us per call over iterations and ranks (OSU 'Avg Latency'), MPI_Barrier between calls;"
-                   " %s requested, the communicator reports %s=%s\n",
-                   direct ? "direct" : "default", MPIACC_DIRECT_INFO, flag ? val : "(absent)");
+                   " %s forms; %s requested, the communicator reports %s=%s\n",
+                   nonblocking ? "nonblocking (MPI_I* + MPI_Wait)" : "blocking", direct ? "direct" : "default",
+                   MPIACC_DIRECT_INFO, flag ? val : "(absent)");
             csv = bench_csv_open(csvpath, "op,bytes,iterations,device_avg_us,device_max_us,host_avg_us,host_max_us,"
-                                          "device_over_host,check,backend,ranks,protocol,path");
+                                          "device_over_host,check,backend,ranks,protocol,path,form");
         }
         snprintf(why, sizeof why, "%s", !strcmp(val, "true") ? "direct" : "default");
     }
@@ -416,9 +451,9 @@ int main(int argc, char **argv)
                        path_name(&pm));
                 fflush(stdout);
                 if (csv)
-                    fprintf(csv, "%s,%lld,%d,%.3f,%.3f,%.3f,%.3f,%.4f,%s,%s,%d,%s,%s\n", op_name[op], b, it, t[0], t[1],
+                    fprintf(csv, "%s,%lld,%d,%.3f,%.3f,%.3f,%.3f,%.4f,%s,%s,%d,%s,%s,%s\n", op_name[op], b, it, t[0], t[1],
                             t[2], t[3], t[0] / t[2], ok ? "ok" : "FAIL", d.cuda ? "cuda" : "opencl", s.size, why,
-                            path_name(&pm));
+                            path_name(&pm), s.nb ? "nonblocking" : "blocking");
             }
         }
         dev_free(&d, ds), dev_free(&d, dr);

@@ -487,8 +487,9 @@ extern MPIACC_API int MPIACC_ORDER;
  * not inside MPI_COMM_WORLD gets its own), an MPI_Comm_split_type for the
  * node map and an MPI_Allreduce for the eager limit.
  * Collectives on a direct communicator whose processes share one node:
- * the blocking MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Allgather(v),
- * MPI_Alltoall(v) and MPI_Neighbor_alltoall(v,w) run on the device when
+ * MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Allgather(v), MPI_Alltoall(v)
+ * and MPI_Neighbor_alltoall(v,w), blocking and nonblocking (the I forms:
+ * driven by MPI's progress, completed by MPI_Wait/MPI_Test & co.), run on the device when
  * every process's buffers are CUDA memory that can be exported (each GPU
  * reads the peers' buffers; reductions for the predefined operations and
  * types the CUDA backend reduces); otherwise, on every process alike, they
@@ -497,7 +498,9 @@ extern MPIACC_API int MPIACC_ORDER;
  * first exchanges one small record per process on the hidden communicator,
  * host buffers included (one MPI_Allgather; a device call also ends with
  * one MPI_Allreduce of an error flag, so a failure on one process is an
- * error class on every process).  Nonblocking collectives are staged.
+ * error class on every process; the nonblocking forms do the same with
+ * MPI_Iallgather / MPI_Iallreduce, posted in the order the collectives of
+ * the communicator were called).
  * Protocols, per message: IPC (CUDA, same node, memory that can be
  * exported, at least MPIACC_IPC_MIN bytes, default 0; the receiver's GPU
  * copies from the sender's buffer), else eager (packed bytes up to

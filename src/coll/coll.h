@@ -84,13 +84,13 @@ int mpiacc_coll_call(const mpiacc_coll_args_t *a);
 int mpiacc_coll_refuse(const char *name, MPI_Comm comm, int n, const MPI_Datatype *types);
 /* MPI's name of a kind ("MPI_Ibcast" when nonblocking). */
 const char *mpiacc_coll_name(int kind, int nonblocking);
-/* ipc.c: whether blocking collectives of `kind` on comm may run on the
+/* ipc.c: whether collectives (blocking or not) of `kind` on comm may run on the
  * device (a direct communicator on one node, a kind with an on-device
  * algorithm): every process must then enter mpiacc_coll_call, whatever its
  * buffers (the entry points skip their host fast path). */
 int mpiacc_coll_ipc_comm(MPI_Comm comm, int kind);
-/* Blocking collectives that ran on the device / were staged after the
- * exchange said so, since MPI_Init (tests, benchmarks). */
+/* Collectives (blocking or not) that ran on the device / were staged
+ * after the exchange said so, since MPI_Init (tests, benchmarks). */
 extern atomic_long mpiacc_coll_ipc_runs, mpiacc_coll_ipc_fallbacks;
 /* MPI_Finalize. */
 void mpiacc_coll_finalize(void);

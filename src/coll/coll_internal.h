@@ -89,6 +89,10 @@ struct mpiacc_coll_op {
     MPI_Datatype red_type;
     MPI_Count red_count;
     int red_mirror; /* host copies in the datatype's memory layout */
+    /* a nonblocking call on a one-node direct communicator: its on-device
+     * state (ipc_nb.c) until the exchange decides; NULL afterwards when
+     * staged */
+    struct mpiacc_coll_ipc *ipc;
 };
 
 /* core.c, for the families */
@@ -127,6 +131,21 @@ int mpiacc_coll_reduce_prepare(mpiacc_coll_op_t *c, const char *name);
 int mpiacc_coll_ipc_run(mpiacc_coll_op_t *c, int *done);
 /* core.c: frees an operation's state (everything it holds). */
 void mpiacc_coll_op_free(mpiacc_coll_op_t *c);
+/* core.c: the staging of a staged call (buffers, reduction mirrors), for
+ * a call that leaves the on-device path after the exchange (dependencies
+ * already captured are kept). */
+int mpiacc_coll_stage_all(mpiacc_coll_op_t *c);
+/* ipc_nb.c: frees a nonblocking call's on-device state (NULL: nothing);
+ * the protocol of a nonblocking call on a one-node direct communicator
+ * (the records first, then on the device or mpiacc_coll_proto). */
+void mpiacc_coll_ipc_nb_free(struct mpiacc_coll_ipc *ci);
+/* ipc_nb.c: a nonblocking call's on-device state set up at call time
+ * (c->ipc: local checks, exports, its record; dependencies captured). */
+int mpiacc_coll_ipc_nb_prepare(mpiacc_coll_op_t *c);
+extern const mpiacc_proto_t mpiacc_coll_ipc_proto;
+/* steps.c: until every collective on comm called earlier is posted to MPI
+ * (a blocking call's turn; lock not held). */
+void mpiacc_coll_wait_turn(MPI_Comm comm);
 /* steps.c: the protocol of a nonblocking collective, and a blocking call's
  * steps in the calling thread (error raised on the communicator). */
 extern const mpiacc_proto_t mpiacc_coll_proto;

@@ -287,7 +287,21 @@ static int stage(mpiacc_coll_op_t *c, int s, const char *name)
     b->sbytes = top;
     MPIACC_CHECK(mpiacc_proto_staging_get(b->a.kind, top ? top : 1, &b->staging, &b->cls));
     b->host = b->staging;
-    if (b->be->capture) MPIACC_CHECK(b->be->capture(&b->a, b->buf, &b->dep));
+    if (b->be->capture && !b->dep) MPIACC_CHECK(b->be->capture(&b->a, b->buf, &b->dep));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+int mpiacc_coll_stage_all(mpiacc_coll_op_t *c)
+{
+    int mpi_errno = MPI_SUCCESS;
+    const char *name = mpiacc_coll_name(c->kind, c->a.nonblocking);
+    if (!c->b[0].staged && !c->b[1].staged) return MPI_SUCCESS;
+    for (int s = 0; s < 2; s++)
+        if (c->b[s].staged && c->b[s].used) MPIACC_CHECK(stage(c, s, name));
+    if (c->fam->reduction) MPIACC_CHECK(mpiacc_coll_reduce_prepare(c, name));
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -297,6 +311,7 @@ fn_fail:
 void mpiacc_coll_op_free(mpiacc_coll_op_t *c)
 {
     if (!c) return;
+    mpiacc_coll_ipc_nb_free(c->ipc);
     for (int s = 0; s < 2; s++) {
         mpiacc_coll_buf_t *b = &c->b[s];
         for (int i = 0; i < b->nslots; i++) {
@@ -450,6 +465,7 @@ int mpiacc_coll_call(const mpiacc_coll_args_t *args)
 {
     int mpi_errno = MPI_SUCCESS, pooled, locked = 0;
     const char *name = mpiacc_coll_name(args->kind, args->nonblocking);
+    const mpiacc_proto_t *proto = &mpiacc_coll_proto;
     mpiacc_coll_op_t *c = calloc(1, sizeof *c);
     mpiacc_rp_op_t *op = NULL;
     MPI_Request r = MPI_REQUEST_NULL;
@@ -466,6 +482,13 @@ int mpiacc_coll_call(const mpiacc_coll_args_t *args)
     MPIACC_CHECK(c->fam->plan(c));
     MPIACC_CHECK(classify(c, MPIACC_COLL_S, name));
     MPIACC_CHECK(classify(c, MPIACC_COLL_R, name));
+    if (args->nonblocking && mpiacc_coll_ipc_comm(args->comm, args->kind)) {
+        /* the records exchange first (ipc_nb.c): the op is on the device
+         * or staged once every process's record is in */
+        MPIACC_CHECK(mpiacc_coll_ipc_nb_prepare(c));
+        proto = &mpiacc_coll_ipc_proto;
+        goto submit;
+    }
     if (!args->nonblocking && mpiacc_coll_ipc_comm(args->comm, args->kind)) {
         int done = 0;
         mpi_errno = mpiacc_coll_ipc_run(c, &done);
@@ -483,11 +506,7 @@ int mpiacc_coll_call(const mpiacc_coll_args_t *args)
         }
     }
     pooled = c->b[0].staged || c->b[1].staged;
-    if (pooled) {
-        for (int s = 0; s < 2; s++)
-            if (c->b[s].staged && c->b[s].used) MPIACC_CHECK(stage(c, s, name));
-        if (c->fam->reduction) MPIACC_CHECK(mpiacc_coll_reduce_prepare(c, name));
-    }
+    MPIACC_CHECK(mpiacc_coll_stage_all(c));
     if (!args->nonblocking) {
         mpi_errno = mpiacc_coll_blocking(c, pooled);
         mpiacc_coll_op_free(c);
@@ -508,13 +527,14 @@ int mpiacc_coll_call(const mpiacc_coll_args_t *args)
             return mpi_errno; /* MPI raised its errors itself */
         }
     }
+submit:
     if (!(op = mpiacc_rp_op_alloc(0, MPIACC_RP_SEND_STD, args->rbuf, 0, MPIACC_RP_PEER_COLL, args->kind,
                                   args->comm)))
         MPIACC_FAIL(MPIACC_ERRK_NOMEM, "%s: out of memory for an operation", name);
     op->is_coll = 1;
     op->st_source = MPI_ANY_SOURCE;
     op->st_tag = MPI_ANY_TAG;
-    op->proto = &mpiacc_coll_proto;
+    op->proto = proto;
     op->pstate = c;
     op->attrs.kind = c->b[MPIACC_COLL_R].staged ? c->b[MPIACC_COLL_R].a.kind
                                                 : c->b[MPIACC_COLL_S].staged ? c->b[MPIACC_COLL_S].a.kind : 0;

@@ -269,52 +269,75 @@ void mpiacc_coll_ipc_read(mpiacc_coll_ipc_t *ci, int r, int i, int slot)
 
 /* ---- synchronisation --------------------------------------------------------------- */
 
+int mpiacc_coll_ipc_error_flag(const mpiacc_coll_ipc_t *ci)
+{
+    return ci->err == MPI_SUCCESS ? 0 : mpiacc_err_class(ci->err);
+}
+
 /* The error flag of every process: *peer = the largest error class. */
 static int flag_sync(mpiacc_coll_ipc_t *ci, int *peer)
 {
-    int mine = ci->err == MPI_SUCCESS ? 0 : mpiacc_err_class(ci->err);
+    int mine = mpiacc_coll_ipc_error_flag(ci);
     *peer = 0;
     return PMPI_Allreduce(&mine, peer, 1, MPI_INT, MPI_MAX, ci->dc->data);
 }
 
-int mpiacc_coll_ipc_phase(mpiacc_coll_ipc_t *ci, int s, MPI_Aint lo, MPI_Aint hi, int *peer_err)
+int mpiacc_coll_ipc_phase_post(mpiacc_coll_ipc_t *ci, int s, MPI_Aint lo, MPI_Aint hi, MPI_Request *req)
 {
     int mpi_errno = MPI_SUCCESS, P = ci->c->size, ok = 0;
-    void *token = NULL;
-    struct {
-        int32_t cls, has;
-        mpiacc_ipc_export_t x;
-    } mine, *all = NULL;
-    memset(&mine, 0, sizeof mine);
-    *peer_err = 0;
+    mpiacc_coll_ipc_phase_rec_t *mine = &ci->phase_mine;
+    memset(mine, 0, sizeof *mine);
+    ci->phase_token = NULL;
+    ci->phase_ok = 0;
     if (ci->err == MPI_SUCCESS && hi > lo) {
-        note_err(ci, ci->ipc->export_buf(&ci->c->b[s].a, ci->c->b[s].dep, ci->c->b[s].buf, lo, hi, &mine.x, &token,
-                                         &ok));
+        note_err(ci, ci->ipc->export_buf(&ci->c->b[s].a, ci->c->b[s].dep, ci->c->b[s].buf, lo, hi, &mine->x,
+                                         &ci->phase_token, &ok));
         if (ci->err == MPI_SUCCESS && !ok)
             note_err(ci, mpiacc_err(MPIACC_ERRK_BUFFER, "%s: the buffer could not be exported again between phases",
                                     mpiacc_coll_name(ci->c->kind, 0)));
-        mine.has = ok;
+        mine->has = ok;
+        ci->phase_ok = ok;
     }
-    mine.cls = ci->err == MPI_SUCCESS ? 0 : mpiacc_err_class(ci->err);
-    if (!(all = malloc(sizeof *all * (size_t)P))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a collective");
-    MPIACC_CHECK(PMPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, ci->dc->data));
-    /* every process is done with the previous phase: the old export goes */
-    if (ci->exported[s] && ci->ipc->export_release) ci->ipc->export_release(ci->token[s]);
-    ci->exported[s] = ok;
-    ci->token[s] = token;
-    ok = 0;
-    for (int r = 0; r < P; r++) {
-        mpiacc_coll_ipc_hdr_t *h = (mpiacc_coll_ipc_hdr_t *)(ci->all + (size_t)r * ci->rec_bytes);
-        if (all[r].cls > *peer_err) *peer_err = all[r].cls;
-        h->x[s] = all[r].x;
-        h->has[s] = all[r].has;
-    }
+    mine->cls = mpiacc_coll_ipc_error_flag(ci);
+    if (!ci->phase_all && !(ci->phase_all = malloc(sizeof *ci->phase_all * (size_t)P)))
+        MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a collective");
+    if (req)
+        MPIACC_CHECK(PMPI_Iallgather(mine, (int)sizeof *mine, MPI_BYTE, ci->phase_all, (int)sizeof *mine, MPI_BYTE,
+                                     ci->dc->data, req));
+    else
+        MPIACC_CHECK(PMPI_Allgather(mine, (int)sizeof *mine, MPI_BYTE, ci->phase_all, (int)sizeof *mine, MPI_BYTE,
+                                    ci->dc->data));
 fn_exit:
-    if (ok && ci->ipc->export_release) ci->ipc->export_release(token); /* the exchange failed */
-    free(all);
     return mpi_errno;
 fn_fail:
+    /* the exchange failed: the new export goes */
+    if (ci->phase_ok && ci->ipc->export_release) ci->ipc->export_release(ci->phase_token);
+    ci->phase_ok = 0;
     goto fn_exit;
+}
+
+void mpiacc_coll_ipc_phase_end(mpiacc_coll_ipc_t *ci, int s, int *peer_err)
+{
+    *peer_err = 0;
+    /* every process is done with the previous phase: the old export goes */
+    if (ci->exported[s] && ci->ipc->export_release) ci->ipc->export_release(ci->token[s]);
+    ci->exported[s] = ci->phase_ok;
+    ci->token[s] = ci->phase_token;
+    ci->phase_ok = 0;
+    for (int r = 0; r < ci->c->size; r++) {
+        mpiacc_coll_ipc_hdr_t *h = (mpiacc_coll_ipc_hdr_t *)(ci->all + (size_t)r * ci->rec_bytes);
+        if (ci->phase_all[r].cls > *peer_err) *peer_err = ci->phase_all[r].cls;
+        h->x[s] = ci->phase_all[r].x;
+        h->has[s] = ci->phase_all[r].has;
+    }
+}
+
+int mpiacc_coll_ipc_phase(mpiacc_coll_ipc_t *ci, int s, MPI_Aint lo, MPI_Aint hi, int *peer_err)
+{
+    int mpi_errno = mpiacc_coll_ipc_phase_post(ci, s, lo, hi, NULL);
+    *peer_err = 0;
+    if (mpi_errno == MPI_SUCCESS) mpiacc_coll_ipc_phase_end(ci, s, peer_err);
+    return mpi_errno;
 }
 
 /* ---- the call ---------------------------------------------------------------------- */
@@ -382,64 +405,97 @@ static void release_exports(mpiacc_coll_ipc_t *ci)
     ci->exported[0] = ci->exported[1] = 0;
 }
 
-int mpiacc_coll_ipc_run(mpiacc_coll_op_t *c, int *done)
+int mpiacc_coll_ipc_begin(mpiacc_coll_ipc_t *ci, mpiacc_coll_op_t *c)
 {
-    int mpi_errno = MPI_SUCCESS, P = c->size, peer = 0, first_bad = -1;
-    const mpiacc_coll_ipc_alg_t *g = alg_of(c->kind);
-    mpiacc_coll_ipc_t ci;
-    memset(&ci, 0, sizeof ci);
-    *done = 0;
-    ci.c = c;
-    if (c->a.nonblocking || !g || !(ci.dc = mpiacc_proto_comm_lookup(c->a.comm))) return MPI_SUCCESS;
-    ci.rec_bytes = g->payload(&ci);
-    ci.spans_only = ci.rec_bytes == 0; /* the offers only say what to export */
-    ci.rec_bytes = (sizeof(mpiacc_coll_ipc_hdr_t) + ci.rec_bytes + 63) & ~(size_t)63;
-    if (!(ci.mine = calloc(1, ci.rec_bytes)) || !(ci.all = malloc(ci.rec_bytes * (size_t)P)))
+    int mpi_errno = MPI_SUCCESS, P = c->size;
+    ci->c = c;
+    ci->g = alg_of(c->kind);
+    ci->rec_bytes = ci->g->payload(ci);
+    ci->spans_only = ci->rec_bytes == 0; /* the offers only say what to export */
+    ci->rec_bytes = (sizeof(mpiacc_coll_ipc_hdr_t) + ci->rec_bytes + 63) & ~(size_t)63;
+    if (!(ci->mine = calloc(1, ci->rec_bytes)) || !(ci->all = malloc(ci->rec_bytes * (size_t)P)))
         MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a collective");
     /* a local error before the exchange only makes this record not ok: the
      * staged path (which every process then takes) reports it */
-    if (local_checks(&ci) != MPI_SUCCESS) ci.cause = MPIACC_COLL_IPC_ERROR;
-    if (ci.cause == MPIACC_COLL_IPC_OK && g->prepare(&ci) != MPI_SUCCESS) ci.cause = MPIACC_COLL_IPC_ERROR;
-    if (ci.cause == MPIACC_COLL_IPC_OK && fill_record(&ci) != MPI_SUCCESS) ci.cause = MPIACC_COLL_IPC_ERROR;
-    ((mpiacc_coll_ipc_hdr_t *)ci.mine)->ok = ci.cause;
+    if (local_checks(ci) != MPI_SUCCESS) ci->cause = MPIACC_COLL_IPC_ERROR;
+    if (ci->cause == MPIACC_COLL_IPC_OK && ci->g->prepare(ci) != MPI_SUCCESS) ci->cause = MPIACC_COLL_IPC_ERROR;
+    if (ci->cause == MPIACC_COLL_IPC_OK && fill_record(ci) != MPI_SUCCESS) ci->cause = MPIACC_COLL_IPC_ERROR;
+    ((mpiacc_coll_ipc_hdr_t *)ci->mine)->ok = ci->cause;
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+int mpiacc_coll_ipc_decide(mpiacc_coll_ipc_t *ci)
+{
+    int first_bad = -1, cause;
+    for (int r = 0; r < ci->c->size && first_bad < 0; r++)
+        if (mpiacc_coll_ipc_rec(ci, r)->ok != MPIACC_COLL_IPC_OK) first_bad = r;
+    if (first_bad < 0) {
+        atomic_fetch_add(&mpiacc_coll_ipc_runs, 1);
+        return 1;
+    }
+    cause = mpiacc_coll_ipc_rec(ci, first_bad)->ok;
+    if (cause <= 0 || cause >= MPIACC_COLL_IPC_NCAUSES) cause = MPIACC_COLL_IPC_SHAPE;
+    if (mpiacc_log_level >= MPIACC_LOG_INFO && !atomic_exchange(&noted[cause], 1))
+        mpiacc_log_write(MPIACC_LOG_INFO,
+                         "collectives on one-node direct communicators staged through host memory: %s "
+                         "(first: %s, process %d; reported once per cause)",
+                         cause_names[cause], mpiacc_coll_name(ci->c->kind, ci->nb), first_bad);
+    atomic_fetch_add(&mpiacc_coll_ipc_fallbacks, 1);
+    return 0;
+}
+
+int mpiacc_coll_ipc_outcome(const mpiacc_coll_ipc_t *ci, int peer)
+{
+    char s[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (ci->err != MPI_SUCCESS) return ci->err;
+    if (peer == 0) return MPI_SUCCESS;
+    PMPI_Error_string(peer, s, &len);
+    return mpiacc_err(MPIACC_ERRK_BACKEND, "%s: another process failed its part of the on-device collective "
+                                           "(error class %d: %s)",
+                      mpiacc_coll_name(ci->c->kind, ci->nb), peer, s);
+}
+
+void mpiacc_coll_ipc_end(mpiacc_coll_ipc_t *ci)
+{
+    release_exports(ci);
+    if (ci->phase_ok && ci->ipc && ci->ipc->export_release) ci->ipc->export_release(ci->phase_token);
+    ci->phase_ok = 0;
+    if (ci->t) mpiacc_pack_type_release(ci->t);
+    ci->t = NULL;
+    free(ci->offers);
+    free(ci->xfers);
+    free(ci->xfer_be);
+    free(ci->mine);
+    free(ci->all);
+    free(ci->phase_all);
+    ci->offers = NULL, ci->xfers = NULL, ci->xfer_be = NULL, ci->mine = ci->all = NULL, ci->phase_all = NULL;
+}
+
+int mpiacc_coll_ipc_run(mpiacc_coll_op_t *c, int *done)
+{
+    int mpi_errno = MPI_SUCCESS, peer = 0;
+    mpiacc_coll_ipc_t ci;
+    memset(&ci, 0, sizeof ci);
+    *done = 0;
+    if (c->a.nonblocking || !alg_of(c->kind) || !(ci.dc = mpiacc_proto_comm_lookup(c->a.comm))) return MPI_SUCCESS;
+    /* nonblocking calls of this communicator queued earlier exchange on
+     * `data` too: MPI matches collectives in call order */
+    mpiacc_coll_wait_turn(c->a.comm);
+    MPIACC_CHECK(mpiacc_coll_ipc_begin(&ci, c));
     MPIACC_CHECK(PMPI_Allgather(ci.mine, (int)ci.rec_bytes, MPI_BYTE, ci.all, (int)ci.rec_bytes, MPI_BYTE,
                                 ci.dc->data));
-    for (int r = 0; r < P && first_bad < 0; r++)
-        if (mpiacc_coll_ipc_rec(&ci, r)->ok != MPIACC_COLL_IPC_OK) first_bad = r;
-    if (first_bad >= 0) {
-        int cause = mpiacc_coll_ipc_rec(&ci, first_bad)->ok;
-        if (cause <= 0 || cause >= MPIACC_COLL_IPC_NCAUSES) cause = MPIACC_COLL_IPC_SHAPE;
-        if (mpiacc_log_level >= MPIACC_LOG_INFO && !atomic_exchange(&noted[cause], 1))
-            mpiacc_log_write(MPIACC_LOG_INFO,
-                             "collectives on one-node direct communicators staged through host memory: %s "
-                             "(first: %s, process %d; reported once per cause)",
-                             cause_names[cause], mpiacc_coll_name(c->kind, 0), first_bad);
-        atomic_fetch_add(&mpiacc_coll_ipc_fallbacks, 1);
-        goto fn_exit; /* staged, like every other process */
-    }
+    if (!mpiacc_coll_ipc_decide(&ci)) goto fn_exit; /* staged, like every other process */
     *done = 1;
-    atomic_fetch_add(&mpiacc_coll_ipc_runs, 1);
-    note_err(&ci, g->run(&ci));
+    note_err(&ci, ci.g->run(&ci));
     mpiacc_coll_ipc_wait(&ci);
     MPIACC_CHECK(flag_sync(&ci, &peer));
-    if (ci.err != MPI_SUCCESS) {
-        mpi_errno = ci.err;
-    } else if (peer != 0) {
-        char s[MPI_MAX_ERROR_STRING];
-        int len = 0;
-        PMPI_Error_string(peer, s, &len);
-        mpi_errno = mpiacc_err(MPIACC_ERRK_BACKEND, "%s: another process failed its part of the on-device "
-                                                    "collective (error class %d: %s)",
-                               mpiacc_coll_name(c->kind, 0), peer, s);
-    }
+    mpi_errno = mpiacc_coll_ipc_outcome(&ci, peer);
 fn_exit:
-    release_exports(&ci);
-    if (ci.t) mpiacc_pack_type_release(ci.t);
-    free(ci.offers);
-    free(ci.xfers);
-    free(ci.xfer_be);
-    free(ci.mine);
-    free(ci.all);
+    mpiacc_coll_ipc_end(&ci);
     return mpi_errno;
 fn_fail:
     if (ci.nxfer) mpiacc_coll_ipc_wait(&ci);

@@ -21,10 +21,13 @@
  *      done reading, and every process returns an error class when any
  *      failed.
  *
- * Only blocking calls take this path (nonblocking ones stay staged).  On
- * such a communicator the blocking calls of these kinds go through
- * mpiacc_coll_call even with host buffers (every process must take part
- * in step 2): mpiacc_coll_ipc_comm says which communicators.
+ * Blocking calls take these steps in the calling thread (ipc.c:
+ * mpiacc_coll_ipc_run); nonblocking ones as a pooled operation driven by
+ * MPI's progress (ipc_nb.c: PMPI_Iallgather, the backend's test() on the
+ * reads, PMPI_Iallreduce; states in src/reqpool/op.c).  On such a
+ * communicator the calls of these kinds go through mpiacc_coll_call even
+ * with host buffers (every process must take part in step 2):
+ * mpiacc_coll_ipc_comm says which communicators.
  */
 #ifndef MPIACC_COLL_IPC_H_INCLUDED
 #define MPIACC_COLL_IPC_H_INCLUDED
@@ -75,8 +78,17 @@ typedef struct mpiacc_coll_ipc_offer {
     int dest, side;
 } mpiacc_coll_ipc_offer_t;
 
+/* A process's part of the exchange between two phases. */
+typedef struct mpiacc_coll_ipc_phase_rec {
+    int32_t cls, has;
+    mpiacc_ipc_export_t x;
+} mpiacc_coll_ipc_phase_rec_t;
+
+typedef struct mpiacc_coll_ipc_alg mpiacc_coll_ipc_alg_t;
+
 typedef struct mpiacc_coll_ipc {
     mpiacc_coll_op_t *c;
+    const mpiacc_coll_ipc_alg_t *g;
     mpiacc_proto_comm_t *dc;
     const struct mpiacc_backend_ipc *ipc;
     int cause;                 /* this process's record */
@@ -95,17 +107,32 @@ typedef struct mpiacc_coll_ipc {
     MPI_Datatype base; /* the predefined type reduced */
     MPI_Count esz;     /* its size */
     mpiacc_pack_type_t *t;
+    /* nonblocking calls (ipc_nb.c): run() asks for the exchange between
+     * two phases (side, span) instead of taking it; the records of that
+     * exchange; the final flags */
+    int nb, phase_wanted, phase_side;
+    MPI_Aint phase_lo, phase_hi;
+    mpiacc_coll_ipc_phase_rec_t phase_mine, *phase_all;
+    void *phase_token;
+    int phase_ok;
+    int flag_mine, flag_peer;
+    int dc_ref; /* holds a reference to dc (mpiacc_proto_comm_ref) */
 } mpiacc_coll_ipc_t;
 
 /* A family of IPC algorithms: size of a record's payload (the same on
  * every process; 0: exports only, the offers just say what to export),
  * local checks and offers before the exchange, and the
  * reads after it (every record ok). */
-typedef struct mpiacc_coll_ipc_alg {
+struct mpiacc_coll_ipc_alg {
     size_t (*payload)(mpiacc_coll_ipc_t *ci);
     int (*prepare)(mpiacc_coll_ipc_t *ci); /* sets ci->cause, adds offers */
     int (*run)(mpiacc_coll_ipc_t *ci);     /* reads; errors into ci->err */
-} mpiacc_coll_ipc_alg_t;
+    /* Two phases, nonblocking (ci->nb): run() sets ci->phase_wanted and
+     * returns after the first phase's reads; once they are done and the
+     * exchange between the phases is over without a failure anywhere,
+     * finish() enqueues the second phase's reads.  NULL: one phase. */
+    int (*finish)(mpiacc_coll_ipc_t *ci);
+};
 
 /* ipc_move.c / ipc_reduce.c: the algorithm for a kind, or NULL. */
 const mpiacc_coll_ipc_alg_t *mpiacc_coll_ipc_move_alg(int kind);
@@ -133,6 +160,28 @@ void mpiacc_coll_ipc_wait(mpiacc_coll_ipc_t *ci);
  * record).  Returns the exchange's MPI error; *peer_err when a process
  * failed. */
 int mpiacc_coll_ipc_phase(mpiacc_coll_ipc_t *ci, int s, MPI_Aint lo, MPI_Aint hi, int *peer_err);
+/* The exchange between two phases in two halves (ipc_nb.c; the blocking
+ * mpiacc_coll_ipc_phase calls both): this process's flag and new export
+ * of side s, gathered into *req (NULL: blocking); then, once complete, the
+ * records updated (*peer_err as above). */
+int mpiacc_coll_ipc_phase_post(mpiacc_coll_ipc_t *ci, int s, MPI_Aint lo, MPI_Aint hi, MPI_Request *req);
+void mpiacc_coll_ipc_phase_end(mpiacc_coll_ipc_t *ci, int s, int *peer_err);
+
+/* The steps of a call (mpiacc_coll_ipc_run, ipc_nb.c).  begin: records
+ * allocated, local checks, offers, exports, this process's record filled
+ * (a local error only makes it not ok); returns MPI_SUCCESS or an
+ * allocation failure.  decide: after the exchange, 1 when every record is
+ * ok (counted as a run), else 0 (the staged path: logged once per cause,
+ * counted).  error_flag: this process's error class (0: none); outcome:
+ * the call's error from it and the largest class of every process.  end:
+ * exports released, memory freed (ci itself is the caller's). */
+int mpiacc_coll_ipc_begin(mpiacc_coll_ipc_t *ci, mpiacc_coll_op_t *c);
+int mpiacc_coll_ipc_decide(mpiacc_coll_ipc_t *ci);
+int mpiacc_coll_ipc_error_flag(const mpiacc_coll_ipc_t *ci);
+int mpiacc_coll_ipc_outcome(const mpiacc_coll_ipc_t *ci, int peer);
+void mpiacc_coll_ipc_end(mpiacc_coll_ipc_t *ci);
+
+
 /* Whether buffer side s's kind may be addressed with pointer arithmetic
  * (device pointers: not an OpenCL cl_mem handle). */
 int mpiacc_coll_ipc_addressable(const mpiacc_coll_ipc_t *ci, int s);

@@ -84,13 +84,17 @@ fn_fail:
 static int sources(mpiacc_coll_ipc_t *ci, mpiacc_ipc_export_t **xs, int *two_phase)
 {
     int P = ci->c->size;
+    /* decided from the records alone (the same everywhere) before anything can fail */
     *two_phase = 0;
+    for (int r = 0; r < P; r++) {
+        const mpiacc_coll_ipc_hdr_t *h = mpiacc_coll_ipc_rec(ci, r);
+        if (!h->has[MPIACC_COLL_S] || h->vote) *two_phase = 1;
+    }
+    if (ci->c->kind == MPIACC_COLL_REDUCE) *two_phase = 0;
     if (!(*xs = malloc(sizeof **xs * (size_t)P))) return mpiacc_err(MPIACC_ERRK_NOMEM, "out of memory");
     for (int r = 0; r < P; r++) {
         const mpiacc_coll_ipc_hdr_t *h = mpiacc_coll_ipc_rec(ci, r);
-        int s = h->has[MPIACC_COLL_S] ? MPIACC_COLL_S : MPIACC_COLL_R;
-        if (s == MPIACC_COLL_R || h->vote) *two_phase = 1;
-        (*xs)[r] = h->x[s];
+        (*xs)[r] = h->x[h->has[MPIACC_COLL_S] ? MPIACC_COLL_S : MPIACC_COLL_R];
     }
     return MPI_SUCCESS;
 }
@@ -114,14 +118,44 @@ static MPI_Count slice_lo(MPI_Count count, int P, int r)
     return count * r / P;
 }
 
+/* All-gather (second phase): every other slice from its owner. */
+static int gather_slices(mpiacc_coll_ipc_t *ci)
+{
+    int P = ci->c->size, me = ci->c->rank;
+    mpiacc_coll_op_t *c = ci->c;
+    mpiacc_coll_buf_t *b = &c->b[MPIACC_COLL_R];
+    MPI_Count count = c->a.rcount;
+    for (int r = 0; r < P; r++) {
+        MPI_Count lo = slice_lo(count, P, r), n = slice_lo(count, P, r + 1) - lo;
+        mpiacc_ipc_export_t x;
+        mpiacc_xfer_desc_t d;
+        void *xfer = NULL;
+        int err;
+        if (r == me || n <= 0) continue;
+        mpiacc_coll_ipc_moved(ci, r, MPIACC_COLL_R, (MPI_Aint)(lo * ci->esz), &x);
+        d = (mpiacc_xfer_desc_t){
+            .buf = (char *)b->buf + lo * ci->esz, .type = ci->t, .count = n, .first = 0, .last = n * ci->esz};
+        err = ci->ipc->import_copy(&b->a, b->dep, &x, ci->t->blob, ci->t->blob_bytes, n, &d, &xfer);
+        if (err != MPI_SUCCESS) return err;
+        mpiacc_coll_ipc_keep(ci, b->be, xfer);
+    }
+    return MPI_SUCCESS;
+}
+
 static int run(mpiacc_coll_ipc_t *ci)
 {
     int mpi_errno = MPI_SUCCESS, P = ci->c->size, me = ci->c->rank, two_phase, peer = 0;
     mpiacc_coll_op_t *c = ci->c;
-    mpiacc_coll_buf_t *b = &c->b[MPIACC_COLL_R];
     MPI_Count count = c->a.rcount;
     mpiacc_ipc_export_t *xs = NULL;
-    MPIACC_CHECK(sources(ci, &xs, &two_phase));
+    mpi_errno = sources(ci, &xs, &two_phase);
+    if (two_phase && ci->nb) { /* the exchange between the phases is ipc_nb.c's, after the reads */
+        ci->phase_wanted = 1;
+        ci->phase_side = MPIACC_COLL_R;
+        ci->phase_lo = 0;
+        ci->phase_hi = (MPI_Aint)(count * ci->esz);
+    }
+    MPIACC_CHECK(mpi_errno);
     if (c->kind == MPIACC_COLL_REDUCE) {
         if (me == c->a.root) MPIACC_CHECK(reduce_into(ci, xs, 0, count));
         goto fn_exit;
@@ -136,38 +170,23 @@ static int run(mpiacc_coll_ipc_t *ci)
         int err = reduce_into(ci, xs, lo, hi - lo);
         if (err != MPI_SUCCESS && ci->err == MPI_SUCCESS) ci->err = err;
     }
+    if (ci->nb) goto fn_exit;
     mpiacc_coll_ipc_wait(ci);
     /* everyone's slice is reduced: the receive buffers exported again */
     MPIACC_CHECK(mpiacc_coll_ipc_phase(ci, MPIACC_COLL_R, 0, (MPI_Aint)(count * ci->esz), &peer));
     if (peer != 0 || ci->err != MPI_SUCCESS) goto fn_exit; /* the final flag reports it */
-    /* all-gather: every other slice from its owner */
-    for (int r = 0; r < P; r++) {
-        MPI_Count lo = slice_lo(count, P, r), n = slice_lo(count, P, r + 1) - lo;
-        mpiacc_ipc_export_t x;
-        mpiacc_xfer_desc_t d;
-        void *xfer = NULL;
-        int err;
-        if (r == me || n <= 0) continue;
-        mpiacc_coll_ipc_moved(ci, r, MPIACC_COLL_R, (MPI_Aint)(lo * ci->esz), &x);
-        d = (mpiacc_xfer_desc_t){
-            .buf = (char *)b->buf + lo * ci->esz, .type = ci->t, .count = n, .first = 0, .last = n * ci->esz};
-        err = ci->ipc->import_copy(&b->a, b->dep, &x, ci->t->blob, ci->t->blob_bytes, n, &d, &xfer);
-        if (err != MPI_SUCCESS) {
-            if (ci->err == MPI_SUCCESS) ci->err = err;
-            break;
-        }
-        mpiacc_coll_ipc_keep(ci, b->be, xfer);
-    }
+    mpi_errno = gather_slices(ci);
+    if (mpi_errno != MPI_SUCCESS && ci->err == MPI_SUCCESS) ci->err = mpi_errno;
+    mpi_errno = MPI_SUCCESS;
 fn_exit:
     free(xs);
-    if (ci->t) mpiacc_pack_type_release(ci->t);
-    ci->t = NULL;
+    if (ci->t && !ci->phase_wanted) mpiacc_pack_type_release(ci->t), ci->t = NULL;
     return mpi_errno;
 fn_fail:
     goto fn_exit;
 }
 
-static const mpiacc_coll_ipc_alg_t reduce = {.payload = payload, .prepare = prepare, .run = run};
+static const mpiacc_coll_ipc_alg_t reduce = {.payload = payload, .prepare = prepare, .run = run, .finish = gather_slices};
 
 const mpiacc_coll_ipc_alg_t *mpiacc_coll_ipc_reduce_alg(int kind)
 {

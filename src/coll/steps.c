@@ -173,8 +173,7 @@ static void idle(void)
     sched_yield();
 }
 
-/* Until every collective on comm called earlier is posted to MPI. */
-static void wait_turn(MPI_Comm comm)
+void mpiacc_coll_wait_turn(MPI_Comm comm)
 {
     for (;;) {
         int busy;
@@ -198,7 +197,7 @@ int mpiacc_coll_blocking(mpiacc_coll_op_t *c, int pooled)
         while (!all_done(c, &err)) idle();
         if (c->red_mirror) note_error(&err, mpiacc_coll_reduce_to_mirror(c));
     }
-    wait_turn(c->a.comm);
+    mpiacc_coll_wait_turn(c->a.comm);
     rc = c->fam->post(c, NULL);
     if (rc != MPI_SUCCESS) return rc; /* raised by MPI */
     if (pooled) {

@@ -46,7 +46,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype data
 MPIACC_INTERPOSE_EXPORT int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                                        MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast(datatype, MPI_DATATYPE_NULL))
+    if (mpiacc_interpose_coll_fast_on(datatype, MPI_DATATYPE_NULL, comm, MPIACC_COLL_BCAST))
         return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_BCAST,
@@ -85,7 +85,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datat
 MPIACC_INTERPOSE_EXPORT int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                                          MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast(datatype, MPI_DATATYPE_NULL))
+    if (mpiacc_interpose_coll_fast_on(datatype, MPI_DATATYPE_NULL, comm, MPIACC_COLL_BCAST))
         return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_BCAST,
@@ -127,7 +127,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int c
 MPIACC_INTERPOSE_EXPORT int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                         int root, MPI_Comm comm, MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast(datatype, MPI_DATATYPE_NULL))
+    if (mpiacc_interpose_coll_fast_on(datatype, MPI_DATATYPE_NULL, comm, MPIACC_COLL_REDUCE))
         return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_REDUCE,
@@ -171,7 +171,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI
 MPIACC_INTERPOSE_EXPORT int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                                           MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast(datatype, MPI_DATATYPE_NULL))
+    if (mpiacc_interpose_coll_fast_on(datatype, MPI_DATATYPE_NULL, comm, MPIACC_COLL_REDUCE))
         return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_REDUCE,
@@ -215,7 +215,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, in
 MPIACC_INTERPOSE_EXPORT int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                                            MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast(datatype, MPI_DATATYPE_NULL))
+    if (mpiacc_interpose_coll_fast_on(datatype, MPI_DATATYPE_NULL, comm, MPIACC_COLL_ALLREDUCE))
         return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_ALLREDUCE,
@@ -259,7 +259,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, 
 MPIACC_INTERPOSE_EXPORT int MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                                              MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast(datatype, MPI_DATATYPE_NULL))
+    if (mpiacc_interpose_coll_fast_on(datatype, MPI_DATATYPE_NULL, comm, MPIACC_COLL_ALLREDUCE))
         return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_ALLREDUCE,

@@ -30,7 +30,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI
 MPIACC_INTERPOSE_EXPORT int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_ALLTOALL))
         return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_ALLTOALL,
@@ -77,7 +77,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Ialltoall_c(const void *sendbuf, MPI_Count sendc
                                             void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                                             MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_ALLTOALL))
         return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_ALLTOALL,
@@ -128,7 +128,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Ialltoallv(const void *sendbuf, const int sendco
                                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                                            MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_ALLTOALLV))
         return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                                request);
     {
@@ -182,7 +182,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Ialltoallv_c(const void *sendbuf, const MPI_Coun
                                              const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_ALLTOALLV))
         return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                                  request);
     {

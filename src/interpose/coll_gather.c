@@ -422,7 +422,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MP
 MPIACC_INTERPOSE_EXPORT int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_ALLGATHER))
         return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_ALLGATHER,
@@ -469,7 +469,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Iallgather_c(const void *sendbuf, MPI_Count send
                                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                                              MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_ALLGATHER))
         return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_ALLGATHER,
@@ -518,7 +518,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Iallgatherv(const void *sendbuf, int sendcount, 
                                             const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                             MPI_Comm comm, MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_ALLGATHERV))
         return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_ALLGATHERV,
@@ -568,7 +568,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Iallgatherv_c(const void *sendbuf, MPI_Count sen
                                               void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_ALLGATHERV))
         return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_ALLGATHERV,

@@ -230,7 +230,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Ineighbor_alltoall(const void *sendbuf, int send
                                                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                                                    MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_NEIGHBOR_ALLTOALL))
         return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_NEIGHBOR_ALLTOALL,
@@ -278,7 +278,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Co
                                                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                                                      MPI_Comm comm, MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_NEIGHBOR_ALLTOALL))
         return PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
         mpiacc_coll_args_t a = {.kind = MPIACC_COLL_NEIGHBOR_ALLTOALL,
@@ -330,7 +330,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Ineighbor_alltoallv(const void *sendbuf, const i
                                                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                                                     MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_NEIGHBOR_ALLTOALLV))
         return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                                         comm, request);
     {
@@ -386,7 +386,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Ineighbor_alltoallv_c(const void *sendbuf, const
                                                       const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                                                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast(sendtype, recvtype))
+    if (mpiacc_interpose_coll_fast_on(sendtype, recvtype, comm, MPIACC_COLL_NEIGHBOR_ALLTOALLV))
         return PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                           recvtype, comm, request);
     {
@@ -444,7 +444,8 @@ MPIACC_INTERPOSE_EXPORT int MPI_Ineighbor_alltoallw(const void *sendbuf, const i
                                                     void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
                                                     const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast_w(comm, 1, sendbuf, sendtypes, recvtypes))
+    if (mpiacc_interpose_coll_fast_w(comm, 1, sendbuf, sendtypes, recvtypes) &&
+        !mpiacc_coll_ipc_comm(comm, MPIACC_COLL_NEIGHBOR_ALLTOALLW))
         return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                         recvtypes, comm, request);
     {
@@ -504,7 +505,8 @@ MPIACC_INTERPOSE_EXPORT int MPI_Ineighbor_alltoallw_c(const void *sendbuf, const
                                                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                                                       MPI_Comm comm, MPI_Request *request)
 {
-    if (mpiacc_interpose_coll_fast_w(comm, 1, sendbuf, sendtypes, recvtypes))
+    if (mpiacc_interpose_coll_fast_w(comm, 1, sendbuf, sendtypes, recvtypes) &&
+        !mpiacc_coll_ipc_comm(comm, MPIACC_COLL_NEIGHBOR_ALLTOALLW))
         return PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                           recvtypes, comm, request);
     {

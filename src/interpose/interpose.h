@@ -99,7 +99,7 @@ static inline int mpiacc_interpose_coll_fast(MPI_Datatype st, MPI_Datatype rt)
     return mpiacc_interpose_untagged(st) && mpiacc_interpose_untagged(rt) && mpiacc_coll_none_deferred();
 }
 
-/* The same for a blocking call of `kind` on comm, which also goes to
+/* The same for a call (blocking or not) of `kind` on comm, which also goes to
  * mpiacc_coll_call on a communicator where it may run on the device
  * (mpiacc_coll_ipc_comm: every process takes part in its exchange). */
 static inline int mpiacc_interpose_coll_fast_on(MPI_Datatype st, MPI_Datatype rt, MPI_Comm comm, int kind)

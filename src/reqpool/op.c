@@ -139,6 +139,27 @@
  *   A part whose dependency, pack or unpack fails does not stop the
  *   collective (the other processes would wait for it): the op records
  *   the error and completes with it (ERROR) after the collective.
+ *  Nonblocking collective on the device (a kind with an on-device
+ *  algorithm on a one-node direct communicator; src/coll/ipc_nb.c) [collective
+ *  on the device]: record (exports) filled at call time; queued like one above
+ *   NEW --(start)---------------------------------------------------> READY
+ *   READY --[generic](its turn; issue: PMPI_Iallgather of the records on
+ *       the hidden `data` communicator; the op keeps its place in the
+ *       queue, sendq_hold, until its last collective on `data`)---------> EXCHANGING
+ *   EXCHANGING --(records in (MPIX_Request_is_complete), every one ok:
+ *       the reads enqueued, a failure to enqueue recorded)--------------> COPYING
+ *   EXCHANGING --(a record not ok, on every process alike: exports
+ *       released, staging taken; the protocol becomes [collective] and
+ *       takes its NEW arrows)--> DEP_PENDING / PACKING / READY, then as above
+ *   COPYING --(every read done (the backend's test); two phases: the
+ *       error flags and new exports gathered, PMPI_Iallgather)----------> EXCHANGING
+ *   EXCHANGING --(that exchange in: the second phase's reads enqueued
+ *       unless a process failed)-----------------------------------------> COPYING
+ *   COPYING --(every read done: PMPI_Iallreduce(MAX) of the error class
+ *       on `data`; the op leaves the queue)------------------------------> IN_FLIGHT
+ *   IN_FLIGHT --[generic: complete, then received():] DONE, or ERROR
+ *       with this process's failure or "another process failed" (the
+ *       largest class); exports released
  *
  *  Error and cancel paths [generic]
  *   any state --(a backend or MPI failure; or mpiacc_rp_fail, a failed step
@@ -216,7 +237,7 @@ _Static_assert(MPIACC_RP_T_ERROR >= MPIACC_RP_NSTATES && MPIACC_RP_T_CANCEL >= M
                "the pseudo-targets must not collide with a state");
 
 atomic_long mpiacc_rp_transitions[MPIACC_RP_NSTATES][MPIACC_RP_NTARGETS];
-_Static_assert(MPIACC_RP_NSTATES == 11, "a new state needs its name in mpiacc_rp_state_name");
+_Static_assert(MPIACC_RP_NSTATES == 12, "a new state needs its name in mpiacc_rp_state_name");
 
 const char *mpiacc_rp_state_name(int s)
 {
@@ -226,8 +247,9 @@ const char *mpiacc_rp_state_name(int s)
         [MPIACC_RP_IN_FLIGHT] = "IN_FLIGHT", [MPIACC_RP_UNPACKING] = "UNPACKING",
         [MPIACC_RP_DONE] = "DONE",         [MPIACC_RP_STREAMING] = "STREAMING",
         [MPIACC_RP_WAIT_FIN] = "WAIT_FIN", [MPIACC_RP_COPYING] = "COPYING",
-        [MPIACC_RP_CLOSING] = "CLOSING",   [MPIACC_RP_T_ERROR] = "ERROR",
-        [MPIACC_RP_T_CANCEL] = "CANCELLED", [MPIACC_RP_T_EARLY] = "EARLY",
+        [MPIACC_RP_CLOSING] = "CLOSING",   [MPIACC_RP_EXCHANGING] = "EXCHANGING",
+        [MPIACC_RP_T_ERROR] = "ERROR",     [MPIACC_RP_T_CANCEL] = "CANCELLED",
+        [MPIACC_RP_T_EARLY] = "EARLY",
     };
     return s >= 0 && s < MPIACC_RP_NTARGETS && names[s] ? names[s] : "?";
 }
@@ -243,7 +265,8 @@ static const char *transition_word(const mpiacc_rp_op_t *op, int to)
     case MPIACC_RP_UNPACKING: return "received, unpack dispatched";
     case MPIACC_RP_STREAMING: return op->is_send ? "streaming chunks" : "receiving chunks";
     case MPIACC_RP_WAIT_FIN: return "waiting for the receiver's answer";
-    case MPIACC_RP_COPYING: return "copying from the sender's memory";
+    case MPIACC_RP_COPYING: return op->is_coll ? "reading the peers' memory" : "copying from the sender's memory";
+    case MPIACC_RP_EXCHANGING: return "exchanging records with the other processes";
     case MPIACC_RP_CLOSING: return "sending FIN";
     case MPIACC_RP_DONE: return "completed";
     case MPIACC_RP_T_ERROR: return "failed";
@@ -487,7 +510,7 @@ static int advance(mpiacc_rp_op_t *op)
         case MPIACC_RP_READY:
             if (mpiacc_rp_sendq_has_peer(op->comm, op->peer, op)) break;
             MPIACC_CHECK(op->proto->issue(op));
-            mpiacc_rp_sendq_remove(op);
+            if (!op->sendq_hold) mpiacc_rp_sendq_remove(op);
             if (op->state == MPIACC_RP_READY) mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
             break;
         case MPIACC_RP_IN_FLIGHT:

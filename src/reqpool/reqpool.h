@@ -36,6 +36,8 @@ typedef enum {
     MPIACC_RP_WAIT_FIN,    /* send: all sent, waiting for the receiver's answer */
     MPIACC_RP_COPYING,     /* receive: IPC copy from the sender's memory enqueued */
     MPIACC_RP_CLOSING,     /* receive: FIN to the sender being sent             */
+    /* on-device collectives (src/coll/ipc_nb.c) */
+    MPIACC_RP_EXCHANGING,  /* collective: records or a phase's flags being gathered on `data` */
     MPIACC_RP_NSTATES
 } mpiacc_rp_state_t;
 
@@ -102,6 +104,7 @@ typedef struct mpiacc_rp_op {
     int is_coll; /* a collective (src/coll): queued like a send, completes like a receive */
     int mode; /* MPIACC_RP_SEND_*                                          */
     int in_sendq;
+    int sendq_hold; /* issue keeps the op in the send queue: its protocol takes it out (src/coll/ipc_nb.c) */
     int on_completed; /* on the completed list (its lock)                */
     unsigned long long id; /* for the log: numbered from 1 per process     */
     long long t_state;     /* when the op entered its state (ns, stats)   */

@@ -13,6 +13,9 @@
  *  reductions     MPI_Allreduce one-shot, two-phase (4 MiB + 12 B) and in place;
  *                 MPI_Reduce (root last, and in place)
  *  fallback       one rank with a host buffer: every rank staged, right
+ *  nonblocking    MPI_Ibcast, MPI_Iallgather, MPI_Ialltoall, MPI_Iallreduce
+ *                 (one-shot, in place), MPI_Ireduce outstanding together with
+ *                 a blocking MPI_Allreduce among them; MPI_Waitall, MPI_Test
  */
 #include "cu_p2p.h"
 #include "core/backend_ipc.h"
@@ -282,6 +285,78 @@ static void fallback(void **state)
     MPI_Type_free(&t);
 }
 
+/* The nonblocking forms (src/coll/ipc_nb.c): six outstanding at once with
+ * a blocking on-device Allreduce among them, completed by MPI_Waitall, then
+ * again by MPI_Test loops in reverse order; each ran on the device. */
+static void nonblocking(void **state)
+{
+    enum { M = 50000, K = 3000, N = 4096, NOPS = 6 };
+    int P = cu_size, bad = 0, dev = reduces_on_device(), root = 1 % cu_size, rroot = cu_size - 1;
+    MPI_Datatype t = cu_tag(MPI_INT, CU_STREAM, cu_us);
+    int *h = malloc(sizeof(int) * (size_t)(M + K * P + N)), *o = malloc(sizeof(int) * (size_t)(M + K * P + N));
+    int *db = dints(M), *dgs = dints(K), *dgr = dints((size_t)K * P), *das = dints((size_t)K * P);
+    int *dar = dints((size_t)K * P), *dra = dints(N), *drb = dints(N), *drc = dints(N), *drd = dints(N);
+    int *dx = dints(N), *dy = dints(N);
+    MPI_Request req[NOPS];
+    unsigned long long r0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < M; i++) h[i] = cu_rank == root ? 3 * i + 1 + pass : -1;
+        put(db, h, M);
+        for (int i = 0; i < K; i++) h[i] = cu_rank * 100000 + i + pass;
+        put(dgs, h, K);
+        for (int i = 0; i < K * P; i++) h[i] = cu_rank * 1000000 + i + pass;
+        put(das, h, (size_t)K * P);
+        for (int i = 0; i < N; i++) h[i] = (i % 1000) * (cu_rank + 1) + pass;
+        put(dra, h, N), put(drc, h, N), put(dx, h, N);
+        r0 = dev_runs();
+        MPI_CK(MPI_Ibcast(db, M, t, root, MPI_COMM_WORLD, &req[0]));
+        MPI_CK(MPI_Iallgather(dgs, K, t, dgr, K, t, MPI_COMM_WORLD, &req[1]));
+        MPI_CK(MPI_Ialltoall(das, K, t, dar, K, t, MPI_COMM_WORLD, &req[2]));
+        MPI_CK(MPI_Iallreduce(dra, drb, N, t, MPI_SUM, MPI_COMM_WORLD, &req[3]));
+        MPI_CK(MPI_Allreduce(dx, dy, N, t, MPI_SUM, MPI_COMM_WORLD)); /* blocking, among them */
+        MPI_CK(MPI_Iallreduce(MPI_IN_PLACE, drc, N, t, MPI_MAX, MPI_COMM_WORLD, &req[4]));
+        MPI_CK(MPI_Ireduce(dra, drd, N, t, MPI_SUM, rroot, MPI_COMM_WORLD, &req[5]));
+        if (pass == 0) {
+            MPI_CK(MPI_Waitall(NOPS, req, MPI_STATUSES_IGNORE));
+        } else {
+            for (int i = NOPS - 1; i >= 0; i--) {
+                int done = 0;
+                while (!done) MPI_CK(MPI_Test(&req[i], &done, MPI_STATUS_IGNORE));
+            }
+        }
+        if (dev_runs() - r0 != (unsigned long long)(3 + (dev ? 4 : 0)))
+            CU_BAD(bad, "nonblocking pass %d: %llu calls on the device", pass, dev_runs() - r0);
+        get(o, db, M);
+        for (int i = 0; i < M && !bad; i++)
+            if (o[i] != 3 * i + 1 + pass) CU_BAD(bad, "ibcast[%d] = %d", i, o[i]);
+        get(o, dgr, (size_t)K * P);
+        for (int i = 0; i < K * P && !bad; i++)
+            if (o[i] != (i / K) * 100000 + i % K + pass) CU_BAD(bad, "iallgather[%d] = %d", i, o[i]);
+        get(o, dar, (size_t)K * P);
+        for (int i = 0; i < K * P && !bad; i++)
+            if (o[i] != (i / K) * 1000000 + cu_rank * K + i % K + pass) CU_BAD(bad, "ialltoall[%d] = %d", i, o[i]);
+        get(o, drb, N);
+        for (int i = 0; i < N && !bad; i++)
+            if (o[i] != (i % 1000) * P * (P + 1) / 2 + P * pass) CU_BAD(bad, "iallreduce[%d] = %d", i, o[i]);
+        get(o, dy, N);
+        for (int i = 0; i < N && !bad; i++)
+            if (o[i] != (i % 1000) * P * (P + 1) / 2 + P * pass) CU_BAD(bad, "allreduce among them[%d] = %d", i, o[i]);
+        get(o, drc, N);
+        for (int i = 0; i < N && !bad; i++)
+            if (o[i] != (i % 1000) * P + pass) CU_BAD(bad, "iallreduce in place[%d] = %d", i, o[i]);
+        if (cu_rank == rroot) {
+            get(o, drd, N);
+            for (int i = 0; i < N && !bad; i++)
+                if (o[i] != (i % 1000) * P * (P + 1) / 2 + P * pass) CU_BAD(bad, "ireduce[%d] = %d", i, o[i]);
+        }
+    }
+    cu_all_ok(bad, "nonblocking");
+    int *all[] = {db, dgs, dgr, das, dar, dra, drb, drc, drd, dx, dy};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) CU_CK(cudaFree(all[i]));
+    free(h), free(o);
+    MPI_Type_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     int failed, flag = 0;
@@ -303,6 +378,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bcast),         cmocka_unit_test(allgather),  cmocka_unit_test(alltoall),
         cmocka_unit_test(neighbor_halo), cmocka_unit_test(reductions), cmocka_unit_test(fallback),
+        cmocka_unit_test(nonblocking),
     };
     failed = MPIACC_TEST_RUN("cuda_coll_ipc", tests, NULL, NULL);
     return cu_fini(failed);
