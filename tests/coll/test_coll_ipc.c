@@ -6,14 +6,19 @@
  * table (mpiacc_proto_dx_ipc_test_table): export_buf copies the exported
  * span into a POSIX shared-memory segment, import_copy reads it through the
  * exporter's datatype blob (mpiacc_tv_offset) and writes it through the
- * receiver's, import_reduce reduces on the host.  What runs is the
+ * receiver's, import_copy_n copies contiguous pieces with memcpy (a
+ * second table without it reads every block through import_copy),
+ * import_reduce reduces on the host.  What runs is the
  * collective layer's: records, the exchange, the block matching, the
  * one-shot and two-phase reductions, the final error flag.  Checked against
  * MPI's own collective on plain host datatypes (tests/coll/coll_harness.h):
  * every moving kind with random datatypes, all four forms (nonblocking ones
  * stay staged), the reductions, the collective fallback (one process
- * refuses its export: every process staged, right results) and a failing
- * import on one process (every process returns an error class).
+ * refuses its export: every process staged, right results), a failing
+ * import on one process (every process returns an error class), and
+ * which path reads a block (test_copy_n: dense layouts through
+ * import_copy_n only, a vector through import_copy only, a resized type
+ * through both, a table without import_copy_n).
  */
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -112,6 +117,38 @@ static int fake_import(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_expo
     return err;
 }
 
+/* import_copy_n: each piece's bytes from its export's segment (inside its
+ * [lo, hi) or MPI_ERR_BUFFER), a host memcpy. */
+static long copy_calls, copyn_calls, copyn_pieces;
+
+static int fake_import_counted(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_export_t *x, const void *blob,
+                               size_t blob_bytes, MPI_Count src_count, const mpiacc_xfer_desc_t *d, void **xfer)
+{
+    copy_calls++;
+    return fake_import(a, dep, x, blob, blob_bytes, src_count, d, xfer);
+}
+
+static int fake_copy_n(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_export_t *xs, int nx,
+                       const mpiacc_ipc_piece_t *pieces, int n, void **xfer)
+{
+    int err = MPI_SUCCESS;
+    *xfer = NULL;
+    copyn_calls++;
+    if (my_mode() == FAKE_IMPORT_FAILS) return MPI_ERR_OTHER;
+    for (int i = 0; i < n && err == MPI_SUCCESS; i++) {
+        const mpiacc_ipc_piece_t *p = &pieces[i];
+        const unsigned char *src;
+        if (p->bytes == 0) continue;
+        if (p->src < 0 || p->src >= nx || p->bytes < 0) return MPI_ERR_INTERN;
+        if (p->disp < xs[p->src].lo || p->disp + p->bytes > xs[p->src].hi) return MPI_ERR_BUFFER;
+        if (!(src = map_export(&xs[p->src]))) return MPI_ERR_OTHER;
+        memcpy(p->dst, src + (p->disp - xs[p->src].lo), (size_t)p->bytes);
+        munmap((void *)src, (size_t)xs[p->src].alloc_bytes);
+        copyn_pieces++;
+    }
+    return err;
+}
+
 static int fake_supported(MPI_Datatype type, MPI_Op op)
 {
     return (type == MPI_INT || type == MPI_DOUBLE) && (op == MPI_SUM || op == MPI_MAX || op == MPI_MIN);
@@ -158,10 +195,18 @@ static void fake_stats(mpiacc_ipc_stats_t *s) { memset(s, 0, sizeof *s); }
 
 static const struct mpiacc_backend_ipc fake = {.export_buf = fake_export,
                                                .export_release = fake_release,
-                                               .import_copy = fake_import,
+                                               .import_copy = fake_import_counted,
                                                .stats = fake_stats,
                                                .reduce_supported = fake_supported,
-                                               .import_reduce = fake_reduce};
+                                               .import_reduce = fake_reduce,
+                                               .import_copy_n = fake_copy_n};
+/* the same without import_copy_n: one import_copy per block */
+static const struct mpiacc_backend_ipc fake_no_n = {.export_buf = fake_export,
+                                                    .export_release = fake_release,
+                                                    .import_copy = fake_import_counted,
+                                                    .stats = fake_stats,
+                                                    .reduce_supported = fake_supported,
+                                                    .import_reduce = fake_reduce};
 
 /* ---- helpers ----------------------------------------------------------------- */
 
@@ -283,6 +328,61 @@ static void corpus(int mixed)
 
 static void test_corpus(void **state) { corpus(0); }
 static void test_corpus_mixed(void **state) { corpus(1); }
+
+/* ---- contiguous blocks: one import_copy_n per call ------------------------------- */
+
+/* Every moving kind, iters random shapes each, with datatype t; the
+ * process-wide import_copy / import_copy_n calls and pieces it made. */
+static void moves_with(MPI_Datatype t, int iters, uint64_t *rs, long *copies, long *calls, long *pieces)
+{
+    long c0 = copy_calls, n0 = copyn_calls, p0 = copyn_pieces, ran = 0;
+    for (int it = 0; it < iters; it++)
+        for (int k = 0; k < K_NKINDS; k++)
+            if (moves_on_device(k)) run_one(t, k, rs, 7000 + it * K_NKINDS + k, 0, 1, &ran);
+    *copies = copy_calls - c0, *calls = copyn_calls - n0, *pieces = copyn_pieces - p0;
+    MPI_Allreduce(MPI_IN_PLACE, copies, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, calls, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, pieces, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+}
+
+static void test_copy_n(void **state)
+{
+    uint64_t rs = mpiacc_test_seed() + 24;
+    long copies, calls, pieces;
+    MPI_Datatype c3, vec, rsz;
+    (void)state;
+    MPI_Type_contiguous(3, MPI_INT, &c3);
+    MPI_Type_vector(2, 1, 2, MPI_INT, &vec);
+    MPI_Type_create_resized(MPI_INT, 0, 3 * sizeof(int), &rsz); /* dense for one element only */
+    MPI_Type_commit(&c3), MPI_Type_commit(&vec), MPI_Type_commit(&rsz);
+    /* dense layouts (a contiguous type of count > 1 too): pieces only */
+    moves_with(MPI_INT, 12, &rs, &copies, &calls, &pieces);
+    if (rank == 0) printf("copy_n: MPI_INT: %ld import_copy_n calls (%ld pieces), %ld import_copy\n", calls, pieces, copies);
+    assert_true(calls > 0 && pieces >= calls);
+    assert_int_equal(copies, 0);
+    moves_with(c3, 12, &rs, &copies, &calls, &pieces);
+    assert_true(calls > 0);
+    assert_int_equal(copies, 0);
+    moves_with(MPI_BYTE, 6, &rs, &copies, &calls, &pieces); /* odd lengths and addresses */
+    assert_true(calls > 0);
+    assert_int_equal(copies, 0);
+    /* not contiguous: one import_copy per block, no piece */
+    moves_with(vec, 8, &rs, &copies, &calls, &pieces);
+    if (rank == 0) printf("copy_n: vector: %ld import_copy_n calls, %ld import_copy\n", calls, copies);
+    assert_true(copies > 0);
+    assert_int_equal(pieces, 0);
+    /* one element dense, several not (extent > size): both paths in the same corpus */
+    moves_with(rsz, 12, &rs, &copies, &calls, &pieces);
+    if (rank == 0) printf("copy_n: resized: %ld pieces, %ld import_copy\n", pieces, copies);
+    assert_true(copies > 0 && pieces > 0);
+    /* a table without import_copy_n: dense blocks one by one */
+    mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_HOST, &fake_no_n);
+    moves_with(MPI_INT, 6, &rs, &copies, &calls, &pieces);
+    mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_HOST, &fake);
+    assert_true(copies > 0);
+    assert_int_equal(calls, 0);
+    MPI_Type_free(&c3), MPI_Type_free(&vec), MPI_Type_free(&rsz);
+}
 
 /* ---- reductions ------------------------------------------------------------------ */
 
@@ -429,7 +529,7 @@ int main(int argc, char **argv)
     MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corpus),   cmocka_unit_test(test_corpus_mixed), cmocka_unit_test(test_reductions),
-        cmocka_unit_test(test_fallback), cmocka_unit_test(test_failure),
+        cmocka_unit_test(test_fallback), cmocka_unit_test(test_failure),   cmocka_unit_test(test_copy_n),
     };
     failed = MPIACC_TEST_RUN("coll_ipc", tests, NULL, NULL);
     MPI_Comm_free(&cart);
