@@ -177,8 +177,9 @@ static int as_piece(mpiacc_coll_ipc_t *ci, reads_t *R, int r, int i, int slot)
         (size_t)k->blob_off + k->blob_bytes > ci->rec_bytes)
         return 0;
     blob = (const mpiacc_tv_i64 *)((const unsigned char *)h + k->blob_off);
-    if (blob[MPIACC_TV_H_MAGIC] != MPIACC_TV_MAGIC_VALUE || (size_t)blob[MPIACC_TV_H_WORDS] * sizeof *blob != k->blob_bytes ||
-        blob[MPIACC_TV_H_SIZE] <= 0 || __builtin_mul_overflow((MPI_Count)k->count, (MPI_Count)blob[MPIACC_TV_H_SIZE], &src_bytes))
+    if (blob[MPIACC_TV_H_MAGIC] != MPIACC_TV_MAGIC_VALUE ||
+        (size_t)blob[MPIACC_TV_H_WORDS] * sizeof *blob != k->blob_bytes || blob[MPIACC_TV_H_SIZE] <= 0 ||
+        __builtin_mul_overflow((MPI_Count)k->count, (MPI_Count)blob[MPIACC_TV_H_SIZE], &src_bytes))
         return 0;
     sl = &b->slots[slot];
     if (sl->count <= 0 || sl->type == MPI_DATATYPE_NULL ||

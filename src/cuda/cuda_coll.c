@@ -185,7 +185,8 @@ int mpiacc_cuda_import_reduce(const mpiacc_attrs_t *a, void *dep, const mpiacc_i
     if (__builtin_mul_overflow(count, (MPI_Count)es, &bytes))
         MPIACC_FAIL(MPIACC_ERRK_COUNT, "CUDA IPC reduction: %lld elements overflow", (long long)count);
     if (!dst) MPIACC_FAIL(MPIACC_ERRK_BUFFER, "CUDA IPC reduction: NULL destination for %lld elements", (long long)count);
-    for (int i = 0; i < n; i++) MPIACC_CHECK(src_check("CUDA IPC reduction", &xs[i], i, disp, bytes, &off[i]));
+    for (int i = 0; i < n; i++)
+        MPIACC_CHECK(src_check("CUDA IPC reduction", &xs[i], i, disp, bytes, &off[i]));
     if (dp) dev = dp->dev;
     else MPIACC_CHECK(mpiacc_cuda_resolve_device(a, &dev));
     MPIACC_CHECK(mpiacc_cuda_dev_enter(dev, &old));
