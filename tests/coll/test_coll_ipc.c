@@ -366,6 +366,18 @@ static void test_copy_n(void **state)
     moves_with(MPI_BYTE, 6, &rs, &copies, &calls, &pieces); /* odd lengths and addresses */
     assert_true(calls > 0);
     assert_int_equal(copies, 0);
+    /* one row of a 3 x 4 int array (true lower bound 16, extent 48): a piece
+     * at a start offset for one element, import_copy for two */
+    {
+        int sizes[2] = {3, 4}, sub[2] = {1, 4}, start[2] = {1, 0};
+        MPI_Datatype row;
+        MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_INT, &row);
+        MPI_Type_commit(&row);
+        moves_with(row, 12, &rs, &copies, &calls, &pieces);
+        if (rank == 0) printf("copy_n: subarray row: %ld pieces, %ld import_copy\n", pieces, copies);
+        assert_true(pieces > 0);
+        MPI_Type_free(&row);
+    }
     /* not contiguous: one import_copy per block, no piece */
     moves_with(vec, 8, &rs, &copies, &calls, &pieces);
     if (rank == 0) printf("copy_n: vector: %ld import_copy_n calls, %ld import_copy\n", calls, copies);
