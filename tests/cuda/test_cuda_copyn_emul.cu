@@ -22,19 +22,21 @@ using namespace mpiacc_cuda_cn;
 namespace {
 
 struct stats_t {
-    long runs, strides, ws[5], heads, tails;
+    long runs, small, strides, ws[5], heads, tails;
 } st;
 
-/* Plans pieces c[0..n) and runs the body over the grid (or over `blocks`
- * blocks when > 0, smaller than planned: grid-stride). */
-int emulate(const mpiacc_cuda_cpiece_t *c, int n, int nsm, long long blocks_override)
+/* Plans pieces c[0..n) with the parameter block of N pieces and runs the
+ * body over the grid (or over `blocks_override` blocks when > 0 and
+ * smaller than planned: grid-stride). */
+template <int N> int emulate_n(const mpiacc_cuda_cpiece_t *c, int n, int nsm, long long blocks_override)
 {
-    args<MPIACC_CUDA_COPYN_MAXP> a;
+    args<N> a;
     long long blocks = 0;
-    int e = plan<MPIACC_CUDA_COPYN_MAXP>(c, n, nsm, &a, &blocks);
+    int e = plan<N>(c, n, nsm, &a, &blocks);
     if (e != (int)cudaSuccess || blocks == 0) return e;
     if (blocks_override > 0 && blocks_override < blocks) blocks = blocks_override;
     st.runs++;
+    st.small += N == SMALL;
     st.strides += blocks * NT < a.total;
     for (int i = 0, j = 0; i < n; i++) {
         if (c[i].bytes == 0) continue; /* dropped by the plan */
@@ -44,8 +46,15 @@ int emulate(const mpiacc_cuda_cpiece_t *c, int n, int nsm, long long blocks_over
         st.tails += items(p, c[i].bytes) > p.nw + p.head;
     }
     const long long nthr = blocks * NT;
-    for (long long t = 0; t < nthr; t++) body<MPIACC_CUDA_COPYN_MAXP>(a, t, nthr);
+    for (long long t = 0; t < nthr; t++) body<N>(a, t, nthr);
     return 0;
+}
+
+/* As mpiacc_cuda_launch_copyn chooses (up to SMALL pieces: the small block). */
+int emulate(const mpiacc_cuda_cpiece_t *c, int n, int nsm, long long blocks_override)
+{
+    return n <= SMALL ? emulate_n<SMALL>(c, n, nsm, blocks_override)
+                      : emulate_n<MPIACC_CUDA_COPYN_MAXP>(c, n, nsm, blocks_override);
 }
 
 uint64_t rnd(uint64_t *s)
@@ -100,12 +109,12 @@ void body_vs_memcpy(void **state)
             bad++;
         }
     }
-    printf("test_cuda_copyn_emul: %ld grids (grid-stride %ld; pieces with words of 1/2/4/8/16 B: %ld/%ld/%ld/%ld/%ld, "
+    printf("test_cuda_copyn_emul: %ld grids (%ld of the small block, grid-stride %ld; pieces with words of 1/2/4/8/16 B: %ld/%ld/%ld/%ld/%ld, "
            "heads %ld, tails %ld)\n",
-           st.runs, st.strides, st.ws[0], st.ws[1], st.ws[2], st.ws[3], st.ws[4], st.heads, st.tails);
+           st.runs, st.small, st.strides, st.ws[0], st.ws[1], st.ws[2], st.ws[3], st.ws[4], st.heads, st.tails);
     free(src), free(dst), free(want);
     assert_int_equal(bad, 0);
-    assert_true(st.strides > 0 && st.heads > 0 && st.tails > 0);
+    assert_true(st.small > 0 && st.small < st.runs && st.strides > 0 && st.heads > 0 && st.tails > 0);
     for (int w = 0; w < 5; w++) assert_true(st.ws[w] > 0); /* every word size ran */
 }
 
