@@ -18,6 +18,9 @@
  *   receiver  import_copy(..., &x, blob, ..., &xfer)  then test()/release()
  *             of the backend table on xfer; tell the sender when done
  *   sender    export_release(token)                  after the receiver's done
+ *
+ * A collective reading many contiguous blocks of several exports uses
+ * import_copy_n instead (one launch for all of them) when the table has it.
  */
 #ifndef MPIACC_BACKEND_IPC_H_INCLUDED
 #define MPIACC_BACKEND_IPC_H_INCLUDED
@@ -53,6 +56,19 @@ typedef struct mpiacc_ipc_export {
     int32_t device;           /* exporter's device ordinal of the allocation (informational) */
     int32_t flags;            /* MPIACC_IPC_F_*                                            */
 } mpiacc_ipc_export_t;
+
+/* One piece of import_copy_n: `bytes` contiguous bytes at `disp` from
+ * the buffer of export xs[src] (source bytes [disp, disp + bytes) relative
+ * to that buffer, inside its [lo, hi)), into the caller's memory at dst. */
+typedef struct mpiacc_ipc_piece {
+    int32_t src; /* index into the call's exports */
+    int32_t pad;
+    int64_t disp, bytes;
+    void *dst;
+} mpiacc_ipc_piece_t;
+
+/* Pieces of one import_copy_n launch (more: one launch per this many). */
+#define MPIACC_IPC_COPYN_PIECES 64
 
 /* Process-wide counters since MPI_Init (for tests and mpiacc-info). */
 typedef struct mpiacc_ipc_stats {
@@ -132,6 +148,28 @@ struct mpiacc_backend_ipc {
      * import_copy; (type, op) not supported: MPIACC_ERRK_INTERN. */
     int (*import_reduce)(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_export_t *xs, int n, MPI_Aint disp,
                          MPI_Datatype type, MPI_Op op, MPI_Count count, void *dst, void **xfer);
+
+    /* ---- on-device collectives that move data (src/coll/ipc_move.c); NULL:
+     * one import_copy per block. ----
+     * Maps each xs[j] that a piece reads (the caches of import_copy; xs[j]
+     * may be the caller's own export), makes its work wait GPU-side on
+     * each of their events and on the caller's dep, then copies, for every
+     * piece p of pieces[0..n):
+     *     p.bytes bytes at (mapped base of xs[p.src] + xs[p.src].offset + p.disp)
+     *     to p.dst (the caller's device memory)
+     * with ONE kernel launch for up to MPIACC_IPC_COPYN_PIECES pieces (more:
+     * one launch per that many, on the same stream; the launch's parameters
+     * do not grow with the bytes, and a long piece is spread over the whole
+     * grid).  Pieces of 0 bytes are skipped (their dst may be NULL).  Every
+     * piece's source bytes must lie in [lo, hi) of its export
+     * (MPIACC_ERRK_BUFFER otherwise); no piece's dst may overlap another
+     * piece's dst or any source byte of the call.  *xfer (NULL: nothing to
+     * do) is tested with the backend's test() and released with release();
+     * the mappings stay referenced until the copy is done.  Errors as
+     * import_copy; nx < 1 with a non-empty piece, a piece's src outside
+     * [0, nx), n < 0, bytes < 0: MPIACC_ERRK_INTERN (nothing enqueued). */
+    int (*import_copy_n)(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_export_t *xs, int nx,
+                         const struct mpiacc_ipc_piece *pieces, int n, void **xfer);
 };
 
 #endif /* MPIACC_BACKEND_IPC_H_INCLUDED */

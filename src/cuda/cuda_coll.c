@@ -22,7 +22,10 @@
  * through the importer's cache (a same-process export read through its
  * address), its event waited for GPU-side, then the caller's dep, then one
  * kernel on an internal stream; the handle keeps every mapping referenced
- * (through its fin hook) until the kernel is done.
+ * (through its fin hook) until the kernel is done.  import_copy_n (the
+ * data-moving collectives) does the same for contiguous pieces of several
+ * exports, with the copy kernel of cuda_copyn.cu (one launch per
+ * MPIACC_CUDA_COPYN_MAXP pieces; an export's event waited for once).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -116,11 +119,17 @@ int mpiacc_cuda_reduce_supported(MPI_Datatype type, MPI_Op op)
     return classify(type, op, &kind, &rop);
 }
 
-/* The mapping references of one reduction, dropped when its kernel is done. */
+/* The mapping references of one reduction or copy, dropped when its kernel
+ * is done (import_copy_n allocates room for its nx exports). */
 typedef struct red_refs {
     int n;
-    void *ref[MPIACC_CUDA_RED_MAXSRC];
+    void *ref[]; /* room for every source */
 } red_refs_t;
+
+static red_refs_t *refs_new(int cap)
+{
+    return calloc(1, sizeof(red_refs_t) + sizeof(void *) * (size_t)(cap > 0 ? cap : 1));
+}
 
 static void refs_drop(void *p)
 {
@@ -133,21 +142,22 @@ static void refs_drop(void *p)
 
 /* Source i's bytes [disp, disp + bytes) relative to its buffer lie in its
  * export's [lo, hi), itself inside the allocation; *off: their offset
- * from the allocation base. */
-static int src_check(const mpiacc_ipc_export_t *x, int i, MPI_Aint disp, MPI_Count bytes, int64_t *off)
+ * from the allocation base.  `what` names the operation in messages. */
+static int src_check(const char *what, const mpiacc_ipc_export_t *x, int i, MPI_Aint disp, MPI_Count bytes,
+                     int64_t *off)
 {
     int64_t elo = 0, ehi = 0, end = 0;
     if (x->hi <= x->lo || __builtin_add_overflow(x->offset, x->lo, &elo) ||
         __builtin_add_overflow(x->offset, x->hi, &ehi) || elo < 0 || (uint64_t)ehi > x->alloc_bytes)
         return mpiacc_err(MPIACC_ERRK_BUFFER,
-                          "CUDA IPC reduction: source %d's exported bytes [%lld, %lld) + %lld lie outside its "
+                          "%s: source %d's exported bytes [%lld, %lld) + %lld lie outside its "
                           "allocation of %llu bytes",
-                          i, (long long)x->lo, (long long)x->hi, (long long)x->offset,
+                          what, i, (long long)x->lo, (long long)x->hi, (long long)x->offset,
                           (unsigned long long)x->alloc_bytes);
     if (__builtin_add_overflow((int64_t)disp, (int64_t)bytes, &end) || (int64_t)disp < x->lo || end > x->hi)
         return mpiacc_err(MPIACC_ERRK_BUFFER,
-                          "CUDA IPC reduction: source %d's bytes [%lld, %lld) lie outside its exported [%lld, %lld)",
-                          i, (long long)disp, (long long)disp + (long long)bytes, (long long)x->lo,
+                          "%s: source %d's bytes [%lld, %lld) lie outside its exported [%lld, %lld)",
+                          what, i, (long long)disp, (long long)disp + (long long)bytes, (long long)x->lo,
                           (long long)x->hi);
     *off = x->offset + (int64_t)disp;
     return MPI_SUCCESS;
@@ -175,12 +185,13 @@ int mpiacc_cuda_import_reduce(const mpiacc_attrs_t *a, void *dep, const mpiacc_i
     if (__builtin_mul_overflow(count, (MPI_Count)es, &bytes))
         MPIACC_FAIL(MPIACC_ERRK_COUNT, "CUDA IPC reduction: %lld elements overflow", (long long)count);
     if (!dst) MPIACC_FAIL(MPIACC_ERRK_BUFFER, "CUDA IPC reduction: NULL destination for %lld elements", (long long)count);
-    for (int i = 0; i < n; i++) MPIACC_CHECK(src_check(&xs[i], i, disp, bytes, &off[i]));
+    for (int i = 0; i < n; i++)
+        MPIACC_CHECK(src_check("CUDA IPC reduction", &xs[i], i, disp, bytes, &off[i]));
     if (dp) dev = dp->dev;
     else MPIACC_CHECK(mpiacc_cuda_resolve_device(a, &dev));
     MPIACC_CHECK(mpiacc_cuda_dev_enter(dev, &old));
     entered = 1;
-    if (!(refs = calloc(1, sizeof *refs))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
+    if (!(refs = refs_new(n))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
     memset(&r, 0, sizeof r);
     for (int i = 0; i < n; i++) {
         char *base = NULL;
@@ -214,6 +225,107 @@ int mpiacc_cuda_import_reduce(const mpiacc_attrs_t *a, void *dep, const mpiacc_i
     *xfer = h;
 fn_exit:
     if (entered) mpiacc_cuda_dev_leave(dev, old);
+    return mpi_errno;
+fn_fail:
+    mpiacc_cuda_handle_abandon(h, st); /* nothing enqueued may still read a mapping (drops them through fin) */
+    refs_drop(refs);                   /* references not handed to a handle yet */
+    goto fn_exit;
+}
+
+/* ---- import_copy_n -------------------------------------------------------------- */
+
+_Static_assert(MPIACC_IPC_COPYN_PIECES == MPIACC_CUDA_COPYN_MAXP, "backend_ipc.h names the kernel's piece count");
+
+#define CN "CUDA IPC copy of pieces"
+
+/* Whether export j's event is one that an earlier used export already has
+ * the stream wait on. */
+static int event_seen(const mpiacc_ipc_export_t *xs, const unsigned char *used, int j)
+{
+    for (int k = 0; k < j; k++)
+        if (used[k] && (xs[k].flags & MPIACC_IPC_F_EVENT) && xs[k].owner == xs[j].owner &&
+            xs[k].event_id == xs[j].event_id)
+            return 1;
+    return 0;
+}
+
+int mpiacc_cuda_import_copy_n(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_export_t *xs, int nx,
+                              const mpiacc_ipc_piece_t *pieces, int n, void **xfer)
+{
+    int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0, np = 0;
+    char **base = NULL;
+    unsigned char *used = NULL;
+    mpiacc_cuda_cpiece_t *cp = NULL;
+    red_refs_t *refs = NULL;
+    mpiacc_cuda_h_t *h = NULL, *dp = dep;
+    cudaStream_t st = NULL;
+    cudaError_t ce;
+    *xfer = NULL;
+    if (n < 0 || (n > 0 && !pieces)) MPIACC_FAIL(MPIACC_ERRK_INTERN, CN ": %d pieces", n);
+    /* every piece checked before anything is mapped or enqueued */
+    for (int i = 0; i < n; i++) {
+        const mpiacc_ipc_piece_t *p = &pieces[i];
+        int64_t off;
+        if (p->bytes < 0) MPIACC_FAIL(MPIACC_ERRK_INTERN, CN ": piece %d of %lld bytes", i, (long long)p->bytes);
+        if (p->bytes == 0) continue;
+        if (!xs || p->src < 0 || p->src >= nx)
+            MPIACC_FAIL(MPIACC_ERRK_INTERN, CN ": piece %d reads export %d of %d", i, (int)p->src, nx);
+        if (!p->dst)
+            MPIACC_FAIL(MPIACC_ERRK_BUFFER, CN ": NULL destination for piece %d of %lld bytes", i, (long long)p->bytes);
+        MPIACC_CHECK(src_check(CN, &xs[p->src], p->src, (MPI_Aint)p->disp, (MPI_Count)p->bytes, &off));
+        np++;
+    }
+    if (np == 0) goto fn_exit;
+    if (!(base = calloc((size_t)nx, sizeof *base)) || !(used = calloc((size_t)nx, 1)) ||
+        !(cp = malloc(sizeof *cp * (size_t)np)) || !(refs = refs_new(nx)))
+        MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
+    for (int i = 0; i < n; i++)
+        if (pieces[i].bytes > 0) used[pieces[i].src] = 1;
+    if (dp) dev = dp->dev;
+    else MPIACC_CHECK(mpiacc_cuda_resolve_device(a, &dev));
+    MPIACC_CHECK(mpiacc_cuda_dev_enter(dev, &old));
+    entered = 1;
+    for (int j = 0; j < nx; j++) {
+        if (!used[j]) continue;
+        if (mpiacc_cuda_ipc_is_own(&xs[j])) {
+            base[j] = (char *)(uintptr_t)xs[j].base_addr;
+            MPIACC_CUDA_IPC_STAT(mem_same_process);
+            if (xs[j].device != dev) MPIACC_CHECK(mpiacc_cuda_ipc_peer_enable(dev, xs[j].device));
+        } else {
+            MPIACC_CHECK(mpiacc_cuda_ipcc_map_get(&xs[j], dev, &base[j], &refs->ref[refs->n]));
+            refs->n++;
+        }
+    }
+    np = 0;
+    for (int i = 0; i < n; i++) {
+        const mpiacc_ipc_piece_t *p = &pieces[i];
+        if (p->bytes == 0) continue;
+        cp[np].src = base[p->src] + xs[p->src].offset + p->disp;
+        cp[np].dst = p->dst;
+        cp[np++].bytes = (long long)p->bytes;
+    }
+    MPIACC_CHECK(mpiacc_cuda_handle_get(dev, &h));
+    h->is_xfer = 1;
+    h->fin = refs_drop, h->fin_arg = refs; /* the mappings are dropped when the copy is done */
+    refs = NULL;
+    MPIACC_CHECK(mpiacc_cuda_stream_get(dev, &h->sidx));
+    st = mpiacc_cuda_devs[dev].streams[h->sidx];
+    for (int j = 0; j < nx; j++)
+        if (used[j] && (xs[j].flags & MPIACC_IPC_F_EVENT) && !event_seen(xs, used, j))
+            MPIACC_CHECK(mpiacc_cuda_ipc_is_own(&xs[j]) ? mpiacc_cuda_ipc_own_event_wait(&xs[j], st)
+                                                        : mpiacc_cuda_ipcc_event_wait(&xs[j], st));
+    MPIACC_CHECK(mpiacc_cuda_handle_wait(st, dp));
+    ce = (cudaError_t)mpiacc_cuda_launch_copyn(cp, np, mpiacc_cuda_devs[dev].nsm, st);
+    if (ce != cudaSuccess)
+        MPIACC_FAIL(MPIACC_ERRK_CUDA, CN ": kernel (%d pieces) failed to start: %s (%s)", np, cudaGetErrorName(ce),
+                    cudaGetErrorString(ce));
+    MPIACC_CHECK(mpiacc_cuda_handle_record(h, st));
+    *xfer = h;
+fn_exit:
+    if (entered) mpiacc_cuda_dev_leave(dev, old);
+    free(base);
+    free(used);
+    free(cp);
     return mpi_errno;
 fn_fail:
     mpiacc_cuda_handle_abandon(h, st); /* nothing enqueued may still read a mapping (drops them through fin) */

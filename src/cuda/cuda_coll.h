@@ -1,7 +1,8 @@
 /*
  * cuda_coll.h: the reduction kernel of the on-device collectives
  * (cuda_coll.cu) and its host side (cuda_coll.c: reduce_supported and
- * import_reduce of the IPC table, src/core/backend_ipc.h).  No MPI here:
+ * import_reduce of the IPC table, src/core/backend_ipc.h); the copy
+ * kernel of import_copy_n (cuda_copyn.cu, at the end).  No MPI here:
  * cuda_coll.c maps (MPI_Datatype, MPI_Op) to an element kind and an
  * operation code below.
  *
@@ -72,6 +73,23 @@ int mpiacc_cuda_red_elem_size(int kind);
  * (kind, op), n outside [1, MPIACC_CUDA_RED_MAXSRC] or count < 0.  count
  * 0 enqueues nothing. */
 int mpiacc_cuda_launch_reduce(const mpiacc_cuda_red_t *r, int nsm, cudaStream_t st);
+
+/* The many-piece copy of import_copy_n (cuda_copyn.cu, body and plan in
+ * cuda_copyn_body.cuh): one piece is `bytes` bytes from src to dst. */
+typedef struct mpiacc_cuda_cpiece {
+    const void *src;
+    void *dst;
+    long long bytes;
+} mpiacc_cuda_cpiece_t;
+
+#define MPIACC_CUDA_COPYN_MAXP 64 /* pieces of one launch (launch parameters stay fixed) */
+
+/* Enqueues the copy of pieces p[0..n) on st (current device with nsm SMs):
+ * one kernel per MPIACC_CUDA_COPYN_MAXP pieces (empty pieces dropped;
+ * nothing at all when every piece is empty).  Returns a cudaError_t (as
+ * int); cudaErrorInvalidValue for n < 0, bytes < 0 or a NULL pointer of a
+ * non-empty piece (then nothing is enqueued). */
+int mpiacc_cuda_launch_copyn(const mpiacc_cuda_cpiece_t *p, int n, int nsm, cudaStream_t st);
 
 #ifdef __cplusplus
 }

@@ -519,6 +519,7 @@ const struct mpiacc_backend_ipc mpiacc_cuda_ipc = {
     .stats = ipc_stats,
     .reduce_supported = mpiacc_cuda_reduce_supported,
     .import_reduce = mpiacc_cuda_import_reduce,
+    .import_copy_n = mpiacc_cuda_import_copy_n,
 };
 
 void mpiacc_cuda_ipc_init(void)

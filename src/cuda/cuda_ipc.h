@@ -40,6 +40,9 @@ int mpiacc_cuda_ipc_peer_enable(int dev, int peer);
 int mpiacc_cuda_reduce_supported(MPI_Datatype type, MPI_Op op);
 int mpiacc_cuda_import_reduce(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_export_t *xs, int n, MPI_Aint disp,
                               MPI_Datatype type, MPI_Op op, MPI_Count count, void *dst, void **xfer);
+/* cuda_coll.c: the table's import_copy_n. */
+int mpiacc_cuda_import_copy_n(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_export_t *xs, int nx,
+                              const mpiacc_ipc_piece_t *pieces, int n, void **xfer);
 /* Closes / frees everything (GPU work already finished). */
 void mpiacc_cuda_ipcc_finalize(void);
 

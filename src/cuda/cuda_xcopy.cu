@@ -188,25 +188,7 @@ static int blob_ok(const void *blob)
  * strided header of traverse.h. */
 static int xcopy_dense(const void *blob, long long count, long long *start)
 {
-    const mpiacc_tv_i64 *b = (const mpiacc_tv_i64 *)blob;
-    const long long size = b[MPIACC_TV_H_SIZE];
-    long long blk, nd;
-    *start = 0;
-    if (size <= 0 || count <= 0) return 1; /* no bytes */
-    if (!b[MPIACC_TV_H_STRIDED]) return 0;
-    blk = b[MPIACC_TV_H_BLK];
-    nd = b[MPIACC_TV_H_NDIMS];
-    if (nd < 0 || nd > MPIACC_TV_MAX_DIMS) return 0;
-    for (long long d = 0; d < nd; d++) { /* every dimension continues the block */
-        const long long c = b[MPIACC_TV_H_COUNTS + d];
-        if (c == 1) continue;
-        if (b[MPIACC_TV_H_STRIDES + d] != blk) return 0;
-        blk *= c;
-    }
-    if (blk != size) return 0;
-    if (count > 1 && b[MPIACC_TV_H_EXTENT] != size) return 0;
-    *start = b[MPIACC_TV_H_START];
-    return 1;
+    return mpiacc_tv_dense((const mpiacc_tv_i64 *)blob, count, start);
 }
 
 /* Word-size bound of one side. */

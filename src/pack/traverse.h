@@ -117,6 +117,31 @@ MPIACC_TV_FN mpiacc_tv_i64 mpiacc_tv_align(MPIACC_TV_GLOBAL const mpiacc_tv_i64 
     return blob[MPIACC_TV_H_ALIGN];
 }
 
+#if !defined(__OPENCL_VERSION__)
+/* Whether `count` elements of the layout in blob are one dense block
+ * (packed byte p at input offset *start + p), from the canonical strided
+ * header: the dimensions continue the block, and with count > 1 the
+ * extent equals the size.  No bytes (size or count 0): dense, *start 0. */
+MPIACC_TV_FN int mpiacc_tv_dense(MPIACC_TV_GLOBAL const mpiacc_tv_i64 *blob, mpiacc_tv_i64 count,
+                                 MPIACC_TV_PRIVATE mpiacc_tv_i64 *start)
+{
+    const mpiacc_tv_i64 size = blob[MPIACC_TV_H_SIZE], nd = blob[MPIACC_TV_H_NDIMS];
+    mpiacc_tv_i64 blk = blob[MPIACC_TV_H_BLK];
+    *start = 0;
+    if (size <= 0 || count <= 0) return 1;
+    if (!blob[MPIACC_TV_H_STRIDED] || nd < 0 || nd > MPIACC_TV_MAX_DIMS) return 0;
+    for (mpiacc_tv_i64 d = 0; d < nd; d++) {
+        const mpiacc_tv_i64 c = blob[MPIACC_TV_H_COUNTS + d];
+        if (c == 1) continue;
+        if (blob[MPIACC_TV_H_STRIDES + d] != blk) return 0;
+        blk *= c;
+    }
+    if (blk != size || (count > 1 && blob[MPIACC_TV_H_EXTENT] != size)) return 0;
+    *start = blob[MPIACC_TV_H_START];
+    return 1;
+}
+#endif
+
 /* Largest h in [0, n) with a[h] <= x, for a non-decreasing a with
  * a[0] <= x < a[n]: the block holding x (empty blocks are skipped). */
 MPIACC_TV_FN mpiacc_tv_i64 mpiacc_tv_search(MPIACC_TV_GLOBAL const mpiacc_tv_i64 *a, mpiacc_tv_i64 n,

@@ -107,6 +107,38 @@ static int fake_import(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_expo
     return err;
 }
 
+/* import_copy_n: each piece's bytes from its export's segment (inside its
+ * [lo, hi) or MPI_ERR_BUFFER), a host memcpy. */
+static long copy_calls, copyn_calls, copyn_pieces;
+
+static int fake_import_counted(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_export_t *x, const void *blob,
+                               size_t blob_bytes, MPI_Count src_count, const mpiacc_xfer_desc_t *d, void **xfer)
+{
+    copy_calls++;
+    return fake_import(a, dep, x, blob, blob_bytes, src_count, d, xfer);
+}
+
+static int fake_copy_n(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_export_t *xs, int nx,
+                       const mpiacc_ipc_piece_t *pieces, int n, void **xfer)
+{
+    int err = MPI_SUCCESS;
+    *xfer = NULL;
+    copyn_calls++;
+    if (my_mode() == FAKE_IMPORT_FAILS) return MPI_ERR_OTHER;
+    for (int i = 0; i < n && err == MPI_SUCCESS; i++) {
+        const mpiacc_ipc_piece_t *p = &pieces[i];
+        const unsigned char *src;
+        if (p->bytes == 0) continue;
+        if (p->src < 0 || p->src >= nx || p->bytes < 0) return MPI_ERR_INTERN;
+        if (p->disp < xs[p->src].lo || p->disp + p->bytes > xs[p->src].hi) return MPI_ERR_BUFFER;
+        if (!(src = map_export(&xs[p->src]))) return MPI_ERR_OTHER;
+        memcpy(p->dst, src + (p->disp - xs[p->src].lo), (size_t)p->bytes);
+        munmap((void *)src, (size_t)xs[p->src].alloc_bytes);
+        copyn_pieces++;
+    }
+    return err;
+}
+
 static int fake_supported(MPI_Datatype type, MPI_Op op)
 {
     return (type == MPI_INT || type == MPI_DOUBLE) && (op == MPI_SUM || op == MPI_MAX || op == MPI_MIN);
@@ -153,10 +185,18 @@ static void fake_stats(mpiacc_ipc_stats_t *s) { memset(s, 0, sizeof *s); }
 
 static const struct mpiacc_backend_ipc fake = {.export_buf = fake_export,
                                                .export_release = fake_release,
-                                               .import_copy = fake_import,
+                                               .import_copy = fake_import_counted,
                                                .stats = fake_stats,
                                                .reduce_supported = fake_supported,
-                                               .import_reduce = fake_reduce};
+                                               .import_reduce = fake_reduce,
+                                               .import_copy_n = fake_copy_n};
+/* the same without import_copy_n: one import_copy per block */
+static const struct mpiacc_backend_ipc fake_no_n = {.export_buf = fake_export,
+                                                    .export_release = fake_release,
+                                                    .import_copy = fake_import_counted,
+                                                    .stats = fake_stats,
+                                                    .reduce_supported = fake_supported,
+                                                    .import_reduce = fake_reduce};
 
 /* ---- helpers ----------------------------------------------------------------- */
 

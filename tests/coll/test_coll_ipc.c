@@ -6,14 +6,19 @@
  * table (coll_ipc_fake.h, mpiacc_proto_dx_ipc_test_table): export_buf copies the exported
  * span into a POSIX shared-memory segment, import_copy reads it through the
  * exporter's datatype blob (mpiacc_tv_offset) and writes it through the
- * receiver's, import_reduce reduces on the host.  What runs is the
+ * receiver's, import_copy_n copies contiguous pieces with memcpy (a
+ * second table without it reads every block through import_copy),
+ * import_reduce reduces on the host.  What runs is the
  * collective layer's: records, the exchange, the block matching, the
  * one-shot and two-phase reductions, the final error flag.  Checked against
  * MPI's own collective on plain host datatypes (tests/coll/coll_harness.h):
  * every moving kind with random datatypes, all four forms (nonblocking ones
  * too: src/coll/ipc_nb.c; more of them in test_coll_ipc_nb.c), the reductions, the collective fallback (one process
- * refuses its export: every process staged, right results) and a failing
- * import on one process (every process returns an error class).
+ * refuses its export: every process staged, right results), a failing
+ * import on one process (every process returns an error class), and
+ * which path reads a block (test_copy_n: dense layouts through
+ * import_copy_n only, a vector through import_copy only, a resized type
+ * through both, a table without import_copy_n).
  */
 #include "coll_harness.h"
 #include "coll_ipc_fake.h"
@@ -240,6 +245,73 @@ static void test_failure(void **state)
     MPI_Type_free(&tt);
 }
 
+/* ---- contiguous blocks: one import_copy_n per call ------------------------------- */
+
+/* Every moving kind, iters random shapes each, with datatype t; the
+ * process-wide import_copy / import_copy_n calls and pieces it made. */
+static void moves_with(MPI_Datatype t, int iters, uint64_t *rs, long *copies, long *calls, long *pieces)
+{
+    long c0 = copy_calls, n0 = copyn_calls, p0 = copyn_pieces, ran = 0;
+    for (int it = 0; it < iters; it++)
+        for (int k = 0; k < K_NKINDS; k++)
+            if (moves_on_device(k)) run_one(t, k, rs, 7000 + it * K_NKINDS + k, 0, 1, &ran);
+    *copies = copy_calls - c0, *calls = copyn_calls - n0, *pieces = copyn_pieces - p0;
+    MPI_Allreduce(MPI_IN_PLACE, copies, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, calls, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, pieces, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+}
+
+static void test_copy_n(void **state)
+{
+    uint64_t rs = mpiacc_test_seed() + 24;
+    long copies, calls, pieces;
+    MPI_Datatype c3, vec, rsz;
+    (void)state;
+    MPI_Type_contiguous(3, MPI_INT, &c3);
+    MPI_Type_vector(2, 1, 2, MPI_INT, &vec);
+    MPI_Type_create_resized(MPI_INT, 0, 3 * sizeof(int), &rsz); /* dense for one element only */
+    MPI_Type_commit(&c3), MPI_Type_commit(&vec), MPI_Type_commit(&rsz);
+    /* dense layouts (a contiguous type of count > 1 too): pieces only */
+    moves_with(MPI_INT, 12, &rs, &copies, &calls, &pieces);
+    if (rank == 0) printf("copy_n: MPI_INT: %ld import_copy_n calls (%ld pieces), %ld import_copy\n", calls, pieces, copies);
+    assert_true(calls > 0 && pieces >= calls);
+    assert_int_equal(copies, 0);
+    moves_with(c3, 12, &rs, &copies, &calls, &pieces);
+    assert_true(calls > 0);
+    assert_int_equal(copies, 0);
+    moves_with(MPI_BYTE, 6, &rs, &copies, &calls, &pieces); /* odd lengths and addresses */
+    assert_true(calls > 0);
+    assert_int_equal(copies, 0);
+    /* one row of a 3 x 4 int array (true lower bound 16, extent 48): a piece
+     * at a start offset for one element, import_copy for two */
+    {
+        int sizes[2] = {3, 4}, sub[2] = {1, 4}, start[2] = {1, 0};
+        MPI_Datatype row;
+        MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_INT, &row);
+        MPI_Type_commit(&row);
+        moves_with(row, 12, &rs, &copies, &calls, &pieces);
+        if (rank == 0) printf("copy_n: subarray row: %ld pieces, %ld import_copy\n", pieces, copies);
+        assert_true(pieces > 0);
+        MPI_Type_free(&row);
+    }
+    /* not contiguous: one import_copy per block, no piece */
+    moves_with(vec, 8, &rs, &copies, &calls, &pieces);
+    if (rank == 0) printf("copy_n: vector: %ld import_copy_n calls, %ld import_copy\n", calls, copies);
+    assert_true(copies > 0);
+    assert_int_equal(pieces, 0);
+    /* one element dense, several not (extent > size): both paths in the same corpus */
+    moves_with(rsz, 12, &rs, &copies, &calls, &pieces);
+    if (rank == 0) printf("copy_n: resized: %ld pieces, %ld import_copy\n", pieces, copies);
+    assert_true(copies > 0 && pieces > 0);
+    /* a table without import_copy_n: dense blocks one by one */
+    mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_HOST, &fake_no_n);
+    moves_with(MPI_INT, 6, &rs, &copies, &calls, &pieces);
+    mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_HOST, &fake);
+    assert_true(copies > 0);
+    assert_int_equal(calls, 0);
+    MPI_Type_free(&c3), MPI_Type_free(&vec), MPI_Type_free(&rsz);
+}
+
 int main(int argc, char **argv)
 {
     int dims[1] = {0}, periods[1] = {1}, failed, flag = 0;
@@ -270,7 +342,7 @@ int main(int argc, char **argv)
     MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corpus),   cmocka_unit_test(test_corpus_mixed), cmocka_unit_test(test_reductions),
-        cmocka_unit_test(test_fallback), cmocka_unit_test(test_failure),
+        cmocka_unit_test(test_fallback), cmocka_unit_test(test_failure),   cmocka_unit_test(test_copy_n),
     };
     failed = MPIACC_TEST_RUN("coll_ipc", tests, NULL, NULL);
     MPI_Comm_free(&cart);
