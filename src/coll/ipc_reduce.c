@@ -125,6 +125,28 @@ static int gather_slices(mpiacc_coll_ipc_t *ci)
     mpiacc_coll_op_t *c = ci->c;
     mpiacc_coll_buf_t *b = &c->b[MPIACC_COLL_R];
     MPI_Count count = c->a.rcount;
+    if (count <= 0) return MPI_SUCCESS; /* an empty call has no table (ci->ipc) */
+    if (ci->ipc->import_copy_n && P <= MPIACC_IPC_COPYN_PIECES + 1) {
+        /* the slices are contiguous (a predefined type): one launch for all */
+        mpiacc_ipc_export_t xs[MPIACC_IPC_COPYN_PIECES];
+        mpiacc_ipc_piece_t pc[MPIACC_IPC_COPYN_PIECES];
+        void *xfer = NULL;
+        int n = 0, err;
+        for (int r = 0; r < P; r++) {
+            MPI_Count lo = slice_lo(count, P, r), k = slice_lo(count, P, r + 1) - lo;
+            if (r == me || k <= 0) continue;
+            xs[n] = mpiacc_coll_ipc_rec(ci, r)->x[MPIACC_COLL_R];
+            pc[n] = (mpiacc_ipc_piece_t){.src = n,
+                                         .disp = (int64_t)(lo * ci->esz),
+                                         .bytes = (int64_t)(k * ci->esz),
+                                         .dst = (char *)b->buf + lo * ci->esz};
+            n++;
+        }
+        if (n == 0) return MPI_SUCCESS;
+        err = ci->ipc->import_copy_n(&b->a, b->dep, xs, n, pc, n, &xfer);
+        if (err == MPI_SUCCESS) mpiacc_coll_ipc_keep(ci, b->be, xfer);
+        return err;
+    }
     for (int r = 0; r < P; r++) {
         MPI_Count lo = slice_lo(count, P, r), n = slice_lo(count, P, r + 1) - lo;
         mpiacc_ipc_export_t x;
