@@ -166,6 +166,12 @@ elif [[ -d $t ]]; then
   san racecheck-cuda_backend racecheck 60 0 "$t/test_cuda_backend"
   san memcheck-cuda_coll memcheck 90 2 "$t/test_cuda_coll"
   san memcheck-cuda_p2px memcheck 90 2 "$t/test_cuda_p2px"
+  # this round's kernels and paths: on-device collectives (their reduction and
+  # many-piece copy kernels, the nonblocking form), stream-ordered completion
+  san memcheck-cuda_coll_ipc memcheck 90 3 "$t/test_cuda_coll_ipc" MPIACC_DIRECT=1
+  san memcheck-cuda_reduce memcheck 90 2 "$t/test_cuda_reduce"
+  san memcheck-cuda_copyn memcheck 90 2 "$t/test_cuda_copyn"
+  san memcheck-cuda_stream_order memcheck 60 2 "$t/test_cuda_stream_order" CUDA_MODULE_LOADING=EAGER
 fi
 
 # ---- the multi-rank CUDA tests again under MPS (one GPU only) ----------------------------
