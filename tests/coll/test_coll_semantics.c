@@ -43,7 +43,7 @@ static MPI_Datatype tagged_int(atomic_int *flag)
 
 static void *set_later(void *p)
 {
-    struct timespec ts = {0, 50 * 1000 * 1000};
+    struct timespec ts = {0, 200 * 1000 * 1000};
     nanosleep(&ts, NULL);
     atomic_store((atomic_int *)p, 1);
     return NULL;
@@ -67,6 +67,10 @@ static void test_order_slow_dependency(void **state)
          ud = tr(MPIACC_RP_UNPACKING, MPIACC_RP_DONE), nr = tr(MPIACC_RP_NEW, MPIACC_RP_READY);
     for (int i = 0; i < N; i++)
         b[i] = rank == 0 ? 1000 + i : -1, s[i] = rank, r[i] = r2[i] = -7;
+    /* ranks start together (a GPU machine creates its CUDA contexts in
+     * MPI_Init one rank after the other): on a direct communicator the
+     * Ibcast's record exchange must be over well before set_later's flag */
+    assert_int_equal(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS);
     /* every rank's device Ibcast waits for its flag; the host collectives
      * behind it must wait too */
     assert_int_equal(MPI_Ibcast(b, N, t, 0, MPI_COMM_WORLD, &req[0]), MPI_SUCCESS);
