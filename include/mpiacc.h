@@ -268,7 +268,12 @@ extern "C" {
  *                  cudaStreamPerThread) is covered, as are streams made by
  *                  cudaStreamCreate.  Work on streams created with
  *                  cudaStreamNonBlocking is not: name such a stream here
- *                  (or record an MPIACC_EVENT).  Like any legacy-stream
+ *                  (or record an MPIACC_EVENT).  A cudaMemcpy from
+ *                  pageable host memory to the device may return before
+ *                  its data land (CUDA's API synchronization behavior); it
+ *                  runs on the legacy default stream, so the default-stream
+ *                  dependency covers it and a non-blocking MPIACC_STREAM
+ *                  does not (synchronise first).  Like any legacy-stream
  *                  operation, the default-stream dependency also makes work
  *                  enqueued later on blocking streams wait for that point.
  *                  Giving a stream replaces the default-stream dependency

@@ -282,9 +282,17 @@ static inline void cu_get(void *host, const void *dev, long long n)
     CU_CK(cudaMemcpy(host, dev, (size_t)n, cudaMemcpyDeviceToHost));
 }
 
+/* Host bytes to the device, landed when it returns.  cudaMemcpy from
+ * pageable memory may return before its DMA lands (CUDA's "API
+ * synchronization behavior"), and the legacy stream it runs on is not
+ * ordered with the non-blocking streams (cu_us, mpiacc's) that the tests
+ * name in MPIACC_STREAM: without the synchronisation a send may read, and
+ * a receive's unpack be overwritten by, a copy still in flight (seen on an
+ * H200 without MPS, where the contexts are time-sliced). */
 static inline void cu_put(void *dev, const void *host, long long n)
 {
     CU_CK(cudaMemcpy(dev, host, (size_t)n, cudaMemcpyHostToDevice));
+    CU_CK(cudaStreamSynchronize(cudaStreamLegacy));
 }
 
 static inline int cu_class(int err)

@@ -14,6 +14,7 @@ static void *cuda_alloc(size_t bytes, const int *init)
         for (size_t i = 0; i < bytes / sizeof(int); i++) tmp[i] = -1;
     }
     CU_CK(cudaMemcpy(d, init ? (const void *)init : tmp, bytes, cudaMemcpyHostToDevice));
+    CU_CK(cudaStreamSynchronize(cudaStreamLegacy)); /* pageable: the DMA may land later (cu_put) */
     free(tmp);
     return d;
 }

@@ -10,6 +10,11 @@
  *                     on the same stream sees the message; so does another
  *                     stream after cudaStreamSynchronize of the first
  *  recv_direct_small  the same on a direct communicator, eager (512 B)
+ *                     or IPC; every case's buffers are set with cu_put,
+ *                     which waits for its pageable copy to land
+ *  recv_direct_held_sender  the same, the sender's data written by a gated
+ *                     kernel on its MPIACC_STREAM, opened after the send
+ *                     call: both sides' dependencies are honoured
  *  recv_direct_large  the same, 768 KiB: IPC (the import copy), or with
  *                     MPIACC_IPC=0 (case noipc) pipelined in 3 chunks
  *  recv_default_stream no MPIACC_STREAM: ordered on the legacy default
@@ -75,8 +80,10 @@ static int wait_within(MPI_Request *r, MPI_Status *st, double secs)
 /* Rank 1 receives n bytes of pattern(seed) from rank 0 on c with
  * MPIACC_ORDER_STREAM while its stream (s; NULL: the legacy default
  * stream, no MPIACC_STREAM) is held; rank 0 sends from host memory (world)
- * or device memory (direct). */
-static void recv_case(MPI_Comm c, int n, cudaStream_t s, int with_stream, unsigned seed, const char *what)
+ * or device memory (direct; held_sender: written by a kernel on cu_us,
+ * held until after the send call). */
+static void recv_case_x(MPI_Comm c, int n, cudaStream_t s, int with_stream, unsigned seed, int held_sender,
+                        const char *what)
 {
     int bad = 0;
     CU_SKIP_UNDER_SANITIZER();
@@ -122,6 +129,21 @@ static void recv_case(MPI_Comm c, int n, cudaStream_t s, int with_stream, unsign
         cu_hfill(h1, n, seed);
         if (c == MPI_COMM_WORLD) {
             MPI_CK(MPI_Send(h1, n, MPI_BYTE, 1, TAG, c));
+        } else if (held_sender) { /* the data land only after the send call */
+            MPI_Datatype t = bytes_type(n, CU_STREAM, cu_us, NULL);
+            MPI_Request r;
+            int flag = 0;
+            double t0;
+            cu_gate_close(&gate);
+            CU_CK(cu_k_gate_fill(cu_us, gate.d, dA, n, seed, TMO));
+            MPI_CK(MPI_Isend(dA, 1, t, 1, TAG, c, &r));
+            for (t0 = cu_now(); !flag && cu_now() - t0 < 0.05;) MPI_CK(MPI_Test(&r, &flag, MPI_STATUS_IGNORE));
+            if (flag) CU_BAD(bad, "%s: the send completed before its data were written", what);
+            if (cu_gate_timed_out(&gate)) CU_BAD(bad, "%s: the sender's gate timed out", what);
+            cu_gate_open(&gate);
+            if (r != MPI_REQUEST_NULL) MPI_CK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            CU_CK(cudaStreamSynchronize(cu_us));
+            MPI_CK(MPI_Type_free(&t));
         } else {
             MPI_Datatype t = bytes_type(n, CU_STREAM, cu_us, NULL);
             cu_put(dA, h1, n);
@@ -132,9 +154,18 @@ static void recv_case(MPI_Comm c, int n, cudaStream_t s, int with_stream, unsign
     cu_all_ok(bad, what);
 }
 
+static void recv_case(MPI_Comm c, int n, cudaStream_t s, int with_stream, unsigned seed, const char *what)
+{
+    recv_case_x(c, n, s, with_stream, seed, 0, what);
+}
+
 static void recv_staged(void **state) { recv_case(MPI_COMM_WORLD, LARGE, cu_us, CU_STREAM, 11, "recv_staged"); }
 static void recv_direct_small(void **state) { recv_case(dcomm, SMALL, cu_us, CU_STREAM, 12, "recv_direct_small"); }
 static void recv_direct_large(void **state) { recv_case(dcomm, LARGE, cu_us, CU_STREAM, 13, "recv_direct_large"); }
+static void recv_direct_held_sender(void **state)
+{
+    recv_case_x(dcomm, SMALL, cu_us, CU_STREAM, 16, 1, "recv_direct_held_sender");
+}
 static void recv_default_stream(void **state)
 {
     recv_case(MPI_COMM_WORLD, LARGE, NULL, CU_NO_STREAM, 14, "recv_default_stream");
@@ -239,7 +270,8 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(recv_staged),         cmocka_unit_test(recv_direct_small),
-        cmocka_unit_test(recv_direct_large),   cmocka_unit_test(recv_default_stream),
+        cmocka_unit_test(recv_direct_large),   cmocka_unit_test(recv_direct_held_sender),
+        cmocka_unit_test(recv_default_stream),
         cmocka_unit_test(recv_host_order),     cmocka_unit_test(send_staged),
         cmocka_unit_test(send_direct_small),   cmocka_unit_test(send_direct_large),
     };

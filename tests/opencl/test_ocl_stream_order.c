@@ -4,7 +4,8 @@
  * buffers, 2 ranks, PoCL in CI.  The receive's (or send's) queue is held
  * back by a user event (a marker waiting for it), so mpiacc's unpack (pack)
  * cannot run; every assertion is about order, never about durations:
- *  - receive, staged (MPI_COMM_WORLD) and on a direct communicator (eager
+ *  - receive, staged (MPI_COMM_WORLD) and on a direct communicator (eager,
+ *    also with the sender's data written behind a gate on its queue,
  *    and pipelined): MPI_Wait returns while the queue is held, the buffer
  *    still holds the old bytes (read through another queue), and once the
  *    gate opens a read enqueued on the same queue sees the message, as does
@@ -135,8 +136,10 @@ static cl_mem seq(int n, int v0)
 /* ---- receives --------------------------------------------------------------- */
 
 /* One gated stream-ordered receive of n ints on c; the sender sends
- * v0 + i (host ints on MPI_COMM_WORLD, a cl_mem on the direct one). */
-static void recv_stream_case(MPI_Comm c, int n, int v0, int early_from)
+ * v0 + i (host ints on MPI_COMM_WORLD, a cl_mem on the direct one; held:
+ * v0 everywhere, written by a gated fill on its queue opened after the
+ * send call). */
+static void recv_stream_x(MPI_Comm c, int n, int v0, int early_from, int held)
 {
     int *v = malloc((size_t)n * sizeof *v);
     if (rank == 1) {
@@ -161,10 +164,10 @@ static void recv_stream_case(MPI_Comm c, int n, int v0, int early_from)
         check_all(v, n, -5, "another queue before the gate opened");
         open_gate(g);
         read_on(fx.qin, m, n, v); /* the same queue: ordered behind the unpack */
-        check_seq(v, n, v0, "the receive's queue");
+        (held ? check_all : check_seq)(v, n, v0, "the receive's queue");
         clFinish(fx.qin);
         read_on(q2, m, n, v); /* another queue after clFinish */
-        check_seq(v, n, v0, "another queue after clFinish");
+        (held ? check_all : check_seq)(v, n, v0, "another queue after clFinish");
         MPI_Type_free(&t);
         clReleaseMemObject(m);
         clReleaseCommandQueue(q2);
@@ -173,6 +176,18 @@ static void recv_stream_case(MPI_Comm c, int n, int v0, int early_from)
         if (c == MPI_COMM_WORLD) {
             for (int i = 0; i < n; i++) v[i] = v0 + i;
             assert_int_equal(MPI_Send(v, n, MPI_INT, 1, TAG, c), MPI_SUCCESS);
+        } else if (held) { /* the data are written only after the send call */
+            cl_mem m = filled(n, -1);
+            MPI_Datatype t = so_ints(n, fx.qin, NULL, NULL);
+            cl_event g = gate_queue(fx.qin);
+            MPI_Request r;
+            fx_fill(fx.qin, m, (size_t)n, v0, 0, NULL, NULL);
+            assert_int_equal(MPI_Isend(m, 1, t, 1, TAG, c, &r), MPI_SUCCESS);
+            stays_pending(&r, 0.05);
+            open_gate(g);
+            wait_done(&r, MPI_STATUS_IGNORE);
+            MPI_Type_free(&t);
+            clReleaseMemObject(m);
         } else {
             cl_mem m = seq(n, v0);
             MPI_Datatype t = so_ints(n, fx.qin, NULL, NULL);
@@ -184,8 +199,12 @@ static void recv_stream_case(MPI_Comm c, int n, int v0, int early_from)
     free(v);
 }
 
+static void recv_stream_case(MPI_Comm c, int n, int v0, int early_from) { recv_stream_x(c, n, v0, early_from, 0); }
+
 static void recv_staged(void **state) { recv_stream_case(MPI_COMM_WORLD, N, 100, MPIACC_RP_UNPACKING); }
 static void recv_eager(void **state) { recv_stream_case(dcomm, M, 200, MPIACC_RP_UNPACKING); }
+/* both sides held: the sender's pack waits for its queue, the receiver's unpack for its own */
+static void recv_eager_held_sender(void **state) { recv_stream_x(dcomm, M, 250, MPIACC_RP_UNPACKING, 1); }
 /* 3 chunks of 1000 bytes: they fit the ring of staging slots (4), so
  * every unpack is enqueued while the queue is held (a longer message's
  * later chunks wait for earlier unpacks: include/mpiacc.h) */
@@ -603,6 +622,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(recv_staged),    cmocka_unit_test(recv_eager),          cmocka_unit_test(recv_pipelined),
+        cmocka_unit_test(recv_eager_held_sender),
         cmocka_unit_test(recv_host_order), cmocka_unit_test(completion_calls),   cmocka_unit_test(cancel_before),
         cmocka_unit_test(send_staged),    cmocka_unit_test(send_eager),          cmocka_unit_test(send_pipelined),
         cmocka_unit_test(send_pipelined_long),
