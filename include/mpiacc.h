@@ -387,6 +387,13 @@ extern MPIACC_API int MPIACC_ORDER;
  *    them: logged once), without a free flag (256 in-flight stream-ordered
  *    IPC sends per device) or with a backend without this support
  *    (OpenCL), an IPC send keeps MPIACC_ORDER_HOST's completion.
+ *    Exchanges on one stream: post the stream-ordered receives before
+ *    the stream-ordered IPC sends.  A receive's dependency is taken from
+ *    the stream at its call, behind the waits of earlier stream-ordered
+ *    sends; two processes that both send first and then receive on such a
+ *    stream would each wait on the device for the other's receive (a GPU
+ *    deadlock mpiacc cannot see).  Receive first, or receive on another
+ *    stream.
  *  - The wait is put on the stream / queue as soon as the work is
  *    enqueued, from whichever MPI call drives mpiacc's progress: work the
  *    application enqueued there after the MPI call but before the
