@@ -11,7 +11,9 @@
  * a large blob), FIN, export_release, truncation, wildcards, cancel, and
  * every fallback — the export refused (pipelined), the receiver without IPC
  * or its import refused (CTS_PIPE, then pipelined), a copy that fails on
- * the device (both requests complete with an error).  The phase
+ * the device (both requests complete with an error); stream-ordered
+ * receives, and stream-ordered sends through a second table with the
+ * order_* entries (the first has none: its IPC sends keep host order).  The phase
  * timestamps of bench/pingpong --breakdown (src/core/tstamp.h) are checked
  * here too: every phase of one message passed, in order, and none when off.
  */
