@@ -37,7 +37,7 @@
  * declined (CTS_PIPE: the slot is held until the pipelined send ends, its
  * packs having read the buffer; the pipelined protocol completes nothing a
  * second time, the op being detached), MPI_Finalize's abandon (the
- * backend's finalize releases slots still held).
+ * table's order_abandon, core/backend.c, releases slots still held).
  */
 #include <stdlib.h>
 
