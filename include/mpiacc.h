@@ -367,38 +367,10 @@ extern MPIACC_API int MPIACC_ORDER;
  *    with the stream first.  The message itself leaves later: when
  *    mpiacc's progress (any MPI call of this process that drives
  *    progress, MPI_Finalize at the latest) sees the pack done, so a
- *    process that stops calling MPI for a long time delays its peer.
- *    Synchronous-mode sends keep MPIACC_ORDER_HOST's completion (their
- *    completion means "matched").
- *  - IPC send (CUDA, direct communicator, same node): the receiver reads
- *    the buffer in place.  At the call, the stream is made to wait
- *    GPU-side (cuStreamWaitValue32) on a "read done" flag in device memory
- *    of the sender, which the receiver's GPU writes (cuStreamWriteValue32
- *    on its copy's stream) as soon as its copy has read the data; MPI_Wait
- *    / MPI_Test return once the ready-to-send is posted, before the
- *    receiver has matched.  Work enqueued on the stream after the
- *    completion call runs only after the receiver read the data.  So the
- *    stream is held until the message is received: if the receiver never
- *    posts the receive, the stream waits until MPI_Finalize gives the send
- *    up (after MPIACC_FINALIZE_TIMEOUT; mpiacc then writes the flag itself,
- *    logs a warning and counts the send abandoned -- the data were not
- *    delivered); freeing the communicator does not end it.  When the
- *    receiver cannot write the flag (it declines IPC and takes the message
- *    pipelined; its mapping of the flags fails) mpiacc writes it from this
- *    process once the receiver is done (its answer seen, the pipelined
- *    chunks sent), which takes this process's MPI progress: waiting for the
- *    stream on the host (cudaStreamSynchronize) without calling MPI may then
- *    not return.  Without stream memory operations (the driver refuses
- *    them: logged once), without a free flag (256 in-flight stream-ordered
- *    IPC sends per device) or with a backend without this support
- *    (OpenCL), an IPC send keeps MPIACC_ORDER_HOST's completion.
- *    Exchanges on one stream: post the stream-ordered receives before
- *    the stream-ordered IPC sends.  A receive's dependency is taken from
- *    the stream at its call, behind the waits of earlier stream-ordered
- *    sends; two processes that both send first and then receive on such a
- *    stream would each wait on the device for the other's receive (a GPU
- *    deadlock mpiacc cannot see).  Receive first, or receive on another
- *    stream.
+ *    process that stops calling MPI for a long time delays its peer.  IPC
+ *    sends on direct communicators keep MPIACC_ORDER_HOST's completion
+ *    (the receiver reads the buffer in place until it answers), as do
+ *    synchronous-mode sends (their completion means "matched").
  *  - The wait is put on the stream / queue as soon as the work is
  *    enqueued, from whichever MPI call drives mpiacc's progress: work the
  *    application enqueued there after the MPI call but before the

@@ -331,7 +331,7 @@ static void print_header(const opts_t *o, const st_grid_t *g, const ctx_t *c)
            c->info[0] ? ST_INFO_KEY "=" : "no " ST_INFO_KEY " key", c->info, c->protocol);
     printf("  completion of the mpiacc variant's exchanges: receives in %s, sends in %s\n",
            o->stream_ordered ? "stream order (--stream-ordered)" : "host order", o->stream_ordered_sends
-               ? "stream order (--stream-ordered-sends)" : "host order");
+               ? "stream order (--stream-ordered-sends; IPC sends: host order)" : "host order");
     printf("  exchange routine lines (non-blank, non-comment): manual %d (host MPI %d + device staging %d),"
            " mpiacc %d (%+.0f %%; plus %d lines of datatype set-up, once per precision)\n",
            loc_manual, ST_LOC_HOST, loc_manual - ST_LOC_HOST, ST_LOC_MPIACC,

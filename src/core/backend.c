@@ -13,7 +13,6 @@
 #include <stddef.h>
 
 #include "core.h"
-#include "backend_ipc.h"
 
 static const mpiacc_backend_t *cands[MPIACC_KIND_MAX];
 static const mpiacc_backend_t *tables[MPIACC_KIND_MAX];
@@ -105,8 +104,6 @@ void mpiacc_backends_finalize(unsigned busy_kinds)
     pthread_mutex_lock(&start_lock);
     atomic_store(&set_up, 0);
     for (int k = MPIACC_KIND_MAX - 1; k >= MPIACC_KIND_HOST; k--) {
-        /* streams waiting on stream-ordered IPC sends never answered */
-        if (tables[k] && tables[k]->ipc && tables[k]->ipc->order_abandon) tables[k]->ipc->order_abandon();
         if (tables[k] && (busy_kinds & (1u << k))) {
             MPIACC_LOG(MPIACC_LOG_WARN, "finalize: %s backend left running (device work was abandoned)",
                        tables[k]->name);

@@ -32,7 +32,6 @@
 
 /* mpiacc_ipc_export_t.flags */
 #define MPIACC_IPC_F_EVENT 0x1 /* event_handle / event_id are valid: wait on it */
-#define MPIACC_IPC_F_ORDER 0x2 /* order_*: a stream-ordered send's "read done" flag (order_arm) */
 
 /* What the sender exports; every field is filled by export_buf. */
 typedef struct mpiacc_ipc_export {
@@ -56,15 +55,6 @@ typedef struct mpiacc_ipc_export {
                                  (the exporter checks; the importer checks again)          */
     int32_t device;           /* exporter's device ordinal of the allocation (informational) */
     int32_t flags;            /* MPIACC_IPC_F_*                                            */
-    /* With MPIACC_IPC_F_ORDER (order_arm): after its copy the importer
-     * writes order_seq into 32-bit slot order_slot of the exporter's array
-     * of "read done" flags, on the copy's stream. */
-    uint8_t order_handle[64]; /* cudaIpcMemHandle_t of the exporter's flag array */
-    uint64_t order_base;      /* that array's address in the exporter (same-process imports) */
-    int32_t order_device;     /* the array's device in the exporter                         */
-    uint32_t order_slot;      /* the slot (index of a 64-byte line of the array)            */
-    uint32_t order_seq;       /* the value to write there (never 0)                         */
-    uint32_t order_pad;
 } mpiacc_ipc_export_t;
 
 /* One piece of import_copy_n: `bytes` contiguous bytes at `disp` from
@@ -180,35 +170,6 @@ struct mpiacc_backend_ipc {
      * [0, nx), n < 0, bytes < 0: MPIACC_ERRK_INTERN (nothing enqueued). */
     int (*import_copy_n)(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_export_t *xs, int nx,
                          const struct mpiacc_ipc_piece *pieces, int n, void **xfer);
-
-    /* ---- stream-ordered IPC sends (MPIACC_ORDER_STREAM, protocol/ipc.c); all
-     * three NULL: IPC sends keep host order (their request completes on the
-     * receiver's FIN). ----
-     * Sender, at call time, after export_buf gave *ok = 1: reserves a slot
-     * of the process's "read done" flags on the call's device, makes a's
-     * stream (MPIACC_STREAM, else the legacy default stream) wait GPU-side
-     * until the slot holds the new sequence value, and fills x's order_*
-     * fields and MPIACC_IPC_F_ORDER.  *gate = NULL (and MPI_SUCCESS): not
-     * armed (no slot free, stream memory operations refused: logged once),
-     * the send keeps host order.  Errors: out of memory only. */
-    int (*order_arm)(const mpiacc_attrs_t *a, void *dep, mpiacc_ipc_export_t *x, void **gate);
-    /* Sender, when its op ends (the FIN, a failure, a decline followed by
-     * the pipelined send's end, MPI_Finalize's abandon: see order_finalize in
-     * the backend).  signaled = 1 only when the receiver's FIN says its GPU
-     * wrote the value after the copy (MPIACC_WIRE_FIN_SIGNALED) with no
-     * failure; otherwise the value is written here from the host first
-     * (synchronously, on a stream of its own), which releases the stream.
-     * The slot is then free. */
-    void (*order_release)(void *gate, int signaled);
-    /* Receiver: 1 when import_copy's xfer enqueued the write of its export's
-     * order_seq (MPIACC_IPC_F_ORDER) behind the copy, before the xfer's
-     * own completion; 0 otherwise (the sender then writes it itself). */
-    int (*order_signaled)(void *xfer);
-    /* MPI_Finalize, after the pool's drain and abandon, even when the
-     * backend is left running (core/backend.c): every slot still held (a
-     * stream-ordered send never answered) is written from the host, so no
-     * stream waits for ever, and reported (warn).  NULL allowed. */
-    void (*order_abandon)(void);
 };
 
 #endif /* MPIACC_BACKEND_IPC_H_INCLUDED */

@@ -74,7 +74,6 @@ typedef struct mpiacc_cuda_h {
     void *ipc_map, *ipc_blob; /* cuda_ipc.c references held by an import (dropped at finish) */
     int fslot;                /* cuda_ipc_sig.c: completion flag slot, -1 none (IPCV_FLAG) */
     unsigned fseq, fpolls;    /* the value the GPU writes there; tests so far */
-    int osig;                 /* cuda_ipc_order.c: the import wrote a sender's stream-order flag */
     void (*fin)(void *);      /* when not NULL: called once with fin_arg at finish (the GPU is done;
                                  cuda_coll.c drops the mapping references of a reduction) */
     void *fin_arg;

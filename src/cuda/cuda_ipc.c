@@ -481,7 +481,6 @@ static int ipc_import_copy(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_
         MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA IPC: layout copy (%s, word %d B) failed to start: %s (%s)",
                     rows ? "memcpy2D" : k.src.dense && k.dst.dense && !k.how ? "memcpy" : "kernel", k.ws,
                     cudaGetErrorName(ce), cudaGetErrorString(ce));
-    if (x->flags & MPIACC_IPC_F_ORDER) mpiacc_cuda_order_signal(x, dev, st, h); /* a stream-ordered sender */
     if (mpiacc_cuda_ipcv(MPIACC_CUDA_IPCV_FLAG)) MPIACC_CHECK(mpiacc_cuda_flag_signal(h, st, 1, &flagged));
     if (!flagged) MPIACC_CHECK(mpiacc_cuda_handle_record(h, st));
     MPIACC_TS(MPIACC_TS_LAUNCHED);
@@ -521,10 +520,6 @@ const struct mpiacc_backend_ipc mpiacc_cuda_ipc = {
     .reduce_supported = mpiacc_cuda_reduce_supported,
     .import_reduce = mpiacc_cuda_import_reduce,
     .import_copy_n = mpiacc_cuda_import_copy_n,
-    .order_arm = mpiacc_cuda_order_arm,
-    .order_release = mpiacc_cuda_order_release,
-    .order_signaled = mpiacc_cuda_order_signaled,
-    .order_abandon = mpiacc_cuda_order_abandon,
 };
 
 void mpiacc_cuda_ipc_init(void)
@@ -552,7 +547,6 @@ void mpiacc_cuda_ipc_finalize(void)
         if (!D->ready || cudaSetDevice(dev) != cudaSuccess) continue;
         for (int i = 0; i < D->nstreams; i++) cudaStreamSynchronize(D->streams[i]);
     }
-    mpiacc_cuda_order_finalize();
     mpiacc_cuda_ipcc_finalize();
     mpiacc_cuda_flag_finalize();
     LOCK();

@@ -45,16 +45,5 @@ int mpiacc_cuda_import_copy_n(const mpiacc_attrs_t *a, void *dep, const mpiacc_i
                               const mpiacc_ipc_piece_t *pieces, int n, void **xfer);
 /* Closes / frees everything (GPU work already finished). */
 void mpiacc_cuda_ipcc_finalize(void);
-/* cuda_ipc_order.c: stream-ordered IPC sends (the table's order_* entries);
- * order_signal: import_copy's write of x's flag behind the copy on st
- * (device dev, current), before h's completion signal (sets h->osig);
- * order_abandon: the table's, releases slots still held (abandoned sends);
- * order_finalize: unmaps peers' flag arrays (backend finalize). */
-int mpiacc_cuda_order_arm(const mpiacc_attrs_t *a, void *dep, mpiacc_ipc_export_t *x, void **gate);
-void mpiacc_cuda_order_release(void *gate, int signaled);
-int mpiacc_cuda_order_signaled(void *xfer);
-void mpiacc_cuda_order_signal(const mpiacc_ipc_export_t *x, int dev, cudaStream_t st, mpiacc_cuda_h_t *h);
-void mpiacc_cuda_order_abandon(void);
-void mpiacc_cuda_order_finalize(void);
 
 #endif

@@ -244,7 +244,6 @@ int mpiacc_cuda_handle_get(int dev, mpiacc_cuda_h_t **out)
     h->ipc_map = h->ipc_blob = NULL;
     h->fslot = -1;
     h->fseq = h->fpolls = 0;
-    h->osig = 0;
     h->fin = NULL;
     h->fin_arg = NULL;
     *out = h;

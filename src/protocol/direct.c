@@ -295,12 +295,6 @@ int mpiacc_proto_dx_send_back(mpiacc_rp_op_t *op, mpiacc_wire_kind_t kind)
     mpiacc_proto_dx_state_t *ds = mpiacc_proto_dx(op);
     MPI_Count n = mpiacc_proto_dx_fill_error(ds->backbuf, kind, ds->id, ds->failed ? op->error : MPI_SUCCESS,
                                           MPIACC_WIRE_FIN_TEXT);
-    if (kind == MPIACC_WIRE_FIN && ds->back_flags) {
-        mpiacc_wire_hdr_t h;
-        memcpy(&h, ds->backbuf, sizeof h);
-        h.flags |= ds->back_flags;
-        memcpy(ds->backbuf, &h, sizeof h);
-    }
     return PMPI_Isend(ds->backbuf, (int)n, MPI_BYTE, ds->ctl_peer, mpiacc_wire_tag_back(ds->id, ds->dc->tag_mod),
                       ds->dc->ctl, &ds->back);
 }

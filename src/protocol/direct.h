@@ -54,7 +54,6 @@ typedef struct mpiacc_proto_dx_state {
      * the send of FIN / CTS_PIPE */
     MPI_Request back;
     unsigned char backbuf[MPIACC_WIRE_HDR + MPIACC_WIRE_FIN_TEXT];
-    uint16_t back_flags; /* receive: flags of the FIN's header (MPIACC_WIRE_FIN_SIGNALED) */
     int dep_ready; /* pack/unpack may start (dependency done or chained)      */
     int failed;    /* a local failure (op->error): no more device work       */
     int stopped;   /* pipelined: no more chunks (aborted)                    */

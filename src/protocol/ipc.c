@@ -24,20 +24,6 @@
  * import_copy refusing at call time — it answers CTS_PIPE and receives the
  * message pipelined (both decided by the chooser, direct.c).  A copy that
  * fails on the device completes both sides with the error.  Fallbacks are logged once per cause at MPIACC_LOG=info.
- *
- * Stream-ordered sends (MPIACC_ORDER_STREAM, the table's order_* entries
- * present; not synchronous mode): at call time order_arm makes the user's
- * stream wait GPU-side on a "read done" flag slot carried in the export
- * (MPIACC_IPC_F_ORDER); once the RTS is posted the request completes early
- * (mpiacc_rp_early) and the op goes on detached until the FIN.  The
- * receiver's GPU writes the flag right after its copy (order_signaled says
- * it did: FIN_SIGNALED in the FIN).  The sender's ipc_release frees the slot
- * (order_release), writing the flag from the host first unless a FIN
- * without failure said the receiver wrote it: a failure, a receiver that
- * declined (CTS_PIPE: the slot is held until the pipelined send ends, its
- * packs having read the buffer; the pipelined protocol completes nothing a
- * second time, the op being detached), MPI_Finalize's abandon (the
- * table's order_abandon, core/backend.c, releases slots still held).
  */
 #include <stdlib.h>
 
@@ -58,9 +44,6 @@ typedef struct ipc_state {
     void *xfer;           /* receiver: the copy                          */
     int copy_started;     /* receiver: import_copy called                */
     int fin_seen;         /* sender: the receiver's FIN arrived          */
-    void *gate;           /* sender: order_arm's slot (stream order)     */
-    int fin_signaled;     /* sender: the FIN said the receiver wrote it  */
-    int declined;         /* sender: CTS_PIPE came (pipelined now)       */
 } ipc_state_t;
 
 static ipc_state_t *ipc_st(mpiacc_rp_op_t *op)
@@ -78,15 +61,6 @@ static void ipc_release(mpiacc_rp_op_t *op)
     is->xfer = NULL;
     if (is->token && is->ipc->export_release) is->ipc->export_release(is->token);
     is->token = NULL;
-    if (is->gate) {
-        if (!is->fin_seen && !is->declined)
-            MPIACC_LOG(MPIACC_LOG_WARN,
-                       "stream-ordered IPC send to rank %d tag %d ended without the receiver reading it (%s): mpiacc "
-                       "releases the wait on its stream",
-                       op->peer, op->tag, op->error != MPI_SUCCESS ? "failed" : "not received");
-        is->ipc->order_release(is->gate, is->fin_signaled);
-        is->gate = NULL;
-    }
     kept = mpiacc_proto_dx_retire(op, &is->blob_req, &is->blob, is->blob_cls, !op->is_send);
     if (!kept) free(is);
     ds->ipc = NULL;
@@ -140,11 +114,6 @@ static int send_prepare(mpiacc_rp_op_t *op)
         return mpiacc_proto_dx_rechoose(op, MPIACC_PROTO_DX_NO_EXPORT, NULL, NULL);
     }
     mpiacc_proto_count(MPIACC_PROTO_N_IPC_SENT);
-    /* MPIACC_ORDER_STREAM: the user's stream waits for the receiver's read
-     * (not armed: host order, the FIN completes the request) */
-    if (op->attrs.stream_order && is->ipc->order_arm && is->ipc->order_release && op->mode != MPIACC_RP_SEND_SYNC &&
-        !op->is_coll)
-        MPIACC_CHECK(is->ipc->order_arm(&op->attrs, op->dep, &is->x, &is->gate));
     is->blob_bytes = op->type->blob_bytes;
     is->blob_inline = sizeof is->x + is->blob_bytes <= MPIACC_WIRE_RTS_INLINE_MAX;
     ds->first_cap = MPIACC_WIRE_HDR + (MPI_Count)sizeof is->x + (is->blob_inline ? (MPI_Count)is->blob_bytes : 0);
@@ -200,8 +169,6 @@ static int issue(mpiacc_rp_op_t *op)
                                   mpiacc_wire_tag_fwd(ds->id, ds->dc->tag_mod), ds->dc->ctl, &is->blob_req));
     MPIACC_CHECK(mpiacc_proto_dx_post_back(op));
     mpiacc_rp_move(op, MPIACC_RP_WAIT_FIN);
-    /* stream order: the stream waits on the flag; the op goes on detached */
-    if (is->gate) mpiacc_rp_early(op);
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -227,14 +194,12 @@ static int send_advance(mpiacc_rp_op_t *op, int *complete)
              * chooser hands the send to the pipelined protocol. */
             if (is->token && is->ipc->export_release) is->ipc->export_release(is->token);
             is->token = NULL;
-            is->declined = 1; /* a stream-order slot stays held until the pipelined send ends */
             MPIACC_CHECK(mpiacc_proto_dx_rechoose(op, MPIACC_PROTO_DX_DECLINED, NULL, NULL));
             goto fn_exit;
         }
         MPIACC_CHECK(mpiacc_proto_dx_fin_arrived(op, &h));
         MPIACC_TS(MPIACC_TS_FIN_SEEN);
         is->fin_seen = 1;
-        is->fin_signaled = (h.flags & MPIACC_WIRE_FIN_SIGNALED) && h.err_class == MPI_SUCCESS;
     }
     /* answered: the RTS (and blob) were matched and complete soon */
     *complete = ds->first_req == MPI_REQUEST_NULL && is->blob_req == MPI_REQUEST_NULL;
@@ -282,10 +247,6 @@ static int recv_copy(mpiacc_rp_op_t *op, const void *blob)
     }
     is->copy_started = 1;
     mpiacc_proto_count(MPIACC_PROTO_N_IPC_RECV);
-    /* a stream-ordered sender: its flag written behind the copy? */
-    if ((is->x.flags & MPIACC_IPC_F_ORDER) && is->xfer && is->ipc->order_signaled &&
-        is->ipc->order_signaled(is->xfer))
-        ds->back_flags |= MPIACC_WIRE_FIN_SIGNALED;
     /* MPIACC_ORDER_STREAM (no-ops otherwise): the copy is the message's
      * last device work; the FIN follows in the background */
     err = mpiacc_rp_order_after(op, is->xfer);

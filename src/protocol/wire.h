@@ -18,9 +18,7 @@
  *   BLOB      C, 2*(id mod M)         the sender's datatype blob
  *   CTS_PIPE  C, 2*(id mod M)+1       nothing: the receiver declines IPC, the
  *                                     sender streams chunks as for RTS_PIPE
- *   FIN       C, 2*(id mod M)+1       optional text: why the receiver failed;
- *                                     flag FIN_SIGNALED: the receiver wrote the
- *                                     sender's stream-order flag (ipc.c)
+ *   FIN       C, 2*(id mod M)+1       optional text: why the receiver failed
  *
  * The first message of every device send goes on D with the user's tag, so
  * MPI matches it against device receives exactly as it would match the
@@ -67,8 +65,6 @@ typedef enum {
 
 /* flags */
 #define MPIACC_WIRE_INLINE_BLOB 0x1u /* RTS_IPC: the blob follows the export */
-#define MPIACC_WIRE_FIN_SIGNALED 0x2u /* FIN: the receiver's GPU wrote the export's stream-order
-                                         flag (MPIACC_IPC_F_ORDER) after its copy */
 
 typedef struct mpiacc_wire_hdr {
     uint32_t magic;

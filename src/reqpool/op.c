@@ -199,20 +199,13 @@
  *   STREAMING --(pipelined send: the last chunk's pack enqueued; packs
  *       beyond the ring wait for earlier chunks to be sent)------------> EARLY
  *   COPYING --(IPC receive: import_copy enqueued)-----------------> EARLY
- *   WAIT_FIN --(IPC send whose backend has order_arm: the RTS posted,
- *       the user's stream waiting GPU-side on the "read done" flag the
- *       receiver's GPU writes after its copy)------------------------> EARLY
  *   A detached op then takes its usual arrows to DONE or ERROR; a
  *   detached ERROR is logged and kept for the application's communicator
  *   (early.c): the next device call there fails with it.  Its memory goes
  *   when both the pool and MPI (the request freed) are done with it.
- *   Other IPC sends (no order_arm, no slot, stream memory operations
- *   refused) never take EARLY (the receiver reads the data in place until
- *   its FIN); a detached IPC send the receiver declines (CTS_PIPE) goes on
- *   pipelined without a second EARLY, its stream held until it ends.
- *   MPI_Finalize drains detached ops like pending ones (abandoned ones:
- *   ERROR, as above; a stream-ordered IPC send's stream is released by
- *   the backend's order_abandon).
+ *   IPC sends never take EARLY (the receiver reads the data in place until
+ *   its FIN).  MPI_Finalize drains detached ops like pending ones
+ *   (abandoned ones: ERROR, as above).
  *
  * Entering DONE/ERROR/CANCELLED: the op leaves the pool's lists, releases
  * its handles, protocol resources and type reference, then

@@ -11,9 +11,7 @@
  * a large blob), FIN, export_release, truncation, wildcards, cancel, and
  * every fallback — the export refused (pipelined), the receiver without IPC
  * or its import refused (CTS_PIPE, then pipelined), a copy that fails on
- * the device (both requests complete with an error); stream-ordered
- * receives, and stream-ordered sends through a second table with the
- * order_* entries (the first has none: its IPC sends keep host order).  The phase
+ * the device (both requests complete with an error).  The phase
  * timestamps of bench/pingpong --breakdown (src/core/tstamp.h) are checked
  * here too: every phase of one message passed, in order, and none when off.
  */
@@ -461,78 +459,6 @@ static void stream_ordered_receive(void **state)
     free(h);
 }
 
-/* Issue 23: stream-ordered IPC sends through a second stand-in table with
- * the order_* entries (they only count: the wait on the queue is the GPU
- * tests' business, tests/cuda/test_cuda_stream_order.c).  The send completes once
- * its RTS is posted (WAIT_FIN --> EARLY), the op ends on the FIN, the slot
- * is released once, from the host (the stand-in's receiver writes nothing);
- * a receiver that declines: the pipelined send completes nothing a second
- * time and the slot is released after it. */
-static long armed, oreleased, osignaled;
-static int fake_arm(const mpiacc_attrs_t *a, void *dep, mpiacc_ipc_export_t *x, void **gate)
-{
-    x->flags |= MPIACC_IPC_F_ORDER;
-    x->order_seq = (uint32_t)++armed;
-    *gate = &armed;
-    return MPI_SUCCESS;
-}
-static void fake_orelease(void *gate, int signaled)
-{
-    if (gate == &armed) oreleased++, osignaled += signaled;
-}
-static int fake_osignaled(void *xfer) { return 0; }
-static const struct mpiacc_backend_ipc fake_order = {.export_buf = fake_export, .export_release = fake_release,
-                                                     .import_copy = fake_import, .stats = fake_stats,
-                                                     .order_arm = fake_arm, .order_release = fake_orelease,
-                                                     .order_signaled = fake_osignaled};
-
-static void stream_ordered_send(void **state)
-{
-    int *h = malloc(5000 * sizeof *h);
-    mode = FAKE_OK;
-    mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_OPENCL, &fake_order);
-    for (int decline = 0; decline < 2; decline++) {
-        long e0 = tr(S_FIN, MPIACC_RP_T_EARLY), ea = 0, a0 = armed, r0 = oreleased;
-        MPI_Datatype t = cl_ints(5000, fx.qin, NULL);
-        MPI_Request r;
-        cl_mem m;
-        for (int i = 0; i < 5000; i++) h[i] = rank == 0 ? 90 + i + decline : -1;
-        m = fx_buf(5000 * sizeof *h, h);
-        if (rank == 1 && decline) mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_OPENCL, NULL);
-        if (rank == 0) {
-            for (int s = 0; s < MPIACC_RP_NSTATES; s++) ea += tr(s, MPIACC_RP_T_EARLY);
-            assert_int_equal(MPI_Type_set_attr(t, MPIACC_ORDER, MPIACC_ORDER_STREAM), MPI_SUCCESS);
-            assert_int_equal(MPI_Isend(m, 1, t, 1, 12, comm, &r), MPI_SUCCESS);
-            assert_int_equal(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_SUCCESS); /* before the receive is posted */
-            assert_int_equal(tr(S_FIN, MPIACC_RP_T_EARLY), e0 + 1);
-            assert_int_equal(armed, a0 + 1);
-            MPI_Send(NULL, 0, MPI_BYTE, 1, 13, MPI_COMM_WORLD);
-            MPI_Recv(NULL, 0, MPI_BYTE, 1, 14, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* received */
-            for (double t0 = fx_now(); oreleased == r0 && fx_now() - t0 < 60;) {
-                int flag;
-                MPI_Iprobe(1, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE); /* progress */
-            }
-            assert_int_equal(oreleased, r0 + 1); /* once, from the host */
-            assert_int_equal(osignaled, 0);
-            for (int s = 0; s < MPIACC_RP_NSTATES; s++) ea -= tr(s, MPIACC_RP_T_EARLY);
-            assert_int_equal(ea, -1); /* one early completion, declined or not */
-        } else {
-            MPI_Recv(NULL, 0, MPI_BYTE, 0, 13, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            assert_int_equal(MPI_Recv(m, 1, t, 0, 12, comm, MPI_STATUS_IGNORE), MPI_SUCCESS);
-            MPI_Send(NULL, 0, MPI_BYTE, 0, 14, MPI_COMM_WORLD);
-            fx_read(m, 5000 * sizeof *h, h);
-            for (int i = 0; i < 5000; i++)
-                if (h[i] != 90 + i + decline) fail_msg("int %d is %d, expected %d", i, h[i], 90 + i + decline);
-            if (decline) mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_OPENCL, &fake_order);
-        }
-        MPI_Barrier(MPI_COMM_WORLD);
-        clReleaseMemObject(m);
-        MPI_Type_free(&t);
-    }
-    mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_OPENCL, &fake);
-    free(h);
-}
-
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -540,7 +466,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(export_refused),   cmocka_unit_test(receiver_declines), cmocka_unit_test(copy_fails),
         cmocka_unit_test(cancel_then_receive), cmocka_unit_test(empty_not_ipc),
         cmocka_unit_test(exports_released), cmocka_unit_test(phase_marks),
-        cmocka_unit_test(stream_ordered_receive), cmocka_unit_test(stream_ordered_send),
+        cmocka_unit_test(stream_ordered_receive),
     };
     int failed;
     MPI_Info info;
