@@ -52,7 +52,7 @@ static const env_var_t table[] = {
      "seconds a wait on a direct communicator lets pass before it mends a contract breach (a host receive "
      "takes a device message, a device receive a host one) or warns of one (0: never)"},
     {"MPIACC_IPC_CACHE", MPIACC_ENV_INT, "64", NULL, 0, 1 << 20, "cached CUDA IPC mappings per peer"},
-    {"MPIACC_COLL_ONE_SHOT_MAX", MPIACC_ENV_SIZE, "4M", NULL, 0, SIZE_MAX_LL,
+    {"MPIACC_COLL_ONE_SHOT_MAX", MPIACC_ENV_SIZE, "8M", NULL, 0, SIZE_MAX_LL,
      "largest MPI_Allreduce (bytes per process) that more than 2 processes of a one-node direct communicator "
      "reduce one-shot on the device (each reads every buffer); above it, and in place, reduce-scatter + "
      "all-gather"},
