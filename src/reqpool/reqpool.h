@@ -294,6 +294,10 @@ void mpiacc_rp_unclaim(mpiacc_rp_claim_t *c);
  * complete, and MPI free it, in another thread than the one that claimed
  * it (the free callback marks the claim freed, under the same lock). */
 int mpiacc_rp_claim_result(mpiacc_rp_op_t *op, int error);
+
+/* greq.c: starts op's generalized request (op->greq) with the pool's
+ * callbacks (status, free, cancel, the wait and poll that drive progress). */
+int mpiacc_rp_greq_start(mpiacc_rp_op_t *op);
 /* PMPI_Wait on r, an mpiacc request or not.  *op_err: the op's error (not
  * raised anywhere yet), *comm its communicator; returns PMPI_Wait's code
  * (already raised by MPI when it is an error). */
