@@ -140,6 +140,67 @@ static void refs_drop(void *p)
     free(r);
 }
 
+/* Maps the exports xs[j] that are used (used == NULL: all nx) on device dev
+ * (current): base[j] is the allocation base in this process (a same-process
+ * export is read in place), the mappings' references go into refs. */
+static int map_exports(const mpiacc_ipc_export_t *xs, int nx, const unsigned char *used, int dev, char **base,
+                       red_refs_t *refs)
+{
+    int mpi_errno = MPI_SUCCESS;
+    for (int j = 0; j < nx; j++) {
+        if (used && !used[j]) continue;
+        if (mpiacc_cuda_ipc_is_own(&xs[j])) {
+            base[j] = (char *)(uintptr_t)xs[j].base_addr;
+            MPIACC_CUDA_IPC_STAT(mem_same_process);
+            if (xs[j].device != dev) MPIACC_CHECK(mpiacc_cuda_ipc_peer_enable(dev, xs[j].device));
+        } else {
+            MPIACC_CHECK(mpiacc_cuda_ipcc_map_get(&xs[j], dev, &base[j], &refs->ref[refs->n]));
+            refs->n++;
+        }
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* Whether export j's event is one that an earlier used export already has
+ * the stream wait on. */
+static int event_seen(const mpiacc_ipc_export_t *xs, const unsigned char *used, int j)
+{
+    for (int k = 0; k < j; k++)
+        if ((!used || used[k]) && (xs[k].flags & MPIACC_IPC_F_EVENT) && xs[k].owner == xs[j].owner &&
+            xs[k].event_id == xs[j].event_id)
+            return 1;
+    return 0;
+}
+
+/* The transfer handle of one launch on device dev (current): it owns *refs
+ * from here (the mappings are dropped when the GPU is done); *st, its
+ * stream, waits for every used export's event (once per event) and for dp. */
+static int launch_begin(int dev, red_refs_t **refs, const mpiacc_ipc_export_t *xs, int nx, const unsigned char *used,
+                        mpiacc_cuda_h_t *dp, mpiacc_cuda_h_t **out, cudaStream_t *st)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_cuda_h_t *h;
+    MPIACC_CHECK(mpiacc_cuda_handle_get(dev, &h));
+    *out = h;
+    h->is_xfer = 1;
+    h->fin = refs_drop, h->fin_arg = *refs;
+    *refs = NULL;
+    MPIACC_CHECK(mpiacc_cuda_stream_get(dev, &h->sidx));
+    *st = mpiacc_cuda_devs[dev].streams[h->sidx];
+    for (int j = 0; j < nx; j++)
+        if ((!used || used[j]) && (xs[j].flags & MPIACC_IPC_F_EVENT) && !event_seen(xs, used, j))
+            MPIACC_CHECK(mpiacc_cuda_ipc_is_own(&xs[j]) ? mpiacc_cuda_ipc_own_event_wait(&xs[j], *st)
+                                                        : mpiacc_cuda_ipcc_event_wait(&xs[j], *st));
+    MPIACC_CHECK(mpiacc_cuda_handle_wait(*st, dp));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
 /* Source i's bytes [disp, disp + bytes) relative to its buffer lie in its
  * export's [lo, hi), itself inside the allocation; *off: their offset
  * from the allocation base.  `what` names the operation in messages. */
@@ -169,6 +230,7 @@ int mpiacc_cuda_import_reduce(const mpiacc_attrs_t *a, void *dep, const mpiacc_i
     int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0, kind = 0, rop = 0, es;
     MPI_Count bytes = 0;
     int64_t off[MPIACC_CUDA_RED_MAXSRC];
+    char *base[MPIACC_CUDA_RED_MAXSRC];
     red_refs_t *refs = NULL;
     mpiacc_cuda_h_t *h = NULL, *dp = dep;
     mpiacc_cuda_red_t r;
@@ -193,30 +255,10 @@ int mpiacc_cuda_import_reduce(const mpiacc_attrs_t *a, void *dep, const mpiacc_i
     entered = 1;
     if (!(refs = refs_new(n))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
     memset(&r, 0, sizeof r);
-    for (int i = 0; i < n; i++) {
-        char *base = NULL;
-        if (mpiacc_cuda_ipc_is_own(&xs[i])) {
-            base = (char *)(uintptr_t)xs[i].base_addr;
-            MPIACC_CUDA_IPC_STAT(mem_same_process);
-            if (xs[i].device != dev) MPIACC_CHECK(mpiacc_cuda_ipc_peer_enable(dev, xs[i].device));
-        } else {
-            MPIACC_CHECK(mpiacc_cuda_ipcc_map_get(&xs[i], dev, &base, &refs->ref[refs->n]));
-            refs->n++;
-        }
-        r.src[i] = base + off[i];
-    }
+    MPIACC_CHECK(map_exports(xs, n, NULL, dev, base, refs));
+    for (int i = 0; i < n; i++) r.src[i] = base[i] + off[i];
     r.dst = dst, r.count = count, r.n = n, r.kind = kind, r.op = rop;
-    MPIACC_CHECK(mpiacc_cuda_handle_get(dev, &h));
-    h->is_xfer = 1;
-    h->fin = refs_drop, h->fin_arg = refs; /* the mappings are dropped when the kernel is done */
-    refs = NULL;
-    MPIACC_CHECK(mpiacc_cuda_stream_get(dev, &h->sidx));
-    st = mpiacc_cuda_devs[dev].streams[h->sidx];
-    for (int i = 0; i < n; i++)
-        if (xs[i].flags & MPIACC_IPC_F_EVENT)
-            MPIACC_CHECK(mpiacc_cuda_ipc_is_own(&xs[i]) ? mpiacc_cuda_ipc_own_event_wait(&xs[i], st)
-                                                        : mpiacc_cuda_ipcc_event_wait(&xs[i], st));
-    MPIACC_CHECK(mpiacc_cuda_handle_wait(st, dp));
+    MPIACC_CHECK(launch_begin(dev, &refs, xs, n, NULL, dp, &h, &st));
     ce = (cudaError_t)mpiacc_cuda_launch_reduce(&r, mpiacc_cuda_devs[dev].nsm, st);
     if (ce != cudaSuccess)
         MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA IPC reduction: kernel (%d sources, %lld elements) failed to start: %s (%s)",
@@ -237,17 +279,6 @@ fn_fail:
 _Static_assert(MPIACC_IPC_COPYN_PIECES == MPIACC_CUDA_COPYN_MAXP, "backend_ipc.h names the kernel's piece count");
 
 #define CN "CUDA IPC copy of pieces"
-
-/* Whether export j's event is one that an earlier used export already has
- * the stream wait on. */
-static int event_seen(const mpiacc_ipc_export_t *xs, const unsigned char *used, int j)
-{
-    for (int k = 0; k < j; k++)
-        if (used[k] && (xs[k].flags & MPIACC_IPC_F_EVENT) && xs[k].owner == xs[j].owner &&
-            xs[k].event_id == xs[j].event_id)
-            return 1;
-    return 0;
-}
 
 int mpiacc_cuda_import_copy_n(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_export_t *xs, int nx,
                               const mpiacc_ipc_piece_t *pieces, int n, void **xfer)
@@ -285,17 +316,7 @@ int mpiacc_cuda_import_copy_n(const mpiacc_attrs_t *a, void *dep, const mpiacc_i
     else MPIACC_CHECK(mpiacc_cuda_resolve_device(a, &dev));
     MPIACC_CHECK(mpiacc_cuda_dev_enter(dev, &old));
     entered = 1;
-    for (int j = 0; j < nx; j++) {
-        if (!used[j]) continue;
-        if (mpiacc_cuda_ipc_is_own(&xs[j])) {
-            base[j] = (char *)(uintptr_t)xs[j].base_addr;
-            MPIACC_CUDA_IPC_STAT(mem_same_process);
-            if (xs[j].device != dev) MPIACC_CHECK(mpiacc_cuda_ipc_peer_enable(dev, xs[j].device));
-        } else {
-            MPIACC_CHECK(mpiacc_cuda_ipcc_map_get(&xs[j], dev, &base[j], &refs->ref[refs->n]));
-            refs->n++;
-        }
-    }
+    MPIACC_CHECK(map_exports(xs, nx, used, dev, base, refs));
     np = 0;
     for (int i = 0; i < n; i++) {
         const mpiacc_ipc_piece_t *p = &pieces[i];
@@ -304,17 +325,7 @@ int mpiacc_cuda_import_copy_n(const mpiacc_attrs_t *a, void *dep, const mpiacc_i
         cp[np].dst = p->dst;
         cp[np++].bytes = (long long)p->bytes;
     }
-    MPIACC_CHECK(mpiacc_cuda_handle_get(dev, &h));
-    h->is_xfer = 1;
-    h->fin = refs_drop, h->fin_arg = refs; /* the mappings are dropped when the copy is done */
-    refs = NULL;
-    MPIACC_CHECK(mpiacc_cuda_stream_get(dev, &h->sidx));
-    st = mpiacc_cuda_devs[dev].streams[h->sidx];
-    for (int j = 0; j < nx; j++)
-        if (used[j] && (xs[j].flags & MPIACC_IPC_F_EVENT) && !event_seen(xs, used, j))
-            MPIACC_CHECK(mpiacc_cuda_ipc_is_own(&xs[j]) ? mpiacc_cuda_ipc_own_event_wait(&xs[j], st)
-                                                        : mpiacc_cuda_ipcc_event_wait(&xs[j], st));
-    MPIACC_CHECK(mpiacc_cuda_handle_wait(st, dp));
+    MPIACC_CHECK(launch_begin(dev, &refs, xs, nx, used, dp, &h, &st));
     ce = (cudaError_t)mpiacc_cuda_launch_copyn(cp, np, mpiacc_cuda_devs[dev].nsm, st);
     if (ce != cudaSuccess)
         MPIACC_FAIL(MPIACC_ERRK_CUDA, CN ": kernel (%d pieces) failed to start: %s (%s)", np, cudaGetErrorName(ce),
