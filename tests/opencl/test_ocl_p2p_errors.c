@@ -164,11 +164,19 @@ static void released_clmem(void **state)
     clReleaseMemObject(pk2);
     pos = 0;
     /* NVIDIA's OpenCL still answers for the freed handle with a context of
-     * its own: the unpack is then refused as "another context" (MPI_ERR_ARG)
-     * rather than "released" — refused either way, never run. */
+     * its own, or with a size of 0 bytes: the unpack is then refused as
+     * "another context" (MPI_ERR_ARG) or as a packed cl_mem "too small"
+     * (MPI_ERR_BUFFER) rather than "released" -- refused either way, never
+     * run (seen on an H200 in about one run of six). */
     err = MPI_Unpack(pk2, 4 * N, &pos, m2, 1, t, MPI_COMM_WORLD);
     MPI_Error_class(err, &cls);
-    if (cls != MPI_ERR_ARG) EXPECT(err, MPI_ERR_BUFFER, "released");
+    {
+        char msg[MPI_MAX_ERROR_STRING] = "";
+        int len = 0;
+        if (err != MPI_SUCCESS) MPI_Error_string(err, msg, &len);
+        if (cls != MPI_ERR_ARG && !(cls == MPI_ERR_BUFFER && strstr(msg, "too small")))
+            EXPECT(err, MPI_ERR_BUFFER, "released");
+    }
     clReleaseMemObject(m2);
     clReleaseMemObject(pk);
     MPI_Type_free(&t);
