@@ -629,21 +629,24 @@ MPIACC_API int MPIACC_Get_version(int *major, int *minor);
  * data that had to wait behind earlier device sends to the same peer) and
  * by protocol (column: one of the MPIACC_PROTO_* values below, the same in
  * every run and process; protocol[p] is the column's name: "staged",
- * "ordered", "eager", "pipelined", "IPC", "coll", and "" for a spare column
- * not used yet; columns from MPIACC_PROTO_NFIXED on are spare ones, claimed
- * in order of first use by protocols a later mpiacc may add).
+ * "ordered", "device", "MPI", "coll", and "" for a spare column not used
+ * yet; columns from MPIACC_PROTO_NFIXED on are spare ones, claimed in order
+ * of first use by protocols a later mpiacc may add).  The MPIACC_PROTO_MPI
+ * column is counted at the call (mpiacc never sees those complete).
  * Bytes are packed bytes.
  */
 enum {
-    MPIACC_PROTO_STAGED = 0,    /* packed through host memory, sent as MPI_PACKED  */
-    MPIACC_PROTO_ORDERED = 1,   /* host data queued behind device sends (row 0)    */
-    MPIACC_PROTO_EAGER = 2,     /* direct protocol: one packed message             */
-    MPIACC_PROTO_PIPELINED = 3, /* direct protocol: chunks through pinned buffers  */
-    MPIACC_PROTO_IPC = 4,       /* direct protocol: CUDA IPC, device to device     */
-    MPIACC_PROTO_COLL = 5,      /* collectives on device buffers                   */
-    MPIACC_PROTO_NFIXED = 6     /* first spare column                              */
+    MPIACC_PROTO_STAGED = 0,  /* packed through host memory, sent as MPI_PACKED                */
+    MPIACC_PROTO_ORDERED = 1, /* host data queued behind device sends (row 0)                  */
+    MPIACC_PROTO_DEVICE = 2,  /* device memory handed to MPI by mpiacc's pool: a dense buffer
+                               * once its dependency was met, or packed on the device into
+                               * device staging (receives: through device staging)            */
+    MPIACC_PROTO_MPI = 3,     /* a dense device buffer handed to MPI as it is at the call
+                               * (its dependency met): MPI's own request                     */
+    MPIACC_PROTO_COLL = 4,    /* collectives on device buffers                               */
+    MPIACC_PROTO_NFIXED = 5   /* first spare column                                          */
 };
-#define MPIACC_STATS_VERSION 1
+#define MPIACC_STATS_VERSION 2
 #define MPIACC_STATS_KINDS 4
 #define MPIACC_STATS_PROTOCOLS 8
 typedef struct MPIACC_Stats {

@@ -38,19 +38,14 @@ static const env_var_t table[] = {
     {"MPIACC_UVA", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
      "pointer-query mode: an untagged buffer in CUDA device, managed or pinned memory takes the CUDA path "
      "(default-stream ordering); host answers cached per 4 KiB; starts the CUDA backend at MPI_Init"},
-    /* direct protocol */
+    {"MPIACC_TRANSPORT", MPIACC_ENV_ENUM, "auto", "auto|staged", 0, 0,
+     "auto: CUDA device messages go to MPI as device memory where MPI's transport takes it (MPICH on a CUDA-enabled "
+     "UCX netmod, decided at MPI_Init), else staged through host memory; staged: always staged (diagnosis)"},
+    /* on-device collectives of one node (src/coll/ipc*.c) */
     {"MPIACC_DIRECT", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
-     "direct protocol on MPI_COMM_WORLD and communicators made from it"},
-    {"MPIACC_IPC", MPIACC_ENV_BOOL, "1", NULL, 0, 1, "allow CUDA IPC in the direct protocol"},
-    {"MPIACC_IPC_MIN", MPIACC_ENV_SIZE, "0", NULL, 0, SIZE_MAX_LL,
-     "smallest CUDA message the direct protocol sends by IPC when it can (bytes)"},
-    {"MPIACC_EAGER_MAX", MPIACC_ENV_SIZE, "65536", NULL, 0, SIZE_MAX_LL,
-     "largest message the direct protocol sends eagerly when IPC is not used (bytes)"},
-    {"MPIACC_PIPELINE_CHUNK", MPIACC_ENV_SIZE, "1M", NULL, 1, SIZE_MAX_LL,
-     "data bytes per chunk of pipelined staging through the host (mpiacc's 64-byte header on top)"},
-    {"MPIACC_DIRECT_WARN", MPIACC_ENV_INT, "10", NULL, 0, 86400,
-     "seconds a wait on a direct communicator lets pass before it mends a contract breach (a host receive "
-     "takes a device message, a device receive a host one) or warns of one (0: never)"},
+     "MPI_COMM_WORLD and communicators made from it are direct (one-node on-device collectives; point-to-point "
+     "needs nothing)"},
+    {"MPIACC_IPC", MPIACC_ENV_BOOL, "1", NULL, 0, 1, "allow CUDA IPC in the on-device collectives"},
     {"MPIACC_IPC_CACHE", MPIACC_ENV_INT, "64", NULL, 0, 1 << 20, "cached CUDA IPC mappings per peer"},
     {"MPIACC_COLL_ONE_SHOT_MAX", MPIACC_ENV_SIZE, "8M", NULL, 0, SIZE_MAX_LL,
      "largest MPI_Allreduce (bytes per process) that more than 2 processes of a one-node direct communicator "

@@ -1,10 +1,13 @@
 /*
- * interpose/comm.c: the communicator calls mpiacc wraps, so that the direct
- * protocol's assertion (include/mpiacc.h, "Direct protocol") follows a
- * communicator: set with the info key "mpiacc_direct" through
- * MPI_Comm_set_info or MPI_Comm_dup_with_info (and the constructors that
- * take an info argument), or for MPI_COMM_WORLD by MPIACC_DIRECT=1, and
- * inherited by every communicator made from a direct one.
+ * interpose/comm.c: the communicator calls mpiacc wraps, so that a
+ * communicator's "direct" setting follows it: set with the info key
+ * "mpiacc_direct" through MPI_Comm_set_info or MPI_Comm_dup_with_info (and
+ * the constructors that take an info argument), or for MPI_COMM_WORLD by
+ * MPIACC_DIRECT=1, and inherited by every communicator made from a direct
+ * one.  Point-to-point ignores it (a direct communicator carries device
+ * messages like any other); the on-device collectives of one node use it
+ * (src/protocol/direct_comm.h, src/coll/ipc.c).  Also the MPI 4.1 memory
+ * allocation kinds given in an info argument (src/dispatch/memkind.c).
  *
  * Each wrapper reads the info key first (a bad value fails before anything
  * is created), calls MPI, and then makes the new communicator direct when
@@ -13,15 +16,15 @@
  * argument is given, the value is first compared over the new communicator
  * (one MPI_Allreduce of two ints, on every process, whether it set the key
  * or not): a mismatch is an MPI_ERR_ARG-class error everywhere.  For
- * programs that never use the direct protocol the cost is one atomic load
- * per call without info, and an info lookup and that MPI_Allreduce with.
+ * programs that never set it the cost is one atomic load per call without
+ * info, and an info lookup and that MPI_Allreduce with.
  * Not wrapped: MPI_Comm_idup / MPI_Comm_idup_with_info (non-blocking: their
  * communicators are never direct; MPI_Comm_set_info makes them so) and
  * intercommunicator constructors (intercommunicators are never direct:
  * mpiacc_proto_comm_make refuses them, so nothing made from one, e.g. by
  * MPI_Comm_dup or MPI_Comm_create, inherits anything).
  * MPI_Comm_free and MPI_Comm_disconnect need no wrapper: the attribute's
- * delete callback releases the hidden communicators.
+ * delete callback releases the hidden communicator.
  */
 #include "interpose.h"
 #include "protocol/direct.h"
@@ -212,14 +215,4 @@ MPIACC_INTERPOSE_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used
     if (err == MPI_SUCCESS) err = mpiacc_dispatch_memkind_info(comm, *info_used); /* MPI 4.1 memory kinds */
     if (err != MPI_SUCCESS) PMPI_Info_free(info_used); /* the caller gets no info to free */
     return mpiacc_err_return_comm(comm, err);
-}
-
-MPIACC_INTERPOSE_EXPORT int MPIACC_Direct_counts(long *eager, long *pipelined, long *ipc)
-{
-    long n[MPIACC_PROTO_N_MAX];
-    for (int i = 0; i < MPIACC_PROTO_N_MAX; i++) n[i] = atomic_load(&mpiacc_proto_direct_count[i]);
-    if (eager) *eager = n[MPIACC_PROTO_N_EAGER_RECV];
-    if (pipelined) *pipelined = n[MPIACC_PROTO_N_PIPE_RECV] + n[MPIACC_PROTO_N_IPC_DECLINED];
-    if (ipc) *ipc = n[MPIACC_PROTO_N_IPC_RECV];
-    return MPI_SUCCESS;
 }

@@ -10,6 +10,7 @@
 
 #include "interpose.h"
 #include "core/env.h"
+#include "engine/engine.h"
 #include "pack/pack.h"
 #include "protocol/protocol.h"
 #include "protocol/direct_comm.h"
@@ -56,6 +57,9 @@ static int start_modules(void)
         [MPIACC_KIND_OPENCL] = mpiacc_opencl_backend(),
     };
     MPIACC_CHECK(mpiacc_err_init());
+    /* Collective over MPI_COMM_WORLD, first, so that nothing before it can
+     * fail on one process only: does MPI's transport take device memory? */
+    MPIACC_CHECK(mpiacc_engine_mpi.probe());
     MPIACC_CHECK(mpiacc_attrs_init());
     MPIACC_CHECK(mpiacc_pack_init());
     /* Backends start lazily (backend.c), unless asked for now. */
@@ -130,6 +134,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Finalize(void)
     MPIACC_LOG(MPIACC_LOG_DEBUG, "finalize: request pool released");
     unregister_slots();
     mpiacc_backends_finalize(rep.busy_kinds);
+    mpiacc_engine_mpi.finalize();
     mpiacc_pack_finalize();
     mpiacc_attrs_finalize();
     mpiacc_err_finalize();

@@ -1,4 +1,5 @@
-/* protocol/direct_comm.c: direct communicators (see direct_comm.h). */
+/* protocol/direct_comm.c: direct communicators (see direct_comm.h), and
+ * the IPC table lookup of direct.h (both for src/coll/ipc*.c). */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,8 +8,7 @@
 #include <strings.h>
 
 #include "core/env.h"
-#include "direct_comm.h"
-#include "wire.h"
+#include "direct.h"
 
 mpiacc_proto_cfg_t mpiacc_proto_cfg;
 atomic_int mpiacc_proto_comm_any;
@@ -21,28 +21,26 @@ static atomic_int noted[MPIACC_PROTO_NOTE_MAX];
 
 /* ---- settings -------------------------------------------------------------- */
 
-/* A size setting no larger than what one message of the wire carries
- * (logged when cut). */
-static MPI_Count size_at_most(const char *name, MPI_Count most)
-{
-    MPI_Count v = (MPI_Count)mpiacc_env_size(name);
-    if (v <= most) return v;
-    MPIACC_LOG(MPIACC_LOG_WARN, "%s=%lld is more than one direct message carries: %lld is used", name, (long long)v,
-               (long long)most);
-    return most;
-}
-
-/* The direct protocol's settings, through the environment parser
- * (src/core/env.c: MPIACC_DIRECT, MPIACC_IPC, MPIACC_IPC_MIN,
- * MPIACC_EAGER_MAX, MPIACC_PIPELINE_CHUNK, MPIACC_DIRECT_WARN). */
+/* Through the environment parser (src/core/env.c: MPIACC_DIRECT, MPIACC_IPC). */
 static void read_env(mpiacc_proto_cfg_t *c)
 {
     c->world = mpiacc_env_bool("MPIACC_DIRECT");
     c->ipc = mpiacc_env_bool("MPIACC_IPC");
-    c->ipc_min = (MPI_Count)mpiacc_env_size("MPIACC_IPC_MIN");
-    c->eager_max = size_at_most("MPIACC_EAGER_MAX", MPIACC_WIRE_EXTRA_MAX);
-    c->chunk = size_at_most("MPIACC_PIPELINE_CHUNK", MPIACC_WIRE_EXTRA_MAX);
-    c->warn = mpiacc_env_int("MPIACC_DIRECT_WARN");
+}
+
+/* ---- the IPC table (direct.h) ------------------------------------------------ */
+
+static const struct mpiacc_backend_ipc *test_table[MPIACC_KIND_MAX];
+
+void mpiacc_proto_dx_ipc_test_table(int kind, const struct mpiacc_backend_ipc *t)
+{
+    if (kind > MPIACC_KIND_NONE && kind < MPIACC_KIND_MAX) test_table[kind] = t;
+}
+
+const struct mpiacc_backend_ipc *mpiacc_proto_dx_ipc_for(int kind, const mpiacc_backend_t *be)
+{
+    if (kind > MPIACC_KIND_NONE && kind < MPIACC_KIND_MAX && test_table[kind]) return test_table[kind];
+    return be ? be->ipc : NULL;
 }
 
 void mpiacc_proto_note(mpiacc_proto_note_t cause, const char *fmt, ...)
@@ -53,18 +51,15 @@ void mpiacc_proto_note(mpiacc_proto_note_t cause, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    mpiacc_log_write(MPIACC_LOG_INFO, "direct protocol: %s (reported once)", line);
+    mpiacc_log_write(MPIACC_LOG_INFO, "direct communicators: %s (reported once)", line);
 }
 
 /* ---- process-wide state (MPI_Init) ------------------------------------------------ */
 
-static MPI_Comm ctl_world = MPI_COMM_NULL; /* the ctl of every communicator inside MPI_COMM_WORLD */
 static MPI_Group world_group = MPI_GROUP_NULL;
 static int world_size;
 static unsigned char *world_same_node;     /* [world_size] */
-static MPI_Count world_eager_max;          /* agreed over MPI_COMM_WORLD */
-static int world_tag_mod;
-static int finalizing;
+static int initialized;
 
 /* world_same_node[r] for every rank r of MPI_COMM_WORLD (collective over
  * it: MPI_Comm_split_type, once). */
@@ -93,27 +88,14 @@ fn_fail:
     goto fn_exit;
 }
 
-static int tag_mod(void)
-{
-    void *p = NULL;
-    int flag = 0;
-    long ub = 32767; /* the smallest MPI_TAG_UB the standard allows */
-    if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &p, &flag) == MPI_SUCCESS && flag) ub = *(int *)p;
-    return (int)((ub + 1) / 2);
-}
-
 /* ---- references -------------------------------------------------------------- */
 
 static void destroy(mpiacc_proto_comm_t *dc)
 {
     if (dc->data != MPI_COMM_NULL) {
-        mpiacc_proto_probe_drain(dc, finalizing ? "at MPI_Finalize" : "when its communicator was freed");
         atomic_fetch_sub(&mpiacc_proto_comm_live, 1);
         PMPI_Comm_free(&dc->data);
     }
-    if (dc->own_ctl != MPI_COMM_NULL) PMPI_Comm_free(&dc->own_ctl);
-    mpiacc_proto_probe_free(dc);
-    free(dc->ctl_rank);
     free(dc->same_node);
     free(dc);
 }
@@ -182,26 +164,23 @@ fn_fail:
     goto fn_exit;
 }
 
-/* ctl_rank and same_node from MPI_COMM_WORLD's (local); *inside = 0 when a
- * rank of g is not in MPI_COMM_WORLD (then every process of the group sees
- * one: the decision is the same everywhere). */
-static int map_ranks(mpiacc_proto_comm_t *dc, MPI_Group g, int *inside)
+/* same_node from MPI_COMM_WORLD's node map (local; a rank outside
+ * MPI_COMM_WORLD counts as on another node, this process as on its own). */
+static int map_ranks(mpiacc_proto_comm_t *dc, MPI_Group g)
 {
-    int mpi_errno = MPI_SUCCESS, *from = NULL;
-    *inside = 1;
-    if (!(from = malloc(sizeof *from * (size_t)dc->size)))
+    int mpi_errno = MPI_SUCCESS, *from = NULL, *to = NULL;
+    if (!(from = malloc(sizeof *from * (size_t)dc->size)) || !(to = malloc(sizeof *to * (size_t)dc->size)))
         MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a rank map of %d ranks", dc->size);
     for (int i = 0; i < dc->size; i++) from[i] = i;
-    MPIACC_CHECK(PMPI_Group_translate_ranks(g, dc->size, from, world_group, dc->ctl_rank));
+    MPIACC_CHECK(PMPI_Group_translate_ranks(g, dc->size, from, world_group, to));
     for (int i = 0; i < dc->size; i++) {
-        int w = dc->ctl_rank[i];
-        if (w == MPI_UNDEFINED || w < 0 || w >= world_size) *inside = 0;
-        else dc->same_node[i] = world_same_node[w];
+        int w = to[i];
+        if (w != MPI_UNDEFINED && w >= 0 && w < world_size) dc->same_node[i] = world_same_node[w];
     }
-    if (!*inside) /* an own ctl with the communicator's ranks */
-        for (int i = 0; i < dc->size; i++) dc->ctl_rank[i] = i;
+    dc->same_node[dc->rank] = 1;
 fn_exit:
     free(from);
+    free(to);
     return mpi_errno;
 fn_fail:
     goto fn_exit;
@@ -209,46 +188,33 @@ fn_fail:
 
 int mpiacc_proto_comm_make(MPI_Comm comm)
 {
-    int mpi_errno = MPI_SUCCESS, inter = 0, inside = 1;
+    int mpi_errno = MPI_SUCCESS, inter = 0;
     mpiacc_proto_comm_t *dc = NULL;
     MPI_Group g = MPI_GROUP_NULL;
 
     mpiacc_proto_comm_sweep();
     if (comm == MPI_COMM_NULL || mpiacc_proto_comm_lookup_slow(comm)) goto fn_exit;
-    if (ctl_world == MPI_COMM_NULL) MPIACC_FAIL(MPIACC_ERRK_INTERN, "direct protocol: not initialized");
+    if (!initialized) MPIACC_FAIL(MPIACC_ERRK_INTERN, "direct communicators: not initialized");
     MPIACC_CHECK(PMPI_Comm_test_inter(comm, &inter));
     if (inter) {
-        mpiacc_proto_note(MPIACC_PROTO_NOTE_INTERCOMM,
-                           "intercommunicators are never direct; device messages on them take the default protocol");
+        mpiacc_proto_note(MPIACC_PROTO_NOTE_INTERCOMM, "intercommunicators are never direct");
         goto fn_exit;
     }
     if (!(dc = calloc(1, sizeof *dc))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a direct communicator");
-    dc->data = dc->own_ctl = MPI_COMM_NULL;
-    dc->ctl = ctl_world;
+    dc->data = MPI_COMM_NULL;
     atomic_init(&dc->refs, 1);
     MPIACC_CHECK(PMPI_Comm_rank(comm, &dc->rank));
     MPIACC_CHECK(PMPI_Comm_size(comm, &dc->size));
-    if (!(dc->same_node = calloc((size_t)dc->size, 1)) || !(dc->ctl_rank = calloc((size_t)dc->size, sizeof(int))))
+    if (!(dc->same_node = calloc((size_t)dc->size, 1)))
         MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a node map of %d ranks", dc->size);
-    dc->tag_mod = world_tag_mod;
-    dc->eager_max = world_eager_max;
     MPIACC_CHECK(PMPI_Comm_group(comm, &g));
-    MPIACC_CHECK(map_ranks(dc, g, &inside));
+    MPIACC_CHECK(map_ranks(dc, g));
     MPIACC_CHECK(hidden_comm(comm, g, "mpiacc direct data", &dc->data));
     atomic_fetch_add(&mpiacc_proto_comm_live, 1);
-    if (!inside) {
-        /* processes of another MPI_COMM_WORLD: a ctl of its own, and the
-         * eager limit agreed here (every process takes this branch) */
-        MPIACC_CHECK(hidden_comm(comm, g, "mpiacc direct ctl", &dc->own_ctl));
-        dc->ctl = dc->own_ctl;
-        dc->same_node[dc->rank] = 1;
-        MPIACC_CHECK(PMPI_Allreduce(&mpiacc_proto_cfg.eager_max, &dc->eager_max, 1, MPI_COUNT, MPI_MIN, dc->data));
-    }
     mpi_errno = PMPI_Comm_set_attr(comm, keyval, dc);
     if (mpi_errno != MPI_SUCCESS) goto fn_fail;
     atomic_store(&mpiacc_proto_comm_any, 1);
-    MPIACC_LOG(MPIACC_LOG_DEBUG, "communicator made direct (%d ranks, eager up to %lld bytes%s)", dc->size,
-               (long long)dc->eager_max, inside ? "" : ", own ctl");
+    MPIACC_LOG(MPIACC_LOG_DEBUG, "communicator made direct (%d ranks)", dc->size);
 fn_exit:
     if (g != MPI_GROUP_NULL) PMPI_Group_free(&g);
     return mpi_errno;
@@ -311,31 +277,25 @@ fn_fail:
 
 int mpiacc_proto_comm_init(void)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPI_Count mine[3], all[3];
+    int mpi_errno = MPI_SUCCESS, mine[2], all[2];
     read_env(&mpiacc_proto_cfg);
     atomic_store(&mpiacc_proto_comm_any, 0);
     for (int i = 0; i < MPIACC_PROTO_NOTE_MAX; i++) atomic_store(&noted[i], 0);
     /* Not copied by MPI_Comm_dup & co. themselves: mpiacc's wrappers decide
      * (MPI_Comm_idup, which mpiacc does not wrap, gives a plain one). */
     MPIACC_CHECK(PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval, NULL));
-    /* Once for the process: the ctl communicator, the node map, the eager
-     * limit and whether MPIACC_DIRECT agrees (collective over MPI_COMM_WORLD). */
+    /* Once for the process: the node map and whether MPIACC_DIRECT agrees
+     * (collective over MPI_COMM_WORLD). */
     MPIACC_CHECK(PMPI_Comm_group(MPI_COMM_WORLD, &world_group));
     MPIACC_CHECK(PMPI_Comm_size(MPI_COMM_WORLD, &world_size));
     if (!(world_same_node = calloc((size_t)world_size, 1)))
         MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a node map of %d ranks", world_size);
-    world_tag_mod = tag_mod();
-    MPIACC_CHECK(PMPI_Comm_dup(MPI_COMM_WORLD, &ctl_world));
-    MPIACC_CHECK(PMPI_Comm_set_errhandler(ctl_world, MPI_ERRORS_RETURN));
-    PMPI_Comm_set_name(ctl_world, "mpiacc direct ctl");
     MPIACC_CHECK(world_node_map());
-    mine[0] = mpiacc_proto_cfg.eager_max;
-    mine[1] = mpiacc_proto_cfg.world;
-    mine[2] = -(MPI_Count)mpiacc_proto_cfg.world;
-    MPIACC_CHECK(PMPI_Allreduce(mine, all, 3, MPI_COUNT, MPI_MIN, ctl_world));
-    world_eager_max = all[0];
-    if (all[1] != -all[2]) {
+    initialized = 1;
+    mine[0] = mpiacc_proto_cfg.world;
+    mine[1] = -mpiacc_proto_cfg.world;
+    MPIACC_CHECK(PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    if (all[0] != -all[1]) {
         MPIACC_LOG(MPIACC_LOG_WARN,
                    "MPIACC_DIRECT is %s on this process but not on every process: MPI_COMM_WORLD is not direct "
                    "(set it the same way everywhere, e.g. mpiexec -genv MPIACC_DIRECT 1)",
@@ -352,16 +312,14 @@ fn_fail:
 void mpiacc_proto_comm_finalize(void)
 {
     if (keyval == MPI_KEYVAL_INVALID) return;
-    finalizing = 1;
     mpiacc_proto_comm_drop(MPI_COMM_WORLD);
     mpiacc_proto_comm_drop(MPI_COMM_SELF);
     mpiacc_proto_comm_sweep();
     PMPI_Comm_free_keyval(&keyval);
     keyval = MPI_KEYVAL_INVALID;
     atomic_store(&mpiacc_proto_comm_any, 0);
-    if (ctl_world != MPI_COMM_NULL) PMPI_Comm_free(&ctl_world);
     if (world_group != MPI_GROUP_NULL) PMPI_Group_free(&world_group);
     free(world_same_node);
     world_same_node = NULL;
-    finalizing = 0;
+    initialized = 0;
 }

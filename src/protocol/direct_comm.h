@@ -1,41 +1,23 @@
 /*
- * protocol/direct_comm: which communicators are direct, and the hidden
- * communicators behind them.
+ * protocol/direct_comm: which communicators are "direct", and the hidden
+ * communicator behind each, for the on-device collectives of one node
+ * (src/coll/ipc*.c).  Point-to-point no longer looks at it: the info key
+ * "mpiacc_direct" and MPIACC_DIRECT=1 are accepted and, for point-to-point,
+ * change nothing (device messages go through MPI's transport or staging on
+ * every communicator alike).
  *
- * A communicator is direct when the application asserted, collectively,
- * that device messages on it are received into device buffers (info key
- * "mpiacc_direct", or MPIACC_DIRECT=1 for MPI_COMM_WORLD and everything made
- * from it; include/mpiacc.h states the contract).  Device messages on a
- * direct communicator then travel on communicators mpiacc owns:
- *
- *   data  one hidden duplicate per direct communicator: the first message
- *         of every device send (eager data or a ready-to-send), with the
- *         user's tag, so that MPI matches sources, tags, wildcards and keeps
- *         the non-overtaking order;
- *   ctl   ONE process-wide duplicate of MPI_COMM_WORLD, made at MPI_Init:
- *         the follow-ups of every operation (pipelined chunks, BLOB, FIN,
- *         CTS_PIPE), with tags derived from the sender's operation id
- *         (protocol/wire.h; ids are unique per process, so operations of
- *         different communicators never share a (source, tag) on it), the
- *         peer addressed by its rank in MPI_COMM_WORLD (ctl_rank).  Only a
- *         communicator whose group is not inside MPI_COMM_WORLD (dynamic
- *         processes) gets a ctl of its own.
- *
- * No user receive is ever posted on ctl, so a user's MPI_ANY_SOURCE /
- * MPI_ANY_TAG device receive (posted on data) never matches a follow-up.
- * The node map (which peers share this process's node, for CUDA IPC) and
- * the eager limit (the smallest MPIACC_EAGER_MAX of all processes) are
- * computed once at MPI_Init over MPI_COMM_WORLD, so making a communicator
- * direct costs one MPI_Comm_create (the data duplicate: one context id) and
- * the collective agreement on the info value where an info argument sets it
- * (mpiacc_proto_comm_set).
- *
- * The state lives in an mpiacc_proto_comm_t cached on the user's
- * communicator through a keyval.  Its delete callback (from MPI_Comm_free,
- * MPI_Comm_disconnect, MPI_Comm_set_info with the key off, or mpiacc's
+ * A communicator is direct when the info key says "true" (MPI_Comm_set_info,
+ * MPI_Comm_dup_with_info and the constructors with an info argument; the
+ * value is compared over the processes) or, for MPI_COMM_WORLD and what is
+ * made from it, MPIACC_DIRECT=1.  Its state (mpiacc_proto_comm_t) is cached
+ * on the user's communicator through a keyval: one hidden duplicate
+ * (`data`, made by MPI_Comm_create: the collectives' records travel there)
+ * and the node map (which peers share this process's node), computed once
+ * at MPI_Init over MPI_COMM_WORLD.  Its delete callback (MPI_Comm_free,
+ * MPI_Comm_disconnect, MPI_Comm_set_info with the key off, mpiacc's
  * MPI_Finalize for MPI_COMM_WORLD) drops the communicator's reference;
  * operations in flight hold their own, and the hidden communicator is freed
- * when the last reference goes, from an application call, never from inside
+ * when the last one goes, from an application call, never from inside
  * MPI's progress engine.
  */
 #ifndef MPIACC_PROTO_DIRECT_COMM_H_INCLUDED
@@ -48,25 +30,15 @@
 typedef struct mpiacc_proto_comm {
     atomic_int refs;          /* the user's communicator + operations in flight */
     MPI_Comm data;            /* hidden duplicate (same group, same ranks)     */
-    MPI_Comm ctl;             /* the process-wide ctl, or own_ctl              */
-    MPI_Comm own_ctl;         /* only for a group not inside MPI_COMM_WORLD    */
-    int *ctl_rank;            /* [size]: each rank's rank on ctl               */
     int rank, size;
-    int tag_mod;              /* M: ctl tags are 2*(id mod M) and 2*(id mod M)+1 */
-    MPI_Count eager_max;      /* agreed (smallest MPIACC_EAGER_MAX of all ranks) */
     unsigned char *same_node; /* [size]: 1 when that rank shares this node     */
-    void *probe;              /* direct_probe.c: device messages probed, not received */
     struct mpiacc_proto_comm *zombie_next;
 } mpiacc_proto_comm_t;
 
 /* Settings of this process (environment, read once at MPI_Init). */
 typedef struct mpiacc_proto_cfg {
-    int world;           /* MPIACC_DIRECT: MPI_COMM_WORLD is direct                */
-    int ipc;             /* MPIACC_IPC: CUDA IPC may be used (default 1)           */
-    MPI_Count ipc_min;   /* MPIACC_IPC_MIN: smallest message sent by IPC (default 0) */
-    MPI_Count eager_max; /* MPIACC_EAGER_MAX: largest eager message (default 64 KiB) */
-    MPI_Count chunk;     /* MPIACC_PIPELINE_CHUNK: pipelined data bytes per chunk (default 1 MiB) */
-    int warn;            /* MPIACC_DIRECT_WARN: seconds before a suspected breach is logged (0: never) */
+    int world; /* MPIACC_DIRECT: MPI_COMM_WORLD is direct                */
+    int ipc;   /* MPIACC_IPC: CUDA IPC may be used (default 1)           */
 } mpiacc_proto_cfg_t;
 
 extern mpiacc_proto_cfg_t mpiacc_proto_cfg;
@@ -101,14 +73,6 @@ void mpiacc_proto_comm_unref(mpiacc_proto_comm_t *dc);
  * MPI's progress engine; called from application calls. */
 void mpiacc_proto_comm_sweep(void);
 
-/* The rank on dc->ctl of rank r of the direct communicator; MPI_ANY_SOURCE
- * and MPI_PROC_NULL (negative) stay as they are (a wildcard receive learns
- * its peer from its first message). */
-static inline int mpiacc_proto_comm_ctl_rank(const mpiacc_proto_comm_t *dc, int r)
-{
-    return r < 0 ? r : dc->ctl_rank[r];
-}
-
 /* Makes comm direct (collective over comm; nothing when it already is).
  * An intercommunicator stays as it is (logged once at info). */
 int mpiacc_proto_comm_make(MPI_Comm comm);
@@ -126,26 +90,9 @@ int mpiacc_proto_comm_set(MPI_Comm comm, int want);
  * MPI_ERR_ARG-class error. */
 int mpiacc_proto_comm_info(MPI_Info info, int *value);
 
-/* direct_probe.c: drops the device messages probed on dc and not
- * received (their first messages were received; their senders' follow-ups
- * are not). */
-void mpiacc_proto_probe_free(mpiacc_proto_comm_t *dc);
-/* Before dc's data communicator is freed (an application call): every
- * device message still waiting there is received, reported (MPIACC_LOG
- * warning naming rank, tag and `where`), its follow-ups drained and its
- * sender told (FIN with an MPI_ERR_TYPE-class error), so that MPI never
- * frees a communicator with unmatched messages.  Returns their number. */
-int mpiacc_proto_probe_drain(mpiacc_proto_comm_t *dc, const char *where);
-
-/* Fallbacks and other notes logged once per cause at MPIACC_LOG=info. */
+/* Notes logged once per cause at MPIACC_LOG=info. */
 typedef enum {
     MPIACC_PROTO_NOTE_INTERCOMM, /* an intercommunicator asked to be direct */
-    MPIACC_PROTO_NOTE_NO_IPC,    /* sender's backend has no IPC            */
-    MPIACC_PROTO_NOTE_IPC_OFF,   /* MPIACC_IPC=0                           */
-    MPIACC_PROTO_NOTE_REMOTE,    /* peer on another node                   */
-    MPIACC_PROTO_NOTE_EXPORT,    /* the buffer could not be exported       */
-    MPIACC_PROTO_NOTE_DECLINED,  /* the receiver declined IPC (CTS_PIPE)   */
-    MPIACC_PROTO_NOTE_IMPORT,    /* the receiver's import was refused      */
     MPIACC_PROTO_NOTE_MAX
 } mpiacc_proto_note_t;
 void mpiacc_proto_note(mpiacc_proto_note_t cause, const char *fmt, ...)

@@ -20,7 +20,7 @@ static int prepare(mpiacc_rp_op_t *op)
 static int after_dep(mpiacc_rp_op_t *op)
 {
     int ready = 0; /* op->dep is NULL once released: tested again at no cost */
-    return mpiacc_proto_xfer_after_dep(op, &ready, op->staging, op->bytes);
+    return mpiacc_proto_xfer_after_dep(op, &ready, op->staging, 0, op->bytes);
 }
 
 static int start(mpiacc_rp_op_t *op)
