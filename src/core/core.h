@@ -288,10 +288,11 @@ typedef struct mpiacc_backend {
      * dev_staging_get: pooled device memory of at least `bytes` on the
      * device of a call with attributes a (CUDA: MPIACC_STREAM's device,
      * else MPIACC_DEVICE, else the current one), for packed bytes MPI
-     * sends or receives; *p its address, *tok what dev_staging_put takes
-     * back once neither MPI nor a transfer uses it. */
+     * sends or receives; *p its address, *cap the bytes it holds (>=
+     * bytes), *tok what dev_staging_put takes back once neither MPI nor a
+     * transfer uses it. */
     int (*dep_ready)(const mpiacc_attrs_t *a, void *buf, int *ready);
-    int (*dev_staging_get)(const mpiacc_attrs_t *a, size_t bytes, void **p, void **tok);
+    int (*dev_staging_get)(const mpiacc_attrs_t *a, size_t bytes, void **p, size_t *cap, void **tok);
     void (*dev_staging_put)(void *tok);
 } mpiacc_backend_t;
 

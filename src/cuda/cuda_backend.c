@@ -287,15 +287,17 @@ fn_exit:
 
 /* Device staging of the device protocol: a pooled device buffer
  * (cuda_pool.c) on the call's device; the token is the buffer. */
-static int cu_dev_staging_get(const mpiacc_attrs_t *a, size_t bytes, void **p, void **tok)
+static int cu_dev_staging_get(const mpiacc_attrs_t *a, size_t bytes, void **p, size_t *cap, void **tok)
 {
     int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0;
     mpiacc_cuda_buf_t *b = NULL;
     *p = *tok = NULL;
+    *cap = 0;
     MPIACC_CHECK(mpiacc_cuda_enter_call_device(a, NULL, &dev, &old));
     entered = 1;
     MPIACC_CHECK(mpiacc_cuda_buf_get(dev, bytes ? bytes : 1, &b));
     *p = b->p;
+    *cap = (size_t)1 << b->cls;
     *tok = b;
 fn_exit:
     if (entered) mpiacc_cuda_dev_leave(dev, old);

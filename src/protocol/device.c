@@ -11,10 +11,12 @@
  *    pooled device staging behind the dependency (be->pack with
  *    host_on_device), then PMPI_Isend of the staging;
  *  - receive: PMPI_Irecv (PMPI_Imrecv for a matched message,
- *    mpiacc_proto_device_mrecv) into device staging one byte larger than the
- *    receive, posted at call time (so receives match in call order), then
- *    unpacked on the device into the user's buffer behind the dependency.
- *    A longer message: the part that fits, then MPI_ERR_TRUNCATE, as staged.
+ *    mpiacc_proto_device_mrecv) into the whole of a device staging buffer
+ *    at least one byte larger than the receive, posted at call time (so
+ *    receives match in call order), then unpacked on the device into the
+ *    user's buffer behind the dependency.  A longer message that fits the
+ *    staging: the part that fits, then MPI_ERR_TRUNCATE, as staged; one
+ *    longer than the staging: MPI's MPI_ERR_TRUNCATE, nothing delivered.
  * A dense call whose dependency is already met never gets here: the
  * dispatcher hands it to MPI as it is (src/dispatch/dispatch.c).
  * States and arrows: the comment block of src/reqpool/op.c.
@@ -35,12 +37,14 @@ static void *send_from(const mpiacc_rp_op_t *op)
 static int prepare(mpiacc_rp_op_t *op)
 {
     int mpi_errno = MPI_SUCCESS;
+    size_t cap = 0;
     if (!op->be->dev_staging_get)
         MPIACC_FAIL(MPIACC_ERRK_INTERN, "device protocol: the %s backend has no device staging", op->be->name);
     if (op->is_send && (op->send_from = send_from(op))) goto fn_exit;
-    /* a receive: one byte more, so that a longer message is seen */
+    /* a receive: one byte more at least, so that a longer message is seen */
     MPIACC_CHECK(op->be->dev_staging_get(&op->attrs, (size_t)(op->is_send ? op->bytes : op->bytes + 1), &op->staging,
-                                         &op->staging_tok));
+                                         &cap, &op->staging_tok));
+    op->staging_cap = (MPI_Count)cap;
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -71,7 +75,7 @@ static int start(mpiacc_rp_op_t *op)
     if (op->is_send) {
         MPIACC_CHECK(after_dep(op));
     } else {
-        MPIACC_CHECK(PMPI_Irecv_c(op->staging, op->bytes + 1, MPI_BYTE, op->peer, op->tag, op->comm, &op->inner));
+        MPIACC_CHECK(PMPI_Irecv_c(op->staging, op->staging_cap, MPI_BYTE, op->peer, op->tag, op->comm, &op->inner));
         mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
     }
 fn_exit:
@@ -109,7 +113,8 @@ static int issue(mpiacc_rp_op_t *op)
     return mpiacc_rp_isend(op, op->send_from ? op->send_from : op->staging, op->bytes, MPI_BYTE);
 }
 
-/* As staged: deliver what fits of a longer message, then MPI_ERR_TRUNCATE. */
+/* As staged: deliver what fits of a longer message that fit the staging,
+ * then MPI_ERR_TRUNCATE. */
 static int received(mpiacc_rp_op_t *op, int *complete)
 {
     MPI_Count want = op->type ? op->type->size * op->count : 0;
@@ -136,7 +141,6 @@ const mpiacc_proto_t mpiacc_proto_device = {
     .advance = advance,
     .issue = issue,
     .received = received,
-    .fills_on_truncate = 1,
     .release = release,
 };
 
@@ -151,7 +155,7 @@ static int mrecv_start(mpiacc_rp_op_t *op)
     MPI_Message *msg = op->pstate;
     op->pstate = NULL;
     if (!msg) MPIACC_FAIL(MPIACC_ERRK_INTERN, "matched receive without a message");
-    MPIACC_CHECK(PMPI_Imrecv_c(op->staging, op->bytes + 1, MPI_BYTE, msg, &op->inner));
+    MPIACC_CHECK(PMPI_Imrecv_c(op->staging, op->staging_cap, MPI_BYTE, msg, &op->inner));
     mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
 fn_exit:
     return mpi_errno;
@@ -172,6 +176,5 @@ const mpiacc_proto_t mpiacc_proto_device_mrecv = {
     .advance = advance,
     .issue = issue,
     .received = received,
-    .fills_on_truncate = 1,
     .release = mrecv_release,
 };

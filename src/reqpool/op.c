@@ -60,7 +60,7 @@
  *        so receives are posted in call order)-------------------------> IN_FLIGHT
  *    IN_FLIGHT --> (DEP_PENDING -->) UNPACKING --> DONE as staged (the
  *        unpack on the device, from device staging)
- *   Truncation as staged (fills_on_truncate); MPI_Cancel as any receive.
+ *   Truncation as staged (below); MPI_Cancel as any receive.
  *   Messages to this process itself, receives from MPI_ANY_SOURCE on an
  *   intracommunicator and matched messages this process sent take the
  *   staged protocol (MPI crashes on device memory to oneself).
@@ -119,16 +119,16 @@
  *       operation's communicator in MPI_Wait/MPI_Test and the blocking
  *       calls): the completion calls claim mpiacc's requests (complete.c)
  *       and the query callback hands the error to the claim.
- *   receive IN_FLIGHT --(message longer than the receive), for a
- *       protocol with fills_on_truncate (staged): the inner receive got
- *       more bytes than op->bytes (the protocol's room may be larger) or
- *       MPI truncated it (the room filled; received() then sees
- *       op->bytes + 1)--> the bytes that fit go on as received
- *       (UNPACKING...), then --> ERROR with MPI_ERR_TRUNCATE once they are
- *       unpacked, as MPI fills a host buffer with the part that fits.
- *       Without fills_on_truncate, MPI's truncation --> ERROR at once:
- *       nothing delivered, the status names the message (source, tag) with
- *       0 bytes.
+ *   receive IN_FLIGHT --(message longer than the receive but not than
+ *       the protocol's staging, which is larger: the inner receive got more
+ *       bytes than op->bytes; staged and device protocols)--> the bytes
+ *       that fit go on as received (UNPACKING...), then --> ERROR with
+ *       MPI_ERR_TRUNCATE once they are unpacked, as MPI fills a host buffer
+ *       with the part that fits.
+ *   receive IN_FLIGHT --(message longer than the staging: MPI truncated
+ *       the inner receive)--> ERROR at once with MPI's error: nothing
+ *       delivered (MPICH's UCX netmod leaves a truncated buffer undefined),
+ *       the status names the message (source, tag) with 0 bytes.
  *   receive IN_FLIGHT --(MPI_Cancel: PMPI_Cancel of the inner receive, which
  *       then completes cancelled)--> CANCELLED: status says cancelled.
  *       MPI_Cancel in any later state, on sends and on collectives, does
@@ -338,13 +338,11 @@ static int in_flight(mpiacc_rp_op_t *op, int *mpi_errno)
         return 1;
     }
     if (*mpi_errno != MPI_SUCCESS && mpiacc_err_class(*mpi_errno) == MPI_ERR_TRUNCATE) {
-        /* the status names the message even so */
+        /* the status names the message even so; what MPI left in the
+         * staging is not delivered (MPICH's UCX netmod writes nothing into
+         * a truncated receive's buffer) */
         op->st_source = st.MPI_SOURCE;
         op->st_tag = st.MPI_TAG;
-        if (op->proto->fills_on_truncate) {
-            *mpi_errno = MPI_SUCCESS; /* the receive buffer filled: the protocol truncates */
-            n = op->bytes + 1;
-        }
     } else if (*mpi_errno == MPI_SUCCESS) {
         PMPI_Get_count_c(&st, MPI_BYTE, &n);
     }

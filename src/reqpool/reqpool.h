@@ -76,14 +76,10 @@ typedef struct mpiacc_proto {
     /* Receive IN_FLIGHT: the inner receive completed (op->bytes holds the
      * received count, op->st_* its status); sets *complete when the op is
      * finished, else moves it on.  The protocol compares the count with
-     * what the receive holds (truncation is its call). */
+     * what the receive holds (truncation is its call).  A message longer
+     * than the inner receive's buffer (MPI's truncation) never gets here:
+     * the op fails with MPI's error, nothing delivered. */
     int (*received)(struct mpiacc_rp_op *op, int *complete);
-    /* Non-zero: when MPI truncates the inner receive (the message was
-     * longer than its buffer), the buffer holds the bytes that fit and
-     * received() is called with op->bytes one more than they (the
-     * protocol then delivers what fits and fails with MPI_ERR_TRUNCATE);
-     * zero: the op fails with MPI's error. */
-    int fills_on_truncate;
     /* Frees what the protocol holds (staging, datatype copies); may be
      * called on a partly set-up op; idempotent. */
     void (*release)(struct mpiacc_rp_op *op);
@@ -115,6 +111,7 @@ typedef struct mpiacc_rp_op {
     void *staging;
     int staging_class;
     void *staging_tok; /* device staging's token (device protocol: be->dev_staging_put) */
+    MPI_Count staging_cap; /* bytes the device staging holds (device protocol) */
     void *send_from;   /* device protocol: a dense send's first byte in the user's buffer (NULL: staging) */
     MPI_Datatype host_type; /* a host send's datatype (a dup)           */
     /* matching */
