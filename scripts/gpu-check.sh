@@ -148,14 +148,14 @@ if [[ -z $sanitizer ]]; then
   note "compute-sanitizer not found: sanitizer steps NOT RUN"
   failed=1
 elif [[ -d $t ]]; then
-  # test_cuda_ipc (and test_cuda_direct's fallbacks) open bad IPC handles on
-  # purpose: the API errors they provoke are not reported.
+  # test_cuda_ipc opens bad IPC handles on purpose: the API errors it
+  # provokes are not reported.
   noapi=(--report-api-errors no)
-  direct_env=(MPIACC_EAGER_MAX=1K MPIACC_PIPELINE_CHUNK=256K) # as CTest runs it
   san memcheck-cuda_ipc memcheck 90 2 "$t/test_cuda_ipc" "${noapi[@]}"
-  san memcheck-cuda_direct memcheck 90 2 "$t/test_cuda_direct" "${noapi[@]}" "${direct_env[@]}"
   san racecheck-cuda_ipc racecheck 90 2 "$t/test_cuda_ipc" "${noapi[@]}"
-  san racecheck-cuda_direct racecheck 90 2 "$t/test_cuda_direct" "${noapi[@]}" "${direct_env[@]}"
+  # the device protocol's paths (device staging, pack kernels into it); on
+  # MPICH's UCX netmod when the run's environment selects it
+  san memcheck-cuda_paths memcheck 90 2 "$t/test_cuda_paths" CUDA_MODULE_LOADING=EAGER
   san memcheck-cuda_errors memcheck 40 0 "$t/test_cuda_errors"
   san memcheck-p2p_corpus memcheck 70 2 "$t/test_cuda_p2p_corpus" MPIACC_TEST_NTYPES=40
   san memcheck-cuda_semantics memcheck 60 3 "$t/test_cuda_semantics"
