@@ -31,6 +31,8 @@ options:
                       as in scripts/stencil-scaling.sh
   --help, -h          print this help and exit
 
+Environment: PYTHON (default python3) runs scripts/scaling_summary.py and scripts/plot.py (the PNG needs
+matplotlib: pip install matplotlib).
 Exit status: 0 when every launch ran and validated, 1 otherwise, 2 on bad options.
 EOF
 }
@@ -140,8 +142,8 @@ for p in "${points[@]}"; do
 done
 [ $dry = 1 ] && exit 0
 
-python3 "$SC_HERE/scaling_summary.py" halo3d --raw "$OUT/raw" --gpus "$gpus_list" --weak "$sizes" \
+"${PYTHON:-python3}" "$SC_HERE/scaling_summary.py" halo3d --raw "$OUT/raw" --gpus "$gpus_list" --weak "$sizes" \
   --csv "$OUT/halo3d_scaling.csv" --md "$OUT/halo3d_summary.md" || SC_STATUS=1
-[ -s "$OUT/halo3d_scaling.csv" ] && { python3 "$SC_HERE/plot.py" "$OUT/halo3d_scaling.csv" ||
+[ -s "$OUT/halo3d_scaling.csv" ] && { "${PYTHON:-python3}" "$SC_HERE/plot.py" "$OUT/halo3d_scaling.csv" ||
   echo "$SC_NAME: no PNG (see plot.py's message)"; }
 exit $SC_STATUS

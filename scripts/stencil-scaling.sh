@@ -40,6 +40,8 @@ options:
   --dry-run           print the estimate and the launches, run nothing
   --help, -h          print this help and exit
 
+Environment: PYTHON (default python3) runs scripts/scaling_summary.py and scripts/plot.py (the PNG needs
+matplotlib: pip install matplotlib).
 Exit status: 0 when every launch ran and validated, 1 otherwise, 2 on bad options.
 EOF
 }
@@ -182,8 +184,8 @@ done
 [ $dry = 1 ] && exit 0
 
 # One CSV, the summary and the plot.
-python3 "$SC_HERE/scaling_summary.py" stencil --raw "$OUT/raw" --gpus "$gpus_list" --weak "$weak" \
+"${PYTHON:-python3}" "$SC_HERE/scaling_summary.py" stencil --raw "$OUT/raw" --gpus "$gpus_list" --weak "$weak" \
   --strong "$strong" --csv "$OUT/stencil_scaling.csv" --md "$OUT/stencil_summary.md" || SC_STATUS=1
-[ -s "$OUT/stencil_scaling.csv" ] && { python3 "$SC_HERE/plot.py" "$OUT/stencil_scaling.csv" ||
+[ -s "$OUT/stencil_scaling.csv" ] && { "${PYTHON:-python3}" "$SC_HERE/plot.py" "$OUT/stencil_scaling.csv" ||
   echo "$SC_NAME: no PNG (see plot.py's message)"; }
 exit $SC_STATUS
