@@ -25,7 +25,7 @@ while IFS= read -r line; do
   [[ $cmd == mpiacc-run* ]] && cmd="$build/tools/mpiacc-run${cmd#mpiacc-run}"
   cmd=${cmd%%#*}
   echo "== $line"
-  if (cd "$root" && timeout 300 bash -c "$cmd") >/tmp/readme_cmd.$$ 2>&1; then
+  if (cd "$root" && timeout 300 bash -c "$cmd") </dev/null >/tmp/readme_cmd.$$ 2>&1; then
     ran=$((ran + 1)); tail -3 /tmp/readme_cmd.$$
   else
     failed=$((failed + 1)); echo "FAILED (exit $?)"; tail -20 /tmp/readme_cmd.$$
