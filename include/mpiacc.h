@@ -265,8 +265,13 @@ extern "C" {
 #define MPIACC_API
 #endif
 
+/* The library's version (also MPIACC_Get_version, mpiacc-info and the
+ * pkg-config and CMake packages).  While the major version is 0 the API
+ * and the ABI may still change between minor versions (CHANGELOG.md says
+ * what changed); patch versions change neither. */
 #define MPIACC_VERSION_MAJOR 0
-#define MPIACC_VERSION_MINOR 1
+#define MPIACC_VERSION_MINOR 2
+#define MPIACC_VERSION_PATCH 0
 
 /*
  * Attribute keyvals for MPI_Type_set_attr / MPI_Type_get_attr.
