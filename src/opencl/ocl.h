@@ -155,10 +155,11 @@ int mpiacc_ocl_rcmd_ok(const mpiacc_ocl_rcmd_t *c, cl_long bufsize, cl_long pksi
 /* Context (and size, when size != NULL) of a cl_mem; MPIACC_ERRK_BUFFER
  * when NULL, released or not an OpenCL memory object at all (a host
  * pointer): checked without reading through the handle, never a crash
- * (ocl_valid.c says how).  `a` (may be NULL): the call's attributes
- * (unused). */
+ * (ocl_valid.c says how).  `a` (may be NULL): the call's attributes, whose
+ * queue and event serve as references for a handle seen the first time. */
 int mpiacc_ocl_mem_context(cl_mem m, const mpiacc_attrs_t *a, cl_context *ctx, size_t *size);
-/* At start-up, for every platform: what its objects begin with. */
+/* At start-up, for every platform: what its objects (and its first
+ * device's) begin with. */
 void mpiacc_ocl_valid_learn_platform(cl_platform_id p);
 /* At finalize: forgets the handles remembered as live. */
 void mpiacc_ocl_valid_finalize(void);

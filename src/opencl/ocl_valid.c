@@ -23,8 +23,11 @@
  *    an object the runtime vouched for earlier: plausible;
  *  - otherwise the word is read as a dispatch table (the same careful copy)
  *    and its clGetMemObjectInfo entry (slot 20 of the ICD table, fixed by
- *    the ICD ABI since OpenCL 1.0) must be a platform's: plausible (a vendor
- *    that uses several tables still puts its own functions in them);
+ *    the ICD ABI since OpenCL 1.0) must be that of a platform's or a
+ *    device's table: plausible (a vendor that used several tables would
+ *    still put its own functions in them);
+ *  - otherwise the word must be the first word of the call's own queue or
+ *    event (objects the runtime accepted from the application);
  *  - anything else, unreadable addresses included, is refused.
  * A plausible handle is then asked to the runtime (its context, its
  * reference count, whether that context is alive), as before.
@@ -121,28 +124,43 @@ static void word_remember(uintptr_t w)
     }
 }
 
-/* 1: obj begins with an OpenCL dispatch table of a platform's vendor;
- * 0: readable, but not; -1: not readable.  *word: its first word. */
-static int plausible(const void *obj, uintptr_t *word)
+/* 1: obj begins with an OpenCL dispatch table of a platform's vendor (or
+ * the same word as the call's queue or event: objects the application
+ * uses with it); 0: readable, but not; -1: not readable.  *word: its first
+ * word. */
+static int plausible(const void *obj, const mpiacc_attrs_t *a, uintptr_t *word)
 {
-    uintptr_t fn;
+    uintptr_t fn, other;
     if (!read_word(obj, word)) return -1;
     if (word_known(*word)) return 1;
-    if (!*word || !read_word((const uintptr_t *)*word + ICD_SLOT_GET_MEM_OBJECT_INFO, &fn) || !fn) return 0;
-    for (int i = 0; i < nvendor; i++)
-        if (vendor_fn[i] == fn) return 1;
+    if (!*word) return 0;
+    if (read_word((const uintptr_t *)*word + ICD_SLOT_GET_MEM_OBJECT_INFO, &fn) && fn)
+        for (int i = 0; i < nvendor; i++)
+            if (vendor_fn[i] == fn) return 1;
+    if (a && a->has_queue && a->queue && a->queue != MPIACC_QUEUE_NONE && read_word(a->queue, &other) &&
+        other == *word)
+        return 1;
+    if (a && a->has_event && a->event && read_word(a->event, &other) && other == *word) return 1;
     return 0;
 }
 
-void mpiacc_ocl_valid_learn_platform(cl_platform_id p)
+static void learn(const void *obj)
 {
     uintptr_t w, fn;
-    if (!read_word(p, &w) || !w) return;
+    if (!obj || !read_word(obj, &w) || !w) return;
     word_remember(w);
     if (!read_word((const uintptr_t *)w + ICD_SLOT_GET_MEM_OBJECT_INFO, &fn) || !fn) return;
     for (int i = 0; i < nvendor; i++)
         if (vendor_fn[i] == fn) return;
     if (nvendor < WORDS) vendor_fn[nvendor++] = fn; /* at start-up, one thread */
+}
+
+void mpiacc_ocl_valid_learn_platform(cl_platform_id p)
+{
+    cl_device_id d = NULL;
+    learn(p);
+    /* its first device too (a vendor might give devices a table of their own) */
+    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL) == CL_SUCCESS) learn(d);
 }
 
 /* ---- handles the runtime vouched for, until released ------------------- */
@@ -245,7 +263,7 @@ int mpiacc_ocl_mem_context(cl_mem m, const mpiacc_attrs_t *a, cl_context *ctx, s
     if (!m) MPIACC_FAIL(MPIACC_ERRK_BUFFER, "OpenCL buffer is a NULL cl_mem");
     if (mpiacc_ocl_mem_check && !live_has(m)) {
         fresh = 1;
-        p = plausible(m, &w);
+        p = plausible(m, a, &w);
         if (p < 0)
             MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object: nothing is readable at "
                         "that address (is it a host or device pointer passed with an OpenCL datatype?)",
