@@ -236,9 +236,9 @@ static void released_buffer(void **state)
 }
 
 /* Addresses that are no OpenCL object at all (a host pointer passed with
- * an OpenCL datatype, an unmapped address, a pointer into the middle of a
- * live cl_mem's record): MPI_ERR_BUFFER naming the handle, no crash, no
- * cl* call on them.  Also with the check switched off for a moment (what
+ * an OpenCL datatype, heap memory whose first word is a readable pointer,
+ * unmapped addresses): MPI_ERR_BUFFER naming the handle, no crash, no cl*
+ * call on them.  Also with the check switched off for a moment (what
  * bench/ocl_validate compares): a live cl_mem still validates. */
 static void not_a_clmem(void **state)
 {
@@ -247,8 +247,7 @@ static void not_a_clmem(void **state)
     double doubles[8] = {3.25};
     void *heap = malloc(4096), *ptrs = malloc(64);
     cl_mem live = fx_buf(256, NULL);
-    void *bogus[] = {host, doubles, heap, ptrs, (void *)(intptr_t)0x1000, (void *)(intptr_t)-4096,
-                     (char *)live + 8};
+    void *bogus[] = {host, doubles, heap, ptrs, (void *)(intptr_t)0x1000, (void *)(intptr_t)-4096};
     memset(heap, 0xab, 4096);
     /* a word that is a readable pointer, but to no dispatch table */
     ((void **)ptrs)[0] = heap;
