@@ -38,6 +38,10 @@
  *    A CUDA buffer without MPIACC_STREAM depends on the default stream (see
  *    MPIACC_STREAM below), so plain code such as cudaMemcpy(d, h, ...) or
  *    cudaMemset(d, ...) followed by MPI_Send / MPI_Recv on d is ordered.
+ *    OpenCL has no default queue: an OpenCL datatype names its queue, an
+ *    event, or MPIACC_QUEUE_NONE ("the data is complete"), else the call
+ *    is refused (MPIACC_CL_QUEUE below) -- mpiacc never guesses that the
+ *    data is ready.
  *    Work enqueued after the MPI call is not waited for.
  *  - Completion: the MPI_Request returned is a real MPI request that works
  *    with every completion function (MPI_Wait*, MPI_Test*, MPI_Cancel for
@@ -113,8 +117,10 @@
  *                      PMPI_Type_set_attr, a NULL request pointer to a
  *                      nonblocking call, a NULL position to a device
  *                      MPI_Pack/MPI_Unpack, a NULL MPIACC_CL_QUEUE or
- *                      MPIACC_EVENT (host), a queue/event of another OpenCL
- *                      context, a stream of another CUDA device
+ *                      MPIACC_EVENT (host), an OpenCL datatype with neither
+ *                      MPIACC_CL_QUEUE nor MPIACC_EVENT, a queue/event of
+ *                      another OpenCL context, a stream of another CUDA
+ *                      device
  *    MPI_ERR_COMM      MPI_COMM_NULL or an invalid communicator; a device
  *                      collective on an intercommunicator, a neighbourhood
  *                      collective on a communicator without topology
@@ -133,7 +139,10 @@
  *    MPI_ERR_ROOT      a device collective's root not in the communicator
  *    MPI_ERR_OP        a predefined reduction on a device datatype that is
  *                      not made of one predefined type
- *    MPI_ERR_BUFFER    NULL or released cl_mem, a cl_mem smaller than
+ *    MPI_ERR_BUFFER    NULL, released or invalid cl_mem (any address that
+ *                      is no live OpenCL memory object, e.g. a host pointer
+ *                      passed with an OpenCL datatype: checked without
+ *                      reading through it, never a crash), a cl_mem smaller than
  *                      count x datatype spans (data or packed side); an
  *                      empty message (count 0 or a datatype of size 0)
  *                      accepts any buffer, NULL included, as in MPI
@@ -218,9 +227,16 @@
  *  - MPIACC_EAGER_INIT=1: start the CUDA/OpenCL backends in MPI_Init
  *    (default: each starts at the first operation on a buffer of its kind,
  *    so programs that never tag a datatype pay nothing for them).
- *  - MPIACC_OCL_CHECK_RELEASED=1: a debugging aid that turns a released
- *    cl_mem into an MPI_ERR_BUFFER error instead of a crash in the OpenCL
- *    ICD loader; it reads the freed object's memory, so sanitizers report it.
+ *  - Every cl_mem is checked before mpiacc hands it to OpenCL: a released
+ *    one, or a host pointer passed with an OpenCL datatype, is
+ *    MPI_ERR_BUFFER instead of a crash in the OpenCL ICD loader (always
+ *    on: it reads nothing through the handle and costs about 6 ns per call
+ *    once a cl_mem has been seen; MPIACC_OCL_CHECK_RELEASED, its switch
+ *    before 0.2.0, is no longer read).
+ *  - An MPIACC_* variable mpiacc does not read (a misspelling such as
+ *    MPIACC_LOGG) gives one warning at start-up naming the closest one it
+ *    reads; MPIACC_TEST_* and MPIACC_BENCH_* are reserved for the
+ *    project's tests and benchmarks and never warned about.
  *  - MPIACC_FINALIZE_TIMEOUT=seconds (default 10): how long MPI_Finalize
  *    lets operations still pending finish (see "Semantics").
  *  - The direct protocol's variables are under "Direct protocol"; the
@@ -249,8 +265,13 @@ extern "C" {
 #define MPIACC_API
 #endif
 
+/* The library's version (also MPIACC_Get_version, mpiacc-info and the
+ * pkg-config and CMake packages).  While the major version is 0 the API
+ * and the ABI may still change between minor versions (CHANGELOG.md says
+ * what changed); patch versions change neither. */
 #define MPIACC_VERSION_MAJOR 0
-#define MPIACC_VERSION_MINOR 1
+#define MPIACC_VERSION_MINOR 2
+#define MPIACC_VERSION_PATCH 0
 
 /*
  * Attribute keyvals for MPI_Type_set_attr / MPI_Type_get_attr.
@@ -281,7 +302,18 @@ extern "C" {
  *                  synchronisation either way: mpiacc's GPU work waits on
  *                  the GPU.
  * MPIACC_CL_QUEUE  a cl_command_queue the data depends on (OpenCL buffers);
- *                  its context must be the cl_mem's context.
+ *                  its context must be the cl_mem's context.  Or
+ *                  MPIACC_QUEUE_NONE: the data depends on no queue, it is
+ *                  complete when the MPI call is made (written by a blocking
+ *                  clEnqueueWriteBuffer, after clFinish or clWaitForEvents;
+ *                  for a receive: nothing still uses the buffer).  Required:
+ *                  OpenCL has no default queue, so an OpenCL datatype
+ *                  without MPIACC_CL_QUEUE (and without MPIACC_EVENT) is
+ *                  refused at the call (MPI_ERR_ARG), point-to-point,
+ *                  collectives and MPI_Pack/MPI_Unpack alike -- it used to
+ *                  mean "no dependency" and sent whatever the buffer held,
+ *                  silently old bytes behind a kernel still writing it.
+ *                  (An empty message needs nothing.)
  * MPIACC_EVENT     a cudaEvent_t (CUDA) or cl_event (OpenCL) the data also
  *                  depends on.  For MPIACC_BUF_HOST, a pointer to an `int`
  *                  flag (read atomically) that another thread sets > 0 when
@@ -380,7 +412,8 @@ extern MPIACC_API int MPIACC_ORDER;
  *    queue gives no dependency (see "Dependency" above).
  *  - Refused at the call (MPI_ERR_ARG): MPIACC_ORDER_STREAM on a
  *    MPIACC_BUF_HOST datatype with MPIACC_EVENT (no stream), on an OpenCL
- *    datatype without MPIACC_CL_QUEUE.  (A plain MPIACC_BUF_HOST call is
+ *    datatype without a queue (MPIACC_CL_QUEUE unset or MPIACC_QUEUE_NONE).
+ *    (A plain MPIACC_BUF_HOST call is
  *    MPI's own: the attribute has no effect.)  Collectives, MPI_Pack /
  *    MPI_Unpack and the calls that pack in the call (MPI_Bsend & co.,
  *    MPI_Sendrecv_replace) keep MPIACC_ORDER_HOST's completion.
@@ -398,6 +431,10 @@ extern MPIACC_API int MPIACC_ORDER;
  *  - MPIACC_ORDER is inherited by derived datatypes like the other
  *    attributes (constituents must agree on it too).
  */
+/* Value of MPIACC_CL_QUEUE: the data depends on no command queue (see the
+ * keyvals above).  Not a cl_command_queue: never passed to OpenCL. */
+#define MPIACC_QUEUE_NONE ((void *)(intptr_t)-1)
+
 #define MPIACC_ORDER_HOST   ((void *)(intptr_t)1)
 #define MPIACC_ORDER_STREAM ((void *)(intptr_t)2)
 
