@@ -679,13 +679,13 @@ typedef struct MPIACC_Stats {
     /* CUDA IPC caches (direct protocol): memory and event handles opened,
      * found already open, and mappings evicted (0 without CUDA). */
     unsigned long long ipc_opens, ipc_hits, ipc_evictions;
-    /* Blocking collectives on direct communicators of one node (MPI_Bcast,
-     * MPI_Reduce, MPI_Allreduce, MPI_Allgather(v), MPI_Alltoall(v),
-     * MPI_Neighbor_alltoall(v,w)): run on the device by reading the peers'
-     * buffers over IPC, and staged through host memory because some process
-     * could not (host or OpenCL buffers, memory that cannot be exported, an
-     * operation the device does not reduce). */
+    /* Collectives (blocking or not) whose buffers are CUDA device memory:
+     * run on the device (by NCCL, or by mpiacc's IPC collectives where NCCL
+     * cannot serve), and staged through host memory around MPI's collective
+     * (an operation or call the engine does not take, no engine). */
     unsigned long long coll_device, coll_staged;
+    /* Of coll_device, those NCCL ran. */
+    unsigned long long coll_engine;
 } MPIACC_Stats;
 
 MPIACC_API int MPIACC_Get_stats(MPIACC_Stats *stats);
