@@ -356,6 +356,7 @@ static int device_kind(mpiacc_coll_op_t *c)
             if (mpiacc_dispatch_attrs(b->slots[i].type, b->buf, c->a.comm, &a) != MPI_SUCCESS) return 0;
             if (a.kind == MPIACC_KIND_NONE || (kind && a.kind != kind)) return 0;
             kind = a.kind;
+            if (b->a.kind == MPIACC_KIND_NONE) b->a = a; /* a side without data: classify saw none */
         }
     }
     if (kind && !mpiacc_core_disabled) {

@@ -58,11 +58,12 @@ static int grow(void **p, int n, int *cap, size_t each)
     return MPI_SUCCESS;
 }
 
-static int add_xfer(mpiacc_coll_prog_t *P, int unpack, const mpiacc_coll_slot_t *sl, void *buf, MPI_Count off,
+static int add_xfer(mpiacc_coll_prog_t *P, int unpack, mpiacc_coll_slot_t *sl, void *buf, MPI_Count off,
                     MPI_Count bytes)
 {
     int mpi_errno = MPI_SUCCESS;
     mpiacc_bcoll_xfer_t *x;
+    if (!sl->t) MPIACC_CHECK(mpiacc_pack_type_get(sl->type, &sl->t));
     if (unpack) {
         MPIACC_CHECK(grow((void **)&P->unpacks, P->nunpack, &P->cunpack, sizeof *P->unpacks));
         x = &P->unpacks[P->nunpack++];
