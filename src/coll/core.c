@@ -342,6 +342,8 @@ static int has_arrays(const mpiacc_coll_op_t *c)
     }
 }
 
+static int staged_only; /* MPIACC_COLL_ENGINE=staged */
+
 /* The buffer kind of a device collective on this process (comm.h): every
  * significant buffer's datatypes, whatever the counts, are of one kind whose
  * backend has a collective engine or IPC collectives; else 0. */
@@ -397,8 +399,10 @@ int mpiacc_coll_call(const mpiacc_coll_args_t *args)
     dk = checked(c->kind) ? device_kind(c) : 0;
     if (mpiacc_coll_check && checked(c->kind)) MPIACC_CHECK(mpiacc_coll_check_agree(c, dk));
     if (dk) {
-        /* the communicator's engine (made at its first device collective) */
-        MPIACC_CHECK(mpiacc_coll_comm_get(c, dk, &cs));
+        /* the communicator's engine (made at its first device collective;
+         * none at all with MPIACC_COLL_ENGINE=staged, which every process
+         * then has: processes may mix device and host buffers again) */
+        if (!staged_only) MPIACC_CHECK(mpiacc_coll_comm_get(c, dk, &cs));
         if (cs && cs->engine == MPIACC_COLL_ENGINE_NCCL && mpiacc_coll_dev_takes(c, cs->ct)) {
             mpi_errno = mpiacc_coll_dev_call(c, cs); /* consumes c */
             return mpiacc_err_return_comm(args->comm, mpi_errno);
@@ -432,7 +436,8 @@ int mpiacc_coll_call(const mpiacc_coll_args_t *args)
             MPIACC_LOG_ONCE(MPIACC_LOG_INFO, name,
                             "%s with device buffers staged through host memory (%s: %s; reported once per call)",
                             name, cs ? mpiacc_coll_engine_name(cs->engine) : "no engine",
-                            !cs ? "another buffer kind than the communicator's first device collective"
+                            staged_only ? "MPIACC_COLL_ENGINE=staged"
+                            : !cs ? "another buffer kind than the communicator's first device collective"
                             : cs->engine == MPIACC_COLL_ENGINE_NCCL ? "a call, operation or type NCCL does not take"
                             : cs->engine == MPIACC_COLL_ENGINE_IPC  ? "a call without an IPC algorithm"
                                                                     : "the communicator's engine");
@@ -513,6 +518,7 @@ int mpiacc_coll_check;
 void mpiacc_coll_init(void)
 {
     mpiacc_coll_check = mpiacc_env_bool("MPIACC_COLL_CHECK");
+    staged_only = mpiacc_env_enum("MPIACC_COLL_ENGINE") == MPIACC_COLL_ENGINE_STAGED; /* auto|nccl|ipc|staged */
 }
 
 void mpiacc_coll_finalize(void)
