@@ -29,8 +29,8 @@ const struct mpiacc_backend_ipc *mpiacc_coll_ipc_table(int kind, const mpiacc_ba
 
 /* ---- the keyval, the lists ----------------------------------------------------- */
 
-static pthread_mutex_t lists = PTHREAD_MUTEX_INITIALIZER; /* keyval, all, zombies */
-static int keyval = MPI_KEYVAL_INVALID;
+static pthread_mutex_t lists = PTHREAD_MUTEX_INITIALIZER; /* keyval (made), all, zombies */
+static atomic_int keyval = MPI_KEYVAL_INVALID;
 static mpiacc_coll_comm_t *all, *zombies;
 static atomic_int nzombies;
 
@@ -105,11 +105,14 @@ static int delete_fn(MPI_Comm comm, int kv, void *val, void *extra)
 
 static int keyval_get(int *kv)
 {
-    int mpi_errno = MPI_SUCCESS;
+    int mpi_errno = MPI_SUCCESS, k;
+    if ((*kv = atomic_load_explicit(&keyval, memory_order_acquire)) != MPI_KEYVAL_INVALID) return MPI_SUCCESS;
     pthread_mutex_lock(&lists);
-    if (keyval == MPI_KEYVAL_INVALID)
-        mpi_errno = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval, NULL);
-    *kv = keyval;
+    if ((k = atomic_load(&keyval)) == MPI_KEYVAL_INVALID) {
+        mpi_errno = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &k, NULL);
+        if (mpi_errno == MPI_SUCCESS) atomic_store_explicit(&keyval, k, memory_order_release);
+    }
+    *kv = k;
     pthread_mutex_unlock(&lists);
     return mpi_errno;
 }
@@ -228,7 +231,8 @@ static int make(mpiacc_coll_op_t *c, int kind, mpiacc_coll_comm_t **out)
             why = "the NCCL communicator could not be made on every process";
         }
     }
-    if (cs->engine == MPIACC_COLL_ENGINE_STAGED) PMPI_Comm_free(&cs->hidden); /* nothing travels on it */
+    /* the duplicate carries only the IPC engine's exchanges */
+    if (cs->engine != MPIACC_COLL_ENGINE_IPC) PMPI_Comm_free(&cs->hidden);
     if (mpiacc_log_level >= MPIACC_LOG_INFO) {
         char key[64];
         snprintf(key, sizeof key, "coll engine %d %s", cs->engine, why ? why : "");
@@ -273,10 +277,7 @@ fn_fail:
 
 void mpiacc_coll_comm_finalize(void)
 {
-    int kv;
-    pthread_mutex_lock(&lists);
-    kv = keyval;
-    pthread_mutex_unlock(&lists);
+    int kv = atomic_load(&keyval);
     if (kv == MPI_KEYVAL_INVALID) return;
     for (;;) {
         mpiacc_coll_comm_t *cs;
@@ -294,7 +295,7 @@ void mpiacc_coll_comm_finalize(void)
     }
     mpiacc_coll_comm_sweep();
     pthread_mutex_lock(&lists);
-    PMPI_Comm_free_keyval(&keyval);
-    keyval = MPI_KEYVAL_INVALID;
+    PMPI_Comm_free_keyval(&kv);
+    atomic_store(&keyval, MPI_KEYVAL_INVALID);
     pthread_mutex_unlock(&lists);
 }

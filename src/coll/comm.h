@@ -15,8 +15,9 @@
  * is in it, which lets the communicator's facts be established at its first
  * device collective, collectively, once:
  *
- *   - a hidden duplicate (the IPC engine's record exchanges; the engine's
- *     unique id is sent on it);
+ *   - a hidden duplicate, on which the facts and the engine's unique id
+ *     travel, kept only for the IPC engine's record exchanges (freed
+ *     otherwise: MPICH has 2048 context ids);
  *   - which processes share a node (MPI_Comm_split_type SHARED) and a GPU
  *     (the device's UUID, MPS included), whether every process loaded the
  *     engine (NCCL) and has an IPC table;
@@ -73,7 +74,7 @@ const char *mpiacc_coll_engine_name(int engine);
 typedef struct mpiacc_coll_comm {
     atomic_int refs;     /* the communicator's attribute + operations in flight */
     MPI_Comm user;       /* the application's communicator (finalize) */
-    MPI_Comm hidden;     /* duplicate of user */
+    MPI_Comm hidden;     /* duplicate of user (the IPC engine's; MPI_COMM_NULL for the others) */
     int rank, size, kind; /* kind: the buffer kind of the first device collective */
     int engine;          /* MPIACC_COLL_ENGINE_NCCL, _IPC or _STAGED */
     int one_node;
