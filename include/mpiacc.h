@@ -74,11 +74,30 @@
  *    MPI_Scatter(v), MPI_Allgather(v), MPI_Alltoall(v,w),
  *    MPI_Neighbor_allgather(v), MPI_Neighbor_alltoall(v,w)), blocking and
  *    nonblocking (I forms), int and MPI_Count (_c) forms, takes device
- *    datatypes on either side, MPI_IN_PLACE where MPI allows it.  Device
- *    data is staged through host memory around MPI's own collective (packed
- *    after its dependency, unpacked before the request completes).  One
- *    process may use device buffers while another uses host buffers: the
- *    staged bytes are described to MPI with a datatype of the user's type
+ *    datatypes on either side, MPI_IN_PLACE where MPI allows it.  When
+ *    every buffer a process passes is CUDA device memory, the collective
+ *    runs on the GPU: on NCCL (loaded at run time; one NCCL communicator per
+ *    communicator, made at its first such collective and freed with it;
+ *    non-contiguous data packed on the GPU; the reductions NCCL computes:
+ *    sum, prod, min, max on its types), or mpiacc's IPC collectives where
+ *    NCCL cannot serve on one node (ranks sharing a GPU).  With MPIACC_STREAM
+ *    the work is enqueued on that stream; with MPIACC_ORDER_STREAM
+ *    (contiguous buffers) the call returns once it is enqueued and a
+ *    nonblocking call's request is complete at once.  Each process decides
+ *    alone from its own buffers: A COLLECTIVE'S BUFFERS MUST BE DEVICE
+ *    MEMORY ON EVERY PROCESS OR ON NONE (else processes wait in different
+ *    engines: MPIACC_COLL_CHECK=1 makes that MPI_ERR_ARG on every process;
+ *    MPIACC_COLL_ENGINE=staged allows mixing).  An NCCL error (returned, or
+ *    asynchronous while a call waits) is an MPI error class of the call
+ *    (MPI_ERR_ARG for ncclInvalidArgument / ncclInvalidUsage, MPI_ERR_INTERN
+ *    for ncclInternalError, MPI_ERR_OTHER otherwise) and aborts the
+ *    communicator's NCCL communicator: its later device collectives fail
+ *    with that class.  Everything else (OpenCL buffers, MPIACC_BUF_HOST
+ *    with an event, MPI_Scan, MPI_MINLOC, user operations...) is staged
+ *    through host memory around MPI's own collective (packed after its
+ *    dependency, unpacked before the request completes), where one process
+ *    may use device buffers while another uses host buffers: the staged
+ *    bytes are described to MPI with a datatype of the user's type
  *    signature.  Collectives on a communicator reach MPI in the order they
  *    were called on it (a host collective, MPI_Barrier included, waits
  *    behind a device one still waiting for its dependency).  Reductions
@@ -528,21 +547,8 @@ extern MPIACC_API int MPIACC_ORDER;
  * follow-up messages (peers by world rank; a communicator whose group is
  * not inside MPI_COMM_WORLD gets its own), an MPI_Comm_split_type for the
  * node map and an MPI_Allreduce for the eager limit.
- * Collectives on a direct communicator whose processes share one node:
- * MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Allgather(v), MPI_Alltoall(v)
- * and MPI_Neighbor_alltoall(v,w), blocking and nonblocking (the I forms:
- * driven by MPI's progress, completed by MPI_Wait/MPI_Test & co.), run on the device when
- * every process's buffers are CUDA memory that can be exported (each GPU
- * reads the peers' buffers; reductions for the predefined operations and
- * types the CUDA backend reduces); otherwise, on every process alike, they
- * are staged as on any communicator (logged once at MPIACC_LOG=info;
- * MPIACC_Stats.coll_device / coll_staged count both).  Either way each call
- * first exchanges one small record per process on the hidden communicator,
- * host buffers included (one MPI_Allgather; a device call also ends with
- * one MPI_Allreduce of an error flag, so a failure on one process is an
- * error class on every process; the nonblocking forms do the same with
- * MPI_Iallgather / MPI_Iallreduce, posted in the order the collectives of
- * the communicator were called).
+ * Collectives do not depend on direct communicators (see "Collectives"
+ * above).
  * Protocols, per message: IPC (CUDA, same node, memory that can be
  * exported, at least MPIACC_IPC_MIN bytes, default 0; the receiver's GPU
  * copies from the sender's buffer), else eager (packed bytes up to
@@ -716,13 +722,13 @@ typedef struct MPIACC_Stats {
     /* CUDA IPC caches (direct protocol): memory and event handles opened,
      * found already open, and mappings evicted (0 without CUDA). */
     unsigned long long ipc_opens, ipc_hits, ipc_evictions;
-    /* Blocking collectives on direct communicators of one node (MPI_Bcast,
-     * MPI_Reduce, MPI_Allreduce, MPI_Allgather(v), MPI_Alltoall(v),
-     * MPI_Neighbor_alltoall(v,w)): run on the device by reading the peers'
-     * buffers over IPC, and staged through host memory because some process
-     * could not (host or OpenCL buffers, memory that cannot be exported, an
-     * operation the device does not reduce). */
+    /* Collectives (blocking or not) whose buffers are CUDA device memory:
+     * run on the device (by NCCL, or by mpiacc's IPC collectives where NCCL
+     * cannot serve), and staged through host memory around MPI's collective
+     * (an operation or call the engine does not take, no engine). */
     unsigned long long coll_device, coll_staged;
+    /* Of coll_device, those NCCL ran. */
+    unsigned long long coll_engine;
 } MPIACC_Stats;
 
 MPIACC_API int MPIACC_Get_stats(MPIACC_Stats *stats);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "core/backend_coll.h"
 #include "core/core.h"
 #include "core/env.h"
 #include "mpiacc_config.h"
@@ -101,7 +102,13 @@ static void print_runtime(void)
         const mpiacc_backend_t *b = mpiacc_backend_get(k);
         printf("  %-21s ", mpiacc_kind_name(k));
         if (!b) {
+            const mpiacc_backend_t *cand = k == MPIACC_KIND_CUDA ? mpiacc_cuda_backend() : NULL;
             printf("unavailable (%s)\n", mpiacc_backend_why_absent(k));
+            if (cand && cand->coll && cand->coll->describe) { /* the NCCL found, even without a device */
+                desc[0] = 0;
+                cand->coll->describe(desc, sizeof desc);
+                printf("%s", desc);
+            }
             continue;
         }
         desc[0] = 0;

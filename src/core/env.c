@@ -54,10 +54,17 @@ static const env_var_t table[] = {
      "seconds a wait on a direct communicator lets pass before it mends a contract breach (a host receive "
      "takes a device message, a device receive a host one) or warns of one (0: never)"},
     {"MPIACC_IPC_CACHE", MPIACC_ENV_INT, "64", NULL, 0, 1 << 20, "cached CUDA IPC mappings per peer"},
+    /* collectives */
+    {"MPIACC_COLL_ENGINE", MPIACC_ENV_ENUM, "auto", "auto|nccl|ipc|staged", 0, 0,
+     "engine of collectives on device buffers, per communicator (rank 0's setting): auto = NCCL, else (ranks "
+     "sharing a GPU on one node) mpiacc's IPC collectives, else host staging; nccl / ipc / staged force one "
+     "(staged where it cannot serve)"},
+    {"MPIACC_COLL_CHECK", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
+     "check that every process of a collective passes device buffers or none (one small MPI_Allreduce per "
+     "collective; a mismatch is MPI_ERR_ARG everywhere instead of a hang)"},
     {"MPIACC_COLL_ONE_SHOT_MAX", MPIACC_ENV_SIZE, "8M", NULL, 0, SIZE_MAX_LL,
-     "largest MPI_Allreduce (bytes per process) that more than 2 processes of a one-node direct communicator "
-     "reduce one-shot on the device (each reads every buffer); above it, and in place, reduce-scatter + "
-     "all-gather"},
+     "largest MPI_Allreduce (bytes per process) that more than 2 processes reduce one-shot on the IPC engine "
+     "(each reads every buffer); above it, and in place, reduce-scatter + all-gather"},
     /* CUDA backend */
     {"MPIACC_CUDA_PACK", MPIACC_ENV_ENUM, "auto", "auto|oneshot|device|memcpy2d", 0, 0,
      "CUDA pack to host: model-based choice, kernel into mapped host memory, kernel + DMA, or cudaMemcpy2D"},

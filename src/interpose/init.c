@@ -65,6 +65,7 @@ static int start_modules(void)
     MPIACC_CHECK(mpiacc_proto_init());
     MPIACC_CHECK(mpiacc_rp_init());
     MPIACC_CHECK(mpiacc_proto_comm_init());
+    mpiacc_coll_init();
     mpiacc_core_initialized = 1;
     MPIACC_LOG(MPIACC_LOG_INFO, "mpiacc %d.%d initialised (thread level %d)", MPIACC_VERSION_MAJOR,
                MPIACC_VERSION_MINOR, mpiacc_core_thread_level);
