@@ -17,7 +17,7 @@ sc_die() { echo "$SC_NAME: $*" >&2; exit 1; }
 sc_posint() { [[ $1 =~ ^[1-9][0-9]*$ ]]; }
 
 # sc_setup_mpi: MPIEXEC (MPICH's: --mpiexec, $MPI_HOME/bin, the repository's .venv, PATH), UCX_LIB (--ucx, else
-# the libucx wheel next to MPICH), IMPI_MPIEXEC / IMPI_LIB / IMPI_PROV (--impi DIR), MPIACC_RUN.
+# the libucx wheel next to MPICH), IMPI_MPIEXEC / IMPI_LIB / IMPI_PROV (--impi DIR), SC_RUNNER.
 sc_setup_mpi() {
   local repo cand
   repo=$(cd "$SC_HERE/.." && pwd)
@@ -33,8 +33,8 @@ sc_setup_mpi() {
       [ -e "$cand/libucp.so.0" ] || [ -e "$cand/libucp.so" ] && { UCX_LIB=$cand; break; }
     done
   fi
-  MPIACC_RUN=""
-  [ -x "$BUILD/tools/mpiacc-run" ] && [ "${SC_NO_MPIACC_RUN:-0}" = 0 ] && MPIACC_RUN=$BUILD/tools/mpiacc-run
+  SC_RUNNER=""
+  [ -x "$BUILD/tools/mpiacc-run" ] && [ "${SC_NO_MPIACC_RUN:-0}" = 0 ] && SC_RUNNER=$BUILD/tools/mpiacc-run
   IMPI_MPIEXEC="" IMPI_LIB="" IMPI_PROV=""
   if [ -n "${IMPI_DIR:-}" ]; then
     for cand in "$IMPI_DIR/bin/mpiexec.hydra" "$IMPI_DIR/bin/mpiexec"; do
@@ -63,7 +63,7 @@ sc_gpus() {
 
 # sc_describe: one line per stack.
 sc_describe() {
-  echo "  mpiacc: ${MPIACC_RUN:-$MPIEXEC}${UCX_LIB:+ with UCX from $UCX_LIB}"
+  echo "  mpiacc: ${SC_RUNNER:-$MPIEXEC}${UCX_LIB:+ with UCX from $UCX_LIB}"
   if [ -n "${UCX_LIB:-}" ]; then echo "  ucx:    $MPIEXEC, LD_LIBRARY_PATH=$UCX_LIB MPIR_CVAR_CH4_NETMOD=ucx MPIR_CVAR_NOLOCAL=1"
   else echo "  ucx:    not run (no CUDA-enabled UCX found: give --ucx DIR, the directory of libucp.so.0)"; fi
   if [ -n "$IMPI_MPIEXEC" ]; then echo "  impi:   $IMPI_MPIEXEC, LD_LIBRARY_PATH=$IMPI_LIB${IMPI_PROV:+ FI_PROVIDER_PATH=$IMPI_PROV} I_MPI_OFFLOAD=1"
@@ -80,7 +80,7 @@ sc_launch() {
     mpiacc|ucx)
       [ -n "${UCX_LIB:-}" ] && envs+=("LD_LIBRARY_PATH=$UCX_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
                                         MPIR_CVAR_CH4_NETMOD=ucx MPIR_CVAR_NOLOCAL=1)
-      if [ "$stack" = mpiacc ] && [ -n "$MPIACC_RUN" ]; then cmd=("$MPIACC_RUN" --mpiexec "$MPIEXEC" -n "$n")
+      if [ "$stack" = mpiacc ] && [ -n "$SC_RUNNER" ]; then cmd=("$SC_RUNNER" --mpiexec "$MPIEXEC" -n "$n")
       else cmd=("$MPIEXEC" -n "$n"); fi ;;
     impi)
       envs+=("LD_LIBRARY_PATH=$IMPI_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" I_MPI_OFFLOAD=1 "I_MPI_ROOT=$IMPI_DIR")
