@@ -161,7 +161,7 @@ class Hand:
 class Coll:
     """The collectives layer: fast path, else mpiacc_coll_call; the persistent
     forms refuse a pooled datatype (src/coll does not stage them yet)."""
-    FAST = {"coll_fast", "coll_fast_on", "coll_fast_w", "coll_fast_w_on", "none_deferred"}
+    FAST = {"coll_fast", "coll_fast_on", "coll_fast_w", "none_deferred"}
     PERSISTENT = "refused"  # set to "handled" once src/coll stages them
 
     def check(self, line):
@@ -230,8 +230,6 @@ class Coll:
         fast = {"coll_fast": "mpiacc_interpose_coll_fast(%s, %s)" % tuple(t),
                 "coll_fast_on": "mpiacc_interpose_coll_fast_on(%s, %s, %s, %s)" % (t[0], t[1], k.get("comm"), kind),
                 "coll_fast_w": "mpiacc_interpose_coll_fast_w(%s)" % wargs,
-                "coll_fast_w_on": "mpiacc_interpose_coll_fast_w(%s) && !mpiacc_coll_ipc_comm(%s, %s)"
-                                  % (wargs, k.get("comm"), kind),
                 "none_deferred": "mpiacc_coll_none_deferred()"}[k["fast"]]
         init = [".kind = " + kind]
         if f.kind == "i":
