@@ -141,11 +141,23 @@ def read_description(path, protos):
 # ---- families -------------------------------------------------------------------
 
 
-class Hand:
-    """Written by hand in src/interpose/FILE: only described."""
+class Family:
+    """A template: check(line) validates a line against MPI's prototypes,
+    unit(form) names the generated file (None: nothing generated), emit(form)
+    is the C body, status(form) and group(form) the row of docs/mpi-calls.md."""
 
     def unit(self, f):
         return None
+
+    def group(self, f):
+        return f.line.group
+
+    def emit(self, f):
+        return []
+
+
+class Hand(Family):
+    """Written by hand in src/interpose/FILE: only described."""
 
     def check(self, line):
         if set(line.keys) != {"file"}:
@@ -154,11 +166,8 @@ class Hand:
     def status(self, f):
         return "handled", "src/interpose/" + f.line.keys["file"]
 
-    def emit(self, f):
-        return []
 
-
-class Coll:
+class Coll(Family):
     """The collectives layer: fast path, else mpiacc_coll_call; the persistent
     forms refuse a pooled datatype (src/coll does not stage them yet)."""
     FAST = {"coll_fast", "coll_fast_on", "coll_fast_w", "none_deferred"}
@@ -247,8 +256,9 @@ class Coll:
                 "    mpiacc_coll_args_t a = {%s};" % ", ".join(init), "    return mpiacc_coll_call(&a);"]
 
 
-class Refuse:
+class Refuse(Family):
     """MPI_ERR_TYPE for a datatype tagged for the pool (refuse.c), MPI's otherwise."""
+
     def unit(self, f):
         return "refuse_gen.c"
 
@@ -364,9 +374,8 @@ def rows(lines, header_text):
                 continue
             names = [g.name for g in line.forms_ if g.kind == f.kind]
             status, where = fam.status(f)
-            group = fam.group(f) if hasattr(fam, "group") else line.group
             buffers = status == "refused" or any(n in with_buffers for n in names)
-            out.append((buffers, group, names, status, where))
+            out.append((buffers, fam.group(f), names, status, where))
     return out
 
 
