@@ -27,6 +27,7 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True  # run by the build: nothing written into the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DESCRIPTION = os.path.join(ROOT, "src", "interpose", "mpi_calls.txt")

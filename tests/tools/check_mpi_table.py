@@ -36,6 +36,7 @@ def main():
     ap.add_argument("--gen-dir", required=True, help="the build's generated entry points (src/interpose/gen)")
     ap.add_argument("--pending-layer", action="append", default=[])
     o = ap.parse_args()
+    sys.dont_write_bytecode = True  # nothing written into the source tree
     sys.path.insert(0, os.path.join(o.root, "scripts"))
     import gen_mpi_calls as gen
     from mpi_buffer_calls import calls
