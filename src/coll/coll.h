@@ -94,15 +94,6 @@ int mpiacc_coll_call(const mpiacc_coll_args_t *a);
 int mpiacc_coll_refuse(const char *name, MPI_Comm comm, int n, const MPI_Datatype *types);
 /* MPI's name of a kind ("MPI_Ibcast" when nonblocking). */
 const char *mpiacc_coll_name(int kind, int nonblocking);
-/* Whether a collective of `kind` on comm must enter mpiacc_coll_call
- * whatever its buffers: never, since a process decides alone from its own
- * buffers (comm.h).  Kept for the entry points that still ask
- * (src/interpose/coll_neighbor.c). */
-static inline int mpiacc_coll_ipc_comm(MPI_Comm comm, int kind)
-{
-    (void)comm, (void)kind;
-    return 0;
-}
 /* Since MPI_Init (tests, benchmarks, MPIACC_Stats): collectives with device
  * buffers that ran on the device (either engine), that were staged through
  * host memory, and of the first those that ran on the collective engine

@@ -1,5 +1,7 @@
 /*
- * interpose: the MPI_* entry points mpiacc defines (one file per family).
+ * interpose: the MPI_* entry points mpiacc defines (one file per family;
+ * the collectives' and the refusals' are generated from mpi_calls.txt, see
+ * scripts/gen_mpi_calls.py, and call the inline helpers below).
  * Each one first takes the host fast path — a datatype without an mpiacc
  * attribute, own or inherited (and, for sends, no device send waiting for
  * its turn) goes straight to PMPI: one attribute lookup (MPIACC_BUF_TYPE)
