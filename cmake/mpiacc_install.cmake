@@ -173,8 +173,12 @@ function(mpiacc_resolve_bundle)
   endif()
   set(MPIACC_BUNDLE_MPI ${mpi} CACHE INTERNAL "the install carries MPICH (MPIACC_INSTALL_BUNDLE, resolved)" FORCE)
   set(MPIACC_BUNDLE_UCX ${ucx} CACHE INTERNAL "the install carries UCX (MPIACC_INSTALL_BUNDLE, resolved)" FORCE)
-  message(STATUS "mpiacc: the install carries MPICH from ${MPIACC_MPI_HOME}: ${mpi}, UCX from "
-                 "${MPIACC_UCX_LIBRARY_DIR}: ${ucx} (MPIACC_INSTALL_BUNDLE=${MPIACC_INSTALL_BUNDLE})")
+  set(u "${MPIACC_UCX_LIBRARY_DIR}")
+  if(NOT u)
+    set(u "(none)")
+  endif()
+  message(STATUS "mpiacc: the install carries MPICH from ${MPIACC_MPI_HOME}: ${mpi}, UCX from ${u}: ${ucx} "
+                 "(MPIACC_INSTALL_BUNDLE=${MPIACC_INSTALL_BUNDLE})")
 endfunction()
 
 # The install rules of the copies (MPIACC_BUNDLE_MPI / _UCX) into

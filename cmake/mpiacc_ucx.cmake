@@ -72,7 +72,8 @@ if(NOT DEFINED MPIACC_UCX_ROOT OR "${MPIACC_UCX_ROOT}" STREQUAL "${_MPIACC_UCX_R
       "UCX for MPICH's UCX netmod (include/, lib/); none: without (default: libucx beside MPICH, else \$UCX_ROOT)" FORCE)
   set(MPIACC_UCX_FROM "${_ucx_from}")
 else()
-  set(MPIACC_UCX_FROM "MPIACC_UCX_ROOT")
+  set(MPIACC_UCX_FROM "set with -DMPIACC_UCX_ROOT")
+  set_property(CACHE MPIACC_UCX_ROOT PROPERTY TYPE PATH)
 endif()
 set(_MPIACC_UCX_ROOT_AUTO "${_ucx_auto}" CACHE INTERNAL "the default MPIACC_UCX_ROOT last computed")
 

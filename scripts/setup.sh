@@ -36,6 +36,13 @@ if [ "${MPIACC_SKIP_APT:-0}" != 1 ] && command -v dpkg-query >/dev/null; then
   fi
 fi
 
+# tests/install moves .venv/ away for a moment (the install must stand alone);
+# a run of it that was killed meanwhile leaves it here
+if [ -d .venv.moved-by-install-test ] && [ ! -e .venv ]; then
+  mv .venv.moved-by-install-test .venv
+  echo "setup: .venv/ put back (moved away by an interrupted run of tests/install)"
+fi
+
 # .venv/: a Python environment used as an installation prefix for wheels
 venv_ready() { [ -x .venv/bin/python3 ] || [ -x .venv/bin/python ]; }
 if ! venv_ready; then

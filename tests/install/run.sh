@@ -287,6 +287,6 @@ else
   fi
   restore_venv
   trap - EXIT INT TERM
-  ok "standalone ($in_venv in $venv moved away): mpiacc-info, mpiacc-run -n 2 ./app, programs built against the install"
+  ok "standalone (${in_venv# } in $venv moved away): mpiacc-info, mpiacc-run -n 2 ./app, programs built against the install"
 fi
 echo "install_consumable: $pass passed, 0 failed"
