@@ -221,14 +221,15 @@ if [[ -d $build ]]; then
     sort -u | head -30 | sed 's/^/    /' >>"$summary"
 
   section "two simulated nodes: CUDA point-to-point over UCX tcp + cuda_copy (MPIR_CVAR_NUM_CLIQUES=2)"
-  step ctest-cuda-p2p-2nodes 150 "${run_env[@]}" MPIR_CVAR_NUM_CLIQUES=2 UCX_TLS=tcp,cuda_copy,self \
+  # (MPIEXEC_TIMEOUT: a hung run ends after 100 s, not the step)
+  step ctest-cuda-p2p-2nodes 150 "${run_env[@]}" MPIR_CVAR_NUM_CLIQUES=2 UCX_TLS=tcp,cuda_copy,self MPIEXEC_TIMEOUT=100 \
     ctest --test-dir "$build" -R "$cuda_p2p" -E "$cuda_coll" --output-on-failure -j 4 --timeout 140 \
     --output-junit "$out/ctest-cuda-p2p-2nodes.xml"
   ctest_summary "$out/ctest-cuda-p2p-2nodes.log"
 
   section "two simulated nodes: CUDA collectives on NCCL's socket network (loopback)"
   step ctest-cuda-coll-nccl-net 150 "${run_env[@]}" MPIR_CVAR_NUM_CLIQUES=2 NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 \
-    NCCL_SOCKET_IFNAME=lo NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET \
+    NCCL_SOCKET_IFNAME=lo NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET MPIEXEC_TIMEOUT=100 \
     ctest --test-dir "$build" -R "$cuda_coll" --output-on-failure -j 2 --timeout 140 \
     --output-junit "$out/ctest-cuda-coll-nccl-net.xml"
   ctest_summary "$out/ctest-cuda-coll-nccl-net.log"

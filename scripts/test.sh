@@ -56,8 +56,10 @@ fi
 # The UCX netmod pass: every multi-rank test of the host and OpenCL
 # point-to-point suites (tests/core, tests/reqpool, tests/opencl: test_*_npN,
 # not the collective, CUDA or direct-protocol ones), with the environment
-# mpiacc-run gives its ranks.  Capped in time (--stop-time), so that a hang
-# there cannot stretch the CI.  The main suite's CTest log is kept as
+# mpiacc-run gives its ranks.  Capped in time, so that a hang there cannot
+# stretch the CI: each run by mpiexec's MPIEXEC_TIMEOUT (120 s; the slowest
+# of these tests takes about 10 s), the pass by --stop-time; a test the cap
+# left unstarted counts as failed.  The main suite's CTest log is kept as
 # ctest-main-LastTest.log (this pass writes LastTest.log anew).
 ucx_tests='^test_.*_np[0-9]+$'
 ucx_except='^test_(coll|cuda|direct)_'
@@ -71,15 +73,23 @@ grep -q '^LD_LIBRARY_PATH=' < <(printf '%s\n' "${ucx_env[@]}") ||
   ucx_why="${ucx_why:-no UCX recorded (MPIACC_UCX_ROOT; scripts/setup.sh installs libucx-cu13 in .venv/), or LD_LIBRARY_PATH has one}"
 echo
 if [ -z "$ucx_why" ]; then
+  # (before the pass: ctest -N writes LastTest.log too)
+  ucx_want=$(ctest --test-dir "$build" -N -R "$ucx_tests" -E "$ucx_except" | sed -n 's/^Total Tests: //p')
   stop=$(date -d "@$(($(date +%s) + ${MPIACC_UCX_PASS_MAX:-300}))" +%H:%M:%S)
   echo "UCX netmod pass: $(printf '%s ' "${ucx_env[@]}")(stops by $stop)"
   t0=$(date +%s)
   set +e
-  env -u UCX_ROOT "${ucx_env[@]}" ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 300 \
-    --stop-time "$stop" -R "$ucx_tests" -E "$ucx_except" | tee "$build/ctest-ucx.out"
+  env -u UCX_ROOT "${ucx_env[@]}" MPIEXEC_TIMEOUT=120 ctest --test-dir "$build" --output-on-failure -j "$jobs" \
+    --timeout 300 --stop-time "$stop" -R "$ucx_tests" -E "$ucx_except" | tee "$build/ctest-ucx.out"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
   set -e
-  echo "UCX netmod pass: $(($(date +%s) - t0)) s"
+  ucx_ran=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#' "$build/ctest-ucx.out" || true)
+  ucx_unstarted=$((${ucx_want:-0} - ucx_ran))
+  echo "UCX netmod pass: $(($(date +%s) - t0)) s, $ucx_ran of ${ucx_want:-?} tests run"
+  if [ "$ucx_unstarted" -gt 0 ]; then
+    echo "UCX netmod pass: $ucx_unstarted test(s) not started before the cap (MPIACC_UCX_PASS_MAX)"
+    status=1
+  fi
 else
   echo "UCX netmod pass not run: $ucx_why"
 fi
@@ -110,6 +120,10 @@ row() { # label ctest.out
 row "main suite ($build)" "$build/ctest.out"
 if [ -z "$ucx_why" ]; then
   row "UCX netmod: host+OpenCL p2p" "$build/ctest-ucx.out"
+  if [ "${ucx_unstarted:-0}" -gt 0 ]; then
+    printf '  %-34s %7d %7d %8d %6d\n' "UCX netmod: not started (cap)" 0 "$ucx_unstarted" 0 "$ucx_unstarted"
+    tf=$((tf + ucx_unstarted)) tt=$((tt + ucx_unstarted))
+  fi
 else
   printf '  %-34s %s\n' "UCX netmod: host+OpenCL p2p" "not run: $ucx_why"
 fi
