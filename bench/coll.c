@@ -1,6 +1,8 @@
+#define _POSIX_C_SOURCE 200809L /* setenv */
 /*
  * bench/coll: OSU-style latency of collectives with device buffers through
- * mpiacc, against the same collective on host buffers in the same run.
+ * mpiacc, against NCCL alone and against the same collective on host
+ * buffers, in the same run, on the same buffers.
  *
  *   allreduce           MPI_Allreduce, MPI_SUM of floats; size = bytes per rank
  *   bcast               MPI_Bcast from rank 0; size = bytes
@@ -16,17 +18,23 @@
  * untimed calls, then `iterations` timed calls with an MPI_Barrier between
  * calls (not timed); each rank averages its call times, the table shows
  * the average over ranks (OSU's "Avg Latency") and the CSV also the
- * slowest rank's average.  After the timed calls the device result is
- * copied back and compared bytewise with the host result (integer-valued
- * floats: every reduction order gives the same bits): the check column.
+ * slowest rank's average.  NCCL alone (CUDA, when libnccl.so.2 is found:
+ * coll_nccl.c): ncclAllReduce / ncclBroadcast / ncclAllGather / grouped
+ * ncclSend+ncclRecv on the same device buffers and stream, each followed by
+ * cudaStreamSynchronize, as an MPI call returns.  After the timed calls the
+ * device result is copied back and compared bytewise with the host result
+ * (integer-valued floats: every reduction order gives the same bits): the
+ * check column.  The `path` column says what ran the device calls
+ * (MPIACC_Get_stats): nccl, ipc (mpiacc's IPC collectives), staged, mixed.
  *
  * --nonblocking times the nonblocking forms instead (MPI_Iallreduce ...
  * then MPI_Wait, both runs; the `form` CSV column says which).
- *
- * With --direct on one node, mpiacc runs these collectives on the
- * device (the peers' buffers read over CUDA IPC) when every process can;
- * the `path` column says what ran (MPIACC_Get_stats: coll_device /
- * coll_staged over the timed device calls): device, staged, or mixed.
+ * --engine nccl|ipc|staged|auto sets MPIACC_COLL_ENGINE for the run (the
+ * keep-or-delete measurement of issue 31: the IPC engine against NCCL).
+ * --stream-ordered (CUDA): MPI_Allreduce with MPIACC_ORDER_STREAM: the time
+ * the call takes to return, and `iterations` back-to-back calls on one
+ * stream (no host synchronisation between them) per call, against NCCL
+ * alone back to back and mpiacc's host-ordered call.
  *
  * Exit status: 0, 1 when a check failed, 2 on bad options, 77 when the
  * chosen backend finds no device.
@@ -46,6 +54,9 @@
 #endif
 #include "bench.h"
 #include "mpiacc.h"
+#ifdef COLL_HAVE_NCCL
+#include "coll_nccl.h"
+#endif
 
 enum { OP_ALLREDUCE, OP_BCAST, OP_ALLGATHER, OP_ALLTOALL, OP_ALLTOALLV, OP_NEIGHBOR, OP_COUNT };
 static const char *const op_name[OP_COUNT] = {"allreduce", "bcast",     "allgather",
@@ -164,11 +175,8 @@ static void dev_copy(coll_dev_t *d, void *dbuf, void *host, size_t bytes, int to
 /* ---- one collective -------------------------------------------------------- */
 
 typedef struct setup {
-    MPI_Comm comm, ring;   /* all ranks; the periodic 1-D ring (direct with --direct) */
-    MPI_Comm hcomm, hring; /* the same, never direct: the host runs (a host collective on a one-node direct
-                              communicator pays mpiacc's record exchange) */
-    int host;              /* the call in progress is a host run */
-    int nb;                /* the nonblocking forms + MPI_Wait */
+    MPI_Comm comm, ring; /* all ranks; the periodic 1-D ring */
+    int nb;              /* the nonblocking forms + MPI_Wait */
     int rank, size;
     int *counts, *displs;      /* alltoallv: per peer, in elements */
     int ncounts[2];            /* neighbour: elements per neighbour */
@@ -192,7 +200,7 @@ static void buf_elems(const setup_t *s, int op, size_t n, size_t *ns, size_t *nr
 /* The nonblocking form of op into *r. */
 static int icall(setup_t *s, int op, void *sb, void *rb, int n, MPI_Datatype t, MPI_Request *r)
 {
-    MPI_Comm comm = s->host ? s->hcomm : s->comm, ring = s->host ? s->hring : s->ring;
+    MPI_Comm comm = s->comm, ring = s->ring;
     switch (op) {
     case OP_ALLREDUCE: return MPI_Iallreduce(sb, rb, n, t, MPI_SUM, comm, r);
     case OP_BCAST: return MPI_Ibcast(sb, n, t, 0, comm, r);
@@ -211,7 +219,7 @@ static int icall(setup_t *s, int op, void *sb, void *rb, int n, MPI_Datatype t, 
 
 static int call(setup_t *s, int op, void *sb, void *rb, int n, MPI_Datatype t)
 {
-    MPI_Comm comm = s->host ? s->hcomm : s->comm, ring = s->host ? s->hring : s->ring;
+    MPI_Comm comm = s->comm, ring = s->ring;
     if (s->nb) {
         MPI_Request r = MPI_REQUEST_NULL;
         int rc = icall(s, op, sb, rb, n, t, &r);
@@ -237,7 +245,7 @@ static int call(setup_t *s, int op, void *sb, void *rb, int n, MPI_Datatype t)
 static double timed(setup_t *s, int op, void *sb, void *rb, int n, MPI_Datatype t, int warmup, int iters)
 {
     double sum = 0;
-    MPI_Comm c = op == OP_NEIGHBOR ? (s->host ? s->hring : s->ring) : (s->host ? s->hcomm : s->comm);
+    MPI_Comm c = op == OP_NEIGHBOR ? s->ring : s->comm;
     for (int i = -warmup; i < iters; i++) {
         MPI_Barrier(c);
         double t0 = MPI_Wtime();
@@ -254,39 +262,123 @@ static void fill(float *v, size_t n, int rank)
 
 /* Which path the device calls took (this process's counters). */
 typedef struct path {
-    unsigned long long dev0, staged0, dev, staged;
+    unsigned long long dev0, staged0, eng0, dev, staged, eng;
 } path_t;
 
-static void path_mark(path_t *p)
+static void path_read(unsigned long long *dev, unsigned long long *staged, unsigned long long *eng)
 {
     MPIACC_Stats st;
     memset(&st, 0, sizeof st);
     st.size = sizeof st;
     MPIACC_Get_stats(&st);
-    p->dev0 = st.coll_device, p->staged0 = st.coll_staged;
+    *dev = st.coll_device, *staged = st.coll_staged, *eng = st.coll_engine;
 }
+
+static void path_mark(path_t *p) { path_read(&p->dev0, &p->staged0, &p->eng0); }
 
 static void path_done(path_t *p)
 {
-    MPIACC_Stats st;
-    memset(&st, 0, sizeof st);
-    st.size = sizeof st;
-    MPIACC_Get_stats(&st);
-    p->dev = st.coll_device - p->dev0, p->staged = st.coll_staged - p->staged0;
+    path_read(&p->dev, &p->staged, &p->eng);
+    p->dev -= p->dev0, p->staged -= p->staged0, p->eng -= p->eng0;
 }
 
 static const char *path_name(const path_t *p)
 {
-    return p->dev && !p->staged ? "device" : p->dev ? "mixed" : "staged";
+    if (p->dev && !p->staged) return p->eng == p->dev ? "nccl" : p->eng ? "mixed" : "ipc";
+    return p->dev ? "mixed" : "staged";
 }
 
 static const char *which_backend[] = {"auto", "cuda", "opencl"};
+static const char *engines[] = {"env", "auto", "nccl", "ipc", "staged"};
+
+/* The baseline NCCL alone: 1 when ready (CUDA and libnccl.so.2 found). */
+static int nccl_ready(const coll_dev_t *d, MPI_Comm comm, char *why, size_t len)
+{
+#ifdef COLL_HAVE_NCCL
+    if (d->cuda) return cn_open(comm, why, len);
+    snprintf(why, len, "not CUDA");
+#else
+    (void)d, (void)comm;
+    snprintf(why, len, "bench built without nccl.h");
+#endif
+    return 0;
+}
+
+/* --stream-ordered: MPI_Allreduce with MPIACC_ORDER_STREAM (CUDA). */
+static int stream_ordered(setup_t *s, coll_dev_t *d, int nccl, long long minb, long long maxb, int iters, int warmup)
+{
+    int bad = 0;
+    size_t nmax = (size_t)(maxb / 4);
+    float *hs = malloc(nmax * 4 + 4), *hr = malloc(nmax * 4 + 4), *chk = malloc(nmax * 4 + 4);
+    void *ds = dev_alloc(d, nmax * 4), *dr = dev_alloc(d, nmax * 4);
+    MPI_Datatype dt, dto;
+    BENCH_MPI_CHECK(MPI_Type_dup(MPI_FLOAT, &dt));
+    MPI_Type_set_attr(dt, MPIACC_BUF_TYPE, d->buf_type);
+    MPI_Type_set_attr(dt, MPIACC_STREAM, d->queue);
+    BENCH_MPI_CHECK(MPI_Type_dup(dt, &dto));
+    MPI_Type_set_attr(dto, MPIACC_ORDER, MPIACC_ORDER_STREAM);
+    if (s->rank == 0)
+        printf("# MPI_Allreduce (MPI_SUM, float) with MPIACC_ORDER_STREAM on one stream: the call's return time "
+               "(average; the stream drained between calls, untimed), %d back-to-back calls then one "
+               "cudaStreamSynchronize (us per call), NCCL alone the same way, and mpiacc's host-ordered call\n"
+               "%12s %12s %12s %12s %12s %14s %6s %7s\n",
+               iters, "Size (B)", "return (us)", "b2b (us)", "nccl b2b", "b2b/nccl", "host-order", "check", "path");
+    for (long long b = minb; b <= maxb; b *= 2) {
+        int n = (int)(b / 4), ok;
+        double t[4] = {0, 0, 0, 0};
+        path_t pm;
+        fill(hs, (size_t)n, s->rank);
+        dev_copy(d, ds, hs, (size_t)n * 4, 1);
+        path_mark(&pm);
+        for (int i = -warmup; i < iters; i++) {
+            MPI_Barrier(s->comm);
+            double t0 = MPI_Wtime();
+            BENCH_MPI_CHECK(MPI_Allreduce(ds, dr, n, dto, MPI_SUM, s->comm));
+            if (i >= 0) t[0] += MPI_Wtime() - t0;
+#ifdef COLL_HAVE_CUDA
+            BENCH_CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)d->queue));
+#endif
+        }
+        t[0] = t[0] * 1e6 / iters;
+        MPI_Barrier(s->comm);
+        {
+            double t0 = MPI_Wtime();
+            for (int i = 0; i < iters; i++) BENCH_MPI_CHECK(MPI_Allreduce(ds, dr, n, dto, MPI_SUM, s->comm));
+#ifdef COLL_HAVE_CUDA
+            BENCH_CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)d->queue));
+#endif
+            t[1] = (MPI_Wtime() - t0) * 1e6 / iters;
+        }
+        path_done(&pm);
+        MPI_Barrier(s->comm);
+#ifdef COLL_HAVE_NCCL
+        if (nccl) t[2] = cn_back_to_back(ds, dr, n, d->queue, iters);
+#endif
+        t[3] = timed(s, OP_ALLREDUCE, ds, dr, n, dt, warmup, iters);
+        BENCH_MPI_CHECK(MPI_Allreduce(hs, hr, n, MPI_FLOAT, MPI_SUM, s->comm));
+        dev_copy(d, dr, chk, (size_t)n * 4, 0);
+        ok = !memcmp(chk, hr, (size_t)n * 4);
+        MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, t, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        for (int k = 0; k < 4; k++) t[k] /= s->size;
+        if (!ok) bad = 1;
+        if (s->rank == 0) {
+            printf("%12lld %12.2f %12.2f %12.2f %12.3f %14.2f %6s %7s\n", b, t[0], t[1], nccl ? t[2] : 0.0,
+                   nccl ? t[1] / t[2] : 0.0, t[3], ok ? "ok" : "FAIL", path_name(&pm));
+            fflush(stdout);
+        }
+    }
+    dev_free(d, ds), dev_free(d, dr);
+    free(hs), free(hr), free(chk);
+    MPI_Type_free(&dt), MPI_Type_free(&dto);
+    return bad;
+}
 
 int main(int argc, char **argv)
 {
     long long minb = 4, maxb = 64LL << 20;
     int iters = 1000, iters_large = 100, warmup = 200, warmup_large = 10, direct = 0, backend = 0, bad = 0;
-    int nonblocking = 0;
+    int nonblocking = 0, engine = 0, sord = 0, no_nccl = 0, nccl;
     long long large = 8192;
     const char *ops = "allreduce,bcast,allgather,alltoall,alltoallv,neighbor_alltoallw", *csvpath = NULL;
     int run[OP_COUNT] = {0};
@@ -302,8 +394,14 @@ int main(int argc, char **argv)
          1LL << 30},
         {"backend", CLI_CHOICE, &backend, "device buffers: auto (CUDA if a device is present, else OpenCL)",
          "auto|cuda|opencl", CLI_ANY},
-        {"direct", CLI_FLAG, &direct, "request mpiacc's direct protocol (info " MPIACC_DIRECT_INFO "=true on the "
-                                      "communicators)", NULL, CLI_ANY},
+        {"engine", CLI_CHOICE, &engine,
+         "engine of the device collectives: MPIACC_COLL_ENGINE for this run (env: as the environment says)",
+         "env|auto|nccl|ipc|staged", CLI_ANY},
+        {"no-nccl", CLI_FLAG, &no_nccl, "leave out the NCCL-alone baseline", NULL, CLI_ANY},
+        {"stream-ordered", CLI_FLAG, &sord,
+         "MPI_Allreduce with MPIACC_ORDER_STREAM: return time and back-to-back calls (CUDA)", NULL, CLI_ANY},
+        {"direct", CLI_FLAG, &direct, "ignored (collectives no longer depend on direct communicators)", NULL,
+         CLI_ANY},
         {"nonblocking", CLI_FLAG, &nonblocking, "time the nonblocking forms (MPI_Iallreduce ... then MPI_Wait)",
          NULL, CLI_ANY},
         {"csv", CLI_FILE, &csvpath, "also write the rows to this CSV file", NULL, CLI_ANY},
@@ -311,11 +409,12 @@ int main(int argc, char **argv)
     const cli_prog_t prog = {
         "coll", "mpiexec -n 4 coll [options]",
         "OSU-style latency of MPI_Allreduce, MPI_Bcast, MPI_Allgather, MPI_Alltoall, MPI_Alltoallv and\n"
-        "MPI_Neighbor_alltoallw (periodic 1-D ring) with device buffers through mpiacc, against the\n"
-        "same calls on host buffers in the same run (average us over iterations and ranks; ratio\n"
+        "MPI_Neighbor_alltoallw (periodic 1-D ring) with device buffers through mpiacc, against NCCL\n"
+        "alone (CUDA: the same buffers, each call followed by cudaStreamSynchronize) and the same calls\n"
+        "on host buffers, in the same run (average us over iterations and ranks; ratios device/NCCL and\n"
         "device/host; device results checked bytewise against the host results; the path the device\n"
-        "calls took: device (on-device collective of a one-node direct communicator), staged, mixed;\n"
-        "--nonblocking: the MPI_I* forms, each followed by MPI_Wait).\n"
+        "calls took: nccl, ipc, staged, mixed; --nonblocking: the MPI_I* forms, each followed by\n"
+        "MPI_Wait; --engine: MPIACC_COLL_ENGINE for the run; --stream-ordered: MPIACC_ORDER_STREAM).\n"
         "Ops: allreduce, bcast, allgather, alltoall, alltoallv, neighbor_alltoallw.\n"
         "Exit status: 0, 1 a result check failed, 2 bad options, 77 no device.",
         opts, sizeof opts / sizeof opts[0]};
@@ -336,12 +435,13 @@ int main(int argc, char **argv)
         if (cli_rank0()) fprintf(stderr, "coll: --min-size must be a multiple of 4 and at most --max-size\n");
         return 2;
     }
+    if (engine) setenv("MPIACC_COLL_ENGINE", engines[engine], 1); /* read by mpiacc at MPI_Init */
 
     MPI_Init(&argc, &argv);
     setup_t s;
     coll_dev_t d;
-    int local_rank, found;
-    char why[128];
+    int local_rank, found, periodic = 1;
+    char why[128], nwhy[160];
     FILE *csv = NULL;
     MPI_Comm node;
     memset(&s, 0, sizeof s);
@@ -354,45 +454,31 @@ int main(int argc, char **argv)
     MPI_Comm_free(&node);
     found = dev_open(&d, backend, local_rank, why, sizeof why);
     MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!found) {
-        if (s.rank == 0) printf("SKIPPED: %s (--backend %s)\n", why, which_backend[backend]);
+    if (!found || (sord && !d.cuda)) {
+        if (s.rank == 0) printf("SKIPPED: %s (--backend %s)\n", found ? "--stream-ordered needs CUDA" : why,
+                                which_backend[backend]);
         MPI_Finalize();
         return 77;
     }
-    {
-        MPI_Info info;
-        int periodic = 1, flag = 0, len = 16;
-        char val[17] = "";
-        MPI_Info_create(&info);
-        if (direct) MPI_Info_set(info, MPIACC_DIRECT_INFO, "true");
-        BENCH_MPI_CHECK(MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &s.comm));
-        BENCH_MPI_CHECK(MPI_Cart_create(s.comm, 1, &s.size, &periodic, 0, &s.ring));
-        BENCH_MPI_CHECK(MPI_Comm_set_info(s.ring, info));
-        MPI_Info_free(&info);
-        MPI_Info_create(&info);
-        MPI_Info_set(info, MPIACC_DIRECT_INFO, "false"); /* plain even with MPIACC_DIRECT=1 */
-        BENCH_MPI_CHECK(MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &s.hcomm));
-        BENCH_MPI_CHECK(MPI_Cart_create(s.hcomm, 1, &s.size, &periodic, 0, &s.hring));
-        BENCH_MPI_CHECK(MPI_Comm_set_info(s.hring, info));
-        MPI_Info_free(&info);
-        MPI_Comm_set_errhandler(s.comm, MPI_ERRORS_RETURN);
-        MPI_Comm_set_errhandler(s.ring, MPI_ERRORS_RETURN);
-        MPI_Comm_get_info(s.comm, &info);
-        if (MPI_Info_get_string(info, MPIACC_DIRECT_INFO, &len, val, &flag) != MPI_SUCCESS || !flag) val[0] = 0;
-        MPI_Info_free(&info);
-        if (s.rank == 0) {
-            char what[256];
-            snprintf(what, sizeof what, "collectives on device buffers vs host buffers, %d ranks, %s protocol", s.size,
-                     !strcmp(val, "true") ? "direct" : "default");
-            bench_header("coll", what, d.cuda ? "CUDA" : "OpenCL", d.name);
-            printf("# average us per call over iterations and ranks (OSU 'Avg Latency'), MPI_Barrier between calls;"
-                   " %s forms; %s requested, the communicator reports %s=%s\n",
-                   nonblocking ? "nonblocking (MPI_I* + MPI_Wait)" : "blocking", direct ? "direct" : "default",
-                   MPIACC_DIRECT_INFO, flag ? val : "(absent)");
-            csv = bench_csv_open(csvpath, "op,bytes,iterations,device_avg_us,device_max_us,host_avg_us,host_max_us,"
-                                          "device_over_host,check,backend,ranks,protocol,path,form");
-        }
-        snprintf(why, sizeof why, "%s", !strcmp(val, "true") ? "direct" : "default");
+    BENCH_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &s.comm));
+    BENCH_MPI_CHECK(MPI_Cart_create(s.comm, 1, &s.size, &periodic, 0, &s.ring));
+    MPI_Comm_set_errhandler(s.comm, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(s.ring, MPI_ERRORS_RETURN);
+    nccl = !no_nccl && nccl_ready(&d, s.comm, nwhy, sizeof nwhy);
+    if (s.rank == 0) {
+        char what[256];
+        const char *env = getenv("MPIACC_COLL_ENGINE");
+        snprintf(what, sizeof what, "collectives on device buffers vs NCCL alone and host buffers, %d ranks", s.size);
+        bench_header("coll", what, d.cuda ? "CUDA" : "OpenCL", d.name);
+        printf("# average us per call over iterations and ranks (OSU 'Avg Latency'), MPI_Barrier between calls; %s "
+               "forms; MPIACC_COLL_ENGINE=%s; NCCL alone: %s%s%s\n",
+               nonblocking ? "nonblocking (MPI_I* + MPI_Wait)" : "blocking", env && *env ? env : "(unset: auto)",
+               nccl ? "yes" : "no", nccl || no_nccl ? "" : ", ", nccl || no_nccl ? "" : nwhy);
+        if (direct) printf("# --direct is ignored: collectives no longer depend on direct communicators\n");
+        if (!sord)
+            csv = bench_csv_open(csvpath, "op,bytes,iterations,device_avg_us,device_max_us,nccl_avg_us,host_avg_us,"
+                                          "host_max_us,device_over_nccl,device_over_host,check,backend,ranks,engine,"
+                                          "path,form");
     }
     s.counts = malloc(sizeof(int) * (size_t)s.size);
     s.displs = malloc(sizeof(int) * (size_t)s.size);
@@ -400,6 +486,10 @@ int main(int argc, char **argv)
     BENCH_MPI_CHECK(MPI_Type_dup(MPI_FLOAT, &dt));
     MPI_Type_set_attr(dt, MPIACC_BUF_TYPE, d.buf_type);
     MPI_Type_set_attr(dt, d.cuda ? MPIACC_STREAM : MPIACC_CL_QUEUE, d.queue);
+    if (sord) {
+        bad = stream_ordered(&s, &d, nccl, minb, maxb, iters, warmup);
+        memset(run, 0, sizeof run);
+    }
     for (int op = 0; op < OP_COUNT; op++) {
         size_t ns, nr, nmax = (size_t)(maxb / 4);
         if (!run[op]) continue;
@@ -408,14 +498,14 @@ int main(int argc, char **argv)
         void *ds = dev_alloc(&d, ns * 4), *dr = dev_alloc(&d, nr * 4);
         if (!hs || !hr || !chk) bench_fail(__FILE__, __LINE__, "malloc", "out of host memory");
         if (s.rank == 0) {
-            printf("# %s: %s\n%12s %14s %14s %12s %6s %7s\n", op_name[op], op_what[op], "Size (B)", "device (us)",
-                   "host (us)", "device/host", "check", "path");
+            printf("# %s: %s\n%12s %14s %12s %14s %12s %12s %6s %7s\n", op_name[op], op_what[op], "Size (B)",
+                   "device (us)", "nccl (us)", "host (us)", "device/nccl", "device/host", "check", "path");
             fflush(stdout);
         }
         for (long long b = minb; b <= maxb; b *= 2) {
             int n = (int)(b / 4), it = b > large ? iters_large : iters, wu = b > large ? warmup_large : warmup;
             size_t es, er;
-            double t[4];
+            double t[5] = {0, 0, 0, 0, 0};
             int ok;
             path_t pm;
             buf_elems(&s, op, (size_t)n, &es, &er);
@@ -424,12 +514,14 @@ int main(int argc, char **argv)
             dev_copy(&d, ds, hs, es * 4, 1);
             memset(chk, 0, (es > er ? es : er) * 4);
             dev_copy(&d, dr, chk, er * 4, 1);
+#ifdef COLL_HAVE_NCCL
+            if (nccl) t[4] = cn_timed(op, ds, dr, n, d.queue, op == OP_NEIGHBOR ? s.ring : s.comm, wu, it);
+            dev_copy(&d, ds, hs, es * 4, 1); /* (a broadcast overwrote it) */
+#endif
             path_mark(&pm);
             t[0] = timed(&s, op, ds, dr, n, dt, wu, it);
             path_done(&pm);
-            s.host = 1;
             t[2] = timed(&s, op, hs, hr, n, MPI_FLOAT, wu, it);
-            s.host = 0;
             /* the device result against the host result */
             if (op == OP_BCAST) {
                 dev_copy(&d, ds, chk, es * 4, 0);
@@ -442,18 +534,20 @@ int main(int argc, char **argv)
             MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
             MPI_Allreduce(MPI_IN_PLACE, &t[0], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
             MPI_Allreduce(MPI_IN_PLACE, &t[2], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Allreduce(MPI_IN_PLACE, &t[4], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
             MPI_Allreduce(MPI_IN_PLACE, &t[1], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
             MPI_Allreduce(MPI_IN_PLACE, &t[3], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-            t[0] /= s.size, t[2] /= s.size;
+            t[0] /= s.size, t[2] /= s.size, t[4] /= s.size;
             if (!ok) bad = 1;
             if (s.rank == 0) {
-                printf("%12lld %14.2f %14.2f %12.3f %6s %7s\n", b, t[0], t[2], t[0] / t[2], ok ? "ok" : "FAIL",
-                       path_name(&pm));
+                printf("%12lld %14.2f %12.2f %14.2f %12.3f %12.3f %6s %7s\n", b, t[0], t[4], t[2],
+                       nccl ? t[0] / t[4] : 0.0, t[0] / t[2], ok ? "ok" : "FAIL", path_name(&pm));
                 fflush(stdout);
                 if (csv)
-                    fprintf(csv, "%s,%lld,%d,%.3f,%.3f,%.3f,%.3f,%.4f,%s,%s,%d,%s,%s,%s\n", op_name[op], b, it, t[0], t[1],
-                            t[2], t[3], t[0] / t[2], ok ? "ok" : "FAIL", d.cuda ? "cuda" : "opencl", s.size, why,
-                            path_name(&pm), s.nb ? "nonblocking" : "blocking");
+                    fprintf(csv, "%s,%lld,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%s,%s,%d,%s,%s,%s\n", op_name[op], b,
+                            it, t[0], t[1], t[4], t[2], t[3], nccl ? t[0] / t[4] : 0.0, t[0] / t[2], ok ? "ok" : "FAIL",
+                            d.cuda ? "cuda" : "opencl", s.size, engines[engine], path_name(&pm),
+                            s.nb ? "nonblocking" : "blocking");
             }
         }
         dev_free(&d, ds), dev_free(&d, dr);
@@ -462,10 +556,11 @@ int main(int argc, char **argv)
     if (s.rank == 0 && bad) printf("# a device result differed from the host result (check FAIL)\n");
     if (csv) fclose(csv);
     MPI_Type_free(&dt);
+#ifdef COLL_HAVE_NCCL
+    if (nccl) cn_close();
+#endif
     MPI_Comm_free(&s.ring);
     MPI_Comm_free(&s.comm);
-    MPI_Comm_free(&s.hring);
-    MPI_Comm_free(&s.hcomm);
     free(s.counts), free(s.displs);
 #ifdef COLL_HAVE_CUDA
     if (d.cuda) cudaStreamDestroy((cudaStream_t)d.queue);

@@ -7,9 +7,12 @@
  * Target: <= 2 % overhead.  With --uva the process sets MPIACC_UVA=1 before
  * MPI_Init: the mpiacc column is then the pointer-query mode's host path
  * (tag check, classification flag, one host-cache load; rows marked "/uva").
- * The cache's lookup alone: bench/uva_lookup.
+ * The cache's lookup alone: bench/uva_lookup.  With --coll the same
+ * comparison for the collectives' host path (8 B MPI_Bcast, MPI_Allreduce,
+ * MPI_Gather, MPI_Iallreduce + MPI_Wait: the entry points generated from
+ * src/interpose/mpi_calls.txt) instead of the ping-pong.
  *
- *   mpiexec -n 2 bench/host_overhead [--iters N] [--rounds R] [--uva] [--csv FILE] [--help]
+ *   mpiexec -n 2 bench/host_overhead [--iters N] [--rounds R] [--uva] [--coll] [--csv FILE] [--help]
  * (bind the ranks to cores for stable figures: mpiexec -bind-to core)
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, strtok_r */
@@ -51,9 +54,53 @@ static double block(int plain, char *buf, int count, MPI_Datatype t, int iters, 
     return (MPI_Wtime() - t0) / iters / 2 * 1e6;
 }
 
+/* --coll: the collectives compared, on 2 MPI_INT (8 B). */
+static const char *const coll_names[] = {"Bcast", "Allreduce", "Gather", "Iallreduce"};
+enum { NCOLL = sizeof coll_names / sizeof coll_names[0] };
+
+/* One block of `iters` calls of collective k; returns the time of one call in us. */
+static double coll_block(int plain, int k, int *v, int iters)
+{
+    double t0;
+    MPI_Request rq;
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+        switch (k) {
+        case 0:
+            plain ? PMPI_Bcast(v, 2, MPI_INT, 0, MPI_COMM_WORLD) : MPI_Bcast(v, 2, MPI_INT, 0, MPI_COMM_WORLD);
+            break;
+        case 1:
+            plain ? PMPI_Allreduce(v, v + 2, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD)
+                  : MPI_Allreduce(v, v + 2, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            break;
+        case 2:
+            plain ? PMPI_Gather(v, 2, MPI_INT, v + 4, 2, MPI_INT, 0, MPI_COMM_WORLD)
+                  : MPI_Gather(v, 2, MPI_INT, v + 4, 2, MPI_INT, 0, MPI_COMM_WORLD);
+            break;
+        default:
+            if (plain) {
+                PMPI_Iallreduce(v, v + 2, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq);
+                PMPI_Wait(&rq, MPI_STATUS_IGNORE);
+            } else {
+                MPI_Iallreduce(v, v + 2, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq);
+                MPI_Wait(&rq, MPI_STATUS_IGNORE);
+            }
+        }
+    }
+    return (MPI_Wtime() - t0) / iters * 1e6;
+}
+
+/* One block of case c: a ping-pong of count elements of t, or (coll) collective c. */
+static double run_block(int coll, int plain, size_t c, char *buf, int count, MPI_Datatype t, int iters, int rank)
+{
+    static int v[8];
+    return coll ? coll_block(plain, (int)c, v, iters) : block(plain, buf, count, t, iters, rank);
+}
+
 int main(int argc, char **argv)
 {
-    int rank, nranks, iters = 2000, rounds = 101, uva = 0;
+    int rank, nranks, iters = 2000, rounds = 101, uva = 0, coll = 0;
     const char *csv = NULL;
     /* bytes, and whether to send them as one element of a derived (untagged)
      * datatype, which takes the attribute lookup instead of the shortcut
@@ -70,10 +117,13 @@ int main(int argc, char **argv)
         {"rounds", CLI_INT, &rounds, "rounds (pairs of blocks)", NULL, 1, 1e6},
         {"csv", CLI_FILE, &csv, "also write the rows to this CSV file", NULL, CLI_ANY},
         {"uva", CLI_FLAG, &uva, "run mpiacc in pointer-query mode (sets MPIACC_UVA=1 before MPI_Init)", NULL, CLI_ANY},
+        {"coll", CLI_FLAG, &coll, "compare 8 B collectives (Bcast, Allreduce, Gather, Iallreduce+Wait) instead", NULL,
+         CLI_ANY},
     };
     const cli_prog_t prog = {"host_overhead", "mpiexec -n 2 host_overhead [options]",
                              "Cost of mpiacc's interposition on host ping-pong (MPI-ACC Fig 3): plain MPICH\n"
-                             "(PMPI_*) against mpiacc's MPI_Send/MPI_Recv, one-way latency, same run.",
+                             "(PMPI_*) against mpiacc's MPI_Send/MPI_Recv, one-way latency, same run;\n"
+                             "--coll: the same for 8 B host collectives (time per call).",
                              opts, sizeof opts / sizeof opts[0]};
 
     cli_parse(&prog, argc, argv);
@@ -88,39 +138,40 @@ int main(int argc, char **argv)
     }
     if (rank == 0) {
         bench_header("host_overhead", "host ping-pong, plain MPICH vs mpiacc interposition", "host", "-");
-        printf("# one-way latency: %d rounds, each one block of %d round trips with plain MPICH\n"
+        printf("# %s: %d rounds, each one block of %d %s with plain MPICH\n"
                "# and one through mpiacc, in alternating order; medians over rounds, and the median of the\n"
-               "# per-round ratios (paired, so drift between rounds cancels)\n", rounds, iters);
+               "# per-round ratios (paired, so drift between rounds cancels)\n",
+               coll ? "time per collective call" : "one-way latency", rounds, iters, coll ? "calls" : "round trips");
         if (uva)
             printf("# mpiacc in pointer-query mode (MPIACC_UVA=1): untagged buffers are classified, host answers\n"
                    "# cached per 4 KiB granule; MPIX_Query_cuda_support() = %d\n", MPIX_Query_cuda_support());
         printf("%8s %-12s %14s %14s %12s\n", "Size (B)", "datatype", "MPICH (us)", "mpiacc (us)", "overhead");
         f = bench_csv_open(csv, "bytes,datatype,plain_us,mpiacc_us,median_ratio");
     }
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    for (size_t c = 0; c < (coll ? NCOLL : sizeof cases / sizeof cases[0]); c++) {
         double *tp = malloc(sizeof(double) * rounds), *tm = malloc(sizeof(double) * rounds);
         double *ratio = malloc(sizeof(double) * rounds);
         MPI_Datatype t = MPI_BYTE;
         int count = cases[c].bytes;
-        if (cases[c].tagged && (c == 0 || !cases[c - 1].tagged)) {
+        if (!coll && cases[c].tagged && (c == 0 || !cases[c - 1].tagged)) {
             MPI_Type_contiguous(4, MPI_INT, &dummy);
             MPI_Type_commit(&dummy);
             MPI_Type_set_attr(dummy, MPIACC_BUF_TYPE, MPIACC_BUF_HOST);
         }
-        if (cases[c].derived) {
+        if (!coll && cases[c].derived) {
             MPI_Type_contiguous(cases[c].bytes, MPI_BYTE, &t);
             MPI_Type_commit(&t);
             count = 1;
         }
-        block(1, buf, count, t, iters / 4, rank); /* warm-up */
-        block(0, buf, count, t, iters / 4, rank);
+        run_block(coll, 1, c, buf, count, t, iters / 4, rank); /* warm-up */
+        run_block(coll, 0, c, buf, count, t, iters / 4, rank);
         for (int r = 0; r < rounds; r++) {
             if (r % 2) {
-                tp[r] = block(1, buf, count, t, iters, rank);
-                tm[r] = block(0, buf, count, t, iters, rank);
+                tp[r] = run_block(coll, 1, c, buf, count, t, iters, rank);
+                tm[r] = run_block(coll, 0, c, buf, count, t, iters, rank);
             } else {
-                tm[r] = block(0, buf, count, t, iters, rank);
-                tp[r] = block(1, buf, count, t, iters, rank);
+                tm[r] = run_block(coll, 0, c, buf, count, t, iters, rank);
+                tp[r] = run_block(coll, 1, c, buf, count, t, iters, rank);
             }
             ratio[r] = tm[r] / tp[r];
         }
@@ -129,19 +180,25 @@ int main(int argc, char **argv)
         double mr = bench_percentile(ratio, rounds, 50);
         if (rank == 0) {
             char dt[32];
-            snprintf(dt, sizeof dt, "%s%s", cases[c].tagged ? "derived*" : cases[c].derived ? "derived" : "MPI_BYTE",
+            int bytes = coll ? 8 : cases[c].bytes;
+            snprintf(dt, sizeof dt, "%s%s",
+                     coll             ? coll_names[c]
+                     : cases[c].tagged ? "derived*"
+                     : cases[c].derived ? "derived"
+                                        : "MPI_BYTE",
                      uva ? "/uva" : "");
-            printf("%8d %-12s %14.3f %14.3f %+11.2f%%\n", cases[c].bytes, dt, mp, mm, (mr - 1) * 100);
-            if (f) fprintf(f, "%d,%s,%.4f,%.4f,%.4f\n", cases[c].bytes, dt, mp, mm, mr);
+            printf("%8d %-12s %14.3f %14.3f %+11.2f%%\n", bytes, dt, mp, mm, (mr - 1) * 100);
+            if (f) fprintf(f, "%d,%s,%.4f,%.4f,%.4f\n", bytes, dt, mp, mm, mr);
         }
-        if (cases[c].derived) MPI_Type_free(&t);
+        if (!coll && cases[c].derived) MPI_Type_free(&t);
         free(tp);
         free(tm);
         free(ratio);
     }
-    if (rank == 0) printf("# derived*: after another datatype was tagged with MPIACC_BUF_TYPE (attribute lookup)\n");
+    if (rank == 0 && !coll)
+        printf("# derived*: after another datatype was tagged with MPIACC_BUF_TYPE (attribute lookup)\n");
     if (f) fclose(f);
-    MPI_Type_free(&dummy);
+    if (!coll) MPI_Type_free(&dummy);
     MPI_Finalize();
     return 0;
 }

@@ -103,14 +103,15 @@ static void bocl_work(bocl_t *b, cl_command_queue q, cl_mem out, size_t bytes, i
 }
 
 /* A committed MPI_BYTE x n datatype tagged as an OpenCL buffer, with the
- * queue attribute when q is not NULL. */
+ * queue attribute q, or MPIACC_QUEUE_NONE when q is NULL (the caller has
+ * waited for the data). */
 static MPI_Datatype bocl_type(size_t n, cl_command_queue q)
 {
     MPI_Datatype t;
     MPI_Type_contiguous((int)n, MPI_BYTE, &t);
     MPI_Type_commit(&t);
     MPI_Type_set_attr(t, MPIACC_BUF_TYPE, MPIACC_BUF_OPENCL);
-    if (q) MPI_Type_set_attr(t, MPIACC_CL_QUEUE, (void *)q);
+    MPI_Type_set_attr(t, MPIACC_CL_QUEUE, q ? (void *)q : MPIACC_QUEUE_NONE);
     return t;
 }
 

@@ -38,6 +38,10 @@
  *    A CUDA buffer without MPIACC_STREAM depends on the default stream (see
  *    MPIACC_STREAM below), so plain code such as cudaMemcpy(d, h, ...) or
  *    cudaMemset(d, ...) followed by MPI_Send / MPI_Recv on d is ordered.
+ *    OpenCL has no default queue: an OpenCL datatype names its queue, an
+ *    event, or MPIACC_QUEUE_NONE ("the data is complete"), else the call
+ *    is refused (MPIACC_CL_QUEUE below) -- mpiacc never guesses that the
+ *    data is ready.
  *    Work enqueued after the MPI call is not waited for.
  *  - Completion: the MPI_Request returned is a real MPI request that works
  *    with every completion function (MPI_Wait*, MPI_Test*, MPI_Cancel for
@@ -70,11 +74,30 @@
  *    MPI_Scatter(v), MPI_Allgather(v), MPI_Alltoall(v,w),
  *    MPI_Neighbor_allgather(v), MPI_Neighbor_alltoall(v,w)), blocking and
  *    nonblocking (I forms), int and MPI_Count (_c) forms, takes device
- *    datatypes on either side, MPI_IN_PLACE where MPI allows it.  Device
- *    data is staged through host memory around MPI's own collective (packed
- *    after its dependency, unpacked before the request completes).  One
- *    process may use device buffers while another uses host buffers: the
- *    staged bytes are described to MPI with a datatype of the user's type
+ *    datatypes on either side, MPI_IN_PLACE where MPI allows it.  When
+ *    every buffer a process passes is CUDA device memory, the collective
+ *    runs on the GPU: on NCCL (loaded at run time; one NCCL communicator per
+ *    communicator, made at its first such collective and freed with it;
+ *    non-contiguous data packed on the GPU; the reductions NCCL computes:
+ *    sum, prod, min, max on its types), or mpiacc's IPC collectives where
+ *    NCCL cannot serve on one node (ranks sharing a GPU).  With MPIACC_STREAM
+ *    the work is enqueued on that stream; with MPIACC_ORDER_STREAM
+ *    (contiguous buffers) the call returns once it is enqueued and a
+ *    nonblocking call's request is complete at once.  Each process decides
+ *    alone from its own buffers: A COLLECTIVE'S BUFFERS MUST BE DEVICE
+ *    MEMORY ON EVERY PROCESS OR ON NONE (else processes wait in different
+ *    engines: MPIACC_COLL_CHECK=1 makes that MPI_ERR_ARG on every process;
+ *    MPIACC_COLL_ENGINE=staged allows mixing).  An NCCL error (returned, or
+ *    asynchronous while a call waits) is an MPI error class of the call
+ *    (MPI_ERR_ARG for ncclInvalidArgument / ncclInvalidUsage, MPI_ERR_INTERN
+ *    for ncclInternalError, MPI_ERR_OTHER otherwise) and aborts the
+ *    communicator's NCCL communicator: its later device collectives fail
+ *    with that class.  Everything else (OpenCL buffers, MPIACC_BUF_HOST
+ *    with an event, MPI_Scan, MPI_MINLOC, user operations...) is staged
+ *    through host memory around MPI's own collective (packed after its
+ *    dependency, unpacked before the request completes), where one process
+ *    may use device buffers while another uses host buffers: the staged
+ *    bytes are described to MPI with a datatype of the user's type
  *    signature.  Collectives on a communicator reach MPI in the order they
  *    were called on it (a host collective, MPI_Barrier included, waits
  *    behind a device one still waiting for its dependency).  Reductions
@@ -113,8 +136,10 @@
  *                      PMPI_Type_set_attr, a NULL request pointer to a
  *                      nonblocking call, a NULL position to a device
  *                      MPI_Pack/MPI_Unpack, a NULL MPIACC_CL_QUEUE or
- *                      MPIACC_EVENT (host), a queue/event of another OpenCL
- *                      context, a stream of another CUDA device
+ *                      MPIACC_EVENT (host), an OpenCL datatype with neither
+ *                      MPIACC_CL_QUEUE nor MPIACC_EVENT, a queue/event of
+ *                      another OpenCL context, a stream of another CUDA
+ *                      device
  *    MPI_ERR_COMM      MPI_COMM_NULL or an invalid communicator; a device
  *                      collective on an intercommunicator, a neighbourhood
  *                      collective on a communicator without topology
@@ -133,7 +158,10 @@
  *    MPI_ERR_ROOT      a device collective's root not in the communicator
  *    MPI_ERR_OP        a predefined reduction on a device datatype that is
  *                      not made of one predefined type
- *    MPI_ERR_BUFFER    NULL or released cl_mem, a cl_mem smaller than
+ *    MPI_ERR_BUFFER    NULL, released or invalid cl_mem (any address that
+ *                      is no live OpenCL memory object, e.g. a host pointer
+ *                      passed with an OpenCL datatype: checked without
+ *                      reading through it, never a crash), a cl_mem smaller than
  *                      count x datatype spans (data or packed side); an
  *                      empty message (count 0 or a datatype of size 0)
  *                      accepts any buffer, NULL included, as in MPI
@@ -221,9 +249,16 @@
  *  - MPIACC_EAGER_INIT=1: start the CUDA/OpenCL backends in MPI_Init
  *    (default: each starts at the first operation on a buffer of its kind,
  *    so programs that never tag a datatype pay nothing for them).
- *  - MPIACC_OCL_CHECK_RELEASED=1: a debugging aid that turns a released
- *    cl_mem into an MPI_ERR_BUFFER error instead of a crash in the OpenCL
- *    ICD loader; it reads the freed object's memory, so sanitizers report it.
+ *  - Every cl_mem is checked before mpiacc hands it to OpenCL: a released
+ *    one, or a host pointer passed with an OpenCL datatype, is
+ *    MPI_ERR_BUFFER instead of a crash in the OpenCL ICD loader (always
+ *    on: it reads nothing through the handle and costs about 6 ns per call
+ *    once a cl_mem has been seen; MPIACC_OCL_CHECK_RELEASED, its switch
+ *    before 0.2.0, is no longer read).
+ *  - An MPIACC_* variable mpiacc does not read (a misspelling such as
+ *    MPIACC_LOGG) gives one warning at start-up naming the closest one it
+ *    reads; MPIACC_TEST_* and MPIACC_BENCH_* are reserved for the
+ *    project's tests and benchmarks and never warned about.
  *  - MPIACC_FINALIZE_TIMEOUT=seconds (default 10): how long MPI_Finalize
  *    lets operations still pending finish (see "Semantics").
  *  - MPIACC_TRANSPORT=auto|staged: see "Device messages and MPI's
@@ -253,8 +288,13 @@ extern "C" {
 #define MPIACC_API
 #endif
 
+/* The library's version (also MPIACC_Get_version, mpiacc-info and the
+ * pkg-config and CMake packages).  While the major version is 0 the API
+ * and the ABI may still change between minor versions (CHANGELOG.md says
+ * what changed); patch versions change neither. */
 #define MPIACC_VERSION_MAJOR 0
-#define MPIACC_VERSION_MINOR 1
+#define MPIACC_VERSION_MINOR 2
+#define MPIACC_VERSION_PATCH 0
 
 /*
  * Attribute keyvals for MPI_Type_set_attr / MPI_Type_get_attr.
@@ -285,7 +325,18 @@ extern "C" {
  *                  synchronisation either way: mpiacc's GPU work waits on
  *                  the GPU.
  * MPIACC_CL_QUEUE  a cl_command_queue the data depends on (OpenCL buffers);
- *                  its context must be the cl_mem's context.
+ *                  its context must be the cl_mem's context.  Or
+ *                  MPIACC_QUEUE_NONE: the data depends on no queue, it is
+ *                  complete when the MPI call is made (written by a blocking
+ *                  clEnqueueWriteBuffer, after clFinish or clWaitForEvents;
+ *                  for a receive: nothing still uses the buffer).  Required:
+ *                  OpenCL has no default queue, so an OpenCL datatype
+ *                  without MPIACC_CL_QUEUE (and without MPIACC_EVENT) is
+ *                  refused at the call (MPI_ERR_ARG), point-to-point,
+ *                  collectives and MPI_Pack/MPI_Unpack alike -- it used to
+ *                  mean "no dependency" and sent whatever the buffer held,
+ *                  silently old bytes behind a kernel still writing it.
+ *                  (An empty message needs nothing.)
  * MPIACC_EVENT     a cudaEvent_t (CUDA) or cl_event (OpenCL) the data also
  *                  depends on.  For MPIACC_BUF_HOST, a pointer to an `int`
  *                  flag (read atomically) that another thread sets > 0 when
@@ -381,7 +432,8 @@ extern MPIACC_API int MPIACC_ORDER;
  *    queue gives no dependency (see "Dependency" above).
  *  - Refused at the call (MPI_ERR_ARG): MPIACC_ORDER_STREAM on a
  *    MPIACC_BUF_HOST datatype with MPIACC_EVENT (no stream), on an OpenCL
- *    datatype without MPIACC_CL_QUEUE.  (A plain MPIACC_BUF_HOST call is
+ *    datatype without a queue (MPIACC_CL_QUEUE unset or MPIACC_QUEUE_NONE).
+ *    (A plain MPIACC_BUF_HOST call is
  *    MPI's own: the attribute has no effect.)  Collectives, MPI_Pack /
  *    MPI_Unpack and the calls that pack in the call (MPI_Bsend & co.,
  *    MPI_Sendrecv_replace) keep MPIACC_ORDER_HOST's completion.
@@ -399,6 +451,10 @@ extern MPIACC_API int MPIACC_ORDER;
  *  - MPIACC_ORDER is inherited by derived datatypes like the other
  *    attributes (constituents must agree on it too).
  */
+/* Value of MPIACC_CL_QUEUE: the data depends on no command queue (see the
+ * keyvals above).  Not a cl_command_queue: never passed to OpenCL. */
+#define MPIACC_QUEUE_NONE ((void *)(intptr_t)-1)
+
 #define MPIACC_ORDER_HOST   ((void *)(intptr_t)1)
 #define MPIACC_ORDER_STREAM ((void *)(intptr_t)2)
 
@@ -438,18 +494,8 @@ extern MPIACC_API int MPIACC_ORDER;
  * sent as MPI_PACKED).
  *
  * The former "direct" communicators: the info key MPIACC_DIRECT_INFO
- * ("mpiacc_direct") and MPIACC_DIRECT=1 are still accepted (the value must
- * be the same on every process of the communicator: MPI_ERR_ARG otherwise,
- * on all of them) but no longer needed: point-to-point on such a
- * communicator is the same as on any other.  They still select the
- * on-device collectives of one node (CUDA IPC): MPI_Bcast, MPI_Reduce,
- * MPI_Allreduce, MPI_Allgather(v), MPI_Alltoall(v) and
- * MPI_Neighbor_alltoall(v,w), blocking and nonblocking, run on the device
- * when every process's buffers are CUDA memory that can be exported (each
- * GPU reads the peers' buffers), else staged on every process alike (logged
- * once at MPIACC_LOG=info; MPIACC_Stats.coll_device / coll_staged count
- * both); every such call first exchanges one small record per process on a
- * hidden duplicate of the communicator.  MPIACC_IPC=0 turns IPC off.
+ * ("mpiacc_direct") and MPIACC_DIRECT=1 are accepted and ignored: device
+ * messages take the same path on every communicator, with no contract.
  */
 #define MPIACC_DIRECT_INFO "mpiacc_direct"
 
@@ -611,13 +657,13 @@ typedef struct MPIACC_Stats {
     /* CUDA IPC caches (on-device collectives): memory and event handles opened,
      * found already open, and mappings evicted (0 without CUDA). */
     unsigned long long ipc_opens, ipc_hits, ipc_evictions;
-    /* Blocking collectives on direct communicators of one node (MPI_Bcast,
-     * MPI_Reduce, MPI_Allreduce, MPI_Allgather(v), MPI_Alltoall(v),
-     * MPI_Neighbor_alltoall(v,w)): run on the device by reading the peers'
-     * buffers over IPC, and staged through host memory because some process
-     * could not (host or OpenCL buffers, memory that cannot be exported, an
-     * operation the device does not reduce). */
+    /* Collectives (blocking or not) whose buffers are CUDA device memory:
+     * run on the device (by NCCL, or by mpiacc's IPC collectives where NCCL
+     * cannot serve), and staged through host memory around MPI's collective
+     * (an operation or call the engine does not take, no engine). */
     unsigned long long coll_device, coll_staged;
+    /* Of coll_device, those NCCL ran. */
+    unsigned long long coll_engine;
 } MPIACC_Stats;
 
 MPIACC_API int MPIACC_Get_stats(MPIACC_Stats *stats);

@@ -30,10 +30,11 @@ if [ -x "$b/pingpong" ]; then
   MPIACC_TRANSPORT=staged run pingpong_staged 300 "$mpiexec" -n 2 "$b/pingpong" --quick \
       --csv "$out/pingpong_staged.csv"
 fi
-# issue 21/24: collectives on device buffers against host buffers, default and direct protocols
+# issue 21/24/31: collectives on device buffers against NCCL alone and host buffers, on the
+# default engine (NCCL) and on the IPC engine (the keep-or-delete measurement)
 if [ -x "$b/coll" ]; then
   run coll_np2 600 "$mpiexec" -n 2 "$b/coll" --max-size 16M --csv "$out/coll_np2.csv"
-  run coll_np2_direct 600 "$mpiexec" -n 2 "$b/coll" --max-size 16M --direct --csv "$out/coll_np2_direct.csv"
+  run coll_np2_ipc 600 "$mpiexec" -n 2 "$b/coll" --max-size 16M --engine ipc --csv "$out/coll_np2_ipc.csv"
 fi
 h3=$build/examples/halo3d/halo3d
 if [ -x "$h3" ]; then

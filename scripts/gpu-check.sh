@@ -1,19 +1,46 @@
 #!/usr/bin/env bash
-# scripts/gpu-check.sh OUTDIR — the whole check on a GPU machine, in one go:
-#   configure build-dev (CUDA architectures: native), build, run the whole
-#   CTest suite, run the OpenCL-labelled tests again on NVIDIA's OpenCL
-#   platform, run the GPU tests under compute-sanitizer (memcheck, racecheck),
-#   and write every log plus OUTDIR/summary.txt.  The suite runs without the
-#   CUDA MPS daemon (NVIDIA's OpenCL fails under MPS); on a machine with one
-#   GPU the two-rank CUDA tests run once more under an MPS daemon of the
-#   script's own, which it stops afterwards.
-# Every step has its own time limit and the script keeps going after a
-# failed step; the whole run stays within GPU_CHECK_BUDGET seconds (default
-# 470).  Environment: MPI_HOME (default /opt/mpich), MPIACC_BUILD_DIR
-# (default build-dev), GPU_CHECK_JOBS (ctest parallelism, default 8),
-# GPU_CHECK_SKIP (an extended regular expression: steps whose name matches
-# are skipped, e.g. 'ctest-all|opencl' for a second call that runs only the
-# sanitizer and MPS steps within the budget).
+# scripts/gpu-check.sh OUTDIR — the whole check on a GPU machine, in one go
+# (source .device-kit/setup.sh first: MPI_HOME, UCX_ROOT, NCCL_ROOT).
+#
+# Every MPI run below uses the ENGINE ENVIRONMENT: what mpiacc-run gives its
+# ranks (the build's tools/mpiacc-run --print-env): LD_LIBRARY_PATH with the
+# CUDA-enabled UCX first ($UCX_ROOT/lib, found by CMake as MPIACC_UCX_ROOT),
+# MPIR_CVAR_CH4_NETMOD=ucx, MPIR_CVAR_NOLOCAL=1; UCX_ROOT itself is removed
+# (UCX warns about it).  Steps, most important first:
+#   configure, build          CUDA architectures native (GPU_CHECK_CUDA_ARCH)
+#   mpiacc-info, -2ranks      the build, then 2 ranks: the transport mpiacc chose
+#   probe-anysource           a plain MPI program (no mpiacc): MPI_ANY_SOURCE
+#                             receives, 8 runs, on the engine environment and
+#                             on two simulated nodes (MPICH hung in some runs of
+#                             it on the CPU machine: tells an MPICH/UCX hang
+#                             from one of ours)
+#   ctest-all                 the whole CTest suite; one GPU: without MPS (the
+#                             CUDA tests then run again under MPS below);
+#                             several GPUs: as the tests place their ranks
+#   ctest-cuda-p2p-2nodes     the CUDA point-to-point tests again as on two
+#                             nodes: MPIR_CVAR_NUM_CLIQUES=2,
+#                             UCX_TLS=tcp,cuda_copy,self (no peer mapping)
+#   ctest-cuda-coll-nccl-net  the CUDA collective tests on NCCL's network path:
+#                             NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1
+#                             NCCL_SOCKET_IFNAME=lo, MPIR_CVAR_NUM_CLIQUES=2
+#                             (the summary counts NCCL's "NET/Socket" lines)
+#   ctest-cuda-mps            one GPU only: the 2-4-rank CUDA tests under an
+#                             MPS daemon of the script's own (stopped afterwards)
+#   ctest-opencl-nvidia       the OpenCL tests on NVIDIA's OpenCL (no MPS)
+#   memcheck-*, racecheck-*   compute-sanitizer on the GPU tests (a test that
+#                             is not built any more is skipped, not failed)
+# and writes every log plus OUTDIR/summary.txt (one line per step: name, exit
+# status, seconds, log file; under it the CTest counts, failed and skipped
+# tests).  Every step has its own time limit and the script keeps going after
+# a failed step; the whole run stays within GPU_CHECK_BUDGET seconds (default
+# 560: one device call of 600 s).  Environment: MPI_HOME (default
+# /opt/mpich), UCX_ROOT (the kit's CUDA UCX; without it the run is marked
+# failed: MPICH's own UCX has no CUDA), MPIACC_BUILD_DIR (default build-dev),
+# GPU_CHECK_JOBS (ctest parallelism, default 8), GPU_CHECK_CUDA_ARCH (default
+# native), GPU_CHECK_SKIP (an extended regular expression: steps whose name
+# matches are skipped, e.g. 'memcheck|racecheck' for a first call and
+# 'configure|build|probe|ctest' for a second call that runs only the
+# sanitizer steps within a second budget).
 # Exit status: 0 when every step succeeded, 1 otherwise.
 set -u
 out=${1:?usage: scripts/gpu-check.sh OUTDIR}
@@ -23,8 +50,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root" || exit 1
 MPI_HOME=${MPI_HOME:-/opt/mpich}
 build=${MPIACC_BUILD_DIR:-build-dev}
-budget=${GPU_CHECK_BUDGET:-470}
+budget=${GPU_CHECK_BUDGET:-560}
 cjobs=${GPU_CHECK_JOBS:-8}
+arch=${GPU_CHECK_CUDA_ARCH:-native}
 skip=${GPU_CHECK_SKIP:-}
 jobs=$(nproc 2>/dev/null || echo 4)
 mpiexec=$MPI_HOME/bin/mpiexec
@@ -36,6 +64,7 @@ step_skipped=0
 
 left() { echo $((budget - ($(date +%s) - t_start))); }
 note() { echo "$*" | tee -a "$summary"; }
+section() { note ""; note "== $*"; }
 
 # step NAME LIMIT_SECONDS COMMAND...: runs with a timeout, log in OUTDIR/NAME.log
 step() {
@@ -51,6 +80,7 @@ step() {
   if ((l < 20)); then
     note "$(printf '%-34s' "$name") NOT RUN (time budget spent)"
     failed=1
+    step_skipped=1
     return 1
   fi
   ((limit > l - 10)) && limit=$((l - 10))
@@ -61,54 +91,177 @@ step() {
   dt=$(($(date +%s) - t0))
   ((rc == 124 || rc == 137)) && why=" TIMEOUT after ${limit}s"
   ((rc != 0)) && failed=1
-  note "$(printf '%-34s' "$name") rc=$rc ${dt}s$why  (log: $name.log)"
+  note "$(printf '%-34s' "$name") $( ((rc == 0)) && echo ok || echo FAILED) rc=$rc ${dt}s$why  (log: $name.log)"
   return $rc
 }
 
-note "gpu-check $(date -u +%FT%TZ) in $root, build dir $build, MPI_HOME $MPI_HOME, budget ${budget}s"
+note "gpu-check $(date -u +%FT%TZ) in $root, build dir $build, MPI_HOME $MPI_HOME, UCX_ROOT ${UCX_ROOT:-unset}, budget ${budget}s"
 
 # ---- environment ------------------------------------------------------------
 {
   nvidia-smi -L 2>&1 || true
   nvidia-smi --query-gpu=name,driver_version,memory.total,compute_mode --format=csv 2>&1 || true
+  nvidia-smi topo -m 2>&1 || true
   command -v nvcc && nvcc --version | tail -2
   cmake --version | head -1
   command -v ninja && ninja --version
   "$mpiexec" --version 2>&1 | head -3
   command -v clinfo >/dev/null && clinfo -l 2>&1
+  env | grep -E '^(UCX_|NCCL_|MPIR_CVAR_|LD_LIBRARY_PATH|CUDA_)' | sort
 } >"$out/environment.log" 2>&1
 sanitizer=$(command -v compute-sanitizer 2>/dev/null)
 [[ -z $sanitizer && -n $(command -v nvcc) ]] && sanitizer=$(dirname "$(command -v nvcc)")/compute-sanitizer
 [[ -x ${sanitizer:-/nonexistent} ]] || sanitizer=""
 devices=$(nvidia-smi -L 2>/dev/null | tr '\n' ';')
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 note "devices: ${devices:-none found (nvidia-smi missing or no GPU)}"
 
 # ---- configure, build ------------------------------------------------------------
+section "configure and build"
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
-step configure 120 cmake -S . -B "$build" "${gen[@]}" -DMPI_HOME="$MPI_HOME" -DCMAKE_CUDA_ARCHITECTURES=native \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo
-grep -E "^-- mpiacc:" "$out/configure.log" >>"$summary" 2>/dev/null
+ucx_arg=()
+[[ -n ${UCX_ROOT:-} ]] && ucx_arg=(-DMPIACC_UCX_ROOT="$UCX_ROOT")
+step configure 120 cmake -S . -B "$build" "${gen[@]}" -DMPI_HOME="$MPI_HOME" -DCMAKE_CUDA_ARCHITECTURES="$arch" \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo "${ucx_arg[@]}"
+grep -E "^-- mpiacc:" "$out/configure.log" 2>/dev/null | sed 's/^/    /' >>"$summary"
 step build 240 cmake --build "$build" -j "$jobs" || grep -E "error|FAILED" "$out/build.log" | head -20 >>"$summary"
-[[ -x $build/tools/mpiacc-info ]] && step mpiacc-info 30 "$build/tools/mpiacc-info"
+
+# ---- the engine environment --------------------------------------------------------
+# What mpiacc-run gives its ranks, for the CTest runs (their mpiexec is plain).
+engine_env=()
+if [[ -x $build/tools/mpiacc-run ]]; then
+  mapfile -t engine_env < <(env -u MPIR_CVAR_CH4_NETMOD -u MPIR_CVAR_NOLOCAL "$build/tools/mpiacc-run" --print-env)
+fi
+run_env=(env -u UCX_ROOT -u MPIR_CVAR_CH4_NETMOD -u MPIR_CVAR_NOLOCAL "${engine_env[@]}")
+section "engine environment (every MPI run below): ${engine_env[*]:-none}"
+if ! printf '%s\n' "${engine_env[@]}" | grep -q "^LD_LIBRARY_PATH=${UCX_ROOT:-/nonexistent}/lib"; then
+  note "    WARNING: the ranks' UCX is not \$UCX_ROOT/lib (UCX_ROOT=${UCX_ROOT:-unset}): device memory will not go through UCX"
+  failed=1
+fi
+if [[ -x $build/tools/mpiacc-info ]]; then
+  step mpiacc-info 30 "${run_env[@]}" "$build/tools/mpiacc-info"
+  grep -E "^  (UCX|MPI library loaded|MPICH netmods|CUDA|transport)" "$out/mpiacc-info.log" | sed 's/^/    /' >>"$summary"
+  step mpiacc-info-2ranks 40 "${run_env[@]}" "$mpiexec" -n 2 "$build/tools/mpiacc-info"
+  grep -E "^  (UCX loaded|transport)" "$out/mpiacc-info-2ranks.log" | sort | uniq -c | sed 's/^/    /' >>"$summary"
+fi
+
+# ---- a plain MPI probe: MPI_ANY_SOURCE on the UCX netmod ------------------------------
+# 8 runs of 100 rounds (two sends; a receive from rank 0, then one from
+# MPI_ANY_SOURCE) per setting; a run that does not finish in 6 s counts as hung.
+probe_src=$out/probe_anysource.c
+cat >"$probe_src" <<'EOF'
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    int rank, buf[256], flag;
+    MPI_Request r;
+    MPI_Status st;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (int it = 0; it < 100; it++) {
+        if (rank == 0) {
+            MPI_Send(buf, 256, MPI_INT, 1, 3, MPI_COMM_WORLD);
+            MPI_Send(buf, 256, MPI_INT, 1, 4, MPI_COMM_WORLD);
+        } else if (rank == 1) {
+            MPI_Irecv(buf, 256, MPI_INT, 0, 3, MPI_COMM_WORLD, &r);
+            for (int i = 0; i < 100; i++) MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+            MPI_Wait(&r, &st);
+            MPI_Recv(buf, 256, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    if (rank == 0) printf("probe_anysource: 100 rounds ok\n");
+    MPI_Finalize();
+    return 0;
+}
+EOF
+probe() { # NAME VAR=value...: 8 runs
+  local ok=0 hung=0 _
+  for _ in 1 2 3 4 5 6 7 8; do
+    if timeout -k 2 6 "${run_env[@]}" "$@" "$mpiexec" -n 2 "$out/probe_anysource" >/dev/null 2>&1; then
+      ok=$((ok + 1))
+    else
+      hung=$((hung + 1))
+    fi
+  done
+  echo "probe_anysource $*: $ok of 8 runs finished, $hung hung or failed"
+  ((hung == 0))
+}
+probe_all() {
+  local rc=0
+  "$MPI_HOME/bin/mpicc" "$probe_src" -o "$out/probe_anysource" || return 1
+  probe || rc=1
+  probe MPIR_CVAR_NUM_CLIQUES=2 UCX_TLS=tcp,cuda_copy,self || rc=1
+  return $rc
+}
+section "plain MPI (no mpiacc): MPI_ANY_SOURCE receives on the UCX netmod"
+step probe-anysource 120 bash -c "$(declare -p out mpiexec run_env MPI_HOME probe_src); $(declare -f probe probe_all); probe_all"
+((step_skipped)) || grep '^probe_anysource' "$out/probe-anysource.log" | sed 's/^/    /' >>"$summary"
 
 # ---- the whole suite ---------------------------------------------------------------
 ctest_summary() { # log file: counts, failed and skipped tests
   [[ -f $1 ]] || return 0
   {
-    grep -E "tests passed|tests failed" "$1" | tail -1 | sed 's/^/    /'
+    grep -E "tests passed|tests failed|No tests were found" "$1" | tail -1 | sed 's/^/    /'
     sed -n '/The following tests FAILED/,/^$/p' "$1" | sed 's/^/    /'
     grep -E "\((Skipped|Not Run|Disabled)\)" "$1" | sed 's/^[[:space:]]*/    not passed: /'
   } >>"$summary"
 }
+cuda_coll='^(test_cuda_(coll|reduce|copyn)[a-z0-9_]*_np[0-9]+|halo3d_cuda_.*)$' # collectives (NCCL, ours)
+cuda_p2p='^test_cuda_[a-z0-9_]*_np[0-9]+$'                                      # less cuda_coll
 if [[ -d $build ]]; then
+  section "the whole suite ($ngpu GPU(s)$( ((ngpu == 1)) && echo ', no MPS: the CUDA tests run again under MPS below'))"
   # the JUnit files keep every test's output (skip reasons, timings printed by tests)
-  step ctest-all 300 ctest --test-dir "$build" --output-on-failure -j "$cjobs" --timeout 200 \
+  step ctest-all 300 "${run_env[@]}" ctest --test-dir "$build" --output-on-failure -j "$cjobs" --timeout 200 \
     --output-junit "$out/ctest-all.xml"
   ctest_summary "$out/ctest-all.log"
   grep -hoE "(SKIPPED[^<&]*|WATCHDOG[^<&]*|corpus: [^<&]*)" "$out/ctest-all.log" "$out/ctest-all.xml" 2>/dev/null |
     sort -u | head -30 | sed 's/^/    /' >>"$summary"
-  step ctest-opencl-nvidia 90 env MPIACC_TEST_OPENCL_PLATFORM=nvidia \
+
+  section "two simulated nodes: CUDA point-to-point over UCX tcp + cuda_copy (MPIR_CVAR_NUM_CLIQUES=2)"
+  # (MPIEXEC_TIMEOUT: a hung run ends after 100 s, not the step)
+  step ctest-cuda-p2p-2nodes 150 "${run_env[@]}" MPIR_CVAR_NUM_CLIQUES=2 UCX_TLS=tcp,cuda_copy,self MPIEXEC_TIMEOUT=100 \
+    ctest --test-dir "$build" -R "$cuda_p2p" -E "$cuda_coll" --output-on-failure -j 4 --timeout 140 \
+    --output-junit "$out/ctest-cuda-p2p-2nodes.xml"
+  ctest_summary "$out/ctest-cuda-p2p-2nodes.log"
+
+  section "two simulated nodes: CUDA collectives on NCCL's socket network (loopback)"
+  step ctest-cuda-coll-nccl-net 150 "${run_env[@]}" MPIR_CVAR_NUM_CLIQUES=2 NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 \
+    NCCL_SOCKET_IFNAME=lo NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET MPIEXEC_TIMEOUT=100 \
+    ctest --test-dir "$build" -R "$cuda_coll" --output-on-failure -j 2 --timeout 140 \
+    --output-junit "$out/ctest-cuda-coll-nccl-net.xml"
+  ctest_summary "$out/ctest-cuda-coll-nccl-net.log"
+  ((step_skipped)) ||
+    echo "    NCCL lines naming NET/Socket: $(cat "$out/ctest-cuda-coll-nccl-net.log" "$out/ctest-cuda-coll-nccl-net.xml" \
+      2>/dev/null | grep -c 'NET/Socket'); naming P2P or SHM transports: $(cat "$out/ctest-cuda-coll-nccl-net.log" \
+      "$out/ctest-cuda-coll-nccl-net.xml" 2>/dev/null | grep -cE 'via P2P|via SHM')" >>"$summary"
+fi
+
+# ---- the multi-rank CUDA tests again under MPS (one GPU only) ----------------------------
+# Two to four ranks on one GPU without MPS time-slice it; with MPS they run
+# as on separate GPUs.  Not for the OpenCL tests (NVIDIA's OpenCL fails
+# under MPS) nor test_cuda_sync (its gate-kernel case times out under MPS).
+if [[ -d $build ]] && ((ngpu == 1)) && command -v nvidia-cuda-mps-control >/dev/null; then
+  section "one GPU: 2-4 ranks under MPS"
+  export CUDA_MPS_PIPE_DIRECTORY=$out/mps-pipe CUDA_MPS_LOG_DIRECTORY=$out/mps-log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  if nvidia-cuda-mps-control -d >>"$out/mps.log" 2>&1; then
+    step ctest-cuda-mps 240 "${run_env[@]}" ctest --test-dir "$build" -R '^(test_cuda_.*_np[234]|halo3d_cuda_.*)$' \
+      -E 'hetero|test_cuda_sync' --output-on-failure -j 2 --timeout 120 --output-junit "$out/ctest-cuda-mps.xml"
+    ctest_summary "$out/ctest-cuda-mps.log"
+    echo quit | nvidia-cuda-mps-control >>"$out/mps.log" 2>&1
+  else
+    note "MPS daemon did not start: ctest-cuda-mps NOT RUN"
+    failed=1
+  fi
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+fi
+
+if [[ -d $build ]]; then
+  section "OpenCL tests on NVIDIA's OpenCL"
+  step ctest-opencl-nvidia 90 "${run_env[@]}" MPIACC_TEST_OPENCL_PLATFORM=nvidia \
     ctest --test-dir "$build" -L opencl --output-on-failure -j 4 --timeout 80 --output-junit "$out/ctest-opencl-nvidia.xml"
   ctest_summary "$out/ctest-opencl-nvidia.log"
 fi
@@ -131,19 +284,20 @@ san() { # NAME TOOL LIMIT NP(0: no mpiexec) BINARY [--sanitizer-option value...]
     fi
   done
   if [[ ! -x $bin ]]; then
-    note "$(printf '%-34s' "$name") NOT RUN ($bin missing)"
-    failed=1
+    # the engine and NCCL work removes tests; a build failure shows in "build"
+    note "$(printf '%-34s' "$name") skipped ($(basename "$bin") is not built)"
     return
   fi
   local cmd=("$sanitizer" --tool "$tool" --error-exitcode 1 "${sopts[@]}" "$bin")
   ((np > 0)) && cmd=("$mpiexec" -n "$np" "${cmd[@]}")
-  step "$name" "$limit" env MPIACC_TEST_SANITIZER=1 "${envs[@]}" "${cmd[@]}"
+  step "$name" "$limit" "${run_env[@]}" MPIACC_TEST_SANITIZER=1 "${envs[@]}" "${cmd[@]}"
   ((step_skipped)) && return
   errs=$(grep -Eo "ERROR SUMMARY: [0-9]+" "$out/$name.log" | awk '{s += $3} END {print s + 0}')
   echo "    sanitizer errors: $errs; $(grep -cE "^=+ +(Invalid|Race|Program hit|Error)" "$out/$name.log") report lines" \
     >>"$summary"
 }
 t=$build/tests/cuda
+section "compute-sanitizer (memcheck, racecheck) on the GPU tests"
 if [[ -z $sanitizer ]]; then
   note "compute-sanitizer not found: sanitizer steps NOT RUN"
   failed=1
@@ -151,61 +305,43 @@ elif [[ -d $t ]]; then
   # test_cuda_ipc opens bad IPC handles on purpose: the API errors it
   # provokes are not reported.
   noapi=(--report-api-errors no)
-  san memcheck-cuda_ipc memcheck 90 2 "$t/test_cuda_ipc" "${noapi[@]}"
-  san racecheck-cuda_ipc racecheck 90 2 "$t/test_cuda_ipc" "${noapi[@]}"
-  # the device protocol's paths (device staging, pack kernels into it); on
-  # MPICH's UCX netmod when the run's environment selects it
-  san memcheck-cuda_paths memcheck 90 2 "$t/test_cuda_paths" CUDA_MODULE_LOADING=EAGER
-  san memcheck-cuda_errors memcheck 40 0 "$t/test_cuda_errors"
   san memcheck-p2p_corpus memcheck 70 2 "$t/test_cuda_p2p_corpus" MPIACC_TEST_NTYPES=40
+  san memcheck-cuda_p2px memcheck 90 2 "$t/test_cuda_p2px"
   san memcheck-cuda_semantics memcheck 60 3 "$t/test_cuda_semantics"
+  san memcheck-cuda_coll memcheck 90 2 "$t/test_cuda_coll"
+  san memcheck-cuda_errors memcheck 40 0 "$t/test_cuda_errors"
   san memcheck-cuda_sync memcheck 50 3 "$t/test_cuda_sync"
   san memcheck-cuda_backend memcheck 60 0 "$t/test_cuda_backend"
   san racecheck-p2p_corpus racecheck 60 2 "$t/test_cuda_p2p_corpus" MPIACC_TEST_NTYPES=25
   san memcheck-cuda_threads memcheck 60 2 "$t/test_cuda_threads"
   san racecheck-cuda_backend racecheck 60 0 "$t/test_cuda_backend"
-  san memcheck-cuda_coll memcheck 90 2 "$t/test_cuda_coll"
-  san memcheck-cuda_p2px memcheck 90 2 "$t/test_cuda_p2px"
-  # this round's kernels and paths: on-device collectives (their reduction and
-  # many-piece copy kernels, the nonblocking form), stream-ordered completion
+  san memcheck-cuda_ipc memcheck 90 2 "$t/test_cuda_ipc" "${noapi[@]}"
+  san racecheck-cuda_ipc racecheck 90 2 "$t/test_cuda_ipc" "${noapi[@]}"
+  # the device protocol's paths (device staging, the pack kernels into it,
+  # MPI's own requests)
+  san memcheck-cuda_paths memcheck 90 2 "$t/test_cuda_paths" CUDA_MODULE_LOADING=EAGER
+  # on-device collectives (their reduction and many-piece copy kernels, the
+  # nonblocking form), stream-ordered completion
   san memcheck-cuda_coll_ipc memcheck 90 3 "$t/test_cuda_coll_ipc" MPIACC_DIRECT=1
   san memcheck-cuda_reduce memcheck 90 2 "$t/test_cuda_reduce"
   san memcheck-cuda_copyn memcheck 90 2 "$t/test_cuda_copyn"
   san memcheck-cuda_stream_order memcheck 60 2 "$t/test_cuda_stream_order" CUDA_MODULE_LOADING=EAGER
   # test_cuda_stream_order gates its streams, so under the tool it skips its
   # cases: stream-ordered completion runs here ungated, in Stencil2D's halo
-  # exchanges (IPC receives in stream order; staged sends and receives)
+  # exchanges (receives in stream order; staged sends and receives)
   sten=$build/examples/stencil2d/stencil2d
   for proto in direct default; do
     pflag=()
     [[ $proto == direct ]] && pflag=(--direct)
-    step "memcheck-stencil_stream_order_$proto" 120 env MPIACC_TEST_SANITIZER=1 "$mpiexec" -n 2 "$sanitizer" --tool memcheck \
-      --error-exitcode 1 "$sten" --backend cuda --customSize 64,64 --num-iters 20 --passes 1 --msize 1x2 \
-      "${pflag[@]}" --stream-ordered --stream-ordered-sends
+    step "memcheck-stencil_stream_order_$proto" 120 "${run_env[@]}" MPIACC_TEST_SANITIZER=1 "$mpiexec" -n 2 \
+      "$sanitizer" --tool memcheck --error-exitcode 1 "$sten" --backend cuda --customSize 64,64 --num-iters 20 \
+      --passes 1 --msize 1x2 "${pflag[@]}" --stream-ordered --stream-ordered-sends
     ((step_skipped)) ||
       echo "    sanitizer errors: $(grep -Eo "ERROR SUMMARY: [0-9]+" "$out/memcheck-stencil_stream_order_$proto.log" |
         awk '{s += $3} END {print s + 0}')" >>"$summary"
   done
 fi
 
-# ---- the multi-rank CUDA tests again under MPS (one GPU only) ----------------------------
-# Two to four ranks on one GPU without MPS time-slice it; with MPS they run
-# as on separate GPUs.  Not for the OpenCL tests (NVIDIA's OpenCL fails
-# under MPS) nor test_cuda_sync (its gate-kernel case times out under MPS).
-ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-if [[ -d $build ]] && ((ngpu == 1)) && command -v nvidia-cuda-mps-control >/dev/null; then
-  export CUDA_MPS_PIPE_DIRECTORY=$out/mps-pipe CUDA_MPS_LOG_DIRECTORY=$out/mps-log
-  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-  if nvidia-cuda-mps-control -d >>"$out/mps.log" 2>&1; then
-    step ctest-cuda-mps 240 ctest --test-dir "$build" -R '^(test_cuda_.*_np[234]|halo3d_cuda_.*)$' \
-      -E 'hetero|test_cuda_sync' --output-on-failure -j 2 --timeout 120 --output-junit "$out/ctest-cuda-mps.xml"
-    ctest_summary "$out/ctest-cuda-mps.log"
-    echo quit | nvidia-cuda-mps-control >>"$out/mps.log" 2>&1
-  else
-    note "MPS daemon did not start: ctest-cuda-mps NOT RUN"
-  fi
-  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-fi
-
-note "total $(($(date +%s) - t_start))s; overall: $([[ $failed == 0 ]] && echo OK || echo 'SOME STEPS FAILED (see above)')"
+note ""
+note "total $(($(date +%s) - t_start))s of ${budget}s; overall: $([[ $failed == 0 ]] && echo OK || echo 'SOME STEPS FAILED (see above)')"
 exit $failed

@@ -3,9 +3,14 @@
 MPI-ACC and TEMPI papers' ones.  The kind of each file is recognised from
 its column names:
 
-  stencil2d        GFLOPS of manual staging vs mpiacc, per precision
-  scaling          Stencil2D weak scaling (scripts/stencil-scaling.sh): GFLOPS and
-                   parallel efficiency against ranks, per size and precision
+  stencil2d        GFLOPS of each run (manual staging, mpiacc, cuda-aware, with and
+                   without overlap), per precision
+  scaling          Stencil2D scaling (scripts/stencil-scaling.sh): GFLOPS and
+                   parallel efficiency against GPUs, one column per weak size /
+                   strong total and precision, one line per series, the issue-32
+                   targets dashed
+  halo3d_scaling   halo3d scaling (scripts/halo3d-scaling.sh): time per iteration and
+                   the exposed exchange's share of it against GPUs (target 10 %)
   pack (bench/pack) packed GB/s against block size, one panel per object size;
                    below, when the file has the roofline rows, the fraction of the
                    roofline (sector bytes at the device copy bandwidth) the
@@ -37,7 +42,9 @@ def load(path):
 
 def kind_of(cols):
     c = set(cols)
-    if {"series", "efficiency", "ranks", "gpus"} <= c:
+    if {"series", "efficiency", "ranks", "iter_us_median"} <= c:
+        return "halo3d_scaling"
+    if {"series", "efficiency", "ranks", "gflops_median"} <= c:
         return "scaling"
     if {"gflops_median", "variant", "precision"} <= c:
         return "stencil2d"
@@ -64,18 +71,22 @@ def human(b):
 
 def plot_stencil2d(plt, rows, title):
     precs = [p for p in ("sp", "dp") if any(r["precision"] == p for r in rows)]
-    variants = [v for v in ("manual", "mpiacc") if any(r["variant"] == v for r in rows)]
-    fig, ax = plt.subplots(figsize=(6, 4))
-    width = 0.8 / max(1, len(variants))
-    for i, v in enumerate(variants):
+    name = lambda r: r["variant"] + ("+overlap" if r.get("overlap") == "1" else "")
+    runs = []
+    for r in rows:
+        if name(r) not in runs:
+            runs.append(name(r))
+    fig, ax = plt.subplots(figsize=(max(6, 1.5 * len(runs)), 4))
+    width = 0.8 / max(1, len(runs))
+    for i, v in enumerate(runs):
         med, lo, hi = [], [], []
         for p in precs:
-            r = next(r for r in rows if r["precision"] == p and r["variant"] == v)
-            m = float(r["gflops_median"])
+            r = next((r for r in rows if r["precision"] == p and name(r) == v), None)
+            m = float(r["gflops_median"]) if r else 0.0
             med.append(m)
-            lo.append(m - float(r["gflops_min"]))
-            hi.append(float(r["gflops_max"]) - m)
-        xs = [k + (i - (len(variants) - 1) / 2) * width for k in range(len(precs))]
+            lo.append(m - float(r["gflops_min"]) if r else 0.0)
+            hi.append(float(r["gflops_max"]) - m if r else 0.0)
+        xs = [k + (i - (len(runs) - 1) / 2) * width for k in range(len(precs))]
         ax.bar(xs, med, width, yerr=[lo, hi], capsize=4, label=v)
     r0 = rows[0]
     ax.set_xticks(range(len(precs)))
@@ -83,69 +94,101 @@ def plot_stencil2d(plt, rows, title):
     ax.set_ylabel("GFLOPS (median; bars: min-max)")
     ax.set_title("%s: %s, %s ranks, %sx%s per rank, h=%s" % (title, r0["backend"], r0["ranks"], r0["rows"],
                                                              r0["cols"], r0["h"]))
-    ax.legend()
+    ax.legend(fontsize="small")
     return fig
 
 
-def plot_scaling(plt, rows, title):
-    """Top row: total GFLOPS against ranks; bottom row: parallel efficiency
-    GFLOPS(n) / (n GFLOPS(1)).  One column per (size, precision), one line
-    per series; points where ranks share GPUs are hollow, the x labels give
-    ranks/GPUs, and the dashed lines are the efficiency per GPU in use
-    (GFLOPS(n) / (GPUs x GFLOPS(1)))."""
+SERIES = ["manual", "mpiacc", "mpiacc-direct", "mpiacc+overlap", "cuda-aware/ucx", "cuda-aware/ucx+overlap",
+          "cuda-aware/impi", "cuda-aware/impi+overlap"]
+STENCIL_TARGETS = {("weak", 4096): 0.90, ("weak", 1024): 0.75, ("strong", 16384): 0.80}
+
+
+def series_style(s):
+    """mpiacc solid, cuda-aware dashed (Intel MPI dash-dot), manual dotted; overlap with filled squares."""
+    ls = ":" if s == "manual" else "-" if s.startswith("mpiacc") else "-." if "impi" in s else "--"
+    return ls, "s" if s.endswith("+overlap") else "o"
+
+
+def scaling_panels(rows):
     panels = []
     for r in rows:
-        key = (int(r["size"]), r["precision"])
+        key = (r.get("scaling", "weak"), int(r["size"]), r["precision"])
         if key not in panels:
             panels.append(key)
-    series = [s for s in ("manual", "mpiacc", "mpiacc-direct") if any(r["series"] == s for r in rows)]
-    fig, axes = plt.subplots(2, len(panels), figsize=(4 * len(panels), 7), squeeze=False)
-    for col, (size, prec) in enumerate(panels):
+    return panels
+
+
+def plot_scaling(plt, rows, title):
+    """Top row: total GFLOPS against GPUs; bottom row: efficiency (weak: GFLOPS(n) / (n GFLOPS(1)); strong:
+    T(1) / (n T(n))).  One column per (weak per-GPU size or strong total, precision), one line per series."""
+    panels = scaling_panels(rows)
+    series = [s for s in SERIES if any(r["series"] == s for r in rows)]
+    fig, axes = plt.subplots(2, len(panels), figsize=(4 * len(panels), 7.5), squeeze=False)
+    for col, (scaling, size, prec) in enumerate(panels):
         top, bot = axes[0][col], axes[1][col]
-        ticks = {}
+        sel = [r for r in rows if r.get("scaling", "weak") == scaling and int(r["size"]) == size and r["precision"] == prec]
+        xs = sorted({int(r["ranks"]) for r in sel})
         for s in series:
-            pts = sorted((int(r["ranks"]), int(r["gpus"]), float(r["gflops_median"]),
-                          float(r["efficiency"]) if r["efficiency"] else None, r["protocol"])
-                         for r in rows if r["series"] == s and int(r["size"]) == size and r["precision"] == prec)
+            pts = sorted((int(r["ranks"]), float(r["gflops_median"]), float(r["efficiency"]) if r["efficiency"] else None)
+                         for r in sel if r["series"] == s)
             if not pts:
                 continue
-            label = s
-            if s == "mpiacc-direct" and any(p[4] != "direct" for p in pts):
-                label += " (fell back: default protocol)"
-            line = top.plot([p[0] for p in pts], [p[2] for p in pts], marker="o", label=label)[0]
-            effs = [p for p in pts if p[3] is not None]
-            bot.plot([p[0] for p in effs], [p[3] for p in effs], marker="o", color=line.get_color(), label=label)
-            shared = [r for r in rows if r["series"] == s and int(r["size"]) == size and r["precision"] == prec
-                      and r["efficiency_gpus"] and int(r["gpus"]) < int(r["ranks"])]
-            if shared:  # per GPU: GFLOPS(n) / (GPUs x GFLOPS(1)), dashed
-                ge = sorted((int(r["ranks"]), float(r["efficiency_gpus"])) for r in rows
-                            if r["series"] == s and int(r["size"]) == size and r["precision"] == prec
-                            and r["efficiency_gpus"])
-                bot.plot([p[0] for p in ge], [p[1] for p in ge], linestyle="--", color=line.get_color(),
-                         label=label + ", per GPU")
-            for p in pts:
-                ticks[p[0]] = p[1]
-                if p[1] < p[0]:  # ranks share GPUs: hollow markers
-                    top.plot([p[0]], [p[2]], marker="o", mfc="white", color=line.get_color())
-                    if p[3] is not None:
-                        bot.plot([p[0]], [p[3]], marker="o", mfc="white", color=line.get_color())
-        xs = sorted(ticks)
+            ls, mk = series_style(s)
+            line = top.plot([p[0] for p in pts], [p[1] for p in pts], linestyle=ls, marker=mk, label=s)[0]
+            eff = [p for p in pts if p[2] is not None]
+            bot.plot([p[0] for p in eff], [p[2] for p in eff], linestyle=ls, marker=mk, color=line.get_color(), label=s)
+        goal = STENCIL_TARGETS.get((scaling, size))
+        if goal:
+            bot.axhline(goal, color="red", linewidth=0.8, linestyle="--", label="target %.0f %%" % (100 * goal))
+        bot.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
         for ax in (top, bot):
             ax.set_xscale("log", base=2)
             ax.set_xticks(xs)
-            ax.set_xticklabels(["%d/%d" % (x, ticks[x]) for x in xs])
+            ax.set_xticklabels([str(x) for x in xs])
             ax.minorticks_off()
             ax.grid(True, alpha=0.3)
-        bot.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
         bot.set_ylim(0, 1.1)
-        top.set_title("%s: %dx%d per rank, %s" % (title, size, size, "single" if prec == "sp" else "double"),
-                      fontsize="medium")
-        top.set_ylabel("GFLOPS (median, all ranks)")
-        bot.set_ylabel("efficiency GFLOPS(n) / (n GFLOPS(1))")
-        bot.set_xlabel("ranks / GPUs (hollow: ranks share GPUs)")
-    axes[0][0].legend(fontsize="small")
-    if any(l.get_linestyle() == "--" for l in axes[1][0].get_lines()):
-        axes[1][0].legend(fontsize="x-small")
+        what = "%dx%d per GPU" % (size, size) if scaling == "weak" else "%dx%d in total" % (size, size)
+        top.set_title("%s: %s, %s %s" % (title, scaling, what, "single" if prec == "sp" else "double"), fontsize="medium")
+        top.set_ylabel("GFLOPS (median, all GPUs)")
+        bot.set_ylabel("weak: GFLOPS(n)/(n GFLOPS(1))" if scaling == "weak" else "strong: T(1)/(n T(n))")
+        bot.set_xlabel("GPUs (one rank each)")
+    axes[0][0].legend(fontsize="x-small")
+    axes[1][0].legend(fontsize="x-small")
+    return fig
+
+
+def plot_halo3d_scaling(plt, rows, title):
+    """Top: time per iteration against GPUs; bottom: exposed exchange / iteration (target: 10 %)."""
+    panels = scaling_panels(rows)
+    series = [s for s in SERIES if any(r["series"] == s for r in rows)]
+    fig, axes = plt.subplots(2, len(panels), figsize=(4.5 * len(panels), 7.5), squeeze=False)
+    for col, (scaling, size, prec) in enumerate(panels):
+        top, bot = axes[0][col], axes[1][col]
+        sel = [r for r in rows if int(r["size"]) == size and r["precision"] == prec]
+        xs = sorted({int(r["ranks"]) for r in sel})
+        for s in series:
+            pts = sorted((int(r["ranks"]), float(r["iter_us_median"]), float(r["exposed_frac"] or 0))
+                         for r in sel if r["series"] == s)
+            if not pts:
+                continue
+            ls, mk = series_style(s)
+            line = top.plot([p[0] for p in pts], [p[1] for p in pts], linestyle=ls, marker=mk, label=s)[0]
+            bot.plot([p[0] for p in pts], [max(0.0, p[2]) for p in pts], linestyle=ls, marker=mk,
+                     color=line.get_color(), label=s)
+        bot.axhline(0.10, color="red", linewidth=0.8, linestyle="--", label="target 10 %")
+        for ax in (top, bot):
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(xs)
+            ax.set_xticklabels([str(x) for x in xs])
+            ax.minorticks_off()
+            ax.grid(True, alpha=0.3)
+        top.set_title("%s: %d^3 per GPU, %s" % (title, size, "single" if prec == "sp" else "double"), fontsize="medium")
+        top.set_ylabel("us per iteration (median)")
+        bot.set_ylabel("exposed exchange / iteration")
+        bot.set_xlabel("GPUs (one rank each)")
+    axes[0][0].legend(fontsize="x-small")
+    axes[1][0].legend(fontsize="x-small")
     return fig
 
 
@@ -358,7 +401,7 @@ def plot_host_overhead(plt, rows, title):
     return fig
 
 
-PLOTS = {"stencil2d": plot_stencil2d, "scaling": plot_scaling, "pack": plot_pack, "pingpong": plot_pingpong, "ooo": plot_ooo,
+PLOTS = {"stencil2d": plot_stencil2d, "scaling": plot_scaling, "halo3d_scaling": plot_halo3d_scaling, "pack": plot_pack, "pingpong": plot_pingpong, "ooo": plot_ooo,
          "queue_semantics": plot_queue_semantics, "host_overhead": plot_host_overhead}
 
 

@@ -35,7 +35,25 @@ Variants:
                   internode: pipelined over the network (no IPC between nodes)
   gdr             what a GPU-direct-RDMA-capable MPICH would give internode (intranode: as direct)
 
+Refit to a sweep (--fit stencil_scaling.csv, scripts/stencil-scaling.sh's CSV; every series of it, overlap
+and the cuda-aware peers included): the model's inputs then come from the run on one node instead of the
+built-in curves:
+  T_comp          kernel_us of the series at 1 GPU (the steps alone, per iteration), per size and precision
+  message(b)      alpha + b / beta per message inside the node, fitted (least squares over the weak sizes) to
+                  exch_us at the largest GPU count: one exchange = rows then columns, each phase the slower of
+                  its two messages, so exch_us = 2 (alpha + b / beta) with b the message bytes of that size
+  between nodes   message(b) + net_alpha + b / net_gbs (the series' own cost plus the network's)
+  residual        iter_us - kernel_us - exch_us / h at that GPU count (launch and completion costs the
+                  exchange alone does not show), kept per size for the non-overlapped series
+  overlap         series "+overlap": the exchange hides behind the interior up to a capacity
+                  c = exch_us - exposed_us at that GPU count (when part of it showed), else kernel_us there
+                  (all of it hidden): T_iter = T_comp + max(0, T_exch(n) / h - c)
+  T_iter(n)       T_comp + T_exch(n) / h + residual (not overlapped); efficiency = T_iter(1) / T_iter(n)
+with T_exch(n) the slowest rank's exchange on n GPUs (the same node tiles as below).  Printed per series,
+size and precision: the fitted alpha, beta, and the predicted efficiency at --gpus.
+
 usage: scripts/scaling_model.py [--costs FILE.csv] [--sweep stencil_scaling.csv] [options]
+       scripts/scaling_model.py --fit stencil_scaling.csv [--gpus "16 64 512"] [--format md]
        scripts/scaling_model.py --dump-costs > costs.csv     (the built-in inputs, to edit)
 """
 import argparse
@@ -92,12 +110,107 @@ def load_costs(path):
 
 
 def load_rates(path, series):
-    """GFLOPS at 1 rank per (size, precision) from scripts/stencil-scaling.sh's CSV."""
+    """GFLOPS at 1 rank per (size, precision) from scripts/stencil-scaling.sh's CSV (weak rows)."""
     rates = {}
     for r in csv.DictReader(open(path, newline="")):
-        if r["ranks"] == "1" and r["series"] == series:
+        if r["ranks"] == "1" and r["series"] == series and r.get("scaling", "weak") == "weak":
             rates[(int(r["size"]), r["precision"])] = float(r["gflops_median"])
     return rates
+
+
+def msg_bytes(size, h, es):
+    """Rows and columns message bytes of an N x N block with halo h."""
+    R, P = size + 2 * h, (size + 2 * h + 15) // 16 * 16
+    return h * P * es, R * h * es
+
+
+def fit_line(pts):
+    """Least squares y = alpha + x / beta over (x, y); beta in bytes per us (inf when flat)."""
+    n = len(pts)
+    if n == 1:
+        return pts[0][1], math.inf
+    mx, my = sum(p[0] for p in pts) / n, sum(p[1] for p in pts) / n
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    slope = sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx if sxx else 0.0
+    slope = max(slope, 1e-12)
+    return max(0.0, my - slope * mx), 1.0 / slope
+
+
+def refit(a, gpus):
+    """The --fit mode: the sweep's series refitted (see the module docstring); returns the table lines."""
+    rows = [r for r in csv.DictReader(open(a.fit, newline="")) if r.get("scaling", "weak") == "weak"]
+    if not rows:
+        sys.exit("scaling_model.py: %s: no weak-scaling rows" % a.fit)
+    nfit = max(int(r["ranks"]) for r in rows)
+    h = int(rows[0].get("h") or a.h)
+    lines = []
+    keys = []
+    for r in rows:
+        k = (r["series"], r["precision"])
+        if k not in keys:
+            keys.append(k)
+    for series, prec in keys:
+        es = 4 if prec == "sp" else 8
+        sel = [r for r in rows if r["series"] == series and r["precision"] == prec]
+        at = {(int(r["size"]), int(r["ranks"])): r for r in sel}
+        sizes = sorted({int(r["size"]) for r in sel})
+        pts = []
+        for size in sizes:
+            r = at.get((size, nfit))
+            if r and float(r["exch_us"]) > 0:
+                b = max(msg_bytes(size, h, es))
+                pts.append((b, float(r["exch_us"]) / 2))
+        if not pts or nfit < 2:
+            continue
+        alpha, beta = fit_line(pts)
+        msg = lambda b, inter: alpha + b / beta + (a.net_alpha + b / (a.net_gbs * 1e3) if inter else 0.0)
+        for size in sizes:
+            one, top = at.get((size, 1)), at.get((size, nfit))
+            if not one or not top:
+                continue
+            tcomp = float(one["kernel_us"])
+            t1 = float(one["iter_us"])
+            if series.endswith("+overlap"):
+                exposed = float(top["exposed_us"])
+                cap = max(0.0, float(top["exch_us"]) - exposed if exposed > 0.05 * float(top["exch_us"])
+                          else float(top["kernel_us"]))
+                iter_of = lambda tx: tcomp + max(0.0, tx / h - cap)
+                how = "capacity %.1f us" % cap
+            else:
+                resid = max(0.0, float(top["iter_us"]) - float(top["kernel_us"]) - float(top["exch_us"]) / h)
+                iter_of = lambda tx: tcomp + tx / h + resid
+                how = "residual %.1f us" % resid
+            cells = []
+            for n in gpus:
+                tx = exchange_time(a, n, size, h, es, msg)
+                cells.append("%.2f (%.0f us)" % (t1 / iter_of(tx), tx))
+            lines.append(["%d^2" % size, prec, series, "%.2f" % alpha, "%.1f" % (beta / 1e3),
+                          "%.1f" % tcomp, how] + cells)
+    head = ["size", "prec", "series", "alpha us", "beta GB/s", "T_comp us", "fit"] + ["%d GPUs" % n for n in gpus]
+    note = ("refitted to %s (%d GPUs on one node): predicted weak-scaling efficiency T_iter(1) / T_iter(n) "
+            "(slowest rank's exchange per exchange); h = %d; network %.1f us + %.0f GB/s per NIC, node tile %s"
+            % (a.fit, nfit, h, a.net_alpha, a.net_gbs, a.node_tile))
+    return head, lines, note
+
+
+def exchange_time(a, n, size, h, es, msg):
+    """Slowest rank's exchange on n GPUs (2D grid, node tiles), each phase the slower of its two messages."""
+    rb, cb = msg_bytes(size, h, es)
+    pr, pc = grid_of(n)
+    tr, tc = min(a.tile[0], pr), min(a.tile[1], pc)
+    node = lambda i, j: (i // tr, j // tc)
+    worst = 0.0
+    for i in range(pr):
+        for j in range(pc):
+            t = 0.0
+            for b, nb in ((rb, [(i - 1, j), (i + 1, j)]), (cb, [(i, j - 1), (i, j + 1)])):
+                side = 0.0
+                for (x, y) in nb:
+                    if 0 <= x < pr and 0 <= y < pc:
+                        side = max(side, msg(b, node(x, y) != node(i, j)))
+                t += side
+            worst = max(worst, t)
+    return worst
 
 
 def grid_of(n):
@@ -186,7 +299,8 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="Defaults: see docs/scaling.md for their sources.")
     ap.add_argument("--costs", help="CSV path,bytes,us (paths ipc and host_shm) replacing the built-in curves")
-    ap.add_argument("--sweep", help="scripts/stencil-scaling.sh's CSV: GFLOPS(1) of each series from it")
+    ap.add_argument("--sweep", help="scripts/stencil-scaling.sh's CSV: GFLOPS(1) of each built-in series from it")
+    ap.add_argument("--fit", help="scripts/stencil-scaling.sh's CSV: refit every series of it (see above)")
     ap.add_argument("--rate", action="append", default=[], metavar="SIZE:PREC=GFLOPS",
                     help="GFLOPS(1) of one size and precision, e.g. 4096:sp=2756 (repeatable)")
     ap.add_argument("--gpus", default="16 64 512", help="GPU counts to predict (default '16 64 512')")
@@ -224,6 +338,10 @@ def main():
     except (ValueError, AssertionError):
         ap.error("bad --node-tile, --gpus, --sizes or --h")
     precs = a.precisions.split()
+    if a.fit:
+        head, lines, note = refit(a, gpus)
+        print_table(a.format == "md", head, lines, note)
+        return 0
     model = Model(a, load_costs(a.costs))
     rates = {v: dict(DEFAULT_RATES) for v in VARIANTS}
     for v in VARIANTS:
@@ -261,6 +379,11 @@ def main():
     note = ("efficiency without overlap / with perfect overlap (exchange time of the slowest rank per "
             "exchange); h = %d; %s; network %.1f us + %.0f GB/s, %g NIC(s) per node"
             % (a.h, layouts, a.net_alpha, a.net_gbs, a.nics_per_node))
+    print_table(md, head, lines, note)
+    return 0
+
+
+def print_table(md, head, lines, note):
     if md:
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
@@ -272,7 +395,6 @@ def main():
         for l in [head] + lines:
             print("  ".join(str(x).ljust(k) for x, k in zip(l, w)))
         print(note)
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,13 +1,25 @@
 #!/usr/bin/env bash
-# Installs everything mpiacc needs on a fresh Debian machine, idempotently:
+# Installs everything mpiacc needs on a fresh Debian machine, idempotently
+# (a second run downloads nothing and changes nothing):
 #  - Debian packages: CMake, a C compiler, the OpenCL ICD loader and headers,
 #    PoCL (OpenCL on the CPU), CMocka;
-#  - MPICH 5.0.2 from PyPI into the project-local prefix .venv/ (ignored by git).
-# Set MPIACC_SKIP_APT=1 to skip the Debian part (e.g. on a cluster), or
-# MPI_HOME=/path to use an MPICH that is already installed instead of the wheel.
+#  - MPICH 5.0.2 from PyPI into the project-local prefix .venv/ (ignored by git);
+#  - beside it, UCX 1.22 with its CUDA transports (PyPI's libucx-cu13): MPICH's
+#    UCX netmod runs on it under mpiacc-run (CUDA device memory on GPU
+#    machines, host memory everywhere; CMake finds it, cmake/mpiacc_ucx.cmake);
+#  - where CUDA is present (nvcc, or the NVIDIA driver), NCCL 2.28.9 from PyPI
+#    (nvidia-nccl-cu13: .venv/lib/python3.*/site-packages/nvidia/nccl/{include,lib}).
+# Nothing is downloaded later, at build or run time.
+# Set MPIACC_SKIP_APT=1 to skip the Debian part (e.g. on a cluster),
+# MPI_HOME=/path to use an MPICH that is already installed instead of the
+# wheel (UCX still goes into .venv/; a site's UCX is chosen at configure time
+# with -DMPIACC_UCX_ROOT=DIR), MPIACC_SKIP_NCCL=1 to leave NCCL out.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+mpich_version=5.0.2
+ucx_pkg=libucx-cu13 ucx_version=1.22.0
+nccl_pkg=nvidia-nccl-cu13 nccl_version=2.28.9
 
 need_pkgs=()
 want_pkgs=(cmake make gcc g++ pkg-config ocl-icd-opencl-dev opencl-c-headers
@@ -24,15 +36,63 @@ if [ "${MPIACC_SKIP_APT:-0}" != 1 ] && command -v dpkg-query >/dev/null; then
   fi
 fi
 
+# tests/install moves .venv/ away for a moment (the install must stand alone);
+# a run of it that was killed meanwhile leaves it here
+if [ -d .venv.moved-by-install-test ] && [ ! -e .venv ]; then
+  mv .venv.moved-by-install-test .venv
+  echo "setup: .venv/ put back (moved away by an interrupted run of tests/install)"
+fi
+
+# .venv/: a Python environment used as an installation prefix for wheels
+venv_ready() { [ -x .venv/bin/python3 ] || [ -x .venv/bin/python ]; }
+if ! venv_ready; then
+  python3 -m venv .venv 2>/dev/null || python3 -m venv --without-pip .venv
+fi
+# pip_install PKG==VERSION...: into .venv/ (its own pip, else the system pip
+# with .venv as prefix)
+pip_install() {
+  if [ -x .venv/bin/pip ]; then
+    .venv/bin/pip install -q --disable-pip-version-check "$@"
+  else
+    python3 -m pip install -q --disable-pip-version-check --prefix "$root/.venv" "$@"
+  fi
+}
+# has_dist NAME VERSION: whether .venv/ holds that distribution (its dist-info)
+has_dist() {
+  local n=${1//-/_}
+  compgen -G ".venv/lib/python3*/site-packages/${n}-$2.dist-info" >/dev/null
+}
+
 if [ -z "${MPI_HOME:-}" ]; then
-  if [ ! -x .venv/bin/mpicc ] || ! .venv/bin/mpichversion 2>/dev/null | grep -q '5.0.2'; then
-    echo "setup: installing MPICH 5.0.2 from PyPI into .venv/"
-    python3 -m venv .venv 2>/dev/null || python3 -m venv --without-pip .venv
-    if [ -x .venv/bin/pip ]; then
-      .venv/bin/pip install -q --disable-pip-version-check mpich==5.0.2
-    else
-      python3 -m pip install -q --disable-pip-version-check --prefix "$root/.venv" mpich==5.0.2
-    fi
+  if [ ! -x .venv/bin/mpicc ] || ! .venv/bin/mpichversion 2>/dev/null | grep -q "$mpich_version"; then
+    echo "setup: installing MPICH $mpich_version from PyPI into .venv/"
+    pip_install "mpich==$mpich_version"
   fi
 fi
-echo "setup: done"
+
+if ! has_dist "$ucx_pkg" "$ucx_version"; then
+  echo "setup: installing UCX $ucx_version with CUDA transports ($ucx_pkg) from PyPI into .venv/"
+  pip_install "$ucx_pkg==$ucx_version"
+fi
+# the wheel's tools (ucx_info, ...) may come without the execute bit
+for f in .venv/lib/python3*/site-packages/libucx/bin/*; do
+  [ -f "$f" ] && [ ! -x "$f" ] && chmod +x "$f"
+done
+ucx_lib=$(compgen -G ".venv/lib/python3*/site-packages/libucx/lib/libucp.so.0" | head -1 || true)
+[ -n "$ucx_lib" ] || { echo "setup: error: $ucx_pkg installed, but no libucp.so.0 found in .venv/" >&2; exit 1; }
+
+# CUDA present: a CUDA compiler, or the NVIDIA driver (its library or its kernel module)
+cuda_present() {
+  command -v nvcc >/dev/null && return 0
+  compgen -G "/usr/local/cuda*/bin/nvcc" >/dev/null && return 0
+  [ -e /proc/driver/nvidia/version ] && return 0
+  ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' && return 0
+  return 1
+}
+if [ "${MPIACC_SKIP_NCCL:-0}" != 1 ] && cuda_present; then
+  if ! has_dist "$nccl_pkg" "$nccl_version"; then
+    echo "setup: CUDA found: installing NCCL $nccl_version ($nccl_pkg) from PyPI into .venv/"
+    pip_install "$nccl_pkg==$nccl_version"
+  fi
+fi
+echo "setup: done (.venv/: MPICH $( [ -z "${MPI_HOME:-}" ] && echo "$mpich_version" || echo "from MPI_HOME=$MPI_HOME"), UCX $ucx_version in $(dirname "$ucx_lib")$(has_dist "$nccl_pkg" "$nccl_version" && echo ", NCCL $nccl_version"))"

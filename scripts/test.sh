@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine (scripts/setup.sh), builds everything and runs the
-# whole test suite.  Environment knobs: MPI_HOME (use that MPICH instead of
-# .venv/), MPIACC_BUILD_DIR (default build), MPIACC_CMAKE_ARGS (extra flags).
+# whole test suite, then the host and OpenCL point-to-point tests once more
+# on MPICH's UCX netmod (the ranks' environment of mpiacc-run: UCX 1.22 from
+# .venv/, MPIR_CVAR_CH4_NETMOD=ucx, MPIR_CVAR_NOLOCAL=1; host memory here).
+# Environment knobs: MPI_HOME (use that MPICH instead of .venv/),
+# MPIACC_BUILD_DIR (default build), MPIACC_CMAKE_ARGS (extra flags),
+# MPIACC_UCX_PASS_MAX (seconds the UCX pass may take in all, default 300).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -49,6 +53,47 @@ if [ -n "$skipped" ]; then
   done
 fi
 
+# The UCX netmod pass: every multi-rank test of the host and OpenCL
+# point-to-point suites (tests/core, tests/reqpool, tests/opencl: test_*_npN,
+# not the collective, CUDA or direct-protocol ones), with the environment
+# mpiacc-run gives its ranks.  Capped in time, so that a hang there cannot
+# stretch the CI: each run by mpiexec's MPIEXEC_TIMEOUT (120 s; the slowest
+# of these tests takes about 10 s), the pass by --stop-time; a test the cap
+# left unstarted counts as failed.  The main suite's CTest log is kept as
+# ctest-main-LastTest.log (this pass writes LastTest.log anew).
+ucx_tests='^test_.*_np[0-9]+$'
+ucx_except='^test_(coll|cuda|direct)_'
+rm -f "$build/ctest-ucx.out"
+cp "$build/Testing/Temporary/LastTest.log" "$build/ctest-main-LastTest.log" 2>/dev/null || true
+mapfile -t ucx_env < <("$build/tools/mpiacc-run" --print-env 2>/dev/null || true)
+ucx_why=""
+grep -qx 'MPIR_CVAR_CH4_NETMOD=ucx' < <(printf '%s\n' "${ucx_env[@]}") ||
+  ucx_why="MPICH has no UCX netmod (mpiacc-info --config: MPICH netmods), or MPIR_CVAR_CH4_NETMOD is set"
+grep -q '^LD_LIBRARY_PATH=' < <(printf '%s\n' "${ucx_env[@]}") ||
+  ucx_why="${ucx_why:-no UCX recorded (MPIACC_UCX_ROOT; scripts/setup.sh installs libucx-cu13 in .venv/), or LD_LIBRARY_PATH has one}"
+echo
+if [ -z "$ucx_why" ]; then
+  # (before the pass: ctest -N writes LastTest.log too)
+  ucx_want=$(ctest --test-dir "$build" -N -R "$ucx_tests" -E "$ucx_except" | sed -n 's/^Total Tests: //p')
+  stop=$(date -d "@$(($(date +%s) + ${MPIACC_UCX_PASS_MAX:-300}))" +%H:%M:%S)
+  echo "UCX netmod pass: $(printf '%s ' "${ucx_env[@]}")(stops by $stop)"
+  t0=$(date +%s)
+  set +e
+  env -u UCX_ROOT "${ucx_env[@]}" MPIEXEC_TIMEOUT=120 ctest --test-dir "$build" --output-on-failure -j "$jobs" \
+    --timeout 300 --stop-time "$stop" -R "$ucx_tests" -E "$ucx_except" | tee "$build/ctest-ucx.out"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+  set -e
+  ucx_ran=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#' "$build/ctest-ucx.out" || true)
+  ucx_unstarted=$((${ucx_want:-0} - ucx_ran))
+  echo "UCX netmod pass: $(($(date +%s) - t0)) s, $ucx_ran of ${ucx_want:-?} tests run"
+  if [ "$ucx_unstarted" -gt 0 ]; then
+    echo "UCX netmod pass: $ucx_unstarted test(s) not started before the cap (MPIACC_UCX_PASS_MAX)"
+    status=1
+  fi
+else
+  echo "UCX netmod pass not run: $ucx_why"
+fi
+
 # The last lines: per build, how many tests passed, failed and were skipped
 # (CTest's own "100% tests passed" line counts skipped tests as passed).
 # counts FILE -> "run passed failed skipped" from a CTest output
@@ -73,6 +118,15 @@ row() { # label ctest.out
   fi
 }
 row "main suite ($build)" "$build/ctest.out"
+if [ -z "$ucx_why" ]; then
+  row "UCX netmod: host+OpenCL p2p" "$build/ctest-ucx.out"
+  if [ "${ucx_unstarted:-0}" -gt 0 ]; then
+    printf '  %-34s %7d %7d %8d %6d\n' "UCX netmod: not started (cap)" 0 "$ucx_unstarted" 0 "$ucx_unstarted"
+    tf=$((tf + ucx_unstarted)) tt=$((tt + ucx_unstarted))
+  fi
+else
+  printf '  %-34s %s\n' "UCX netmod: host+OpenCL p2p" "not run: $ucx_why"
+fi
 row "ASan+UBSan (build-asan)" build-asan/ctest.out
 row "TSan (build-tsan)" build-tsan/ctest.out
 command -v clang-14 >/dev/null && row "fuzz smoke ($build-fuzz)" "$build-fuzz/ctest.out"

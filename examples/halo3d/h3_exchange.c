@@ -10,12 +10,14 @@
  * which is what it receives with tag f^1 from its neighbour f^1.  The tags
  * keep the two sides apart when both neighbours of a periodic dimension of
  * size 1 or 2 are the same rank.
+ *
+ * MPI only (built into halo3d and halo3d-cuda-aware); mpiacc's tagging is
+ * in h3_mpiacc.c.  Regions between H3-LOC-BEGIN <tag> and H3-LOC-END are
+ * counted by CMake (the exchange routine lines the header prints).
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-#include <mpiacc.h>
 
 #include "halo3d.h"
 
@@ -78,16 +80,21 @@ static int subarrays(const h3_grid_t *g, h3_xchg_t *x, MPI_Datatype stype[H3_FAC
     return 0;
 }
 
-/* Persistent requests of array b: receives 0..5, sends 6..11; buffer
- * arguments b0 (+ offsets in bytes when offs is not NULL). */
-static int persistent(const h3_grid_t *g, h3_xchg_t *x, int b, char *sbuf, char *rbuf, const MPI_Aint *offs)
+/* Persistent requests of array b: the receives, then the sends, of the
+ * faces not in skip (x->nstart of them); buffer arguments sbuf / rbuf (+
+ * offsets in bytes when offs is not NULL). */
+int h3_persistent(const h3_grid_t *g, h3_xchg_t *x, int b, char *sbuf, char *rbuf, const MPI_Aint *offs, int skip)
 {
-    for (int f = 0; f < H3_FACES; f++) {
-        MPI_Aint o = offs ? offs[f] : 0;
-        H3_MPI(MPI_Recv_init(rbuf + o, x->counts[f], x->rtype[f], g->nbr[f], f ^ 1, g->cart, &x->req[b][f]));
-        H3_MPI(MPI_Send_init(sbuf + o, x->counts[f], x->stype[f], g->nbr[f], f, g->cart,
-                             &x->req[b][H3_FACES + f]));
-    }
+    int n = 0;
+    for (int f = 0; f < H3_FACES; f++)
+        if (!(skip >> f & 1))
+            H3_MPI(MPI_Recv_init(rbuf + (offs ? offs[f] : 0), x->counts[f], x->rtype[f], g->nbr[f], f ^ 1, g->cart,
+                                 &x->req[b][n++]));
+    for (int f = 0; f < H3_FACES; f++)
+        if (!(skip >> f & 1))
+            H3_MPI(MPI_Send_init(sbuf + (offs ? offs[f] : 0), x->counts[f], x->stype[f], g->nbr[f], f, g->cart,
+                                 &x->req[b][n++]));
+    x->nstart = n;
     return 0;
 }
 
@@ -108,49 +115,37 @@ int h3_xchg_host(const h3_grid_t *g, int method, void *a0, void *a1, h3_xchg_t *
     if (method == H3_PERSIST) {
         x->nreq = 2;
         for (int b = 0; b < 2; b++)
-            if (persistent(g, x, b, x->buf[b], x->buf[b], NULL)) return 1;
+            if (h3_persistent(g, x, b, x->buf[b], x->buf[b], NULL, 0)) return 1;
     }
     return 0;
 }
 
-/* The same subarrays, tagged once with where the buffer lives and the
- * stream (CUDA) or in-order queue (OpenCL) its data depends on; the
- * buffer argument is the array itself (device pointer or cl_mem), the
- * face offsets are in the types. */
-int h3_xchg_mpiacc(const h3_grid_t *g, int method, const h3_backend_t *be, h3_dev_t *d, h3_xchg_t *x)
-{
-    int key = be->buf_type == MPIACC_BUF_CUDA ? MPIACC_STREAM : MPIACC_CL_QUEUE;
-    if (h3_xchg_host(g, H3_A2AW, be->mpi_buf(d, 0), be->mpi_buf(d, 1), x)) return 1;
-    x->method = method;
-    for (int i = 0; i < x->nowned; i++) {
-        H3_MPI(MPI_Type_set_attr(x->owned[i], MPIACC_BUF_TYPE, be->buf_type));
-        H3_MPI(MPI_Type_set_attr(x->owned[i], key, be->queue(d)));
-    }
-    if (method == H3_PERSIST) {
-        x->nreq = 2;
-        for (int b = 0; b < 2; b++)
-            if (persistent(g, x, b, x->buf[b], x->buf[b], NULL)) return 1;
-    }
-    return 0;
-}
-
-int h3_xchg_staged(const h3_grid_t *g, int method, void *hsend, void *hrecv, h3_xchg_t *x)
+int h3_xchg_staged(const h3_grid_t *g, int method, void *send, void *recv, int skip_mask, h3_xchg_t *x)
 {
     xchg_clear(x, method);
     x->staged = 1;
-    x->buf[0] = hsend, x->buf[1] = hrecv; /* alltoallw: send from buf[0], receive into buf[1] */
+    x->buf[0] = send, x->buf[1] = recv; /* alltoallw: send from buf[0], receive into buf[1] */
     for (int f = 0; f < H3_FACES; f++) {
         x->stype[f] = x->rtype[f] = g->base;
-        x->counts[f] = g->face_elems[f];
+        x->counts[f] = skip_mask >> f & 1 ? 0 : g->face_elems[f];
         x->displs[f] = (MPI_Aint)g->face_off[f] * (MPI_Aint)g->es;
     }
     if (method == H3_PERSIST) {
-        x->nreq = 1; /* the same host buffers for both arrays */
-        if (persistent(g, x, 0, hsend, hrecv, x->displs)) return 1;
+        x->nreq = 1; /* the same face buffers for both arrays */
+        if (h3_persistent(g, x, 0, send, recv, x->displs, skip_mask)) return 1;
     }
     return 0;
 }
 
+int h3_self_mask(const h3_grid_t *g)
+{
+    int m = 0;
+    for (int f = 0; f < H3_FACES; f++)
+        if (g->nbr[f] == g->rank) m |= 1 << f;
+    return m;
+}
+
+/* H3-LOC-BEGIN run */
 int h3_xchg_run(const h3_grid_t *g, h3_xchg_t *x, int buf)
 {
     if (x->method == H3_A2AW) {
@@ -160,11 +155,32 @@ int h3_xchg_run(const h3_grid_t *g, h3_xchg_t *x, int buf)
                                       g->cart));
     } else {
         MPI_Request *rq = x->req[x->nreq == 2 ? buf : 0];
-        H3_MPI(MPI_Startall(2 * H3_FACES, rq));
-        H3_MPI(MPI_Waitall(2 * H3_FACES, rq, MPI_STATUSES_IGNORE));
+        H3_MPI(MPI_Startall(x->nstart, rq));
+        H3_MPI(MPI_Waitall(x->nstart, rq, MPI_STATUSES_IGNORE));
     }
     return 0;
 }
+/* H3-LOC-END */
+
+/* H3-LOC-BEGIN manual */
+int h3_exchange_manual(const h3_grid_t *g, const h3_backend_t *be, h3_dev_t *d, h3_xchg_t *x, int buf)
+{
+    if (be->pack(d, buf) || be->to_host(d) || h3_xchg_run(g, x, buf) || be->to_device(d)) return 1;
+    return be->unpack(d, buf);
+}
+/* H3-LOC-END */
+
+/* H3-LOC-BEGIN cuda-aware */
+int h3_exchange_cuda_aware(const h3_grid_t *g, const h3_backend_t *be, h3_dev_t *d, h3_xchg_t *x, int buf)
+{
+    int self = h3_self_mask(g);
+    if (be->pack(d, buf)) return 1;
+    for (int f = 0; f < H3_FACES; f++) /* from oneself: face f is what goes out on the other side */
+        if (self >> f & 1 && be->self_copy(d, g->face_off[f], g->face_off[f ^ 1], g->face_elems[f])) return 1;
+    if (be->sync(d) || h3_xchg_run(g, x, buf)) return 1;
+    return be->unpack(d, buf);
+}
+/* H3-LOC-END */
 
 void h3_xchg_free(h3_xchg_t *x)
 {

@@ -33,6 +33,7 @@ double h3_arm_weight(int r)
     {                                                                                                  \
         const T w = (T)h3_arm_weight(g->r), half = (T)0.5, one = (T)1;                                 \
         const size_t X = (size_t)g->X, XY = (size_t)g->X * g->Y;                                       \
+        _Pragma("omp parallel for schedule(static) if (g->elems >= ((size_t)1 << 20))")                \
         for (int z = g->r; z < g->r + g->n[0]; z++)                                                    \
             for (int y = g->r; y < g->r + g->n[1]; y++)                                                \
                 for (int x = g->r; x < g->r + g->n[2]; x++) {                                          \
@@ -103,4 +104,64 @@ done:
     free(m[0]);
     free(m[1]);
     return rc;
+}
+
+int h3_core_box(const h3_grid_t *g, h3_box_t *b)
+{
+    int lo[3], cnt[3];
+    for (int k = 0; k < 3; k++) { /* [2r, n) of the interior [r, n + r): cells that do not read the halo */
+        lo[k] = 2 * g->r;
+        cnt[k] = g->n[k] - 2 * g->r;
+        if (cnt[k] < 0) cnt[k] = 0;
+    }
+    *b = (h3_box_t){lo[0], lo[1], lo[2], cnt[0], cnt[1], cnt[2]};
+    return cnt[0] > 0 && cnt[1] > 0 && cnt[2] > 0;
+}
+
+/* The interior minus the core: z slabs over the whole yx plane, then y
+ * slabs over the core's z range, then x slabs over the core's z and y. */
+int h3_shell_boxes(const h3_grid_t *g, h3_box_t b[6])
+{
+    h3_box_t c, all = {g->r, g->r, g->r, g->n[0], g->n[1], g->n[2]};
+    int n = 0;
+    if (!h3_core_box(g, &c)) {
+        b[0] = all;
+        return 1;
+    }
+    b[n++] = (h3_box_t){all.z0, all.y0, all.x0, c.z0 - all.z0, all.ny, all.nx};
+    b[n++] = (h3_box_t){c.z0 + c.nz, all.y0, all.x0, all.z0 + all.nz - c.z0 - c.nz, all.ny, all.nx};
+    b[n++] = (h3_box_t){c.z0, all.y0, all.x0, c.nz, c.y0 - all.y0, all.nx};
+    b[n++] = (h3_box_t){c.z0, c.y0 + c.ny, all.x0, c.nz, all.y0 + all.ny - c.y0 - c.ny, all.nx};
+    b[n++] = (h3_box_t){c.z0, c.y0, all.x0, c.nz, c.ny, c.x0 - all.x0};
+    b[n++] = (h3_box_t){c.z0, c.y0, c.x0 + c.nx, c.nz, c.ny, all.x0 + all.nx - c.x0 - c.nx};
+    return n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double h3_median(double *v, int n)
+{
+    if (n <= 0) return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double h3_min(const double *v, int n)
+{
+    double m = n > 0 ? v[0] : 0;
+    for (int i = 1; i < n; i++)
+        if (v[i] < m) m = v[i];
+    return m;
+}
+
+double h3_max(const double *v, int n)
+{
+    double m = n > 0 ? v[0] : 0;
+    for (int i = 1; i < n; i++)
+        if (v[i] > m) m = v[i];
+    return m;
 }

@@ -1,6 +1,7 @@
-/* halo3d OpenCL backend: one in-order queue per rank (GPU devices
- * preferred: the (node-local rank % count)-th; else the first device,
- * e.g. PoCL on the CPU). */
+/* halo3d OpenCL backend: two in-order queues per rank, the main one
+ * (exchange, shell) and a second one (the core under --overlap), ordered by
+ * events (GPU devices preferred: the (node-local rank % count)-th; else the
+ * first device, e.g. PoCL on the CPU). */
 #define CL_TARGET_OPENCL_VERSION 120
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <stdio.h>
@@ -20,12 +21,14 @@ static const char *kernel_src =
     "#else\n"
     "typedef float T;\n"
     "#endif\n"
-    "__kernel void h3_step(__global const T *a, __global T *b, int nz, int ny, int nx, int r, int X, int Y, T w)\n"
+    /* one box of the interior, array coordinates */
+    "__kernel void h3_step(__global const T *a, __global T *b, int z0, int y0, int x0, int nz, int ny, int nx,\n"
+    "                      int r, int X, int Y, T w)\n"
     "{\n"
     "    int x = (int)get_global_id(0), y = (int)get_global_id(1), z = (int)get_global_id(2);\n"
     "    if (x >= nx || y >= ny || z >= nz) return;\n"
     "    size_t sX = (size_t)X, sXY = (size_t)X * Y;\n"
-    "    size_t i = (size_t)(z + r) * sXY + (size_t)(y + r) * sX + (size_t)(x + r);\n"
+    "    size_t i = (size_t)(z + z0) * sXY + (size_t)(y + y0) * sX + (size_t)(x + x0);\n"
     "    T s = 0;\n"
     "    for (int k = 1; k <= r; k++)\n"
     "        s = s + (((a[i - k] + a[i + k]) + (a[i - k * sX] + a[i + k * sX])) + (a[i - k * sXY] + a[i + k * sXY]));\n"
@@ -57,12 +60,14 @@ static const char *kernel_src =
 struct h3_dev {
     const h3_grid_t *g;
     cl_context ctx;
-    cl_command_queue q;
+    cl_command_queue q, ql; /* main (exchange, shell) and second (core) in-order queues */
     cl_program prog;
     cl_kernel kstep, kfaces;
-    cl_mem m[2], stage[2]; /* arrays; device face buffers (send, receive) */
+    cl_mem m[3], stage[2]; /* arrays and init; device face buffers (send, receive) */
     char *host[2];         /* host face buffers (send, receive)           */
     int gpu;
+    cl_event hs[2], lc[2]; /* after each shell / core (parity)            */
+    long nshell, ncore;
 };
 
 #define CL_TRY(call_)                                                                       \
@@ -112,11 +117,17 @@ static int cl_probe(int local_rank, char *desc, size_t len, int *ndev)
 static void cl_destroy(h3_dev_t *d)
 {
     if (!d) return;
-    for (int b = 0; b < 2; b++) {
+    if (d->ql) clFinish(d->ql);
+    if (d->q) clFinish(d->q);
+    for (int b = 0; b < 3; b++)
         if (d->m[b]) clReleaseMemObject(d->m[b]);
+    for (int b = 0; b < 2; b++) {
         if (d->stage[b]) clReleaseMemObject(d->stage[b]);
+        if (d->hs[b]) clReleaseEvent(d->hs[b]);
+        if (d->lc[b]) clReleaseEvent(d->lc[b]);
         free(d->host[b]);
     }
+    if (d->ql) clReleaseCommandQueue(d->ql);
     if (d->kstep) clReleaseKernel(d->kstep);
     if (d->kfaces) clReleaseKernel(d->kfaces);
     if (d->prog) clReleaseProgram(d->prog);
@@ -143,16 +154,24 @@ static int build(h3_dev_t *d, cl_device_id dev)
     CL_TRY(e);
     d->kfaces = clCreateKernel(d->prog, "h3_faces", &e);
     CL_TRY(e);
-    for (int k = 0; k < 6; k++) {
-        CL_TRY(clSetKernelArg(d->kstep, 2 + k, sizeof(int), &a[k]));
-        CL_TRY(clSetKernelArg(d->kfaces, 2 + k, sizeof(int), &a[k]));
-    }
-    CL_TRY(clSetKernelArg(d->kstep, 8, g->es, g->dp ? (void *)&w : (void *)&wf));
+    for (int k = 0; k < 6; k++) CL_TRY(clSetKernelArg(d->kfaces, 2 + k, sizeof(int), &a[k]));
+    for (int k = 3; k < 6; k++) CL_TRY(clSetKernelArg(d->kstep, 5 + k, sizeof(int), &a[k])); /* r, X, Y */
+    CL_TRY(clSetKernelArg(d->kstep, 11, g->es, g->dp ? (void *)&w : (void *)&wf));
     CL_TRY(clSetKernelArg(d->kfaces, 10, sizeof(int), &g->face_total));
     return 0;
 }
 
-static int cl_create(const h3_grid_t *g, h3_dev_t **out)
+static int cl_reset(h3_dev_t *d)
+{
+    CL_TRY(clFinish(d->ql));
+    for (int b = 0; b < 2; b++)
+        CL_TRY(clEnqueueCopyBuffer(d->q, d->m[2], d->m[b], 0, 0, d->g->elems * d->g->es, 0, NULL, NULL));
+    CL_TRY(clFinish(d->q));
+    d->nshell = d->ncore = 0;
+    return 0;
+}
+
+static int cl_create(const h3_grid_t *g, const void *init, h3_dev_t **out)
 {
     cl_device_id dev;
     cl_int e;
@@ -165,49 +184,90 @@ static int cl_create(const h3_grid_t *g, h3_dev_t **out)
     if (!pick(g->local_rank, &dev, &d->gpu, &ndev)) return h3_error("no OpenCL device");
     d->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
     CL_TRY(e);
+    /* OpenCL 1.2 has no queue priorities: the two queues are ordered by events only */
     d->q = clCreateCommandQueue(d->ctx, dev, 0, &e);
     CL_TRY(e);
-    for (int b = 0; b < 2; b++) {
+    d->ql = clCreateCommandQueue(d->ctx, dev, 0, &e);
+    CL_TRY(e);
+    for (int b = 0; b < 3; b++) {
         d->m[b] = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, g->elems * g->es, NULL, &e);
         CL_TRY(e);
+    }
+    CL_TRY(clEnqueueWriteBuffer(d->q, d->m[2], CL_TRUE, 0, g->elems * g->es, init, 0, NULL, NULL));
+    for (int b = 0; b < 2; b++) {
         d->stage[b] = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, fbytes, NULL, &e);
         CL_TRY(e);
         d->host[b] = calloc(1, fbytes);
         if (!d->host[b]) return h3_error("out of host memory");
     }
-    return build(d, dev);
-}
-
-static int cl_upload(h3_dev_t *d, int buf, const void *src)
-{
-    CL_TRY(clEnqueueWriteBuffer(d->q, d->m[buf], CL_TRUE, 0, d->g->elems * d->g->es, src, 0, NULL, NULL));
-    return 0;
+    if (build(d, dev)) return 1;
+    return cl_reset(d);
 }
 
 static int cl_download(h3_dev_t *d, int buf, void *dst)
 {
+    CL_TRY(clFinish(d->ql));
     CL_TRY(clEnqueueReadBuffer(d->q, d->m[buf], CL_TRUE, 0, d->g->elems * d->g->es, dst, 0, NULL, NULL));
     return 0;
 }
 
-static int cl_step(h3_dev_t *d, int buf)
+static void keep(cl_event *slot, cl_event ev)
 {
-    const h3_grid_t *g = d->g;
-    size_t lws[3] = {32, 4, 1}, gws[3] = {(size_t)g->n[2], (size_t)g->n[1], (size_t)g->n[0]};
+    if (*slot) clReleaseEvent(*slot);
+    *slot = ev;
+}
+
+/* One box on queue q after the events in wait; its event in *ev (may be NULL). */
+static int enqueue_box(h3_dev_t *d, int buf, const h3_box_t *bx, cl_command_queue q, cl_uint nw,
+                       const cl_event *wait, cl_event *ev)
+{
+    size_t lws[3] = {32, 4, 1}, gws[3] = {(size_t)bx->nx, (size_t)bx->ny, (size_t)bx->nz};
+    int v[6] = {bx->z0, bx->y0, bx->x0, bx->nz, bx->ny, bx->nx};
+    if (bx->nx <= 0 || bx->ny <= 0 || bx->nz <= 0) {
+        CL_TRY(clEnqueueMarkerWithWaitList(q, nw, nw ? wait : NULL, ev));
+        return 0;
+    }
     if (d->gpu)
         for (int k = 0; k < 3; k++) gws[k] = (gws[k] + lws[k] - 1) / lws[k] * lws[k];
     CL_TRY(clSetKernelArg(d->kstep, 0, sizeof(cl_mem), &d->m[buf]));
     CL_TRY(clSetKernelArg(d->kstep, 1, sizeof(cl_mem), &d->m[!buf]));
-    CL_TRY(clEnqueueNDRangeKernel(d->q, d->kstep, 3, NULL, gws, d->gpu ? lws : NULL, 0, NULL, NULL));
+    for (int k = 0; k < 6; k++) CL_TRY(clSetKernelArg(d->kstep, 2 + k, sizeof(int), &v[k]));
+    CL_TRY(clEnqueueNDRangeKernel(q, d->kstep, 3, NULL, gws, d->gpu ? lws : NULL, nw, nw ? wait : NULL, ev));
+    return 0;
+}
+
+static int cl_step(h3_dev_t *d, int buf, int how)
+{
+    const h3_grid_t *g = d->g;
+    h3_box_t all = {g->r, g->r, g->r, g->n[0], g->n[1], g->n[2]}, bx[6];
+    cl_event ev = NULL;
+    if (how == H3_STEP_PLAIN) return enqueue_box(d, buf, &all, d->q, 0, NULL, NULL);
+    if (how == H3_STEP_CORE) { /* after the previous shell */
+        cl_uint nw = d->nshell ? 1 : 0;
+        if (!h3_core_box(g, &bx[0])) bx[0].nx = 0;
+        if (enqueue_box(d, buf, &bx[0], d->ql, nw, nw ? &d->hs[(d->nshell - 1) & 1] : NULL, &ev)) return 1;
+        keep(&d->lc[d->ncore++ & 1], ev);
+        return 0;
+    }
+    /* shell: after the core before the one just enqueued; one box per kernel */
+    int n = h3_shell_boxes(g, bx);
+    for (int q = 0; q < n; q++) {
+        cl_uint nw = q == 0 && d->ncore >= 2 ? 1 : 0;
+        if (enqueue_box(d, buf, &bx[q], d->q, nw, nw ? &d->lc[(d->ncore - 2) & 1] : NULL, q == n - 1 ? &ev : NULL))
+            return 1;
+    }
+    keep(&d->hs[d->nshell++ & 1], ev);
     return 0;
 }
 
 static int cl_finish(h3_dev_t *d)
 {
+    CL_TRY(clFinish(d->ql));
     CL_TRY(clFinish(d->q));
     return 0;
 }
 
+/* H3-LOC-BEGIN faces */
 static int faces(h3_dev_t *d, int buf, int unpack)
 {
     size_t l = 128, gws = (size_t)d->g->face_total;
@@ -221,24 +281,26 @@ static int faces(h3_dev_t *d, int buf, int unpack)
     return 0;
 }
 
-/* Manual staging: one pack kernel, one read, a wait; one write, one
- * unpack kernel (the next pack's wait orders the write before the host
- * buffer is received into again). */
-static int cl_pack(h3_dev_t *d, int buf)
+static int cl_pack(h3_dev_t *d, int buf) { return faces(d, buf, 0); }
+static int cl_unpack(h3_dev_t *d, int buf) { return faces(d, buf, 1); }
+/* H3-LOC-END */
+
+/* H3-LOC-BEGIN manual */
+static int cl_to_host(h3_dev_t *d)
 {
     size_t n = (size_t)d->g->face_total * d->g->es;
-    if (faces(d, buf, 0)) return 1;
     CL_TRY(clEnqueueReadBuffer(d->q, d->stage[0], CL_FALSE, 0, n, d->host[0], 0, NULL, NULL));
     CL_TRY(clFinish(d->q));
     return 0;
 }
 
-static int cl_unpack(h3_dev_t *d, int buf)
+static int cl_to_device(h3_dev_t *d)
 {
     size_t n = (size_t)d->g->face_total * d->g->es;
     CL_TRY(clEnqueueWriteBuffer(d->q, d->stage[1], CL_FALSE, 0, n, d->host[1], 0, NULL, NULL));
-    return faces(d, buf, 1);
+    return 0;
 }
+/* H3-LOC-END */
 
 static void *cl_host_send(h3_dev_t *d) { return d->host[0]; }
 static void *cl_host_recv(h3_dev_t *d) { return d->host[1]; }
@@ -250,12 +312,14 @@ static const h3_backend_t backend = {
     .probe = cl_probe,
     .create = cl_create,
     .destroy = cl_destroy,
-    .upload = cl_upload,
+    .reset = cl_reset,
     .download = cl_download,
     .step = cl_step,
     .finish = cl_finish,
     .pack = cl_pack,
     .unpack = cl_unpack,
+    .to_host = cl_to_host,
+    .to_device = cl_to_device,
     .host_send = cl_host_send,
     .host_recv = cl_host_recv,
     .mpi_buf = cl_mpi_buf,

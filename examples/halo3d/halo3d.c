@@ -1,52 +1,82 @@
 /*
  * halo3d driver: options, the 3D Cartesian decomposition, the CPU
- * references, the device variants (manual staging vs mpiacc, for each
- * exchange method), bitwise validation, the report and the CSV.
+ * references, the device runs (manual staging, mpiacc, cuda-aware; mpiacc
+ * and cuda-aware with and without --overlap; for each exchange method),
+ * bitwise validation, the timeline of each run and the CSV.
  *
  *   mpiexec -n 8 halo3d --size 128 --iters 50
- *   mpiexec -n 2 halo3d --backend opencl --custom-size 12,10,8 --iters 5 --passes 1
- *   mpiexec -n 4 halo3d --backend cuda --direct --method alltoallw
+ *   mpiexec -n 2 halo3d --backend opencl --size 12,10,8 --iters 5 --passes 1
+ *   mpiexec -n 4 halo3d --backend cuda --size 256 --variant all --overlap-both --method persistent
+ *   mpiexec -n 4 halo3d-cuda-aware --size 256 --overlap
  *
  * The anchor is TEMPI's 3D halo exchange benchmark (a periodic 3D domain
  * decomposition exchanging subarray faces of a device array); this one
  * adds the persistent point-to-point method, OpenCL, a stencil per
- * iteration and a bitwise CPU reference.
+ * iteration, overlap and a bitwise CPU reference.
  *
  * Exit status: 0 when everything validated, 1 on a validation error or a
  * failure (failures abort the job), 2 on a bad option, 77 when the chosen
- * backend finds no device (CTest's "skipped").
+ * backend finds no device or no requested variant can run (CTest's
+ * "skipped").
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#if H3_WITH_MPIACC
 #include <mpiacc.h>
+#endif
 
-#include "bench.h"
+#include "cli.h"
 #include "halo3d.h"
 
-enum { V_KERNEL = -1, V_MANUAL = 0, V_MPIACC = 1, V_COUNT };
-static const char *vname[V_COUNT] = {"manual", "mpiacc"};
+#if H3_WITH_MPIACC
+#define H3_PROG "halo3d"
+#define H3_VARIANTS "manual|mpiacc|cuda-aware|both|all"
+#define H3_DEFAULT_VARIANTS "both"
+#else
+#define H3_PROG "halo3d-cuda-aware"
+#define H3_VARIANTS "cuda-aware"
+#define H3_DEFAULT_VARIANTS "cuda-aware"
+#endif
+#ifndef H3_LOC_RUN
+#define H3_LOC_RUN 0
+#endif
+#ifndef H3_LOC_FACES
+#define H3_LOC_FACES 0
+#endif
+#ifndef H3_LOC_MANUAL
+#define H3_LOC_MANUAL 0
+#endif
+#ifndef H3_LOC_CUDA_AWARE
+#define H3_LOC_CUDA_AWARE 0
+#endif
+#ifndef H3_LOC_MPIACC_SETUP
+#define H3_LOC_MPIACC_SETUP 0
+#endif
+
+enum { V_MANUAL = 0, V_MPIACC = 1, V_CUDA_AWARE = 2, V_COUNT };
+static const char *const vname[V_COUNT] = {"manual", "mpiacc", "cuda-aware"};
 
 typedef struct opts {
-    int n[3];                       /* nz, ny, nx per rank           */
-    int r, iters, passes, open, direct, print_limit;
+    int n[3]; /* nz, ny, nx per rank */
+    int r, iters, passes, open, direct, print_limit, overlap, host_order;
     int prec_mask, var_mask, meth_mask;
     const char *backend, *csv;
 } opts_t;
 
 typedef struct ctx {
     const h3_backend_t *be;
-    char desc[256];
+    char desc[256], mpi[64];
     int local_rank, local_size, ndev;
     int dims[3];
-    char info[32];
-    const char *protocol;
 } ctx_t;
 
 typedef struct result {
-    int ran;
+    int method, variant, overlap;
     double med, min, max; /* microseconds per iteration (slowest rank per pass) */
+    double kernel_us;     /* the same steps alone, per iteration                */
+    double exch_us;       /* the exchanges alone, per exchange                  */
     long errors;
 } result_t;
 
@@ -56,6 +86,14 @@ const h3_backend_t *h3_cuda_backend(void) { return NULL; }
 #if !H3_HAVE_OPENCL
 const h3_backend_t *h3_opencl_backend(void) { return NULL; }
 #endif
+void *h3_cuda_buf_type(void)
+{
+#if H3_WITH_MPIACC
+    return MPIACC_BUF_CUDA;
+#else
+    return NULL;
+#endif
+}
 
 /* "N" (a cube) or "X,Y,Z": 1 on success; n in z, y, x order. */
 static int parse_size(const char *s, int n[3])
@@ -76,11 +114,39 @@ static int parse_size(const char *s, int n[3])
     return 1;
 }
 
+/* --variant: a comma-separated list (see H3_VARIANTS); 0 on a bad token. */
+static int parse_variants(const char *s, int *mask)
+{
+    char buf[128], *tok, *save = NULL;
+    *mask = 0;
+    if (strlen(s) >= sizeof buf) return 0;
+    strcpy(buf, s);
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int v = -1;
+        for (int k = 0; k < V_COUNT; k++)
+            if (!strcmp(tok, vname[k])) v = k;
+        if (v >= 0 && (H3_WITH_MPIACC || v == V_CUDA_AWARE)) *mask |= 1 << v;
+        else if (H3_WITH_MPIACC && !strcmp(tok, "both")) *mask |= 1 << V_MANUAL | 1 << V_MPIACC;
+        else if (!strcmp(tok, "all")) *mask |= H3_WITH_MPIACC ? 7 : 1 << V_CUDA_AWARE;
+        else return 0;
+    }
+    return *mask != 0;
+}
+
+static void bad_value(const cli_prog_t *prog, const char *opt, const char *v, const char *expected)
+{
+    if (cli_rank0()) {
+        fprintf(stderr, H3_PROG ": bad value '%s' for --%s (expected %s)\n", v, opt, expected);
+        cli_usage(prog, stderr);
+    }
+    exit(2);
+}
+
 static void parse(int argc, char **argv, opts_t *o)
 {
     static const char *const backends[] = {"auto", "cuda", "opencl"};
-    int prec = 0, var = 2, meth = 2, backend = 0;
-    const char *size = "64";
+    int prec = 0, meth = 2, backend = 0, overlap = 0, overlap_both = 0;
+    const char *size = "64", *variants = H3_DEFAULT_VARIANTS;
     *o = (opts_t){.r = 1, .iters = 50, .passes = 5, .print_limit = 10};
     cli_opt_t opts[] = {
         {"size", CLI_STRING, &size, "interior per rank: N (a cube) or X,Y,Z", NULL, CLI_ANY},
@@ -89,60 +155,52 @@ static void parse(int argc, char **argv, opts_t *o)
         {"passes", CLI_INT, &o->passes, "timed passes after one warm-up pass", NULL, CLI_POSITIVE},
         {"method", CLI_CHOICE, &meth, "exchange through MPI_Neighbor_alltoallw, persistent requests, or both",
          "alltoallw|persistent|both", CLI_ANY},
-        {"variant", CLI_CHOICE, &var, "manual staging, mpiacc or both", "manual|mpiacc|both", CLI_ANY},
+        {"variant", CLI_STRING, &variants, "comma-separated list of " H3_VARIANTS, NULL, CLI_ANY},
+        {"overlap", CLI_FLAG, &overlap,
+         "mpiacc and cuda-aware: the core (cells that do not read the halo) on the low-priority stream while the "
+         "exchange is in flight, then the shell on the high-priority one", NULL, CLI_ANY},
+        {"overlap-both", CLI_FLAG, &overlap_both, "run mpiacc and cuda-aware without and with --overlap", NULL,
+         CLI_ANY},
+#if H3_WITH_MPIACC
+        {"host-order", CLI_FLAG, &o->host_order,
+         "mpiacc with --overlap: keep host-order receives (default there: MPIACC_ORDER_STREAM)", NULL, CLI_ANY},
+#endif
         {"precision", CLI_CHOICE, &prec, "single, double or both", "sp|dp|both", CLI_ANY},
         {"backend", CLI_CHOICE, &backend, "auto: CUDA when a CUDA device is present, else OpenCL",
          "auto|cuda|opencl", CLI_ANY},
         {"open", CLI_FLAG, &o->open, "non-periodic domain (default: periodic in all three dimensions)", NULL,
          CLI_ANY},
-        {"direct", CLI_FLAG, &o->direct,
-         "request mpiacc's direct protocol (info " MPIACC_DIRECT_INFO "=true on the Cartesian communicator)", NULL,
-         CLI_ANY},
+        {"direct", CLI_FLAG, &o->direct, "no effect (accepted for old command lines)", NULL, CLI_ANY},
         {"val-print-limit", CLI_INT, &o->print_limit, "differing elements printed per rank", NULL, CLI_ANY},
-        {"csv", CLI_FILE, &o->csv, "also write one row per variant to this CSV file", NULL, CLI_ANY},
+        {"csv", CLI_FILE, &o->csv, "also write one row per run to this CSV file", NULL, CLI_ANY},
     };
     const cli_prog_t prog = {
-        "halo3d", "mpiexec -n 8 halo3d [options]",
+        H3_PROG, "mpiexec -n 8 " H3_PROG " [options]",
         "3D halo exchange of subarray faces on a Cartesian communicator (MPI_Dims_create), through\n"
         "MPI_Neighbor_alltoallw and through persistent requests (MPI_Send_init/MPI_Recv_init once,\n"
-        "MPI_Startall/MPI_Waitall per iteration), with manual staging through the host and with mpiacc\n"
-        "(tagged subarrays on the device array), a 7-point star stencil per iteration; validated bitwise\n"
-        "against the same exchange on host arrays.  Times per iteration; ratio manual/mpiacc.\n"
+        "MPI_Startall/MPI_Waitall per iteration), with manual staging through the host, with mpiacc\n"
+        "(tagged subarrays on the device array) and as written for a CUDA-aware MPI (own pack kernel,\n"
+        "device pointers), a 7-point star stencil per iteration, with and without overlap; validated\n"
+        "bitwise against the same exchange on host arrays.  Times per iteration and their timeline.\n"
         "Exit status: 0 success, 1 validation error or failure, 2 bad options, 77 no device.",
         opts, sizeof opts / sizeof opts[0]};
     cli_parse(&prog, argc, argv);
-    if (!parse_size(size, o->n)) {
-        if (cli_rank0()) {
-            fprintf(stderr, "halo3d: bad value '%s' for --size (expected N or X,Y,Z)\n", size);
-            cli_usage(&prog, stderr);
-        }
-        exit(2);
-    }
-    o->prec_mask = prec + 1, o->var_mask = var + 1, o->meth_mask = meth + 1, o->backend = backends[backend];
+    if (!parse_size(size, o->n)) bad_value(&prog, "size", size, "N or X,Y,Z");
+    if (!parse_variants(variants, &o->var_mask))
+        bad_value(&prog, "variant", variants, "a comma-separated list of " H3_VARIANTS);
+    o->overlap = overlap_both ? 2 : overlap;
+    o->prec_mask = prec + 1, o->meth_mask = meth + 1, o->backend = backends[backend];
 }
 
 static int make_cart(const opts_t *o, MPI_Comm *cart, ctx_t *c)
 {
-    int n, flag = 0, len = (int)sizeof c->info, periods[3];
-    MPI_Info used;
+    int n, periods[3];
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     c->dims[0] = c->dims[1] = c->dims[2] = 0;
     H3_MPI(MPI_Dims_create(n, 3, c->dims));
     for (int d = 0; d < 3; d++) periods[d] = !o->open;
     H3_MPI(MPI_Cart_create(MPI_COMM_WORLD, 3, c->dims, periods, 0, cart));
     H3_MPI(MPI_Comm_set_errhandler(*cart, MPI_ERRORS_RETURN));
-    if (o->direct) {
-        MPI_Info info;
-        H3_MPI(MPI_Info_create(&info));
-        H3_MPI(MPI_Info_set(info, MPIACC_DIRECT_INFO, "true"));
-        H3_MPI(MPI_Comm_set_info(*cart, info));
-        MPI_Info_free(&info);
-    }
-    H3_MPI(MPI_Comm_get_info(*cart, &used));
-    c->info[0] = 0;
-    if (MPI_Info_get_string(used, MPIACC_DIRECT_INFO, &len, c->info, &flag) != MPI_SUCCESS || !flag) c->info[0] = 0;
-    MPI_Info_free(&used);
-    c->protocol = !strcmp(c->info, "true") ? "direct" : "default";
     return 0;
 }
 
@@ -173,44 +231,72 @@ static int make_grid(const opts_t *o, MPI_Comm cart, int local_rank, int dp, h3_
     return 0;
 }
 
-/* Times (median/min/max over passes of the slowest rank's loop time per
- * iteration) of one variant; v == V_KERNEL: the stencil alone.  The final
- * array is downloaded into out (not for V_KERNEL). */
-static int run_variant(const opts_t *o, const h3_grid_t *g, const h3_backend_t *be, int method, int v,
-                       const void *init, void *out, result_t *res)
+static int exchange(const h3_grid_t *g, const h3_backend_t *be, h3_dev_t *d, h3_xchg_t *x, int v, int buf)
+{
+    if (v == V_MANUAL) return h3_exchange_manual(g, be, d, x, buf);
+    if (v == V_CUDA_AWARE) return h3_exchange_cuda_aware(g, be, d, x, buf);
+    return h3_xchg_run(g, x, buf);
+}
+
+enum { PASS_FULL, PASS_KERNELS, PASS_EXCHANGES };
+
+/* One pass from the initial arrays: barrier, iterations (exchange +
+ * stencil; with overlap: core, exchange, shell), or only their steps or
+ * exchanges, device finish, barrier; the slowest rank's seconds in *t. */
+static int pass(const opts_t *o, const h3_grid_t *g, const h3_backend_t *be, h3_dev_t *d, h3_xchg_t *x,
+                const result_t *r, int what, double *t, int *cur)
+{
+    int rc;
+    double t0;
+    if ((rc = be->reset(d)) != 0) return rc;
+    MPI_Barrier(g->cart);
+    t0 = MPI_Wtime();
+    *cur = 0;
+    for (int it = 0; it < o->iters; it++) {
+        if (r->overlap && what != PASS_EXCHANGES && (rc = be->step(d, *cur, H3_STEP_CORE)) != 0) return rc;
+        if (what != PASS_KERNELS && (rc = exchange(g, be, d, x, r->variant, *cur)) != 0) return rc;
+        if (what != PASS_EXCHANGES && (rc = be->step(d, *cur, r->overlap ? H3_STEP_SHELL : H3_STEP_PLAIN)) != 0)
+            return rc;
+        *cur = !*cur;
+    }
+    if ((rc = be->finish(d)) != 0) return rc;
+    MPI_Barrier(g->cart);
+    *t = MPI_Wtime() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, t, 1, MPI_DOUBLE, MPI_MAX, g->cart);
+    return 0;
+}
+
+/* One run: warm-up, the steps alone, the exchanges alone, the timed
+ * passes; the final array of the last one is downloaded into out. */
+static int run(const opts_t *o, const h3_grid_t *g, const h3_backend_t *be, const void *init, void *out,
+               result_t *res)
 {
     h3_dev_t *d = NULL;
     h3_xchg_t x;
-    double *t = calloc((size_t)o->passes, sizeof *t);
-    int rc = 1, cur = 0, have_x = 0;
+    double *t = calloc((size_t)o->passes, sizeof *t), tk;
+    int rc = 1, cur = 0, have_x = 0, m = res->method;
     if (!t) return h3_error("out of memory");
-    if ((rc = be->create(g, &d)) != 0) goto done;
-    if (v == V_MANUAL) rc = h3_xchg_staged(g, method, be->host_send(d), be->host_recv(d), &x);
-    else if (v == V_MPIACC) rc = h3_xchg_mpiacc(g, method, be, d, &x);
+    if ((rc = be->create(g, init, &d)) != 0) goto done;
+    if (res->variant == V_MANUAL) rc = h3_xchg_staged(g, m, be->host_send(d), be->host_recv(d), 0, &x);
+    else if (res->variant == V_CUDA_AWARE)
+        rc = h3_xchg_staged(g, m, be->dev_face_buf(d, 0), be->dev_face_buf(d, 1), h3_self_mask(g), &x);
+#if H3_WITH_MPIACC
+    else rc = h3_xchg_mpiacc(g, m, be, d, res->overlap && !o->host_order, &x);
+#endif
     if (rc) goto done;
-    have_x = v != V_KERNEL;
-    for (int p = 0; p <= o->passes; p++) {
-        double t0, dt;
-        if ((rc = be->upload(d, 0, init) || be->upload(d, 1, init)) != 0) goto done;
-        MPI_Barrier(g->cart);
-        t0 = MPI_Wtime();
-        cur = 0;
-        for (int it = 0; it < o->iters; it++) {
-            if (v == V_MANUAL) rc = be->pack(d, cur) || h3_xchg_run(g, &x, cur) || be->unpack(d, cur);
-            else if (v == V_MPIACC) rc = h3_xchg_run(g, &x, cur);
-            if (rc || (rc = be->step(d, cur)) != 0) goto done;
-            cur = !cur;
-        }
-        if ((rc = be->finish(d)) != 0) goto done;
-        MPI_Barrier(g->cart);
-        dt = (MPI_Wtime() - t0) * 1e6 / o->iters;
-        MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, g->cart);
-        if (p > 0) t[p - 1] = dt; /* pass 0: warm-up */
+    have_x = 1;
+    if ((rc = pass(o, g, be, d, &x, res, PASS_FULL, &tk, &cur)) != 0 ||
+        (rc = pass(o, g, be, d, &x, res, PASS_KERNELS, &tk, &cur)) != 0)
+        goto done;
+    res->kernel_us = tk * 1e6 / o->iters;
+    if ((rc = pass(o, g, be, d, &x, res, PASS_EXCHANGES, &tk, &cur)) != 0) goto done;
+    res->exch_us = tk * 1e6 / o->iters;
+    for (int p = 0; p < o->passes; p++) {
+        if ((rc = pass(o, g, be, d, &x, res, PASS_FULL, &t[p], &cur)) != 0) goto done;
+        t[p] *= 1e6 / o->iters;
     }
-    if (out && (rc = be->download(d, cur, out)) != 0) goto done;
-    res->ran = 1;
-    res->min = bench_min(t, (size_t)o->passes), res->max = bench_max(t, (size_t)o->passes);
-    res->med = bench_median(t, (size_t)o->passes);
+    if ((rc = be->download(d, cur, out)) != 0) goto done;
+    res->min = h3_min(t, o->passes), res->max = h3_max(t, o->passes), res->med = h3_median(t, o->passes);
 done:
     if (have_x) h3_xchg_free(&x);
     if (d) be->destroy(d);
@@ -236,9 +322,51 @@ static int choose_backend(const char *want, ctx_t *c)
     return found;
 }
 
+/* The MPI library in a few words. */
+static void mpi_name(ctx_t *c)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    const char *v, *nm = getenv("MPIR_CVAR_CH4_NETMOD");
+    int len = 0;
+    MPI_Get_library_version(lib, &len);
+    if ((v = strstr(lib, "MPICH Version:"))) {
+        for (v += 14; *v == ' ' || *v == '\t'; v++) {}
+        snprintf(c->mpi, sizeof c->mpi, "mpich %.*s%s%s", (int)strcspn(v, " \t\n,"), v, nm && *nm ? "/" : "",
+                 nm ? nm : "");
+    } else if ((v = strstr(lib, "Intel(R) MPI Library"))) {
+        for (v += 20; *v == ' '; v++) {}
+        snprintf(c->mpi, sizeof c->mpi, "impi %.*s", (int)strcspn(v, " \t\n,"), v);
+    } else {
+        snprintf(c->mpi, sizeof c->mpi, "%.*s", (int)strcspn(lib, "\n,"), lib);
+    }
+}
+
+/* The runs of one precision: per method, manual, then mpiacc and
+ * cuda-aware without and/or with overlap. */
+static int plan(const opts_t *o, const ctx_t *c, result_t *r)
+{
+    int n = 0;
+    for (int m = 0; m < H3_NMETHODS; m++)
+        for (int v = 0; v < V_COUNT && (o->meth_mask >> m & 1); v++) {
+            if (!(o->var_mask >> v & 1) || (v == V_CUDA_AWARE && !c->be->self_copy)) continue;
+            for (int ov = 0; ov < 2; ov++) {
+                if ((ov && (v == V_MANUAL || !o->overlap)) || (!ov && v != V_MANUAL && o->overlap == 1)) continue;
+                memset(&r[n], 0, sizeof r[n]);
+                r[n].method = m, r[n].variant = v, r[n].overlap = ov;
+                n++;
+            }
+        }
+    return n;
+}
+
 static void print_header(const opts_t *o, const h3_grid_t *g, const ctx_t *c)
 {
-    printf("halo3d (3D halo exchange on mpiacc %d.%d)\n", MPIACC_VERSION_MAJOR, MPIACC_VERSION_MINOR);
+    int cuda = !strcmp(c->be->name, "cuda");
+#if H3_WITH_MPIACC
+    printf("halo3d (3D halo exchange on mpiacc %d.%d; MPI: %s)\n", MPIACC_VERSION_MAJOR, MPIACC_VERSION_MINOR, c->mpi);
+#else
+    printf("halo3d-cuda-aware (3D halo exchange for a CUDA-aware MPI, no mpiacc; MPI: %s)\n", c->mpi);
+#endif
     printf("  %d ranks as %d x %d x %d (z y x), %s; %d x %d x %d (x y z) per rank, radius %d, 6 faces = %d "
            "elements per rank per exchange\n",
            g->nranks, c->dims[0], c->dims[1], c->dims[2], o->open ? "non-periodic" : "periodic", g->n[2], g->n[1],
@@ -246,45 +374,79 @@ static void print_header(const opts_t *o, const h3_grid_t *g, const ctx_t *c)
     printf("  %d iterations (exchange + stencil), %d timed passes + 1 warm-up; backend %s (rank 0: %s), %d rank(s) "
            "per node, each on device (node-local rank %% %d)\n",
            o->iters, o->passes, c->be->name, c->desc, c->local_size, c->ndev);
-    printf("  protocol: %s requested; the communicator reports %s%s -> %s protocol\n",
-           o->direct ? "direct" : "default", c->info[0] ? MPIACC_DIRECT_INFO "=" : "no " MPIACC_DIRECT_INFO " key",
-           c->info, c->protocol);
-    printf("  times: microseconds per iteration, slowest rank, median (min, max) over passes; exch = iteration "
-           "minus the stencil alone\n");
+    if (o->direct) printf("  --direct: no effect (accepted for old command lines)\n");
+    if (o->overlap)
+        printf("  overlap: core (%d cells from the halo and more) on the %s while the exchange runs, then the shell "
+               "on the %s%s%s\n", g->r, cuda ? "least-priority stream" : "second queue",
+               cuda ? "greatest-priority stream" : "main queue (OpenCL 1.2: no queue priorities)",
+               H3_WITH_MPIACC && !o->host_order ? "; mpiacc receives in stream order (MPIACC_ORDER_STREAM)" : "",
+               o->var_mask & 1 ? "; manual staging runs without overlap" : "");
+    printf("  exchange routine lines (non-blank, non-comment): manual %d, cuda-aware %d, mpiacc %d (plus %d lines of "
+           "datatype tagging, once)\n", H3_LOC_RUN + H3_LOC_FACES + H3_LOC_MANUAL,
+           H3_LOC_RUN + H3_LOC_FACES + H3_LOC_CUDA_AWARE, H3_LOC_RUN, H3_LOC_MPIACC_SETUP);
+    printf("  times: microseconds per iteration, slowest rank, median (min, max) over passes; kernel = the steps "
+           "alone, exch = the exchanges alone,\n  exposed = iter - kernel, hidden = 1 - exposed / exch\n");
 }
 
-static void write_csv(const opts_t *o, const h3_grid_t *g, const ctx_t *c, int method, int v, const result_t *r,
-                      const result_t *kern, double ratio)
+static double hidden(const result_t *r)
+{
+    double f = r->exch_us > 0 ? 1.0 - (r->med - r->kernel_us) / r->exch_us : 0;
+    return f < 0 ? 0 : f > 1 ? 1 : f;
+}
+
+static void write_csv(const opts_t *o, const h3_grid_t *g, const ctx_t *c, const result_t *r)
 {
     static FILE *f;
-    char rs[32] = "";
     if (!o->csv) return;
-    if (!f)
-        f = bench_csv_open(o->csv, "precision,method,variant,backend,ranks,dims,periodic,nx,ny,nz,radius,face_bytes,"
-                                   "iters,passes,iter_us_median,iter_us_min,iter_us_max,kernel_us,exch_us,"
-                                   "manual_over_mpiacc,errors,protocol");
-    if (!f) return;
-    if (ratio > 0) snprintf(rs, sizeof rs, "%.4f", ratio);
-    fprintf(f, "%s,%s,%s,%s,%d,%dx%dx%d,%d,%d,%d,%d,%d,%zu,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%s,%ld,%s\n",
-            g->dp ? "dp" : "sp", method < 0 ? "none" : h3_method_name[method], v < 0 ? "kernel" : vname[v],
-            c->be->name, g->nranks, c->dims[0], c->dims[1], c->dims[2], !o->open, g->n[2], g->n[1], g->n[0], g->r,
-            (size_t)g->face_total * g->es, o->iters, o->passes, r->med, r->min, r->max, kern->med,
-            v < 0 ? 0.0 : r->med - kern->med, rs, r->errors, c->protocol);
+    if (!f) {
+        if (!(f = fopen(o->csv, "w"))) {
+            h3_error("cannot write %s", o->csv);
+            return;
+        }
+        fprintf(f, "precision,method,variant,overlap,backend,ranks,dims,periodic,nx,ny,nz,radius,face_bytes,iters,"
+                   "passes,iter_us_median,iter_us_min,iter_us_max,kernel_us,exch_us,exposed_us,hidden,errors,mpi\n");
+    }
+    fprintf(f, "%s,%s,%s,%d,%s,%d,%dx%dx%d,%d,%d,%d,%d,%d,%zu,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%ld,%s\n",
+            g->dp ? "dp" : "sp", h3_method_name[r->method], vname[r->variant], r->overlap, c->be->name, g->nranks,
+            c->dims[0], c->dims[1], c->dims[2], !o->open, g->n[2], g->n[1], g->n[0], g->r,
+            (size_t)g->face_total * g->es, o->iters, o->passes, r->med, r->min, r->max, r->kernel_us, r->exch_us,
+            r->med - r->kernel_us, hidden(r), r->errors, c->mpi);
     fflush(f);
 }
 
-/* One precision: references, the stencil alone, the variants, report.
- * Returns 0, 1 (validation error, the same on every rank) or 2 (a failure
- * on this rank). */
+static void print_table(const h3_grid_t *g, const result_t *r, int n, long refdiff, int failed)
+{
+    printf("\n%s %-11s %-19s %9s %9s %9s %9s %9s %9s %6s %7s\n", g->dp ? "DP" : "SP", "method", "variant", "iter us",
+           "min", "max", "kernel us", "exch us", "exposed", "hidden", "errors");
+    for (int k = 0; k < n; k++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "%s%s", vname[r[k].variant], r[k].overlap ? "+overlap" : "");
+        printf("   %-11s %-19s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %5.0f%% %7ld\n", h3_method_name[r[k].method], nm,
+               r[k].med, r[k].min, r[k].max, r[k].kernel_us, r[k].exch_us, r[k].med - r[k].kernel_us,
+               100 * hidden(&r[k]), r[k].errors);
+    }
+    for (int k = 0; k < n; k++) /* mpiacc against the others of the same method and overlap setting */
+        for (int j = 0; j < n; j++)
+            if (r[k].variant == V_MPIACC && r[j].variant != V_MPIACC && r[j].method == r[k].method &&
+                (r[j].variant == V_MANUAL ? !r[k].overlap : r[j].overlap == r[k].overlap))
+                printf("   %-11s %s%s / mpiacc%s: %.3fx per iteration (above 1: mpiacc faster)\n",
+                       h3_method_name[r[k].method], vname[r[j].variant], r[j].overlap ? "+overlap" : "",
+                       r[k].overlap ? "+overlap" : "", r[j].med / r[k].med);
+    if (refdiff) printf("   the host references of the two methods differ in %ld elements\n", refdiff);
+    printf("   validation: %s (bitwise against the same exchange on host arrays)\n", failed ? "FAILED" : "PASSED");
+    fflush(stdout);
+}
+
+/* One precision: references, the runs, report.  Returns 0, 1 (validation
+ * error, the same on every rank) or 2 (a failure on this rank). */
 static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const ctx_t *c, int first)
 {
     h3_grid_t g;
-    result_t res[H3_NMETHODS][V_COUNT], kern = {0};
+    result_t res[H3_NMETHODS * 2 * V_COUNT];
     void *init = NULL, *ref[H3_NMETHODS] = {NULL, NULL}, *out = NULL;
     size_t bytes;
     long refdiff = 0;
-    int rc, failed = 0;
-    memset(res, 0, sizeof res);
+    int rc, failed = 0, n = plan(o, c, res);
     if ((rc = make_grid(o, cart, c->local_rank, dp, &g)) != 0) return 2;
     if (first && g.rank == 0) print_header(o, &g, c);
     bytes = g.elems * g.es;
@@ -306,54 +468,21 @@ static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const ctx_t *c,
         MPI_Allreduce(MPI_IN_PLACE, &refdiff, 1, MPI_LONG, MPI_SUM, cart);
         if (refdiff) failed = 1;
     }
-    if ((rc = run_variant(o, &g, c->be, 0, V_KERNEL, init, NULL, &kern)) != 0) goto done;
-    for (int m = 0; m < H3_NMETHODS; m++)
-        for (int v = 0; v < V_COUNT; v++) {
-            char what[64];
-            if (!(o->meth_mask & (1 << m)) || !(o->var_mask & (1 << v))) continue;
-            if ((rc = run_variant(o, &g, c->be, m, v, init, out, &res[m][v])) != 0) {
-                h3_error("%s %s variant failed", h3_method_name[m], vname[v]);
-                goto done;
-            }
-            snprintf(what, sizeof what, "%s %s", h3_method_name[m], vname[v]);
-            res[m][v].errors = h3_compare(&g, out, ref[m], o->print_limit, what);
-            MPI_Allreduce(MPI_IN_PLACE, &res[m][v].errors, 1, MPI_LONG, MPI_SUM, cart);
-            if (res[m][v].errors) failed = 1;
+    for (int k = 0; k < n; k++) {
+        char what[64];
+        snprintf(what, sizeof what, "%s %s%s", h3_method_name[res[k].method], vname[res[k].variant],
+                 res[k].overlap ? "+overlap" : "");
+        if ((rc = run(o, &g, c->be, init, out, &res[k])) != 0) {
+            h3_error("%s failed", what);
+            goto done;
         }
+        res[k].errors = h3_compare(&g, out, ref[res[k].method], o->print_limit, what);
+        MPI_Allreduce(MPI_IN_PLACE, &res[k].errors, 1, MPI_LONG, MPI_SUM, cart);
+        if (res[k].errors) failed = 1;
+    }
     if (g.rank == 0) {
-        printf("\n%s %-11s %-8s %11s %11s %11s %11s %9s\n", dp ? "DP" : "SP", "method", "variant", "iter us",
-               "min", "max", "exch us", "errors");
-        printf("   %-11s %-8s %11.2f %11.2f %11.2f %11s %9s\n", "-", "stencil", kern.med, kern.min, kern.max, "-",
-               "-");
-        write_csv(o, &g, c, -1, V_KERNEL, &kern, &kern, 0);
-        for (int m = 0; m < H3_NMETHODS; m++) {
-            const result_t *rm = res[m];
-            double ratio = rm[V_MANUAL].ran && rm[V_MPIACC].ran ? rm[V_MANUAL].med / rm[V_MPIACC].med : 0;
-            for (int v = 0; v < V_COUNT; v++) {
-                if (!rm[v].ran) continue;
-                printf("   %-11s %-8s %11.2f %11.2f %11.2f %11.2f %9ld\n", h3_method_name[m], vname[v], rm[v].med,
-                       rm[v].min, rm[v].max, rm[v].med - kern.med, rm[v].errors);
-                write_csv(o, &g, c, m, v, &rm[v], &kern, ratio);
-            }
-            if (ratio > 0) {
-                double em = rm[V_MANUAL].med - kern.med, ex = rm[V_MPIACC].med - kern.med;
-                printf("   %-11s manual/mpiacc: %.3fx per iteration", h3_method_name[m], ratio);
-                if (em > 0 && ex > 0) printf(", %.3fx per exchange", em / ex);
-                printf("\n");
-            }
-        }
-        if (refdiff) printf("   the host references of the two methods differ in %ld elements\n", refdiff);
-        printf("   validation: %s (bitwise against the same exchange on host arrays)\n", failed ? "FAILED" : "PASSED");
-        {
-            MPIACC_Stats st;
-            memset(&st, 0, sizeof st);
-            st.size = sizeof st;
-            if (MPIACC_Get_stats(&st) == MPI_SUCCESS && (st.coll_device || st.coll_staged))
-                printf("   MPI_Neighbor_alltoallw on the direct communicator (rank 0, so far): %llu on the device "
-                       "(IPC), %llu staged (host arrays, or a process that cannot)\n",
-                       st.coll_device, st.coll_staged);
-        }
-        fflush(stdout);
+        print_table(&g, res, n, refdiff, failed);
+        for (int k = 0; k < n; k++) write_csv(o, &g, c, &res[k]);
     }
 done:
     free(init), free(out), free(ref[0]), free(ref[1]);
@@ -365,12 +494,14 @@ int main(int argc, char **argv)
     opts_t o;
     ctx_t c;
     MPI_Comm cart = MPI_COMM_NULL, node;
+    result_t probe[H3_NMETHODS * 2 * V_COUNT];
     int rank, rc = 0, found, first = 1;
     parse(argc, argv, &o);
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     memset(&c, 0, sizeof c);
+    mpi_name(&c);
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &c.local_rank);
     MPI_Comm_size(node, &c.local_size);
@@ -378,11 +509,14 @@ int main(int argc, char **argv)
     if (make_cart(&o, &cart, &c) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
     found = choose_backend(o.backend, &c);
     MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!found) {
-        if (rank == 0) printf("SKIPPED: %s\n", c.desc);
+    if (!found || !plan(&o, &c, probe)) {
+        if (rank == 0)
+            printf("SKIPPED: %s\n", !found ? c.desc : "the cuda-aware variant needs the CUDA backend");
         rc = 77;
         goto done;
     }
+    if (rank == 0 && (o.var_mask >> V_CUDA_AWARE & 1) && !c.be->self_copy)
+        printf("note: the cuda-aware variant needs the CUDA backend: not run with %s\n", c.be->name);
     for (int dp = 0; dp < 2; dp++) {
         int r;
         if (!(o.prec_mask & (1 << dp))) continue;

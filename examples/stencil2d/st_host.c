@@ -11,6 +11,7 @@
     static void init_##sfx(const st_grid_t *g, T *m)                                              \
     {                                                                                              \
         memset(m, 0, (size_t)g->R * g->P * sizeof(T));                                             \
+        _Pragma("omp parallel for schedule(static) if (g->rows >= 1024)")                          \
         for (int i = 0; i < g->rows; i++)                                                          \
             for (int j = 0; j < g->cols; j++)                                                      \
                 m[(size_t)(i + g->h) * g->P + j + g->h] = (T)i * (T)j;                             \
@@ -43,14 +44,17 @@
                               int max_print, const char *what)                                     \
     {                                                                                              \
         long bad = 0;                                                                              \
+        _Pragma("omp parallel for schedule(static) reduction(+ : bad) if (g->R >= 1024)")          \
         for (int i = 0; i < g->R; i++)                                                             \
             for (int j = 0; j < g->C; j++) {                                                       \
                 double av = a[(size_t)i * g->P + j], ev = e[(size_t)i * g->P + j];                 \
                 double rel = ev == 0.0 ? 0.0 : fabs(av - ev) / fabs(ev);                           \
                 if (!(rel <= thr)) {                                                               \
-                    if (bad < max_print)                                                           \
+                    if (bad < max_print) {                                                         \
+                        _Pragma("omp critical")                                                    \
                         fprintf(stderr, "stencil2d: rank %d %s (%d,%d): got %.9g expected %.9g\n", \
                                 g->rank, what, i, j, av, ev);                                      \
+                    }                                                                              \
                     bad++;                                                                         \
                 }                                                                                  \
             }                                                                                      \
@@ -59,12 +63,15 @@
     static double absdiff_##sfx(const st_grid_t *g, const T *a, const T *b)                       \
     {                                                                                              \
         double mx = 0.0;                                                                           \
+        int nan = 0;                                                                               \
+        _Pragma("omp parallel for schedule(static) reduction(max : mx) reduction(| : nan) if (g->R >= 1024)") \
         for (int i = 0; i < g->R; i++)                                                             \
             for (int j = 0; j < g->C; j++) {                                                       \
                 double d = fabs((double)a[(size_t)i * g->P + j] - (double)b[(size_t)i * g->P + j]); \
-                if (!(d <= mx)) mx = d; /* NaN propagates */                                       \
+                if (d != d) nan = 1;                                                               \
+                else if (d > mx) mx = d;                                                           \
             }                                                                                      \
-        return mx;                                                                                 \
+        return nan ? (double)NAN : mx;                                                             \
     }
 
 ST_DEFINE_HOST(float, sp)
@@ -97,6 +104,55 @@ long st_compare(const st_grid_t *g, const void *a, const void *e, double thr, in
 double st_max_absdiff(const st_grid_t *g, const void *a, const void *b)
 {
     return g->dp ? absdiff_dp(g, a, b) : absdiff_sp(g, a, b);
+}
+
+int st_band_rects(const st_grid_t *g, st_rect_t r[4])
+{
+    int t1 = g->R - 1 < 2 * g->h ? g->R - 1 : 2 * g->h, b0 = g->R - 2 * g->h > t1 ? g->R - 2 * g->h : t1;
+    int l1 = g->C - 1 < 2 * g->h ? g->C - 1 : 2 * g->h, r0 = g->C - 2 * g->h > l1 ? g->C - 2 * g->h : l1;
+    st_rect_t all[4] = {{1, 1, t1 - 1, g->C - 2}, {b0, 1, g->R - 1 - b0, g->C - 2},
+                        {t1, 1, b0 - t1, l1 - 1}, {t1, r0, b0 - t1, g->C - 1 - r0}};
+    int n = 0;
+    for (int k = 0; k < 4; k++)
+        if (all[k].nr > 0 && all[k].nc > 0) r[n++] = all[k];
+    return n;
+}
+
+int st_interior_rect(const st_grid_t *g, st_rect_t *r)
+{
+    int t1 = g->R - 1 < 2 * g->h ? g->R - 1 : 2 * g->h, b0 = g->R - 2 * g->h > t1 ? g->R - 2 * g->h : t1;
+    int l1 = g->C - 1 < 2 * g->h ? g->C - 1 : 2 * g->h, r0 = g->C - 2 * g->h > l1 ? g->C - 2 * g->h : l1;
+    r->i0 = t1, r->j0 = l1, r->nr = b0 - t1, r->nc = r0 - l1;
+    return r->nr > 0 && r->nc > 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double st_median(double *v, int n)
+{
+    if (n <= 0) return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double st_min(const double *v, int n)
+{
+    double m = n > 0 ? v[0] : 0;
+    for (int i = 1; i < n; i++)
+        if (v[i] < m) m = v[i];
+    return m;
+}
+
+double st_max(const double *v, int n)
+{
+    double m = n > 0 ? v[0] : 0;
+    for (int i = 1; i < n; i++)
+        if (v[i] > m) m = v[i];
+    return m;
 }
 
 /* SHOC's schedule: one exchange before the first iteration, then one before

@@ -1,14 +1,28 @@
 /*
  * stencil2d: SHOC's Stencil2D (9-point Jacobi stencil on a 2D Cartesian
- * decomposition) ported to mpiacc.  The driver (options, decomposition, CPU
- * reference, validation, timing, report) is backend-neutral C; a device
- * backend (CUDA or OpenCL) implements the small table st_backend_t.
+ * decomposition) on mpiacc, beside the same exchange written for a
+ * CUDA-aware MPI.  The driver (options, decomposition, CPU reference,
+ * validation, timing, report) is backend-neutral C; a device backend (CUDA
+ * or OpenCL) implements the small table st_backend_t.
+ *
+ * Two executables are built from these sources: stencil2d (linked with
+ * mpiacc: manual, mpiacc and, with CUDA, cuda-aware variants) and
+ * stencil2d-cuda-aware (CUDA and MPI only, ST_WITH_MPIACC = 0: the
+ * cuda-aware variant alone, runnable on any MPICH-ABI CUDA-aware MPI).
  *
  * Matrix layout (every rank, both host and device): R = rows + 2h rows of
  * P elements (row-major), P = (cols + 2h) rounded up to a multiple of 16;
  * h = iterations per exchange = halo width.  The stencil updates every
  * point but the outermost 1-wide ring of the R x C block (C = cols + 2h);
  * columns C..P-1 are padding.
+ *
+ * Overlap (--overlap): the step before an exchange is split into the
+ * boundary band (rows and columns 1..2h-1 from each edge: the halo the
+ * stencil recomputes and the blocks the exchange sends), computed first on
+ * the high-priority stream / queue that the exchange is ordered on, and the
+ * interior (rows and columns 2h..R-2h-1 / C-2h-1), computed on a
+ * low-priority stream / second queue while the exchange is in flight.  The
+ * interior neither reads the halo nor writes anything the exchange moves.
  */
 #ifndef STENCIL2D_H_INCLUDED
 #define STENCIL2D_H_INCLUDED
@@ -53,6 +67,16 @@ extern st_calls_t st_calls;
 
 typedef struct st_dev st_dev_t;
 
+/* How step() enqueues one iteration. */
+enum {
+    ST_STEP_PLAIN = 0, /* the whole step on the main stream / queue (no overlap)       */
+    ST_STEP_SPLIT = 1, /* boundary band on the main (high-priority) stream after the
+                        * low stream's last work; interior on the low-priority stream
+                        * after the previous split's boundary                          */
+    ST_STEP_LOW = 2    /* the whole step on the low-priority stream after everything
+                        * enqueued on the main stream so far (overlap, h > 1)          */
+};
+
 typedef struct st_backend {
     const char *name;
     /* Non-zero when a device buffer handle cannot be offset (cl_mem): the
@@ -62,34 +86,56 @@ typedef struct st_backend {
      * the rank, the one of node-local rank local_rank (local_rank % *ndev
      * for GPUs) described in desc. */
     int (*probe)(int local_rank, char *desc, size_t len, int *ndev);
-    /* Two device matrices (0 and 1) of g's size and precision, a stream or
-     * in-order queue, a host staging matrix, compiled kernels. */
-    int (*create)(const st_grid_t *g, st_dev_t **d);
+    /* Two device matrices (0 and 1) and a device copy of init (R x P, of
+     * g's precision), the main stream / in-order queue (CUDA: the greatest
+     * priority) and a low-priority one, a host staging matrix, kernels. */
+    int (*create)(const st_grid_t *g, const void *init, st_dev_t **d);
     void (*destroy)(st_dev_t *d);
-    /* Blocking whole-matrix transfers. */
-    int (*upload)(st_dev_t *d, int buf, const void *src);
+    /* Both matrices = init (device-to-device copies); blocking. */
+    int (*reset)(st_dev_t *d);
+    /* Blocking download of matrix buf. */
     int (*download)(st_dev_t *d, int buf, void *dst);
-    /* Enqueues one stencil iteration buf -> !buf (kernel time is recorded). */
-    int (*step)(st_dev_t *d, int buf);
-    /* Enqueues the refresh of the 1-wide ring of !buf from buf. */
+    /* Enqueues one stencil iteration buf -> !buf (ST_STEP_*). */
+    int (*step)(st_dev_t *d, int buf, int how);
+    /* Enqueues the refresh of the 1-wide ring of !buf from buf (main stream). */
     int (*ring)(st_dev_t *d, int buf);
-    /* Waits for all enqueued work; adds the device time of the kernels
-     * launched by step() since the last call to *kernel_s. */
-    int (*finish)(st_dev_t *d, double *kernel_s);
+    /* Waits for all enqueued work on both streams / queues. */
+    int (*finish)(st_dev_t *d);
     /* The manual variant's exchange of matrix buf (staging through the
      * host, blocking), followed by ring(buf). */
     int (*exchange_manual)(st_dev_t *d, int buf);
-    /* For the mpiacc variant: the buffer argument of MPI calls for matrix
-     * buf (device pointer or cl_mem), the stream (MPIACC_STREAM) or
-     * in-order queue (MPIACC_CL_QUEUE) the work runs on, and the
-     * MPIACC_BUF_* value (MPIACC_BUF_CUDA or MPIACC_BUF_OPENCL). */
+    /* For the mpiacc and cuda-aware variants: the buffer argument of MPI
+     * calls for matrix buf (device pointer or cl_mem), the main stream
+     * (MPIACC_STREAM) or in-order queue (MPIACC_CL_QUEUE), the MPIACC_BUF_*
+     * value (NULL in stencil2d-cuda-aware). */
     void *(*mpi_buf)(st_dev_t *d, int buf);
     void *(*queue)(st_dev_t *d);
     void *buf_type;
+    /* cuda-aware (NULL where the backend has none, OpenCL): the exchange a
+     * CUDA-aware MPI needs, in st_cuda_aware.c.  sync: blocks until the
+     * main stream's work is done (counted); col_buf: contiguous device
+     * buffer of R x h elements for the columns sent (dir 0) to / received
+     * (dir 1) from side s; pack_cols / unpack_cols: enqueue the kernel
+     * packing columns of matrix buf into the send buffers of the sides in
+     * mask (bit s) / unpacking the receive buffers into its halo. */
+    int (*sync)(st_dev_t *d);
+    void *(*col_buf)(st_dev_t *d, int dir, int s);
+    int (*pack_cols)(st_dev_t *d, int buf, int mask);
+    int (*unpack_cols)(st_dev_t *d, int buf, int mask);
 } st_backend_t;
 
 const st_backend_t *st_cuda_backend(void);   /* NULL when not compiled */
 const st_backend_t *st_opencl_backend(void); /* NULL when not compiled */
+
+/* The boundary band and the interior of a split step, as rectangles
+ * [i0, i0 + nr) x [j0, j0 + nc) of the R x C block (the band: up to 4,
+ * top and bottom over the full width, left and right between them; the
+ * interior: at most 1).  Returns the number of rectangles. */
+typedef struct st_rect {
+    int i0, j0, nr, nc;
+} st_rect_t;
+int st_band_rects(const st_grid_t *g, st_rect_t r[4]);
+int st_interior_rect(const st_grid_t *g, st_rect_t *r);
 
 /* ---- host side (st_host.c) ----------------------------------------------- */
 
@@ -108,23 +154,33 @@ int st_cpu_reference(const st_grid_t *g, int iters, void *out);
 long st_compare(const st_grid_t *g, const void *a, const void *e, double thr, int max_print,
                 const char *what);
 double st_max_absdiff(const st_grid_t *g, const void *a, const void *b);
+/* Statistics of n values (v is sorted by st_median). */
+double st_median(double *v, int n);
+double st_min(const double *v, int n);
+double st_max(const double *v, int n);
 
-/* ---- exchanges (st_exchange.c) ----------------------------------------- */
+/* ---- exchanges ------------------------------------------------------------ */
 
 /* Host exchange of matrix m with untagged datatypes: the MPI part of the
- * manual variant and of the CPU reference. */
+ * manual variant and of the CPU reference (st_exchange.c). */
 int st_host_exchange(const st_grid_t *g, void *m);
 
+/* The cuda-aware variant's exchange of matrix buf (st_cuda_aware.c): device
+ * pointers and contiguous types only, the application's own column
+ * pack/unpack kernels and synchronisations; followed by ring(buf). */
+int st_exchange_cuda_aware(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, int buf);
+
 /* The mpiacc variant's datatypes and buffer arguments, set up once per
- * precision: [matrix][phase][side] buffers, [phase][side] datatypes. */
+ * precision: [matrix][phase][side] buffers, [phase][side] datatypes
+ * (st_exchange.c; stencil2d only). */
 typedef struct st_mpx {
     void *sbuf[2][2][2], *rbuf[2][2][2];
     MPI_Datatype stype[2][2], rtype[2][2];
     MPI_Datatype owned[10];
     int nowned;
 } st_mpx_t;
-/* so_mask: MPIACC_ORDER_STREAM on the send (bit 0, --stream-ordered-sends)
- * and receive (bit 1, --stream-ordered) halo datatypes. */
+/* so_mask: MPIACC_ORDER_STREAM on the send (bit 0) and receive (bit 1)
+ * halo datatypes. */
 int st_mpx_setup(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, int so_mask, st_mpx_t *x);
 void st_mpx_free(st_mpx_t *x);
 /* The mpiacc variant's exchange of matrix buf, followed by ring(buf). */

@@ -1,6 +1,7 @@
-/* stencil2d OpenCL backend: one in-order, profiling queue per rank (GPU
- * devices preferred: the (node-local rank % count)-th; else the first
- * device, e.g. PoCL on the CPU). */
+/* stencil2d OpenCL backend: two in-order queues per rank, the main one
+ * (exchange, boundary band) and a second one (the interior under
+ * --overlap), ordered by events (GPU devices preferred: the (node-local
+ * rank % count)-th; else the first device, e.g. PoCL on the CPU). */
 #define CL_TARGET_OPENCL_VERSION 120
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <stdio.h>
@@ -19,14 +20,35 @@ static const char *kernel_src =
     "#else\n"
     "typedef float T;\n"
     "#endif\n"
-    "__kernel void st_step(__global const T *a, __global T *b, int R, int C, int P,\n"
-    "                      T wc, T wk, T wd)\n"
+    /* every kernel computes a point the same way: no contraction into FMA */
+    "#pragma OPENCL FP_CONTRACT OFF\n"
+    "T st_point(__global const T *a, int i, int j, int P, T wc, T wk, T wd)\n"
     "{\n"
-    "    int j = (int)get_global_id(0) + 1, i = (int)get_global_id(1) + 1;\n"
-    "    if (i >= R - 1 || j >= C - 1) return;\n"
     "    __global const T *n = a + (size_t)(i - 1) * P, *c = n + P, *s = c + P;\n"
-    "    b[(size_t)i * P + j] = wc * c[j] + wk * (n[j] + s[j] + c[j - 1] + c[j + 1]) +\n"
-    "                           wd * (n[j - 1] + n[j + 1] + s[j - 1] + s[j + 1]);\n"
+    "    return wc * c[j] + wk * (n[j] + s[j] + c[j - 1] + c[j + 1]) +\n"
+    "           wd * (n[j - 1] + n[j + 1] + s[j - 1] + s[j + 1]);\n"
+    "}\n"
+    /* rows [i0, i0 + nr) x columns [j0, j0 + nc) */
+    "__kernel void st_step(__global const T *a, __global T *b, int P, T wc, T wk, T wd,\n"
+    "                      int i0, int j0, int nr, int nc)\n"
+    "{\n"
+    "    int j = (int)get_global_id(0), i = (int)get_global_id(1);\n"
+    "    if (i >= nr || j >= nc) return;\n"
+    "    b[(size_t)(i + i0) * P + j + j0] = st_point(a, i + i0, j + j0, P, wc, wk, wd);\n"
+    "}\n"
+    /* up to four rectangles (i0, j0, nr, nc), end[q] = prefix sums of their areas */
+    "__kernel void st_band(__global const T *a, __global T *b, int P, T wc, T wk, T wd, int4 end,\n"
+    "                      int4 r0, int4 r1, int4 r2, int4 r3)\n"
+    "{\n"
+    "    int k = (int)get_global_id(0);\n"
+    "    int4 r;\n"
+    "    if (k >= end.w) return;\n"
+    "    if (k < end.x) r = r0;\n"
+    "    else if (k < end.y) { r = r1; k -= end.x; }\n"
+    "    else if (k < end.z) { r = r2; k -= end.y; }\n"
+    "    else { r = r3; k -= end.z; }\n"
+    "    int i = r.x + k / r.w, j = r.y + k % r.w;\n"
+    "    b[(size_t)i * P + j] = st_point(a, i, j, P, wc, wk, wd);\n"
     "}\n"
     "__kernel void st_ring(__global const T *a, __global T *b, int R, int C, int P)\n"
     "{\n"
@@ -43,14 +65,15 @@ static const char *kernel_src =
 struct st_dev {
     const st_grid_t *g;
     cl_context ctx;
-    cl_command_queue q;
+    cl_command_queue q, ql; /* main (exchange, boundary) and second (interior) in-order queues */
     cl_program prog;
-    cl_kernel kstep, kring;
-    cl_mem m[2];
+    cl_kernel kstep, kband, kring;
+    cl_mem m[3];            /* the two matrices and the initial one */
     char *host;
     int gpu;
-    cl_event *ev; /* kernel events since the last finish() */
-    int nev, cap;
+    cl_event hb[2];         /* after the boundary band of a split step (parity) */
+    cl_event le[2];         /* after each kernel on the second queue (parity)   */
+    long nsplit, nlow;
 };
 
 #define CL_TRY(call_)                                                                      \
@@ -102,15 +125,21 @@ static int cl_probe(int local_rank, char *desc, size_t len, int *ndev)
 static void cl_destroy(st_dev_t *d)
 {
     if (!d) return;
-    for (int i = 0; i < d->nev; i++) clReleaseEvent(d->ev[i]);
-    for (int b = 0; b < 2; b++)
+    if (d->ql) clFinish(d->ql);
+    if (d->q) clFinish(d->q);
+    for (int k = 0; k < 2; k++) {
+        if (d->hb[k]) clReleaseEvent(d->hb[k]);
+        if (d->le[k]) clReleaseEvent(d->le[k]);
+    }
+    for (int b = 0; b < 3; b++)
         if (d->m[b]) clReleaseMemObject(d->m[b]);
     if (d->kstep) clReleaseKernel(d->kstep);
+    if (d->kband) clReleaseKernel(d->kband);
     if (d->kring) clReleaseKernel(d->kring);
     if (d->prog) clReleaseProgram(d->prog);
     if (d->q) clReleaseCommandQueue(d->q);
+    if (d->ql) clReleaseCommandQueue(d->ql);
     if (d->ctx) clReleaseContext(d->ctx);
-    free(d->ev);
     free(d->host);
     free(d);
 }
@@ -131,20 +160,32 @@ static int build(st_dev_t *d, cl_device_id dev)
     }
     d->kstep = clCreateKernel(d->prog, "st_step", &e);
     CL_TRY(e);
+    d->kband = clCreateKernel(d->prog, "st_band", &e);
+    CL_TRY(e);
     d->kring = clCreateKernel(d->prog, "st_ring", &e);
     CL_TRY(e);
-    for (int k = 0; k < 2; k++) {
-        cl_kernel kn = k ? d->kring : d->kstep;
-        CL_TRY(clSetKernelArg(kn, 2, sizeof R, &R));
-        CL_TRY(clSetKernelArg(kn, 3, sizeof C, &C));
-        CL_TRY(clSetKernelArg(kn, 4, sizeof P, &P));
+    CL_TRY(clSetKernelArg(d->kring, 2, sizeof R, &R));
+    CL_TRY(clSetKernelArg(d->kring, 3, sizeof C, &C));
+    CL_TRY(clSetKernelArg(d->kring, 4, sizeof P, &P));
+    for (int n = 0; n < 2; n++) {
+        cl_kernel kn = n ? d->kband : d->kstep;
+        CL_TRY(clSetKernelArg(kn, 2, sizeof P, &P));
+        for (int k = 0; k < 3; k++) CL_TRY(clSetKernelArg(kn, 3 + k, g->es, g->dp ? (void *)&w[k] : (void *)&wf[k]));
     }
-    for (int k = 0; k < 3; k++)
-        CL_TRY(clSetKernelArg(d->kstep, 5 + k, g->es, g->dp ? (void *)&w[k] : (void *)&wf[k]));
     return 0;
 }
 
-static int cl_create(const st_grid_t *g, st_dev_t **out)
+static int cl_reset(st_dev_t *d)
+{
+    size_t bytes = (size_t)d->g->R * d->g->P * d->g->es;
+    CL_TRY(clFinish(d->ql));
+    for (int b = 0; b < 2; b++) CL_TRY(clEnqueueCopyBuffer(d->q, d->m[2], d->m[b], 0, 0, bytes, 0, NULL, NULL));
+    CL_TRY(clFinish(d->q));
+    d->nsplit = d->nlow = 0;
+    return 0;
+}
+
+static int cl_create(const st_grid_t *g, const void *init, st_dev_t **out)
 {
     cl_device_id dev;
     cl_int e;
@@ -157,50 +198,104 @@ static int cl_create(const st_grid_t *g, st_dev_t **out)
     if (!pick(g->local_rank, &dev, &d->gpu, &ndev)) return st_error("no OpenCL device");
     d->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
     CL_TRY(e);
-    d->q = clCreateCommandQueue(d->ctx, dev, CL_QUEUE_PROFILING_ENABLE, &e);
+    /* OpenCL 1.2 has no queue priorities (cl_khr_priority_hints is an
+     * extension): the main queue gets the boundary and the exchange, the
+     * second one the interior, ordered by events only. */
+    d->q = clCreateCommandQueue(d->ctx, dev, 0, &e);
     CL_TRY(e);
-    for (int b = 0; b < 2; b++) {
+    d->ql = clCreateCommandQueue(d->ctx, dev, 0, &e);
+    CL_TRY(e);
+    for (int b = 0; b < 3; b++) {
         d->m[b] = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
         CL_TRY(e);
     }
+    CL_TRY(clEnqueueWriteBuffer(d->q, d->m[2], CL_TRUE, 0, bytes, init, 0, NULL, NULL));
     d->host = aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!d->host) return st_error("out of host memory");
     memset(d->host, 0, bytes);
-    return build(d, dev);
-}
-
-static int cl_upload(st_dev_t *d, int buf, const void *src)
-{
-    CL_TRY(clEnqueueWriteBuffer(d->q, d->m[buf], CL_TRUE, 0, (size_t)d->g->R * d->g->P * d->g->es, src,
-                                0, NULL, NULL));
-    return 0;
+    if (build(d, dev)) return 1;
+    return cl_reset(d);
 }
 
 static int cl_download(st_dev_t *d, int buf, void *dst)
 {
+    CL_TRY(clFinish(d->ql));
     CL_TRY(clEnqueueReadBuffer(d->q, d->m[buf], CL_TRUE, 0, (size_t)d->g->R * d->g->P * d->g->es, dst,
                                0, NULL, NULL));
     return 0;
 }
 
-static int cl_step(st_dev_t *d, int buf)
+/* Keeps ev in *slot (releasing what was there). */
+static void keep(cl_event *slot, cl_event ev)
 {
-    const st_grid_t *g = d->g;
-    size_t lws[2] = {32, 8}, gws[2] = {(size_t)g->C - 2, (size_t)g->R - 2};
-    if (d->nev == d->cap) {
-        int cap = d->cap ? 2 * d->cap : 256;
-        cl_event *ev = realloc(d->ev, cap * sizeof *ev);
-        if (!ev) return st_error("out of memory");
-        d->ev = ev;
-        d->cap = cap;
-    }
+    if (*slot) clReleaseEvent(*slot);
+    *slot = ev;
+}
+
+static int enqueue_rect(st_dev_t *d, int buf, const st_rect_t *r, cl_command_queue q, cl_uint nw,
+                        const cl_event *wait, cl_event *ev)
+{
+    size_t lws[2] = {32, 8}, gws[2] = {(size_t)r->nc, (size_t)r->nr};
     if (d->gpu)
         for (int k = 0; k < 2; k++) gws[k] = (gws[k] + lws[k] - 1) / lws[k] * lws[k];
     CL_TRY(clSetKernelArg(d->kstep, 0, sizeof(cl_mem), &d->m[buf]));
     CL_TRY(clSetKernelArg(d->kstep, 1, sizeof(cl_mem), &d->m[!buf]));
-    CL_TRY(clEnqueueNDRangeKernel(d->q, d->kstep, 2, NULL, gws, d->gpu ? lws : NULL, 0, NULL,
-                                  &d->ev[d->nev]));
-    d->nev++;
+    CL_TRY(clSetKernelArg(d->kstep, 6, sizeof(int), &r->i0));
+    CL_TRY(clSetKernelArg(d->kstep, 7, sizeof(int), &r->j0));
+    CL_TRY(clSetKernelArg(d->kstep, 8, sizeof(int), &r->nr));
+    CL_TRY(clSetKernelArg(d->kstep, 9, sizeof(int), &r->nc));
+    CL_TRY(clEnqueueNDRangeKernel(q, d->kstep, 2, NULL, gws, d->gpu ? lws : NULL, nw, nw ? wait : NULL, ev));
+    return 0;
+}
+
+static int enqueue_band(st_dev_t *d, int buf, cl_uint nw, const cl_event *wait, cl_event *ev)
+{
+    st_rect_t r[4];
+    int n = st_band_rects(d->g, r);
+    cl_int4 end, rv[4];
+    size_t l = 128, gws;
+    memset(rv, 0, sizeof rv);
+    for (int q = 0; q < 4; q++) {
+        int area = q < n ? r[q].nr * r[q].nc : 0;
+        end.s[q] = (q ? end.s[q - 1] : 0) + area;
+        if (q < n) rv[q].s[0] = r[q].i0, rv[q].s[1] = r[q].j0, rv[q].s[2] = r[q].nr, rv[q].s[3] = r[q].nc;
+    }
+    gws = (size_t)end.s[3];
+    if (!gws) return clEnqueueMarkerWithWaitList(d->q, nw, nw ? wait : NULL, ev) == CL_SUCCESS ? 0 : st_error("marker failed");
+    if (d->gpu) gws = (gws + l - 1) / l * l;
+    CL_TRY(clSetKernelArg(d->kband, 0, sizeof(cl_mem), &d->m[buf]));
+    CL_TRY(clSetKernelArg(d->kband, 1, sizeof(cl_mem), &d->m[!buf]));
+    CL_TRY(clSetKernelArg(d->kband, 6, sizeof end, &end));
+    for (int q = 0; q < 4; q++) CL_TRY(clSetKernelArg(d->kband, 7 + q, sizeof rv[q], &rv[q]));
+    CL_TRY(clEnqueueNDRangeKernel(d->q, d->kband, 1, NULL, &gws, d->gpu ? &l : NULL, nw, nw ? wait : NULL, ev));
+    return 0;
+}
+
+static int cl_step(st_dev_t *d, int buf, int how)
+{
+    const st_grid_t *g = d->g;
+    st_rect_t all = {1, 1, g->R - 2, g->C - 2}, in;
+    cl_event ev = NULL, mark = NULL;
+    if (how == ST_STEP_PLAIN) return enqueue_rect(d, buf, &all, d->q, 0, NULL, NULL);
+    if (how == ST_STEP_LOW) { /* after everything on the main queue (the exchange) */
+        CL_TRY(clEnqueueMarkerWithWaitList(d->q, 0, NULL, &mark));
+        int rc = enqueue_rect(d, buf, &all, d->ql, 1, &mark, &ev);
+        clReleaseEvent(mark);
+        if (rc) return rc;
+    } else {
+        /* boundary band: after the second queue's last kernel */
+        cl_event hb = NULL;
+        if (enqueue_band(d, buf, d->nlow ? 1 : 0, d->nlow ? &d->le[(d->nlow - 1) & 1] : NULL, &hb)) return 1;
+        keep(&d->hb[d->nsplit & 1], hb);
+        /* interior: after the previous split's band, not its exchange */
+        cl_uint nw = d->nsplit ? 1 : 0;
+        const cl_event *prev = nw ? &d->hb[(d->nsplit - 1) & 1] : NULL;
+        if (!st_interior_rect(g, &in)) CL_TRY(clEnqueueMarkerWithWaitList(d->ql, nw, prev, &ev));
+        else if (enqueue_rect(d, buf, &in, d->ql, nw, prev, &ev)) return 1;
+        d->nsplit++;
+    }
+    keep(&d->le[d->nlow & 1], ev);
+    d->nlow++;
     return 0;
 }
 
@@ -213,17 +308,10 @@ static int cl_ring(st_dev_t *d, int buf)
     return 0;
 }
 
-static int cl_finish(st_dev_t *d, double *kernel_s)
+static int cl_finish(st_dev_t *d)
 {
+    CL_TRY(clFinish(d->ql));
     CL_TRY(clFinish(d->q));
-    for (int i = 0; i < d->nev; i++) {
-        cl_ulong t0 = 0, t1 = 0;
-        CL_TRY(clGetEventProfilingInfo(d->ev[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL));
-        CL_TRY(clGetEventProfilingInfo(d->ev[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL));
-        *kernel_s += (double)(t1 - t0) * 1e-9;
-        clReleaseEvent(d->ev[i]);
-    }
-    d->nev = 0;
     return 0;
 }
 
@@ -288,7 +376,7 @@ static const st_backend_t backend = {
     .probe = cl_probe,
     .create = cl_create,
     .destroy = cl_destroy,
-    .upload = cl_upload,
+    .reset = cl_reset,
     .download = cl_download,
     .step = cl_step,
     .ring = cl_ring,

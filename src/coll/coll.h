@@ -1,15 +1,19 @@
 /*
  * coll: the collectives layer.  Every MPI collective that takes buffers and
  * datatypes (blocking, nonblocking, int and MPI_Count forms) reaches it
- * when its host fast path fails (a tagged datatype, or a device collective
- * on some communicator still waiting to be posted).  A collective operation
- * is a request-pool operation (src/reqpool) whose protocol is this layer:
- * the device parts are packed into pinned host staging behind the captured
- * dependency (the backends' pack), the PMPI nonblocking collective is posted
- * on host pointers once every earlier collective on the communicator is
- * posted, and received parts are unpacked back.  One file per family
- * (bcast.c, reduce.c, gather.c, alltoall.c, neighbor.c) says which parts a
- * call has and posts its PMPI call; core.c owns the rest.
+ * when its host fast path fails (a tagged datatype, an untagged buffer to
+ * classify, a collective on some communicator still waiting to be posted,
+ * or MPIACC_COLL_CHECK).  A collective whose buffers are all CUDA device
+ * memory on this process runs on its communicator's engine (comm.h): NCCL
+ * (dev.c, dev_run.c), mpiacc's IPC collectives (ipc*.c) where NCCL cannot
+ * serve on one node, else staged.  A staged collective is a request-pool
+ * operation (src/reqpool) whose protocol is this layer: the device parts are
+ * packed into pinned host staging behind the captured dependency (the
+ * backends' pack), the PMPI nonblocking collective is posted on host
+ * pointers once every earlier collective on the communicator is posted,
+ * and received parts are unpacked back.  One file per family (bcast.c,
+ * reduce.c, gather.c, alltoall.c, neighbor.c) says which parts a call has
+ * and posts its PMPI call; core.c owns the rest.
  */
 #ifndef MPIACC_COLL_H_INCLUDED
 #define MPIACC_COLL_H_INCLUDED
@@ -68,11 +72,17 @@ typedef struct mpiacc_coll_args {
     MPI_Request *req;
 } mpiacc_coll_args_t;
 
+/* MPIACC_COLL_CHECK (read at MPI_Init): every collective of a kind with a
+ * device path enters mpiacc_coll_call, which checks that the processes
+ * agree on device buffers or not (one MPI_Allreduce). */
+extern int mpiacc_coll_check;
+
 /* The host fast path's test: no collective waits to be posted to MPI on
- * any communicator (one relaxed atomic load; the reqpool's counter). */
+ * any communicator (one relaxed atomic load; the reqpool's counter), and
+ * no check asked for. */
 static inline int mpiacc_coll_none_deferred(void)
 {
-    return atomic_load_explicit(&mpiacc_rp_deferred_colls, memory_order_relaxed) == 0;
+    return atomic_load_explicit(&mpiacc_rp_deferred_colls, memory_order_relaxed) == 0 && !mpiacc_coll_check;
 }
 
 /* The call (error raised through the communicator's handler). */
@@ -84,14 +94,13 @@ int mpiacc_coll_call(const mpiacc_coll_args_t *a);
 int mpiacc_coll_refuse(const char *name, MPI_Comm comm, int n, const MPI_Datatype *types);
 /* MPI's name of a kind ("MPI_Ibcast" when nonblocking). */
 const char *mpiacc_coll_name(int kind, int nonblocking);
-/* ipc.c: whether collectives (blocking or not) of `kind` on comm may run on the
- * device (a direct communicator on one node, a kind with an on-device
- * algorithm): every process must then enter mpiacc_coll_call, whatever its
- * buffers (the entry points skip their host fast path). */
-int mpiacc_coll_ipc_comm(MPI_Comm comm, int kind);
-/* Collectives (blocking or not) that ran on the device / were staged
- * after the exchange said so, since MPI_Init (tests, benchmarks). */
-extern atomic_long mpiacc_coll_ipc_runs, mpiacc_coll_ipc_fallbacks;
+/* Since MPI_Init (tests, benchmarks, MPIACC_Stats): collectives with device
+ * buffers that ran on the device (either engine), that were staged through
+ * host memory, and of the first those that ran on the collective engine
+ * (NCCL). */
+extern atomic_long mpiacc_coll_device_runs, mpiacc_coll_staged_runs, mpiacc_coll_engine_runs;
+/* MPI_Init: reads MPIACC_COLL_CHECK. */
+void mpiacc_coll_init(void);
 /* MPI_Finalize. */
 void mpiacc_coll_finalize(void);
 

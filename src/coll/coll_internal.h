@@ -7,6 +7,7 @@
 #define MPIACC_COLL_INTERNAL_H_INCLUDED
 
 #include "coll.h"
+#include "comm.h"
 
 /* sig.c: the host datatype describing one element's packed bytes. */
 typedef struct mpiacc_coll_sig {
@@ -89,11 +90,36 @@ struct mpiacc_coll_op {
     MPI_Datatype red_type;
     MPI_Count red_count;
     int red_mirror; /* host copies in the datatype's memory layout */
-    /* a nonblocking call on a one-node direct communicator: its on-device
-     * state (ipc_nb.c) until the exchange decides; NULL afterwards when
-     * staged */
+    /* a nonblocking call on the IPC engine: its on-device state (ipc_nb.c)
+     * until the exchange decides; NULL afterwards when staged */
     struct mpiacc_coll_ipc *ipc;
+    /* a call on the collective engine (dev_run.c): the communicator's state
+     * (a reference held when cs_ref), the engine's handle */
+    mpiacc_coll_comm_t *cs;
+    int cs_ref;
+    void *xfer;
 };
+
+/* dev.c: the program of one call on the collective engine (backend_coll.h). */
+typedef struct mpiacc_coll_prog {
+    mpiacc_bcoll_xfer_t *packs, *unpacks;
+    mpiacc_bcoll_step_t *steps;
+    int npack, nunpack, nstep, cpack, cunpack, cstep;
+    MPI_Count tmp; /* bytes of the device temporary */
+} mpiacc_coll_prog_t;
+/* Whether the engine ct takes c (the kind; a reduction's operation and
+ * type): the same answer on every process. */
+int mpiacc_coll_dev_takes(const mpiacc_coll_op_t *c, const struct mpiacc_backend_coll *ct);
+int mpiacc_coll_dev_build(mpiacc_coll_op_t *c, mpiacc_coll_prog_t *P);
+void mpiacc_coll_prog_free(mpiacc_coll_prog_t *P);
+/* dev_run.c: c on the engine of cs, blocking or not (c is consumed: freed,
+ * or the operation's; the error is returned, not raised). */
+int mpiacc_coll_dev_call(mpiacc_coll_op_t *c, mpiacc_coll_comm_t *cs);
+extern const mpiacc_proto_t mpiacc_coll_dev_proto;
+/* check.c: MPIACC_COLL_CHECK's agreement (dk: this process's device kind,
+ * 0 for none): MPI_ERR_ARG on every process when they differ. */
+int mpiacc_coll_check_agree(mpiacc_coll_op_t *c, int dk);
+void mpiacc_coll_check_finalize(void);
 
 /* core.c, for the families */
 /* Adds a block to buffer side s (a slot). */
@@ -124,11 +150,13 @@ int mpiacc_coll_plan_blocks(mpiacc_coll_op_t *c, int s, int n, const MPI_Count *
 /* reduce.c: the datatype and count MPI reduces, mirrors (staged reductions). */
 int mpiacc_coll_reduce_prepare(mpiacc_coll_op_t *c, const char *name);
 
-/* ipc.c: a blocking call on a one-node direct communicator: the record
- * exchange and, when every process can, the on-device algorithm (*done = 1:
- * the call is over, its error to raise returned); else (*done = 0) the
- * staged path, like every other process. */
-int mpiacc_coll_ipc_run(mpiacc_coll_op_t *c, int *done);
+/* ipc.c: a blocking call on the IPC engine (communicator state cs): the
+ * record exchange and, when every process can, the on-device algorithm
+ * (*done = 1: the call is over, its error to raise returned); else
+ * (*done = 0) the staged path, like every other process. */
+int mpiacc_coll_ipc_run(mpiacc_coll_op_t *c, mpiacc_coll_comm_t *cs, int *done);
+/* ipc.c: whether the IPC engine has an algorithm for kind. */
+int mpiacc_coll_ipc_has(int kind);
 /* core.c: frees an operation's state (everything it holds). */
 void mpiacc_coll_op_free(mpiacc_coll_op_t *c);
 /* core.c: the staging of a staged call (buffers, reduction mirrors), for
@@ -140,8 +168,9 @@ int mpiacc_coll_stage_all(mpiacc_coll_op_t *c);
  * (the records first, then on the device or mpiacc_coll_proto). */
 void mpiacc_coll_ipc_nb_free(struct mpiacc_coll_ipc *ci);
 /* ipc_nb.c: a nonblocking call's on-device state set up at call time
- * (c->ipc: local checks, exports, its record; dependencies captured). */
-int mpiacc_coll_ipc_nb_prepare(mpiacc_coll_op_t *c);
+ * (c->ipc: local checks, exports, its record; dependencies captured; a
+ * reference on cs). */
+int mpiacc_coll_ipc_nb_prepare(mpiacc_coll_op_t *c, mpiacc_coll_comm_t *cs);
 extern const mpiacc_proto_t mpiacc_coll_ipc_proto;
 /* steps.c: until every collective on comm called earlier is posted to MPI
  * (a blocking call's turn; lock not held). */

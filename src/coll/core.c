@@ -14,6 +14,7 @@
 #include "dispatch/dispatch.h"
 #include "dispatch/memkind.h"
 #include "protocol/protocol.h"
+#include "core/env.h"
 
 static const char *const names[MPIACC_COLL_NKINDS] = {
     [MPIACC_COLL_BCAST] = "Bcast",
@@ -82,128 +83,6 @@ static const mpiacc_coll_family_t *family_of(int kind)
     case MPIACC_COLL_ALLTOALLW: return &mpiacc_coll_alltoall_family;
     default: return &mpiacc_coll_neighbor_family;
     }
-}
-
-/* ---- helpers for the families ------------------------------------------- */
-
-MPI_Count mpiacc_coll_count_at(const mpiacc_coll_args_t *a, const void *arr, int i)
-{
-    return a->large ? ((const MPI_Count *)arr)[i] : ((const int *)arr)[i];
-}
-
-MPI_Aint mpiacc_coll_disp_at(const mpiacc_coll_args_t *a, const void *arr, int i)
-{
-    return a->large || a->aint_disps ? ((const MPI_Aint *)arr)[i] : ((const int *)arr)[i];
-}
-
-MPI_Aint mpiacc_coll_extent(MPI_Datatype t)
-{
-    MPI_Count lb = 0, ext = 0;
-    if (t != MPI_DATATYPE_NULL) PMPI_Type_get_extent_c(t, &lb, &ext);
-    return (MPI_Aint)ext;
-}
-
-MPI_Count mpiacc_coll_psize(MPI_Datatype t)
-{
-    MPI_Count sz = 0;
-    if (t != MPI_DATATYPE_NULL) PMPI_Type_size_c(t, &sz);
-    return sz;
-}
-
-int mpiacc_coll_slot_add(mpiacc_coll_op_t *c, int s, MPI_Count count, MPI_Aint disp, MPI_Datatype type,
-                         MPI_Count hoff, int pack, int unpack)
-{
-    mpiacc_coll_buf_t *b = &c->b[s];
-    mpiacc_coll_slot_t *sl;
-    if (b->nslots == b->cap) {
-        int cap = b->cap ? 2 * b->cap : 4;
-        void *p = realloc(b->slots, sizeof *b->slots * (size_t)cap);
-        if (!p) return mpiacc_err(MPIACC_ERRK_NOMEM, "out of memory for a collective");
-        b->slots = p;
-        b->cap = cap;
-    }
-    sl = &b->slots[b->nslots++];
-    memset(sl, 0, sizeof *sl);
-    sl->count = count;
-    sl->disp = disp;
-    sl->type = type;
-    sl->hoff = hoff;
-    sl->pack = pack;
-    sl->unpack = unpack;
-    sl->tmp = MPI_DATATYPE_NULL;
-    b->used = 1;
-    return MPI_SUCCESS;
-}
-
-void *mpiacc_coll_hbuf(mpiacc_coll_op_t *c, int s)
-{
-    mpiacc_coll_buf_t *b = &c->b[s];
-    return b->staged ? b->host : b->buf;
-}
-
-int mpiacc_coll_harrays(mpiacc_coll_op_t *c, int s, int n, int bytes)
-{
-    mpiacc_coll_buf_t *b = &c->b[s];
-    size_t m = (size_t)(n > 0 ? n : 1);
-    if (!c->hcounts[s]) {
-        c->hcounts[s] = calloc(m, sizeof(MPI_Count));
-        c->hdispls[s] = calloc(m, sizeof(MPI_Aint));
-        c->htypes[s] = calloc(m, sizeof(MPI_Datatype));
-        if (!c->hcounts[s] || !c->hdispls[s] || !c->htypes[s])
-            return mpiacc_err(MPIACC_ERRK_NOMEM, "out of memory for a collective");
-    }
-    for (int i = 0; i < n; i++) {
-        MPI_Datatype ut = s == MPIACC_COLL_S ? (c->stypes ? c->stypes[i] : c->a.stype)
-                                             : (c->rtypes ? c->rtypes[i] : c->a.rtype);
-        MPI_Count uc = s == MPIACC_COLL_S ? c->scounts[i] : c->rcounts[i];
-        MPI_Aint ud = s == MPIACC_COLL_S ? (c->sdispls ? c->sdispls[i] : 0) : (c->rdispls ? c->rdispls[i] : 0);
-        if (!b->staged || i >= b->nslots) {
-            c->hcounts[s][i] = uc;
-            c->hdispls[s][i] = ud;
-            c->htypes[s][i] = ut;
-        } else {
-            mpiacc_coll_slot_t *sl = &b->slots[i];
-            MPI_Count hext = sl->sig->mult ? sl->sig->size / sl->sig->mult : 0;
-            c->hcounts[s][i] = sl->count * sl->sig->mult;
-            c->htypes[s][i] = sl->sig->ht;
-            c->hdispls[s][i] = bytes ? (MPI_Aint)sl->hoff : (hext ? (MPI_Aint)(sl->hoff / hext) : 0);
-        }
-    }
-    return MPI_SUCCESS;
-}
-
-void mpiacc_coll_hscalar(mpiacc_coll_op_t *c, int s, MPI_Count count, MPI_Datatype type, MPI_Count *hc,
-                         MPI_Datatype *ht)
-{
-    mpiacc_coll_buf_t *b = &c->b[s];
-    *hc = count;
-    *ht = type;
-    for (int i = 0; b->staged && i < b->nslots; i++)
-        if (b->slots[i].sig) {
-            *hc = count * b->slots[i].sig->mult;
-            *ht = b->slots[i].sig->ht;
-            return;
-        }
-}
-
-int mpiacc_coll_plan_blocks(mpiacc_coll_op_t *c, int s, int n, const MPI_Count *counts, const MPI_Aint *displs,
-                            int bytes, MPI_Datatype type, const MPI_Datatype *types, int pack, int unpack, int own,
-                            int own_pack, int own_unpack)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPI_Count hoff = 0;
-    for (int i = 0; i < n; i++) {
-        MPI_Datatype t = types ? types[i] : type;
-        MPI_Aint ext = mpiacc_coll_extent(t), d;
-        d = displs ? (bytes ? displs[i] : displs[i] * ext) : (MPI_Aint)i * counts[i] * ext;
-        MPIACC_CHECK(mpiacc_coll_slot_add(c, s, counts[i], d, t, hoff, i == own ? own_pack : pack,
-                                          i == own ? own_unpack : unpack));
-        if (counts[i] > 0) hoff += counts[i] * mpiacc_coll_psize(t);
-    }
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
 }
 
 /* ---- buffers ------------------------------------------------------------------ */
@@ -312,6 +191,8 @@ void mpiacc_coll_op_free(mpiacc_coll_op_t *c)
 {
     if (!c) return;
     mpiacc_coll_ipc_nb_free(c->ipc);
+    if (c->xfer) c->cs->ct->release(c->xfer); /* waited for when not done (after a failure: aborted) */
+    if (c->cs_ref) mpiacc_coll_comm_unref(c->cs); /* may run in the progress hook: swept later */
     for (int s = 0; s < 2; s++) {
         mpiacc_coll_buf_t *b = &c->b[s];
         for (int i = 0; i < b->nslots; i++) {
@@ -461,12 +342,45 @@ static int has_arrays(const mpiacc_coll_op_t *c)
     }
 }
 
+static int staged_only; /* MPIACC_COLL_ENGINE=staged */
+
+/* The buffer kind of a device collective on this process (comm.h): every
+ * significant buffer's datatypes, whatever the counts, are of one kind whose
+ * backend has a collective engine or IPC collectives; else 0. */
+static int device_kind(mpiacc_coll_op_t *c)
+{
+    int kind = 0;
+    for (int s = 0; s < 2; s++) {
+        mpiacc_coll_buf_t *b = &c->b[s];
+        for (int i = 0; i < b->nslots; i++) {
+            mpiacc_attrs_t a;
+            if (b->slots[i].type == MPI_DATATYPE_NULL) continue;
+            if (mpiacc_dispatch_attrs(b->slots[i].type, b->buf, c->a.comm, &a) != MPI_SUCCESS) return 0;
+            if (a.kind == MPIACC_KIND_NONE || (kind && a.kind != kind)) return 0;
+            kind = a.kind;
+            if (b->a.kind == MPIACC_KIND_NONE) b->a = a; /* a side without data: classify saw none */
+        }
+    }
+    if (kind && !mpiacc_core_disabled) {
+        const mpiacc_backend_t *be = mpiacc_backend_get(kind);
+        if (be && (mpiacc_coll_table(kind, be) || mpiacc_coll_ipc_table(kind, be))) return kind;
+    }
+    return 0;
+}
+
+static int checked(int kind)
+{
+    return kind != MPIACC_COLL_BARRIER && kind != MPIACC_COLL_SCAN && kind != MPIACC_COLL_EXSCAN &&
+           kind != MPIACC_COLL_REDUCE_LOCAL;
+}
+
 int mpiacc_coll_call(const mpiacc_coll_args_t *args)
 {
-    int mpi_errno = MPI_SUCCESS, pooled, locked = 0;
+    int mpi_errno = MPI_SUCCESS, pooled, locked = 0, dk;
     const char *name = mpiacc_coll_name(args->kind, args->nonblocking);
     const mpiacc_proto_t *proto = &mpiacc_coll_proto;
     mpiacc_coll_op_t *c = calloc(1, sizeof *c);
+    mpiacc_coll_comm_t *cs = NULL;
     mpiacc_rp_op_t *op = NULL;
     MPI_Request r = MPI_REQUEST_NULL;
 
@@ -482,27 +396,51 @@ int mpiacc_coll_call(const mpiacc_coll_args_t *args)
     MPIACC_CHECK(c->fam->plan(c));
     MPIACC_CHECK(classify(c, MPIACC_COLL_S, name));
     MPIACC_CHECK(classify(c, MPIACC_COLL_R, name));
-    if (args->nonblocking && mpiacc_coll_ipc_comm(args->comm, args->kind)) {
-        /* the records exchange first (ipc_nb.c): the op is on the device
-         * or staged once every process's record is in */
-        MPIACC_CHECK(mpiacc_coll_ipc_nb_prepare(c));
-        proto = &mpiacc_coll_ipc_proto;
-        goto submit;
-    }
-    if (!args->nonblocking && mpiacc_coll_ipc_comm(args->comm, args->kind)) {
-        int done = 0;
-        mpi_errno = mpiacc_coll_ipc_run(c, &done);
-        if (done) {
-            mpiacc_coll_op_free(c);
+    dk = checked(c->kind) ? device_kind(c) : 0;
+    if (mpiacc_coll_check && checked(c->kind)) MPIACC_CHECK(mpiacc_coll_check_agree(c, dk));
+    if (dk) {
+        /* the communicator's engine (made at its first device collective;
+         * none at all with MPIACC_COLL_ENGINE=staged, which every process
+         * then has: processes may mix device and host buffers again) */
+        if (!staged_only) MPIACC_CHECK(mpiacc_coll_comm_get(c, dk, &cs));
+        if (cs && cs->engine == MPIACC_COLL_ENGINE_NCCL && mpiacc_coll_dev_takes(c, cs->ct)) {
+            mpi_errno = mpiacc_coll_dev_call(c, cs); /* consumes c */
             return mpiacc_err_return_comm(args->comm, mpi_errno);
         }
-        MPIACC_CHECK(mpi_errno);
-        /* staged: the dependencies captured and the analyses taken for the
-         * exchange are taken again */
-        for (int s = 0; s < 2; s++) {
-            if (c->b[s].dep && c->b[s].be) c->b[s].be->release(c->b[s].dep), c->b[s].dep = NULL;
-            for (int i = 0; i < c->b[s].nslots; i++)
-                if (c->b[s].slots[i].t) mpiacc_pack_type_release(c->b[s].slots[i].t), c->b[s].slots[i].t = NULL;
+        if (cs && cs->engine == MPIACC_COLL_ENGINE_IPC && mpiacc_coll_ipc_has(c->kind)) {
+            if (args->nonblocking) {
+                /* the records exchange first (ipc_nb.c): the op is on the device
+                 * or staged once every process's record is in */
+                MPIACC_CHECK(mpiacc_coll_ipc_nb_prepare(c, cs));
+                proto = &mpiacc_coll_ipc_proto;
+                goto submit;
+            } else {
+                int done = 0;
+                mpi_errno = mpiacc_coll_ipc_run(c, cs, &done);
+                if (done) {
+                    mpiacc_coll_op_free(c);
+                    return mpiacc_err_return_comm(args->comm, mpi_errno);
+                }
+                MPIACC_CHECK(mpi_errno);
+                /* staged: the dependencies captured and the analyses taken for the
+                 * exchange are taken again */
+                for (int s = 0; s < 2; s++) {
+                    if (c->b[s].dep && c->b[s].be) c->b[s].be->release(c->b[s].dep), c->b[s].dep = NULL;
+                    for (int i = 0; i < c->b[s].nslots; i++)
+                        if (c->b[s].slots[i].t)
+                            mpiacc_pack_type_release(c->b[s].slots[i].t), c->b[s].slots[i].t = NULL;
+                }
+            }
+        } else {
+            atomic_fetch_add(&mpiacc_coll_staged_runs, 1);
+            MPIACC_LOG_ONCE(MPIACC_LOG_INFO, name,
+                            "%s with device buffers staged through host memory (%s: %s; reported once per call)",
+                            name, cs ? mpiacc_coll_engine_name(cs->engine) : "no engine",
+                            staged_only ? "MPIACC_COLL_ENGINE=staged"
+                            : !cs ? "another buffer kind than the communicator's first device collective"
+                            : cs->engine == MPIACC_COLL_ENGINE_NCCL ? "a call, operation or type NCCL does not take"
+                            : cs->engine == MPIACC_COLL_ENGINE_IPC  ? "a call without an IPC algorithm"
+                                                                    : "the communicator's engine");
         }
     }
     pooled = c->b[0].staged || c->b[1].staged;
@@ -575,7 +513,18 @@ fn_fail:
     goto fn_exit;
 }
 
+int mpiacc_coll_check;
+
+void mpiacc_coll_init(void)
+{
+    mpiacc_coll_check = mpiacc_env_bool("MPIACC_COLL_CHECK");
+    staged_only = mpiacc_env_enum("MPIACC_COLL_ENGINE") == MPIACC_COLL_ENGINE_STAGED; /* auto|nccl|ipc|staged */
+}
+
 void mpiacc_coll_finalize(void)
 {
+    mpiacc_coll_comm_finalize();
+    mpiacc_coll_check_finalize();
     mpiacc_coll_sig_finalize();
+    mpiacc_coll_check = 0;
 }

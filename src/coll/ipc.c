@@ -1,6 +1,5 @@
 /*
- * coll/ipc.c: the framework of the on-device collectives on one-node
- * direct communicators (see ipc.h): which calls may take the path, the
+ * coll/ipc.c: the framework of the IPC collective engine (see ipc.h): which calls may take the path, the
  * records and their exchange, the reads, the final synchronisation that
  * carries the error flag.
  */
@@ -10,11 +9,9 @@
 
 #include "ipc.h"
 #include "dispatch/dispatch.h"
-#include "protocol/direct.h"
 
 static const char *const cause_names[MPIACC_COLL_IPC_NCAUSES] = {
     [MPIACC_COLL_IPC_NO_TABLE] = "a buffer of a kind without IPC (host or OpenCL)",
-    [MPIACC_COLL_IPC_OFF] = "MPIACC_IPC=0",
     [MPIACC_COLL_IPC_EXPORT] = "a buffer could not be exported",
     [MPIACC_COLL_IPC_RECORD] = "the blocks and datatype blobs do not fit in the exchanged record",
     [MPIACC_COLL_IPC_SHAPE] = "a call shape the on-device algorithm does not handle",
@@ -24,22 +21,15 @@ static const char *const cause_names[MPIACC_COLL_IPC_NCAUSES] = {
 };
 static atomic_int noted[MPIACC_COLL_IPC_NCAUSES];
 
-/* Process-wide count of collectives that ran on the device (tests, bench). */
-atomic_long mpiacc_coll_ipc_runs, mpiacc_coll_ipc_fallbacks;
-
 static const mpiacc_coll_ipc_alg_t *alg_of(int kind)
 {
     const mpiacc_coll_ipc_alg_t *g = mpiacc_coll_ipc_move_alg(kind);
     return g ? g : mpiacc_coll_ipc_reduce_alg(kind);
 }
 
-int mpiacc_coll_ipc_comm(MPI_Comm comm, int kind)
+int mpiacc_coll_ipc_has(int kind)
 {
-    mpiacc_proto_comm_t *dc;
-    if (!alg_of(kind) || !(dc = mpiacc_proto_comm_lookup(comm))) return 0;
-    for (int i = 0; i < dc->size; i++)
-        if (!dc->same_node[i]) return 0;
-    return 1;
+    return alg_of(kind) != NULL;
 }
 
 /* ---- records -------------------------------------------------------------------- */
@@ -279,7 +269,7 @@ static int flag_sync(mpiacc_coll_ipc_t *ci, int *peer)
 {
     int mine = mpiacc_coll_ipc_error_flag(ci);
     *peer = 0;
-    return PMPI_Allreduce(&mine, peer, 1, MPI_INT, MPI_MAX, ci->dc->data);
+    return PMPI_Allreduce(&mine, peer, 1, MPI_INT, MPI_MAX, ci->cs->hidden);
 }
 
 int mpiacc_coll_ipc_phase_post(mpiacc_coll_ipc_t *ci, int s, MPI_Aint lo, MPI_Aint hi, MPI_Request *req)
@@ -303,10 +293,10 @@ int mpiacc_coll_ipc_phase_post(mpiacc_coll_ipc_t *ci, int s, MPI_Aint lo, MPI_Ai
         MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a collective");
     if (req)
         MPIACC_CHECK(PMPI_Iallgather(mine, (int)sizeof *mine, MPI_BYTE, ci->phase_all, (int)sizeof *mine, MPI_BYTE,
-                                     ci->dc->data, req));
+                                     ci->cs->hidden, req));
     else
         MPIACC_CHECK(PMPI_Allgather(mine, (int)sizeof *mine, MPI_BYTE, ci->phase_all, (int)sizeof *mine, MPI_BYTE,
-                                    ci->dc->data));
+                                    ci->cs->hidden));
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -348,10 +338,6 @@ static int local_checks(mpiacc_coll_ipc_t *ci)
 {
     int mpi_errno = MPI_SUCCESS, kind = -1;
     mpiacc_coll_op_t *c = ci->c;
-    if (!mpiacc_proto_cfg.ipc) {
-        ci->cause = MPIACC_COLL_IPC_OFF;
-        return MPI_SUCCESS;
-    }
     for (int s = 0; s < 2; s++) {
         mpiacc_coll_buf_t *b = &c->b[s];
         int any = 0;
@@ -373,7 +359,7 @@ static int local_checks(mpiacc_coll_ipc_t *ci)
             return MPI_SUCCESS;
         }
         MPIACC_CHECK(mpiacc_dispatch_backend(&b->a, b->buf, &b->be));
-        ci->ipc = mpiacc_proto_dx_ipc_for(kind, b->be);
+        ci->ipc = mpiacc_coll_ipc_table(kind, b->be);
         if (!ci->ipc || !ci->ipc->export_buf || !ci->ipc->import_copy) {
             ci->cause = MPIACC_COLL_IPC_NO_TABLE;
             return MPI_SUCCESS;
@@ -433,17 +419,17 @@ int mpiacc_coll_ipc_decide(mpiacc_coll_ipc_t *ci)
     for (int r = 0; r < ci->c->size && first_bad < 0; r++)
         if (mpiacc_coll_ipc_rec(ci, r)->ok != MPIACC_COLL_IPC_OK) first_bad = r;
     if (first_bad < 0) {
-        atomic_fetch_add(&mpiacc_coll_ipc_runs, 1);
+        atomic_fetch_add(&mpiacc_coll_device_runs, 1);
         return 1;
     }
     cause = mpiacc_coll_ipc_rec(ci, first_bad)->ok;
     if (cause <= 0 || cause >= MPIACC_COLL_IPC_NCAUSES) cause = MPIACC_COLL_IPC_SHAPE;
     if (mpiacc_log_level >= MPIACC_LOG_INFO && !atomic_exchange(&noted[cause], 1))
         mpiacc_log_write(MPIACC_LOG_INFO,
-                         "collectives on one-node direct communicators staged through host memory: %s "
+                         "collectives on the IPC engine staged through host memory: %s "
                          "(first: %s, process %d; reported once per cause)",
                          cause_names[cause], mpiacc_coll_name(ci->c->kind, ci->nb), first_bad);
-    atomic_fetch_add(&mpiacc_coll_ipc_fallbacks, 1);
+    atomic_fetch_add(&mpiacc_coll_staged_runs, 1);
     return 0;
 }
 
@@ -475,19 +461,20 @@ void mpiacc_coll_ipc_end(mpiacc_coll_ipc_t *ci)
     ci->offers = NULL, ci->xfers = NULL, ci->xfer_be = NULL, ci->mine = ci->all = NULL, ci->phase_all = NULL;
 }
 
-int mpiacc_coll_ipc_run(mpiacc_coll_op_t *c, int *done)
+int mpiacc_coll_ipc_run(mpiacc_coll_op_t *c, mpiacc_coll_comm_t *cs, int *done)
 {
     int mpi_errno = MPI_SUCCESS, peer = 0;
     mpiacc_coll_ipc_t ci;
     memset(&ci, 0, sizeof ci);
     *done = 0;
-    if (c->a.nonblocking || !alg_of(c->kind) || !(ci.dc = mpiacc_proto_comm_lookup(c->a.comm))) return MPI_SUCCESS;
+    if (c->a.nonblocking || !alg_of(c->kind) || !cs || cs->hidden == MPI_COMM_NULL) return MPI_SUCCESS;
+    ci.cs = cs;
     /* nonblocking calls of this communicator queued earlier exchange on
-     * `data` too: MPI matches collectives in call order */
+     * the duplicate too: MPI matches collectives in call order */
     mpiacc_coll_wait_turn(c->a.comm);
     MPIACC_CHECK(mpiacc_coll_ipc_begin(&ci, c));
     MPIACC_CHECK(PMPI_Allgather(ci.mine, (int)ci.rec_bytes, MPI_BYTE, ci.all, (int)ci.rec_bytes, MPI_BYTE,
-                                ci.dc->data));
+                                ci.cs->hidden));
     if (!mpiacc_coll_ipc_decide(&ci)) goto fn_exit; /* staged, like every other process */
     *done = 1;
     note_err(&ci, ci.g->run(&ci));

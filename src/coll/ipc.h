@@ -1,6 +1,7 @@
 /*
- * coll/ipc.h: on-device collectives on direct communicators whose
- * processes share one node (ipc.c: the framework; ipc_move.c: Bcast,
+ * coll/ipc.h: the IPC collective engine: on-device collectives on
+ * communicators whose processes share one node (comm.h: chosen where NCCL
+ * cannot serve, e.g. processes sharing a GPU, or by MPIACC_COLL_ENGINE=ipc) (ipc.c: the framework; ipc_move.c: Bcast,
  * Allgather(v), Alltoall(v), Neighbor_alltoallw; ipc_reduce.c: Reduce and
  * Allreduce).  Pull-based over the backend's IPC table
  * (src/core/backend_ipc.h):
@@ -9,14 +10,13 @@
  *      the buffers peers will read (export_buf, once per buffer per call),
  *      and the blocks it offers (displacement, count, destination, the
  *      datatype blob);
- *   2. one PMPI_Allgather of the records on the direct communicator's
- *      hidden `data` communicator (its collective context; no new context
- *      id).  Any record not ok: every process takes the staged path (the
+ *   2. one PMPI_Allgather of the records on the communicator's hidden
+ *      duplicate (comm.h).  Any record not ok: every process takes the staged path (the
  *      decision is the same everywhere, logged once per cause at info);
  *   3. each process reads what it needs from the peers' buffers with its
  *      GPU (import_copy: one kernel from the peer's layout into its own;
  *      import_reduce for reductions) and waits for its copies;
- *   4. a final PMPI_Allreduce(MAX) of an error flag on `data`: nobody
+ *   4. a final PMPI_Allreduce(MAX) of an error flag on the duplicate: nobody
  *      returns (and reuses a buffer peers read) before every process is
  *      done reading, and every process returns an error class when any
  *      failed.
@@ -24,10 +24,9 @@
  * Blocking calls take these steps in the calling thread (ipc.c:
  * mpiacc_coll_ipc_run); nonblocking ones as a pooled operation driven by
  * MPI's progress (ipc_nb.c: PMPI_Iallgather, the backend's test() on the
- * reads, PMPI_Iallreduce; states in src/reqpool/op.c).  On such a
- * communicator the calls of these kinds go through mpiacc_coll_call even
- * with host buffers (every process must take part in step 2):
- * mpiacc_coll_ipc_comm says which communicators.
+ * reads, PMPI_Iallreduce; states in src/reqpool/op.c).  Every process of
+ * a device collective takes part in step 2 (comm.h: device buffers on
+ * every process or on none).
  */
 #ifndef MPIACC_COLL_IPC_H_INCLUDED
 #define MPIACC_COLL_IPC_H_INCLUDED
@@ -36,14 +35,12 @@
 
 #include "coll_internal.h"
 #include "core/backend_ipc.h"
-#include "protocol/direct_comm.h"
 
 /* Why a process cannot take the IPC path (the record's `ok` is
  * MPIACC_COLL_IPC_OK, else one of these). */
 enum {
     MPIACC_COLL_IPC_OK = 0,
     MPIACC_COLL_IPC_NO_TABLE,  /* a buffer of a kind without IPC (host, OpenCL) */
-    MPIACC_COLL_IPC_OFF,       /* MPIACC_IPC=0 */
     MPIACC_COLL_IPC_EXPORT,    /* export_buf refused or failed */
     MPIACC_COLL_IPC_RECORD,    /* blocks and blobs do not fit in the record */
     MPIACC_COLL_IPC_SHAPE,     /* a call shape the algorithm does not handle (in place alltoall...) */
@@ -89,7 +86,7 @@ typedef struct mpiacc_coll_ipc_alg mpiacc_coll_ipc_alg_t;
 typedef struct mpiacc_coll_ipc {
     mpiacc_coll_op_t *c;
     const mpiacc_coll_ipc_alg_t *g;
-    mpiacc_proto_comm_t *dc;
+    mpiacc_coll_comm_t *cs; /* the communicator's state: its hidden duplicate carries the exchanges */
     const struct mpiacc_backend_ipc *ipc;
     int cause;                 /* this process's record */
     size_t rec_bytes;          /* the same on every process */
@@ -116,7 +113,7 @@ typedef struct mpiacc_coll_ipc {
     void *phase_token;
     int phase_ok;
     int flag_mine, flag_peer;
-    int dc_ref; /* holds a reference to dc (mpiacc_proto_comm_ref) */
+    int cs_ref; /* holds a reference to cs (mpiacc_coll_comm_ref) */
 } mpiacc_coll_ipc_t;
 
 /* A family of IPC algorithms: size of a record's payload (the same on

@@ -1,6 +1,6 @@
 /*
  * coll/ipc_nb.c: the nonblocking on-device collectives (MPI_Ibcast,
- * MPI_Iallreduce, ... on a one-node direct communicator; ipc.h) as a
+ * MPI_Iallreduce, ... on the IPC engine; ipc.h) as a
  * request-pool operation driven by MPI's progress (states and arrows:
  * src/reqpool/op.c, "Nonblocking collective on the device").
  *
@@ -8,11 +8,11 @@
  * mpiacc_coll_ipc_begin) and captures the dependencies a staged fallback
  * would wait for.  The op is queued like every collective of the
  * communicator (MPIACC_RP_PEER_COLL) and, in its turn, posts the
- * PMPI_Iallgather of the records on the hidden `data` communicator.  It
+ * PMPI_Iallgather of the records on the communicator's hidden duplicate.  It
  * keeps its place in the queue (sendq_hold) until it has posted its last
- * collective on `data` (the final PMPI_Iallreduce): later collectives of
- * the communicator, blocking on-device ones included, exchange on `data`
- * only after it, so every process posts the collectives of `data` in one
+ * collective on the duplicate (the final PMPI_Iallreduce): later collectives of
+ * the communicator, blocking on-device ones included, exchange on the duplicate
+ * only after it, so every process posts the collectives of the duplicate in one
  * order, which MPI matches.
  *
  * Records in: every one ok, the algorithm's reads are enqueued (COPYING)
@@ -39,23 +39,25 @@ void mpiacc_coll_ipc_nb_free(mpiacc_coll_ipc_t *ci)
     for (int i = 0; i < ci->nxfer; i++) ci->xfer_be[i]->release(ci->xfers[i]);
     ci->nxfer = 0;
     mpiacc_coll_ipc_end(ci);
-    if (ci->dc_ref) mpiacc_proto_comm_unref(ci->dc); /* may run in the progress hook: queued, swept later */
+    if (ci->cs_ref) mpiacc_coll_comm_unref(ci->cs); /* may run in the progress hook: swept later */
     free(ci);
 }
 
-int mpiacc_coll_ipc_nb_prepare(mpiacc_coll_op_t *c)
+int mpiacc_coll_ipc_nb_prepare(mpiacc_coll_op_t *c, mpiacc_coll_comm_t *cs)
 {
     int mpi_errno = MPI_SUCCESS;
     mpiacc_coll_ipc_t *ci = calloc(1, sizeof *ci);
     if (!ci) return mpiacc_err(MPIACC_ERRK_NOMEM, "out of memory for a collective");
     c->ipc = ci;
     ci->nb = 1;
-    if (!(ci->dc = mpiacc_proto_comm_lookup(c->a.comm)))
-        MPIACC_FAIL(MPIACC_ERRK_INTERN, "%s: not a direct communicator", mpiacc_coll_name(c->kind, 1));
-    /* `data` stays until the op is done, even if the application frees
-     * the communicator meanwhile (MPI lets pending operations complete) */
-    mpiacc_proto_comm_ref(ci->dc);
-    ci->dc_ref = 1;
+    if (!cs || cs->hidden == MPI_COMM_NULL)
+        MPIACC_FAIL(MPIACC_ERRK_INTERN, "%s: not a communicator of the IPC engine", mpiacc_coll_name(c->kind, 1));
+    ci->cs = cs;
+    /* the hidden duplicate stays until the op is done, even if the
+     * application frees the communicator meanwhile (MPI lets pending
+     * operations complete) */
+    mpiacc_coll_comm_ref(cs);
+    ci->cs_ref = 1;
     MPIACC_CHECK(mpiacc_coll_ipc_begin(ci, c));
     /* a staged fallback waits for the dependencies as they are now */
     for (int s = 0; s < 2; s++) {
@@ -104,13 +106,13 @@ static int start(mpiacc_rp_op_t *op)
 }
 
 /* READY, its turn: the records' exchange; the op keeps its place in the
- * queue until its last collective on `data` is posted. */
+ * queue until its last collective on the duplicate is posted. */
 static int issue(mpiacc_rp_op_t *op)
 {
     int mpi_errno = MPI_SUCCESS;
     mpiacc_coll_ipc_t *ci = coll_of(op)->ipc;
     MPIACC_CHECK(PMPI_Iallgather(ci->mine, (int)ci->rec_bytes, MPI_BYTE, ci->all, (int)ci->rec_bytes, MPI_BYTE,
-                                 ci->dc->data, &op->inner));
+                                 ci->cs->hidden, &op->inner));
     op->sendq_hold = 1;
     mpiacc_rp_move(op, MPIACC_RP_EXCHANGING);
 fn_exit:
@@ -139,7 +141,7 @@ static int fallback(mpiacc_rp_op_t *op)
 }
 
 /* The reads are done: the exchange between two phases, or the final flag
- * (the op leaves the queue: its collectives on `data` are all posted). */
+ * (the op leaves the queue: its collectives on the duplicate are all posted). */
 static int after_reads(mpiacc_rp_op_t *op)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -153,7 +155,7 @@ static int after_reads(mpiacc_rp_op_t *op)
     }
     ci->flag_mine = mpiacc_coll_ipc_error_flag(ci);
     ci->flag_peer = 0;
-    MPIACC_CHECK(PMPI_Iallreduce(&ci->flag_mine, &ci->flag_peer, 1, MPI_INT, MPI_MAX, ci->dc->data, &op->inner));
+    MPIACC_CHECK(PMPI_Iallreduce(&ci->flag_mine, &ci->flag_peer, 1, MPI_INT, MPI_MAX, ci->cs->hidden, &op->inner));
     op->sendq_hold = 0;
     mpiacc_rp_sendq_remove(op);
     mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);

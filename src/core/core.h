@@ -255,6 +255,8 @@ typedef struct mpiacc_backend {
     int (*validate_span)(const mpiacc_attrs_t *a, const mpiacc_xfer_desc_t *d);
     /* Interprocess export / import (src/core/backend_ipc.h); NULL: no IPC. */
     const struct mpiacc_backend_ipc *ipc;
+    /* Collective engine (src/core/backend_coll.h: NCCL for CUDA); NULL: none. */
+    const struct mpiacc_backend_coll *coll;
     /* Optional (NULL: the backend cannot recognise its memory by address).
      * The pointer query of MPIACC_UVA=1 (src/dispatch/memkind.c): classifies
      * the memory at address p into *mem (MPIACC_CORE_MEM_*) and, for DEVICE

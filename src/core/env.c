@@ -1,6 +1,8 @@
 /* core/env.c: the table of MPIACC_* environment variables and their parser
  * (see env.h).  README.md's "Environment" table lists the same variables;
- * tests/tools/check_env.sh fails when the two disagree. */
+ * tests/tools/check_env.sh fails when the two disagree.  Also the names
+ * mpiacc knows but does not read (retired ones, the tests' and scripts'),
+ * for the warning about unknown MPIACC_* names. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -41,16 +43,21 @@ static const env_var_t table[] = {
     {"MPIACC_TRANSPORT", MPIACC_ENV_ENUM, "auto", "auto|staged", 0, 0,
      "auto: CUDA device messages go to MPI as device memory where MPI's transport takes it (MPICH on a CUDA-enabled "
      "UCX netmod, decided at MPI_Init), else staged through host memory; staged: always staged (diagnosis)"},
-    /* on-device collectives of one node (src/coll/ipc*.c) */
     {"MPIACC_DIRECT", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
-     "MPI_COMM_WORLD and communicators made from it are direct (one-node on-device collectives; point-to-point "
-     "needs nothing)"},
-    {"MPIACC_IPC", MPIACC_ENV_BOOL, "1", NULL, 0, 1, "allow CUDA IPC in the on-device collectives"},
+     "accepted and ignored: the former opt-in of the direct protocol (device messages need no setting now)"},
+    {"MPIACC_IPC", MPIACC_ENV_BOOL, "1", NULL, 0, 1, "allow CUDA IPC (the IPC collective engine)"},
     {"MPIACC_IPC_CACHE", MPIACC_ENV_INT, "64", NULL, 0, 1 << 20, "cached CUDA IPC mappings per peer"},
+    /* collectives */
+    {"MPIACC_COLL_ENGINE", MPIACC_ENV_ENUM, "auto", "auto|nccl|ipc|staged", 0, 0,
+     "engine of collectives on device buffers, per communicator (rank 0's setting): auto = NCCL, else (ranks "
+     "sharing a GPU on one node) mpiacc's IPC collectives, else host staging; nccl / ipc / staged force one "
+     "(staged where it cannot serve)"},
+    {"MPIACC_COLL_CHECK", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
+     "check that every process of a collective passes device buffers or none (one small MPI_Allreduce per "
+     "collective; a mismatch is MPI_ERR_ARG everywhere instead of a hang)"},
     {"MPIACC_COLL_ONE_SHOT_MAX", MPIACC_ENV_SIZE, "8M", NULL, 0, SIZE_MAX_LL,
-     "largest MPI_Allreduce (bytes per process) that more than 2 processes of a one-node direct communicator "
-     "reduce one-shot on the device (each reads every buffer); above it, and in place, reduce-scatter + "
-     "all-gather"},
+     "largest MPI_Allreduce (bytes per process) that more than 2 processes reduce one-shot on the IPC engine "
+     "(each reads every buffer); above it, and in place, reduce-scatter + all-gather"},
     /* CUDA backend */
     {"MPIACC_CUDA_PACK", MPIACC_ENV_ENUM, "auto", "auto|oneshot|device|memcpy2d", 0, 0,
      "CUDA pack to host: model-based choice, kernel into mapped host memory, kernel + DMA, or cudaMemcpy2D"},
@@ -63,9 +70,33 @@ static const env_var_t table[] = {
      "OpenCL: pack strided data with clEnqueueCopyBufferRect (auto: CPU devices and large blocks)"},
     {"MPIACC_OCL_RECT_MIN", MPIACC_ENV_SIZE, "64", NULL, 0, SIZE_MAX_LL,
      "OpenCL, MPIACC_OCL_RECT=auto: smallest block (bytes) copied by rect copies on a GPU"},
-    {"MPIACC_OCL_CHECK_RELEASED", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
-     "OpenCL debugging aid: a released cl_mem gives MPI_ERR_BUFFER instead of a crash (reads freed memory)"},
 };
+
+/* Variables mpiacc no longer reads: setting one gives a warning saying why
+ * (instead of "unknown"). */
+static const struct {
+    const char *name, *why;
+} retired[] = {
+    {"MPIACC_OCL_CHECK_RELEASED",
+     "since mpiacc 0.2.0 every cl_mem is checked, always (a released cl_mem or a host pointer is MPI_ERR_BUFFER, "
+     "never a crash; about 6 ns per call)"},
+#define DIRECT_GONE                                                                                           \
+    "the direct protocol is gone: CUDA device messages go through MPI's own transport where it takes device " \
+    "memory, on every communicator (MPIACC_TRANSPORT; mpiacc-info says which path is in effect)"
+    {"MPIACC_EAGER_MAX", DIRECT_GONE},
+    {"MPIACC_PIPELINE_CHUNK", DIRECT_GONE},
+    {"MPIACC_IPC_MIN", DIRECT_GONE},
+    {"MPIACC_DIRECT_WARN", DIRECT_GONE},
+#undef DIRECT_GONE
+};
+
+/* MPIACC_* names that are not the library's and are never warned about:
+ * the tests' and benchmarks' variables (prefixes MPIACC_TEST_ and
+ * MPIACC_BENCH_, reserved for them; tests/README.md lists them) and those
+ * the project's scripts read (scripts/, .ci/). */
+static const char *const foreign_prefix[] = {"MPIACC_TEST_", "MPIACC_BENCH_"};
+static const char *const foreign[] = {"MPIACC_BUILD_DIR",     "MPIACC_CMAKE_ARGS", "MPIACC_SKIP_APT",
+                                      "MPIACC_SANITIZE_JOBS", "MPIACC_SKIP_NCCL",  "MPIACC_UCX_PASS_MAX"};
 
 enum { NVAR = sizeof table / sizeof table[0] };
 
@@ -156,6 +187,67 @@ static void accepted_text(const env_var_t *e, char *buf, size_t len)
     }
 }
 
+/* ---- unknown variables ----------------------------------------------------- */
+
+/* Edit distance of a and b (ASCII case ignored), capped at 99. */
+static int distance(const char *a, size_t la, const char *b, size_t lb)
+{
+    int row[64], diag, up;
+    if (la >= 64 || lb >= 64) return 99;
+    for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int sub = diag + (toupper((unsigned char)a[i - 1]) != toupper((unsigned char)b[j - 1]));
+            up = row[j];
+            row[j] = sub;
+            if (up + 1 < row[j]) row[j] = up + 1;
+            if (row[j - 1] + 1 < row[j]) row[j] = row[j - 1] + 1;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* One warning per MPIACC_* name in the environment (prefix in any case)
+ * that mpiacc does not read, naming the closest variable it does read. */
+static void warn_unknown(void)
+{
+    extern char **environ;
+    for (char **e = environ; e && *e; e++) {
+        const char *v = *e, *why = NULL, *best = NULL;
+        size_t len = strcspn(v, "="), n;
+        int known = 0, bestd = 99;
+        if (len < 7 || strncasecmp(v, "MPIACC_", 7)) continue;
+        for (size_t i = 0; i < sizeof foreign_prefix / sizeof *foreign_prefix; i++)
+            if (!strncmp(v, foreign_prefix[i], strlen(foreign_prefix[i]))) known = 1;
+        for (size_t i = 0; i < sizeof foreign / sizeof *foreign; i++)
+            if (strlen(foreign[i]) == len && !strncmp(v, foreign[i], len)) known = 1;
+        for (int i = 0; i < NVAR && !known; i++) {
+            int d;
+            n = strlen(table[i].name);
+            if (n == len && !strncmp(v, table[i].name, len)) known = 1;
+            d = distance(v, len, table[i].name, n);
+            if (d < bestd) bestd = d, best = table[i].name;
+        }
+        for (size_t i = 0; i < sizeof retired / sizeof *retired && !known; i++)
+            if (strlen(retired[i].name) == len && !strncmp(v, retired[i].name, len)) why = retired[i].why;
+        if (known) continue;
+        if (why)
+            mpiacc_log_write(MPIACC_LOG_WARN, "%.*s is set but no longer read: %s", (int)len, v, why);
+        else if (best && bestd == 0)
+            mpiacc_log_write(MPIACC_LOG_WARN, "%.*s is not an mpiacc variable and is ignored: did you mean %s? "
+                             "(names are upper case)", (int)len, v, best);
+        else if (best && bestd <= 3)
+            mpiacc_log_write(MPIACC_LOG_WARN, "%.*s is not an mpiacc variable and is ignored: did you mean %s? "
+                             "(mpiacc-info lists every variable)", (int)len, v, best);
+        else
+            mpiacc_log_write(MPIACC_LOG_WARN, "%.*s is not an mpiacc variable and is ignored (the closest is %s; "
+                             "mpiacc-info lists every variable)", (int)len, v, best ? best : "none");
+    }
+}
+
 static void read_all(void)
 {
     int level = MPIACC_LOG_WARN;
@@ -179,6 +271,7 @@ static void read_all(void)
         mpiacc_log_write(MPIACC_LOG_WARN, "%s=%s not understood (accepted: %s); using the default %s",
                          table[i].name, cache[i].raw, cache[i].accepted, table[i].def);
     }
+    if (level >= MPIACC_LOG_WARN) warn_unknown();
 }
 
 static int lookup(const char *name, mpiacc_env_kind_t kind)

@@ -12,7 +12,12 @@
  *          index in the list
  *   size   a byte count with an optional K, M or G suffix (powers of 1024)
  *   int    a decimal integer within the table's range
- * An empty value counts as unset.  Asking for a name the table lacks, or
+ * An empty value counts as unset.  When the environment is read, every
+ * MPIACC_* name in it (prefix in any case) that the table lacks gives one
+ * warning naming the closest name of the table (a retired variable: why it
+ * is gone); the tests' and benchmarks' prefixes MPIACC_TEST_ and
+ * MPIACC_BENCH_ and the scripts' own names (env.c) are left alone.
+ * Asking for a name the table lacks, or
  * for the wrong kind, is a programming error: the functions return 0 and
  * log a warning (tests/tools/check_env.sh keeps the call sites and the
  * table in step).

@@ -29,6 +29,7 @@
 #include "cuda_internal.h"
 #include "core/env.h"
 #include "core/backend_ipc.h"
+#include "core/backend_coll.h"
 
 static int cu_init(int *present)
 {
@@ -217,12 +218,14 @@ static int cu_describe(char *out, size_t len)
                                 "  device %d: %s, compute capability %d.%d, %.1f GiB, %d SMs, PCI %s\n", i, p.name,
                                 p.major, p.minor, (double)p.totalGlobalMem / (1 << 30), p.multiProcessorCount, bus);
     }
-    if (off < len)
-        snprintf(out + off, len - off, "  pack mode: %s\n",
+    if (off < len) {
+        off += (size_t)snprintf(out + off, len - off, "  pack mode: %s\n",
                  mpiacc_cuda_mode == MPIACC_CUDA_MODE_ONESHOT    ? "oneshot"
                  : mpiacc_cuda_mode == MPIACC_CUDA_MODE_DEVICE   ? "device"
                  : mpiacc_cuda_mode == MPIACC_CUDA_MODE_MEMCPY2D ? "memcpy2d"
                                                                  : "auto (model measured at first use)");
+    }
+    if (off < len) mpiacc_cuda_coll.describe(out + off, len - off); /* the NCCL found, or why none */
     return MPI_SUCCESS;
 }
 
@@ -326,6 +329,7 @@ static const mpiacc_backend_t cuda_backend = {
     .type_data_free = mpiacc_cuda_blob_free,
     .describe = cu_describe,
     .ipc = &mpiacc_cuda_ipc,
+    .coll = &mpiacc_cuda_coll,
     .classify = mpiacc_cuda_classify,
     .order_after = cu_order_after,
     .dep_ready = cu_dep_ready,

@@ -155,6 +155,10 @@ void mpiacc_cuda_blob_init(void);
 void mpiacc_cuda_blob_drop_dev(int dev);
 void mpiacc_cuda_blob_drop_all(void);
 
+/* ---- cuda_nccl.c (or cuda_nccl_stub.c): the collective engine, NCCL
+ * loaded at run time (src/core/backend_coll.h) ---- */
+extern const struct mpiacc_backend_coll mpiacc_cuda_coll;
+
 /* ---- cuda_ipc.c (interprocess export / import, src/core/backend_ipc.h) ---- */
 extern const struct mpiacc_backend_ipc mpiacc_cuda_ipc;
 /* cuda_uva.c: the table's classify entry (pointer query). */

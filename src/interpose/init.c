@@ -13,7 +13,6 @@
 #include "engine/engine.h"
 #include "pack/pack.h"
 #include "protocol/protocol.h"
-#include "protocol/direct_comm.h"
 
 _Static_assert(MPIACC_KIND_MAX <= MPIACC_PACK_NSLOTS, "a backend's data slot is its kind");
 
@@ -68,7 +67,7 @@ static int start_modules(void)
     MPIACC_CHECK(mpiacc_dispatch_memkind_init()); /* MPIACC_UVA=1 starts the CUDA backend */
     MPIACC_CHECK(mpiacc_proto_init());
     MPIACC_CHECK(mpiacc_rp_init());
-    MPIACC_CHECK(mpiacc_proto_comm_init());
+    mpiacc_coll_init();
     mpiacc_core_initialized = 1;
     MPIACC_LOG(MPIACC_LOG_INFO, "mpiacc %d.%d initialised (thread level %d)", MPIACC_VERSION_MAJOR,
                MPIACC_VERSION_MINOR, mpiacc_core_thread_level);
@@ -127,7 +126,6 @@ MPIACC_INTERPOSE_EXPORT int MPI_Finalize(void)
      * abandoned (reported); MPI_Finalize itself always goes ahead. */
     mpiacc_rp_finalize(&rep);
     mpiacc_interpose_stats_summary();
-    mpiacc_proto_comm_finalize();
     mpiacc_coll_finalize();
     mpiacc_proto_finalize();
     mpiacc_dispatch_memkind_finalize();

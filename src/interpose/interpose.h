@@ -1,5 +1,7 @@
 /*
- * interpose: the MPI_* entry points mpiacc defines (one file per family).
+ * interpose: the MPI_* entry points mpiacc defines (one file per family;
+ * the collectives' and the refusals' are generated from mpi_calls.txt, see
+ * scripts/gen_mpi_calls.py, and call the inline helpers below).
  * Each one first takes the host fast path — a datatype without an mpiacc
  * attribute, own or inherited (and, for sends, no device send waiting for
  * its turn) goes straight to PMPI: one attribute lookup (MPIACC_BUF_TYPE)
@@ -73,12 +75,14 @@ static inline int mpiacc_interpose_coll_fast(MPI_Datatype st, MPI_Datatype rt)
     return mpiacc_interpose_untagged(st) && mpiacc_interpose_untagged(rt) && mpiacc_coll_none_deferred();
 }
 
-/* The same for a call (blocking or not) of `kind` on comm, which also goes to
- * mpiacc_coll_call on a communicator where it may run on the device
- * (mpiacc_coll_ipc_comm: every process takes part in its exchange). */
+/* The same for a call (blocking or not) of `kind` on comm: whether a
+ * collective runs on the device is decided by each process from its own
+ * buffers (src/coll/comm.h), so host buffers take the fast path on every
+ * communicator. */
 static inline int mpiacc_interpose_coll_fast_on(MPI_Datatype st, MPI_Datatype rt, MPI_Comm comm, int kind)
 {
-    return mpiacc_interpose_coll_fast(st, rt) && !mpiacc_coll_ipc_comm(comm, kind);
+    (void)comm, (void)kind;
+    return mpiacc_interpose_coll_fast(st, rt);
 }
 
 /* coll_types.c: the same for the datatype arrays of MPI_Alltoallw and

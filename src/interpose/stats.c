@@ -27,8 +27,9 @@ static void gather(MPIACC_Stats *s)
         s->staging_allocs[k] = (unsigned long long)ps.allocs;
         s->staging_reuses[k] = (unsigned long long)ps.reuses;
     }
-    s->coll_device = (unsigned long long)atomic_load(&mpiacc_coll_ipc_runs);
-    s->coll_staged = (unsigned long long)atomic_load(&mpiacc_coll_ipc_fallbacks);
+    s->coll_device = (unsigned long long)atomic_load(&mpiacc_coll_device_runs);
+    s->coll_staged = (unsigned long long)atomic_load(&mpiacc_coll_staged_runs);
+    s->coll_engine = (unsigned long long)atomic_load(&mpiacc_coll_engine_runs);
     /* IPC caches of the backends already started (never starts one) */
     for (int k = MPIACC_KIND_HOST; k < MPIACC_KIND_MAX; k++) {
         const mpiacc_backend_t *be = mpiacc_backend_peek(k);
@@ -88,6 +89,6 @@ void mpiacc_interpose_stats_summary(void)
     MPIACC_LOG(MPIACC_LOG_INFO, "summary: IPC cache: %llu open(s), %llu hit(s), %llu eviction(s)", s.ipc_opens,
                s.ipc_hits, s.ipc_evictions);
     if (s.coll_device || s.coll_staged)
-        MPIACC_LOG(MPIACC_LOG_INFO, "summary: collectives on one-node direct communicators: %llu on the device, "
-                   "%llu staged", s.coll_device, s.coll_staged);
+        MPIACC_LOG(MPIACC_LOG_INFO, "summary: collectives with device buffers: %llu on the device (%llu of them on "
+                   "NCCL), %llu staged", s.coll_device, s.coll_engine, s.coll_staged);
 }

@@ -151,13 +151,28 @@ int mpiacc_ocl_rect_cmds(const mpiacc_ocl_rect_t *r, cl_long first, cl_long last
 /* 1 when c obeys the rules (sizes as for mpiacc_ocl_rect_cmds). */
 int mpiacc_ocl_rcmd_ok(const mpiacc_ocl_rcmd_t *c, cl_long bufsize, cl_long pksize);
 
-/* ---- ocl_backend.c ---- */
+/* ---- ocl_valid.c ---- */
 /* Context (and size, when size != NULL) of a cl_mem; MPIACC_ERRK_BUFFER
- * when NULL, released or invalid.  `a` (may be NULL): the call's attributes,
- * whose queue/event serve as live references for the released-handle
- * heuristic documented in ocl_backend.c. */
+ * when NULL, released or not an OpenCL memory object at all (a host
+ * pointer): checked without reading through the handle, never a crash
+ * (ocl_valid.c says how).  `a` (may be NULL): the call's attributes, whose
+ * queue and event serve as references for a handle seen the first time. */
 int mpiacc_ocl_mem_context(cl_mem m, const mpiacc_attrs_t *a, cl_context *ctx, size_t *size);
-/* Device of an attribute queue (must belong to ctx), or NULL without queue. */
+/* At start-up, for every platform: what its objects (and its first
+ * device's) begin with. */
+void mpiacc_ocl_valid_learn_platform(cl_platform_id p);
+/* At finalize: forgets the handles remembered as live. */
+void mpiacc_ocl_valid_finalize(void);
+/* Handles remembered as live now (tests). */
+int mpiacc_ocl_valid_live_count(void);
+/* 1 (the default): mpiacc_ocl_mem_context checks handles as above; 0: it
+ * calls the runtime directly (benchmarks measure the difference through
+ * ocl_testhooks.h; the library never sets it). */
+extern int mpiacc_ocl_mem_check;
+
+/* ---- ocl_backend.c ---- */
+/* Device of an attribute queue (must belong to ctx), or NULL without a
+ * queue or with MPIACC_QUEUE_NONE. */
 int mpiacc_ocl_attr_device(const mpiacc_attrs_t *a, cl_context ctx, cl_device_id *dev);
 
 /* Rect policy, from MPIACC_OCL_RECT at init: 0 auto (CPU devices, or rows

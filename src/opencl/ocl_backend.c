@@ -16,8 +16,6 @@ pthread_mutex_t mpiacc_ocl_lock = PTHREAD_MUTEX_INITIALIZER;
 int mpiacc_ocl_rect_policy;
 long long mpiacc_ocl_rect_min = 64;
 
-static void dispatch_learn_platform(cl_platform_id p);
-static int check_released; /* MPIACC_OCL_CHECK_RELEASED=1 (see validation) */
 atomic_int mpiacc_ocl_inject_xfer_failures; /* ocl_testhooks.h: mpiacc_ocl_fail_next_xfers */
 
 /* ---- start / stop ------------------------------------------------------ */
@@ -30,7 +28,6 @@ static int ocl_init(int *present)
 
     mpiacc_ocl_rect_policy = mpiacc_env_enum("MPIACC_OCL_RECT"); /* auto|never|always: 0|1|2 */
     mpiacc_ocl_rect_min = (long long)mpiacc_env_size("MPIACC_OCL_RECT_MIN");
-    check_released = mpiacc_env_bool("MPIACC_OCL_CHECK_RELEASED");
     *present = 0;
     if (e != CL_SUCCESS || np == 0) {
         /* No ICD at all (CL_PLATFORM_NOT_FOUND_KHR): the backend is absent. */
@@ -47,7 +44,7 @@ static int ocl_init(int *present)
             clGetPlatformInfo(plats[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
             if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS) nd = 0;
             MPIACC_LOG(MPIACC_LOG_INFO, "OpenCL: platform %u \"%s\": %u device(s)", i, name, nd);
-            if (nd && check_released) dispatch_learn_platform(plats[i]);
+            mpiacc_ocl_valid_learn_platform(plats[i]); /* what its objects begin with */
             total += nd;
         }
     }
@@ -63,6 +60,7 @@ static int ocl_finalize(void)
     mpiacc_ocl_ctx_release_all();
     mpiacc_ocl_handle_pool_release();
     pthread_mutex_unlock(&mpiacc_ocl_lock);
+    mpiacc_ocl_valid_finalize();
     return MPI_SUCCESS;
 }
 
@@ -119,141 +117,10 @@ static int ocl_describe(char *out, size_t len)
 
 /* ---- validation ---------------------------------------------------------- */
 
-/*
- * Released (or never valid) cl_mem handles.
- *
- * An OpenCL runtime can only say CL_INVALID_MEM_OBJECT if the call reaches
- * it, and with an ICD loader it does not: the loader (ocl-icd, Khronos)
- * requires every cl object to begin with a pointer to its vendor's dispatch
- * table and jumps through that pointer.  For a released object that word is
- * whatever the allocator left there (glibc puts its free-list link in the
- * first word of a freed block), so clGetMemObjectInfo on a released cl_mem
- * crashes inside the loader (use after free) before the runtime is asked.
- *
- * A debugging aid, off by default (MPIACC_OCL_CHECK_RELEASED=1 turns it
- * on): it reads memory the application may already have freed, which is
- * undefined behaviour and what AddressSanitizer and valgrind rightly
- * report, so it never runs unless asked for.  Without it, a released cl_mem
- * crashes in the ICD loader, as it does in any OpenCL program.
- *
- * The heuristic, applied before any cl* call on a cl_mem the application
- * gave us: its first word must equal the dispatch pointer of an object known to
- * be alive — the platforms found at init (for a platform whose platform and
- * device objects begin with the same word, i.e. whose vendor evidently uses
- * one table for all its objects), any cl_mem this backend validated earlier
- * through the runtime (remembered below, one word per vendor table), or the
- * command queue / event of the same call.  A mismatch is reported as
- * MPIACC_ERRK_BUFFER.  When nothing is known (no qualifying platform, first
- * call, no queue, no event) the check is skipped and the runtime's own
- * validation is all there is.  Limits, by nature: it reads the first word
- * of a freed block (valgrind reports that read for a released handle); a
- * freed block already reused for another OpenCL object passes (then the
- * runtime's validation applies); memory returned to the operating system
- * would fault (cl objects are small heap blocks, which glibc keeps).  Every
- * vendor we know of (PoCL, NVIDIA, Intel, AMD, Mesa) uses one dispatch table
- * for all its objects, which is what the comparisons rely on.
- *
- * When the runtime does answer for the handle, a reference count of 0 or a
- * context that is not alive also marks it released (a runtime may keep a
- * released object's record for a while).  What nobody can detect: a handle
- * whose object was freed and whose address was handed out again for a new
- * object (a runtime may recycle handles at once) — it then names that live
- * object, and if that is a big enough cl_mem the operation proceeds on it;
- * the runtime itself cannot tell either.  test_ocl_p2p_errors allocates
- * nothing between the release and the calls, probes whether the platform
- * still accepts the released handle, and only then reports that case
- * skipped, naming the platform.
- */
-#define DISPATCH_SLOTS 8
-static _Atomic(uintptr_t) dispatch_seen[DISPATCH_SLOTS];
+/* (a cl_mem's own check, mpiacc_ocl_mem_context, is in ocl_valid.c) */
 
-static uintptr_t first_word(const void *obj)
-{
-    uintptr_t w;
-    memcpy(&w, obj, sizeof w);
-    return w;
-}
-
-static void dispatch_remember(uintptr_t w)
-{
-    for (int i = 0; i < DISPATCH_SLOTS; i++) {
-        uintptr_t cur = atomic_load_explicit(&dispatch_seen[i], memory_order_acquire), zero = 0;
-        if (cur == w) return;
-        if (cur == 0 && atomic_compare_exchange_strong(&dispatch_seen[i], &zero, w)) return;
-        if (atomic_load(&dispatch_seen[i]) == w) return; /* another thread stored it */
-    }
-}
-
-/* At init: a platform with a device whose platform and first device begin
- * with the same dispatch pointer contributes it. */
-static void dispatch_learn_platform(cl_platform_id p)
-{
-    cl_device_id d = NULL;
-    if (!p || clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL) != CL_SUCCESS || !d) return;
-    if (first_word(p) == first_word(d)) dispatch_remember(first_word(p));
-}
-
-/* 1: the handle's first word matches a known dispatch table or nothing is
- * known; 0: it matches none of them. */
-static int dispatch_plausible(const void *obj, const mpiacc_attrs_t *a)
-{
-    uintptr_t w = first_word(obj);
-    int known = 0;
-    for (int i = 0; i < DISPATCH_SLOTS; i++) {
-        uintptr_t d = atomic_load_explicit(&dispatch_seen[i], memory_order_acquire);
-        if (!d) break;
-        if (d == w) return 1;
-        known = 1;
-    }
-    if (a && a->has_queue && a->queue) {
-        if (first_word(a->queue) == w) return 1;
-        known = 1;
-    }
-    if (a && a->has_event && a->event) {
-        if (first_word(a->event) == w) return 1;
-        known = 1;
-    }
-    return !known;
-}
-
-int mpiacc_ocl_mem_context(cl_mem m, const mpiacc_attrs_t *a, cl_context *ctx, size_t *size)
-{
-    int mpi_errno = MPI_SUCCESS;
-    cl_uint refs = 0;
-    cl_int e;
-    if (!m) MPIACC_FAIL(MPIACC_ERRK_BUFFER, "OpenCL buffer is a NULL cl_mem");
-    if (check_released && !dispatch_plausible(m, a))
-        MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object (released?): it does not "
-                                        "begin with the dispatch table of any live OpenCL object",
-                    (void *)m);
-    e = clGetMemObjectInfo(m, CL_MEM_CONTEXT, sizeof *ctx, ctx, NULL);
-    if (e == CL_INVALID_MEM_OBJECT)
-        MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object (released?): "
-                                        "clGetMemObjectInfo: CL_INVALID_MEM_OBJECT", (void *)m);
-    MPIACC_OCL_CALL("clGetMemObjectInfo(CL_MEM_CONTEXT)", e);
-    /* A runtime that keeps a released object's record for a while may
-     * still answer: a reference count of 0, or a context that is no longer
-     * valid, gives it away. */
-    e = clGetMemObjectInfo(m, CL_MEM_REFERENCE_COUNT, sizeof refs, &refs, NULL);
-    if (e == CL_INVALID_MEM_OBJECT || (e == CL_SUCCESS && refs == 0))
-        MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object (released?): %s",
-                    (void *)m, e == CL_SUCCESS ? "its reference count is 0" : "CL_INVALID_MEM_OBJECT");
-    /* (the context is asked only when it begins with the same dispatch
-     * word as the cl_mem the runtime just answered for: a live context of
-     * the same vendor does) */
-    if (!*ctx || (check_released && first_word(*ctx) == first_word(m) &&
-                  (clGetContextInfo(*ctx, CL_CONTEXT_REFERENCE_COUNT, sizeof refs, &refs, NULL) != CL_SUCCESS ||
-                   refs == 0)))
-        MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object (released?): its "
-                                        "context %p is not a live OpenCL context", (void *)m, (void *)*ctx);
-    if (check_released) dispatch_remember(first_word(m)); /* the runtime vouched for it */
-    if (size) MPIACC_OCL_CALL("clGetMemObjectInfo(CL_MEM_SIZE)",
-                              clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof *size, size, NULL));
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
-}
+/* The queue attribute names a queue (not MPIACC_QUEUE_NONE). */
+static int real_queue(const mpiacc_attrs_t *a) { return a->has_queue && a->queue && a->queue != MPIACC_QUEUE_NONE; }
 
 int mpiacc_ocl_attr_device(const mpiacc_attrs_t *a, cl_context ctx, cl_device_id *dev)
 {
@@ -262,7 +129,7 @@ int mpiacc_ocl_attr_device(const mpiacc_attrs_t *a, cl_context ctx, cl_device_id
     cl_context qctx = NULL;
     cl_int e;
     *dev = NULL;
-    if (!a->has_queue) goto fn_exit;
+    if (!a->has_queue || q == MPIACC_QUEUE_NONE) goto fn_exit;
     if (!q) MPIACC_FAIL(MPIACC_ERRK_ARG, "MPIACC_CL_QUEUE is a NULL cl_command_queue");
     e = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
     if (e == CL_INVALID_COMMAND_QUEUE)
@@ -289,9 +156,19 @@ static int ocl_validate(const mpiacc_attrs_t *a, void *buf)
     cl_int e;
     MPIACC_CHECK(mpiacc_ocl_mem_context((cl_mem)buf, a, &ctx, NULL));
     MPIACC_CHECK(mpiacc_ocl_attr_device(a, ctx, &dev));
-    if (a->stream_order && !(a->has_queue && a->queue))
-        MPIACC_FAIL(MPIACC_ERRK_ARG, "MPIACC_ORDER_STREAM on an OpenCL datatype without MPIACC_CL_QUEUE: no queue "
-                    "to order the completion on");
+    /* No silent stale data: OpenCL has no default queue, so a datatype that
+     * names neither a queue nor an event gives mpiacc nothing to wait for,
+     * and a kernel still writing the buffer would be sent half done.  The
+     * application says which: its queue, an event, or MPIACC_QUEUE_NONE
+     * (the data is complete). */
+    if (!a->has_queue && !(a->has_event && a->event))
+        MPIACC_FAIL(MPIACC_ERRK_ARG, "the OpenCL datatype has no MPIACC_CL_QUEUE, so mpiacc cannot know when the "
+                    "cl_mem's data is ready: set MPIACC_CL_QUEUE to the in-order cl_command_queue whose work "
+                    "produces or uses the data (or MPIACC_EVENT to an event), or to MPIACC_QUEUE_NONE if the "
+                    "data is complete (e.g. after clFinish)");
+    if (a->stream_order && !real_queue(a))
+        MPIACC_FAIL(MPIACC_ERRK_ARG, "MPIACC_ORDER_STREAM on an OpenCL datatype without a command queue (MPIACC_CL_QUEUE "
+                    "%s): no queue to order the completion on", a->has_queue ? "is MPIACC_QUEUE_NONE" : "not set");
     if (a->has_event && a->event) {
         e = clGetEventInfo((cl_event)a->event, CL_EVENT_CONTEXT, sizeof ectx, &ectx, NULL);
         if (e == CL_INVALID_EVENT)
@@ -316,7 +193,7 @@ static int ocl_capture(const mpiacc_attrs_t *a, void *buf, void **dep)
     mpiacc_ocl_handle_t *h;
 
     *dep = NULL;
-    if (a->has_queue && a->queue) {
+    if (real_queue(a)) {
         cl_command_queue q = (cl_command_queue)a->queue;
         cl_command_queue_properties props = 0;
         MPIACC_OCL_CALL("clGetCommandQueueInfo(CL_QUEUE_PROPERTIES)",
@@ -454,7 +331,7 @@ static int ocl_order_after(const mpiacc_attrs_t *a, void *hv)
     mpiacc_ocl_handle_t *h = hv;
     cl_event evs[2];
     cl_uint n = 0;
-    if (!h || !a->has_queue || !a->queue) return MPI_SUCCESS; /* validate refused a missing queue */
+    if (!h || !real_queue(a)) return MPI_SUCCESS; /* validate refused a missing queue */
     for (int i = 0; i < 2; i++)
         if (h->ev[i]) evs[n++] = h->ev[i];
     if (!n) return MPI_SUCCESS;

@@ -14,3 +14,12 @@ int mpiacc_ocl_set_rect_policy(int policy)
 const char *mpiacc_ocl_last_method(void) { return mpiacc_ocl_xfer_method; }
 
 void mpiacc_ocl_fail_next_xfers(int n) { atomic_store(&mpiacc_ocl_inject_xfer_failures, n); }
+
+int mpiacc_ocl_set_mem_check(int on)
+{
+    int old = mpiacc_ocl_mem_check;
+    mpiacc_ocl_mem_check = on;
+    return old;
+}
+
+int mpiacc_ocl_live_handles(void) { return mpiacc_ocl_valid_live_count(); }

@@ -23,4 +23,12 @@ const char *mpiacc_ocl_last_method(void);
  * after its request completed in stream order. */
 void mpiacc_ocl_fail_next_xfers(int n);
 
+/* The cl_mem check of ocl_valid.c (1: on, the library's only setting; 0:
+ * off, to measure what it costs); returns the previous setting. */
+int mpiacc_ocl_set_mem_check(int on);
+
+/* How many cl_mem handles the check remembers as live (vouched for by the
+ * runtime and not released since). */
+int mpiacc_ocl_live_handles(void);
+
 #endif

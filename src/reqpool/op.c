@@ -88,13 +88,26 @@
  *   A part whose dependency, pack or unpack fails does not stop the
  *   collective (the other processes would wait for it): the op records
  *   the error and completes with it (ERROR) after the collective.
- *  Nonblocking collective on the device (a kind with an on-device
- *  algorithm on a one-node direct communicator; src/coll/ipc_nb.c) [collective
- *  on the device]: record (exports) filled at call time; queued like one above
+ *  Nonblocking collective on NCCL (device buffers on a communicator whose
+ *  engine is NCCL; src/coll/dev_run.c) [collective on NCCL]: packs, the NCCL
+ *  group and unpacks enqueued on the GPU in the MPI call, in the order the
+ *  communicator's collectives are called (no MPI message of mpiacc's)
+ *   NEW --(start)---------------------------------------------------> COPYING
+ *   COPYING --(the work's event done (the engine's test); the op left
+ *       the send queue at its first step: later collectives need not
+ *       wait for it; MPIACC_ORDER_STREAM on contiguous buffers: nothing
+ *       to wait for, in the call itself)------------------------------> DONE
+ *   COPYING --(the test failed, or NCCL reported an asynchronous error:
+ *       the NCCL communicator aborted; later device collectives on the
+ *       communicator fail with the same class)---------------------> ERROR
+ *  Nonblocking collective on the IPC engine (a kind with an on-device
+ *  algorithm on a one-node communicator whose engine is IPC;
+ *  src/coll/ipc_nb.c) [collective on the device]: record (exports) filled at
+ *  call time; queued like one above
  *   NEW --(start)---------------------------------------------------> READY
  *   READY --[generic](its turn; issue: PMPI_Iallgather of the records on
- *       the hidden `data` communicator; the op keeps its place in the
- *       queue, sendq_hold, until its last collective on `data`)---------> EXCHANGING
+ *       the communicator's hidden duplicate; the op keeps its place in the
+ *       queue, sendq_hold, until its last collective there)--------------> EXCHANGING
  *   EXCHANGING --(records in (MPIX_Request_is_complete), every one ok:
  *       the reads enqueued, a failure to enqueue recorded)--------------> COPYING
  *   EXCHANGING --(a record not ok, on every process alike: exports
@@ -105,7 +118,7 @@
  *   EXCHANGING --(that exchange in: the second phase's reads enqueued
  *       unless a process failed)-----------------------------------------> COPYING
  *   COPYING --(every read done: PMPI_Iallreduce(MAX) of the error class
- *       on `data`; the op leaves the queue)------------------------------> IN_FLIGHT
+ *       on the duplicate; the op leaves the queue)-----------------------> IN_FLIGHT
  *   IN_FLIGHT --[generic: complete, then received():] DONE, or ERROR
  *       with this process's failure or "another process failed" (the
  *       largest class); exports released
@@ -210,7 +223,7 @@ static const char *transition_word(const mpiacc_rp_op_t *op, int to)
                                                   : "dependency met";
     case MPIACC_RP_IN_FLIGHT: return op->is_send ? "sent" : "receive posted";
     case MPIACC_RP_UNPACKING: return "received, unpack dispatched";
-    case MPIACC_RP_COPYING: return "reading the peers' memory";
+    case MPIACC_RP_COPYING: return "device work enqueued";
     case MPIACC_RP_EXCHANGING: return "exchanging records with the other processes";
     case MPIACC_RP_DONE: return "completed";
     case MPIACC_RP_T_ERROR: return "failed";

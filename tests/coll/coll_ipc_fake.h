@@ -1,5 +1,5 @@
-/* coll_ipc_fake.h: the stand-in IPC table of the on-device collective
- * tests on host buffers (test_coll_ipc.c, test_coll_ipc_nb.c): the CPU
+/* coll_ipc_fake.h: the stand-in IPC table of the IPC engine's collective
+ * tests on host buffers (installed with mpiacc_coll_test_tables) (test_coll_ipc.c, test_coll_ipc_nb.c): the CPU
  * backend's buffers (MPIACC_BUF_HOST + MPIACC_EVENT) get export_buf (the
  * exported span copied into a POSIX shared-memory segment), import_copy
  * (read through the exporter's datatype blob, written through the
@@ -21,7 +21,7 @@
 #include "core/backend_ipc.h"
 #include "pack/pack.h"
 #include "pack/traverse.h"
-#include "protocol/direct.h"
+#include "coll/coll_testhooks.h"
 
 static int rank, size;
 static MPI_Comm cart;
@@ -209,7 +209,7 @@ static MPI_Datatype tag_host(MPI_Datatype t)
     return d;
 }
 
-static long runs(void) { return atomic_load(&mpiacc_coll_ipc_runs); }
-static long fallbacks(void) { return atomic_load(&mpiacc_coll_ipc_fallbacks); }
+static long runs(void) { return atomic_load(&mpiacc_coll_device_runs); }
+static long fallbacks(void) { return atomic_load(&mpiacc_coll_staged_runs); }
 
 #endif

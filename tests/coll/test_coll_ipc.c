@@ -1,9 +1,10 @@
 #define _POSIX_C_SOURCE 200809L
 /*
- * The on-device collectives of one-node direct communicators (src/coll/ipc*.c)
- * without a GPU: MPI_COMM_WORLD is direct (MPIACC_DIRECT=1) and the CPU
- * backend's buffers (MPIACC_BUF_HOST + MPIACC_EVENT) get a stand-in IPC
- * table (coll_ipc_fake.h, mpiacc_proto_dx_ipc_test_table): export_buf copies the exported
+ * The IPC engine's on-device collectives (src/coll/ipc*.c) without a GPU:
+ * the CPU backend's buffers (MPIACC_BUF_HOST + MPIACC_EVENT) get a stand-in
+ * IPC table (coll_ipc_fake.h, mpiacc_coll_test_tables) and no collective
+ * engine, so the communicators of one node take the IPC engine
+ * (src/coll/comm.h): export_buf copies the exported
  * span into a POSIX shared-memory segment, import_copy reads it through the
  * exporter's datatype blob (mpiacc_tv_offset) and writes it through the
  * receiver's, import_copy_n copies contiguous pieces with memcpy (a
@@ -56,7 +57,9 @@ static int moves_on_device(int k)
 }
 
 /* One call of kind under test against the oracle; mixed: tagged on a random
- * subset of ranks and sides (then staged when a rank is untagged). */
+ * subset of the sides, the same on every rank (the processes agree: a
+ * process whose buffers are not all device memory is staged, as is every
+ * other then). */
 static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter, int mixed, int expect, long *ran)
 {
     MPI_Aint lb, ext;
@@ -82,8 +85,8 @@ static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter, int mixed
     memcpy(m[3], m[1], bytes);
     assert_int_equal(coll_call(&sh, comm, m[0] - lo, t, m[1] - lo, t, &req), MPI_SUCCESS);
     assert_int_equal(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
-    ts = !mixed || ((mask >> rank) & 1) ? tt : t;
-    tr = !mixed || ((mask >> (rank + 8)) & 1) ? tt : t;
+    ts = !mixed || (mask & 1) ? tt : t;
+    tr = !mixed || (mask & 2) ? tt : t;
     r0 = runs();
     if (coll_call(&sh, comm, m[2] - lo, ts, m[3] - lo, tr, &req) != MPI_SUCCESS)
         fail_msg("%s form %d: error (iter %ld)", kind_names[kind], sh.form, iter);
@@ -304,9 +307,9 @@ static void test_copy_n(void **state)
     if (rank == 0) printf("copy_n: resized: %ld pieces, %ld import_copy\n", pieces, copies);
     assert_true(copies > 0 && pieces > 0);
     /* a table without import_copy_n: dense blocks one by one */
-    mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_HOST, &fake_no_n);
+    mpiacc_coll_test_tables(MPIACC_KIND_HOST, NULL, &fake_no_n);
     moves_with(MPI_INT, 6, &rs, &copies, &calls, &pieces);
-    mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_HOST, &fake);
+    mpiacc_coll_test_tables(MPIACC_KIND_HOST, NULL, &fake);
     assert_true(copies > 0);
     assert_int_equal(calls, 0);
     MPI_Type_free(&c3), MPI_Type_free(&vec), MPI_Type_free(&rsz);
@@ -314,30 +317,18 @@ static void test_copy_n(void **state)
 
 int main(int argc, char **argv)
 {
-    int dims[1] = {0}, periods[1] = {1}, failed, flag = 0;
-    char val[16] = "";
+    int dims[1] = {0}, periods[1] = {1}, failed;
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help")) {
-            printf("usage: %s\n(run with MPIACC_DIRECT=1) On-device collectives of direct communicators through a "
-                   "stand-in IPC table on host buffers, against MPI.\n",
+            printf("usage: %s\nThe IPC engine's on-device collectives through a stand-in IPC table on host "
+                   "buffers (MPIACC_BUF_HOST + MPIACC_EVENT), against MPI.\n",
                    argv[0]);
             return 0;
         }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    {
-        MPI_Info info;
-        MPI_Comm_get_info(MPI_COMM_WORLD, &info);
-        MPI_Info_get(info, MPIACC_DIRECT_INFO, sizeof val - 1, val, &flag);
-        MPI_Info_free(&info);
-    }
-    if (!flag || strcmp(val, "true")) {
-        if (rank == 0) printf("SKIPPED: MPI_COMM_WORLD is not direct (run with MPIACC_DIRECT=1)\n");
-        MPI_Finalize();
-        return 77;
-    }
-    mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_HOST, &fake);
+    mpiacc_coll_test_tables(MPIACC_KIND_HOST, NULL, &fake);
     MPI_Dims_create(size, 1, dims);
     MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
     const struct CMUnitTest tests[] = {
@@ -346,7 +337,7 @@ int main(int argc, char **argv)
     };
     failed = MPIACC_TEST_RUN("coll_ipc", tests, NULL, NULL);
     MPI_Comm_free(&cart);
-    mpiacc_proto_dx_ipc_test_table(MPIACC_KIND_HOST, NULL);
+    mpiacc_coll_test_tables(MPIACC_KIND_HOST, NULL, NULL);
     if (exports != releases) {
         fprintf(stderr, "rank %d: %ld exports, %ld released\n", rank, exports, releases);
         failed = 1;

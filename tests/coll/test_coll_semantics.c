@@ -30,7 +30,7 @@ static atomic_int ready_now = 1;
  * MPI_COMM_WORLD (the direct case) EXCHANGING, where an operation of a kind
  * with an on-device algorithm goes staged after the records' exchange
  * (src/coll/ipc_nb.c: these buffers have no IPC table). */
-static int first = MPIACC_RP_NEW;
+static const int first = MPIACC_RP_NEW;
 
 static MPI_Datatype tagged_int(atomic_int *flag)
 {
@@ -243,15 +243,6 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    {
-        MPI_Info info;
-        char val[16] = "";
-        int flag = 0;
-        MPI_Comm_get_info(MPI_COMM_WORLD, &info);
-        MPI_Info_get(info, MPIACC_DIRECT_INFO, sizeof val - 1, val, &flag);
-        MPI_Info_free(&info);
-        if (flag && !strcmp(val, "true")) first = MPIACC_RP_EXCHANGING;
-    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_order_slow_dependency),
         cmocka_unit_test(test_out_of_order_completion),

@@ -1,7 +1,7 @@
 /* Every call mpiacc refuses with device buffers (refuse_cases.h, generated
- * by scripts/gen_mpi_calls.py with the wrappers): with a datatype tagged
- * for the pool (MPIACC_BUF_HOST with an MPIACC_EVENT flag, what the CPU
- * backend takes; the CUDA and OpenCL kinds take the same path) each fails
+ * with the wrappers from src/interpose/mpi_calls.txt at build time): with a
+ * datatype tagged for the pool (MPIACC_BUF_HOST with an MPIACC_EVENT flag,
+ * what the CPU backend takes; the CUDA and OpenCL kinds take the same path) each fails
  * with MPI_ERR_TYPE naming the call, through the window's, file's or
  * communicator's error handler (MPI_COMM_SELF's for calls without one),
  * and nothing reaches MPI; host datatypes go straight to MPI.  One rank. */

@@ -1,17 +1,24 @@
 /*
  * test_cuda_coll: collectives on CUDA buffers through the public API
- * (issue 21), every rank sharing GPU 0 (MPS advised).  Skipped without a
+ * (issue 21), every rank sharing GPU 0 (MPS advised), on each engine
+ * (MPIACC_COLL_ENGINE).  Skipped without a
  * CUDA device.  Data are written on the user stream right before each call
  * (cudaMemcpyAsync, no synchronisation: the stream is the dependency) and
  * read back after completion.
  *  allreduce            MPI_Allreduce (MPI_SUM) and in place, MPI_Iallreduce_c
  *  bcast_mixed          MPI_Bcast from a device root to host buffers on odd ranks
- *  alltoallw_vectors    MPI_Alltoallw of strided vectors, device on even ranks
+ *                       (MPIACC_COLL_ENGINE=staged; else device buffers everywhere)
+ *  alltoallw_vectors    MPI_Alltoallw of strided vectors, device on even ranks (the same)
  *  neighbor_halo        MPI_Neighbor_alltoallw of subarray faces on a periodic 1-D
  *                       Cartesian communicator (halo exchange)
  *  nonblocking_order    MPI_Iallgather + MPI_Ibcast + host MPI_Iallreduce, reverse Waitall
  */
 #include "cu_p2p.h"
+#include "core/env.h"
+
+/* MPIACC_COLL_ENGINE=staged: ranks may mix device and host buffers in one
+ * collective (otherwise every rank passes device buffers, or none). */
+static int mixed;
 
 #define M 4096
 
@@ -61,7 +68,7 @@ static void allreduce(void **state)
 static void bcast_mixed(void **state)
 {
     MPI_Datatype v = cu_vector_int(M / 2, 2), tv = cu_tag(v, CU_STREAM, cu_us);
-    int *h = malloc(sizeof(int) * M), *d = dev_ints(M), bad = 0, dev = cu_rank % 2 == 0;
+    int *h = malloc(sizeof(int) * M), *d = dev_ints(M), bad = 0, dev = !mixed || cu_rank % 2 == 0;
     for (int i = 0; i < M; i++) h[i] = cu_rank == 0 ? i + 7 : -1;
     if (dev) put(d, h, M);
     MPI_CK(MPI_Bcast(dev ? (void *)d : h, 1, dev ? tv : v, 0, MPI_COMM_WORLD));
@@ -84,7 +91,8 @@ static void alltoallw_vectors(void **state)
 {
     enum { B = 256 }; /* ints per block, every other one sent */
     MPI_Datatype v = cu_vector_int(B / 2, 2), tv = cu_tag(v, CU_STREAM, cu_us), *ts = malloc(sizeof *ts * cu_size);
-    int *cnt = malloc(sizeof(int) * cu_size), *dsp = malloc(sizeof(int) * cu_size), bad = 0, dev = cu_rank % 2 == 0;
+    int *cnt = malloc(sizeof(int) * cu_size), *dsp = malloc(sizeof(int) * cu_size), bad = 0;
+    int dev = !mixed || cu_rank % 2 == 0;
     int *hs = malloc(sizeof(int) * B * cu_size), *hr = malloc(sizeof(int) * B * cu_size);
     int *ds = dev_ints((size_t)B * cu_size), *dr = dev_ints((size_t)B * cu_size);
     for (int p = 0; p < cu_size; p++) ts[p] = dev ? tv : v, cnt[p] = 1, dsp[p] = p * B * (int)sizeof(int);
@@ -180,6 +188,7 @@ int main(int argc, char **argv)
             return 0;
         }
     cu_init(&argc, &argv, MPI_THREAD_SINGLE, 2);
+    mixed = mpiacc_env_enum("MPIACC_COLL_ENGINE") == 3; /* auto|nccl|ipc|staged */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(allreduce),         cmocka_unit_test(bcast_mixed),       cmocka_unit_test(alltoallw_vectors),
         cmocka_unit_test(neighbor_halo),     cmocka_unit_test(nonblocking_order),

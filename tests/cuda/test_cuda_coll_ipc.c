@@ -1,24 +1,29 @@
 /*
- * test_cuda_coll_ipc: the on-device collectives of a one-node direct
- * communicator (issue 24; run with MPIACC_DIRECT=1, every rank on GPU 0,
- * MPS advised) on CUDA buffers: each blocking collective's result, and that
- * it ran on the device (MPIACC_Get_stats: coll_device; reductions only when
- * the CUDA backend's IPC table reduces).  Data are written on the user
- * stream right before each call (no synchronisation: the stream is the
- * dependency).  Skipped without a CUDA device or a direct MPI_COMM_WORLD.
+ * test_cuda_coll_ipc: the IPC collective engine (issue 24; run with
+ * MPIACC_COLL_ENGINE=ipc, every rank on GPU 0, MPS advised — the engine
+ * chosen anyway where ranks share a GPU) on CUDA buffers: each blocking
+ * collective's result, and that it ran on the device (MPIACC_Get_stats:
+ * coll_device; reductions only when the CUDA backend's IPC table reduces).
+ * Data are written on the user stream right before each call (no
+ * synchronisation: the stream is the dependency).  Skipped without a CUDA
+ * device or another MPIACC_COLL_ENGINE.
  *  bcast          MPI_Bcast of ints and of a strided vector, root 1
  *  allgather      MPI_Allgather, in place too; MPI_Allgatherv with gaps
  *  alltoall       MPI_Alltoall; MPI_Alltoallv with per-pair counts
  *  neighbor_halo  MPI_Neighbor_alltoallw of subarray faces, periodic ring
  *  reductions     MPI_Allreduce one-shot, two-phase (4 MiB + 12 B) and in place;
  *                 MPI_Reduce (root last, and in place)
- *  fallback       one rank with a host buffer: every rank staged, right
+ *  fallback       every rank with a host send buffer and a device receive
+ *                 buffer: staged everywhere, right; one rank with host
+ *                 buffers under MPIACC_COLL_CHECK: MPI_ERR_ARG everywhere
  *  nonblocking    MPI_Ibcast, MPI_Iallgather, MPI_Ialltoall, MPI_Iallreduce
  *                 (one-shot, in place), MPI_Ireduce outstanding together with
  *                 a blocking MPI_Allreduce among them; MPI_Waitall, MPI_Test
  */
 #include "cu_p2p.h"
 #include "core/backend_ipc.h"
+#include "core/env.h"
+#include "coll/coll.h"
 
 static unsigned long long dev_runs(void)
 {
@@ -265,19 +270,26 @@ static void fallback(void **state)
 {
     enum { K = 500 };
     MPI_Datatype t = cu_tag(MPI_INT, CU_STREAM, cu_us);
-    int P = cu_size, bad = 0, host = cu_rank == 0;
+    int P = cu_size, bad = 0, err, cls;
     int *hs = malloc(sizeof(int) * K), *hr = malloc(sizeof(int) * K * P), *w = malloc(sizeof(int) * K * P);
     int *ds = dints(K), *dr = dints((size_t)K * P);
     unsigned long long r0;
     for (int i = 0; i < K; i++) hs[i] = cu_rank * 1000 + i;
     for (int i = 0; i < K * P; i++) hr[i] = -1, w[i] = (i / K) * 1000 + i % K;
-    if (!host) put(ds, hs, K), put(dr, hr, (size_t)K * P);
+    put(ds, hs, K), put(dr, hr, (size_t)K * P);
+    /* a host send buffer on every rank: not a device collective anywhere */
     r0 = dev_runs();
-    MPI_CK(MPI_Allgather(host ? (void *)hs : ds, K, host ? MPI_INT : t, host ? (void *)hr : dr, K,
-                         host ? MPI_INT : t, MPI_COMM_WORLD));
-    on_device(r0, 0, "allgather with a host rank", &bad);
-    if (!host) get(hr, dr, (size_t)K * P);
-    bad += check(hr, w, (size_t)K * P, "allgather with a host rank");
+    MPI_CK(MPI_Allgather(hs, K, MPI_INT, dr, K, t, MPI_COMM_WORLD));
+    on_device(r0, 0, "allgather from host buffers", &bad);
+    get(hr, dr, (size_t)K * P);
+    bad += check(hr, w, (size_t)K * P, "allgather from host buffers");
+    /* one rank with host buffers: erroneous; MPIACC_COLL_CHECK says so everywhere */
+    mpiacc_coll_check = 1;
+    err = MPI_Allgather(cu_rank ? (void *)ds : hs, K, cu_rank ? t : MPI_INT, cu_rank ? (void *)dr : hr, K,
+                        cu_rank ? t : MPI_INT, MPI_COMM_WORLD);
+    mpiacc_coll_check = 0;
+    MPI_Error_class(err, &cls);
+    if (P > 1 && cls != MPI_ERR_ARG) CU_BAD(bad, "a host rank under MPIACC_COLL_CHECK: class %d", cls);
     cu_all_ok(bad, "fallback");
     CU_CK(cudaFree(ds));
     CU_CK(cudaFree(dr));
@@ -359,21 +371,17 @@ static void nonblocking(void **state)
 
 int main(int argc, char **argv)
 {
-    int failed, flag = 0;
-    char val[16] = "";
-    MPI_Info info;
+    int failed;
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help")) {
-            printf("usage: MPIACC_DIRECT=1 mpiexec -n N %s\nOn-device collectives of a direct MPI_COMM_WORLD on CUDA "
-                   "buffers (skipped without a CUDA device).\n",
+            printf("usage: MPIACC_COLL_ENGINE=ipc mpiexec -n N %s\nThe IPC collective engine on CUDA buffers "
+                   "(skipped without a CUDA device).\n",
                    argv[0]);
             return 0;
         }
     cu_init(&argc, &argv, MPI_THREAD_SINGLE, 2);
-    MPI_Comm_get_info(MPI_COMM_WORLD, &info);
-    MPI_Info_get(info, MPIACC_DIRECT_INFO, sizeof val - 1, val, &flag);
-    MPI_Info_free(&info);
-    if (!flag || strcmp(val, "true")) mpiacc_test_skip_all("MPI_COMM_WORLD is not direct (run with MPIACC_DIRECT=1)");
+    if (mpiacc_env_enum("MPIACC_COLL_ENGINE") != 2 /* auto|nccl|ipc|staged */)
+        mpiacc_test_skip_all("MPIACC_COLL_ENGINE is not ipc");
     cu_watchdog("test_cuda_coll_ipc", 280);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bcast),         cmocka_unit_test(allgather),  cmocka_unit_test(alltoall),

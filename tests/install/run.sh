@@ -13,15 +13,24 @@
 #     $HOME/opt/mpiacc, runs ./app through mpiacc-run (preload), builds and
 #     runs myapp through CMake and pkg-config; every rank of every run must
 #     report mpiacc initialised (MPIACC_LOG=info), and the programs pass;
-#  2. the installed RUNPATHs name the prefix ($ORIGIN) and MPI's library
-#     directory only as MPIACC_INSTALL_MPI_RPATH resolved, never the build
-#     or source tree;
+#  2. the installed RUNPATHs name the prefix ($ORIGIN, and the install's own
+#     copy of MPICH when it carries one, MPIACC_INSTALL_BUNDLE) and an
+#     external MPI's library directory only as MPIACC_INSTALL_MPI_RPATH
+#     resolved, never the build or source tree; no installed text file
+#     (mpiacc-run, the CMake package, pkg-config) names the source tree;
 #  3. the installed mpiacc-info runs, --libdir is the installed library
-#     directory, MPIACC_DISABLE=1 works; mpiacc-run --help, its exit status
-#     without a program, the command line it builds (MPMD);
+#     directory, it reports where it is installed, MPIACC_DISABLE=1 works;
+#     mpiacc-run --help, its exit status without a program, the command line
+#     it builds (MPMD), the ranks' environment (UCX netmod, UCX library
+#     first, --shm, --ucx none/DIR, the user's own settings kept);
 #  4. mpiacc-run with a missing or a broken libmpiacc.so (and its rank side
 #     alone) fails with a message and a non-zero status, and the program
-#     never runs.
+#     never runs;
+#  5. the install stands alone: when the build's MPI or UCX lies in the
+#     source tree's .venv/ (scripts/setup.sh's), .venv/ is moved away (and
+#     put back when the test ends, however it ends) and the installed
+#     mpiacc-info, mpiacc-run -n 2 ./app (ranks on the install's UCX) and a
+#     program built through pkg-config against the install still run.
 set -euo pipefail
 build=$(cd "$1" && pwd) src=$(cd "$2" && pwd) work=$3 cmake=$4 srcdir=$(cd "$5" && pwd)
 rm -rf "$work"
@@ -29,6 +38,14 @@ mkdir -p "$work"
 work=$(cd "$work" && pwd -P)
 pass=0
 fail() { echo "FAIL: $*"; exit 1; }
+# Section 5 moves the source tree's .venv/ away; put it back if a run of this
+# test was killed before it could (CTest runs this test alone: RUN_SERIAL).
+restore_venv() {
+  if [ -d "$srcdir/.venv.moved-by-install-test" ] && [ ! -e "$srcdir/.venv" ]; then
+    mv "$srcdir/.venv.moved-by-install-test" "$srcdir/.venv" && echo "standalone: $srcdir/.venv put back"
+  fi
+}
+restore_venv
 ok() { echo "ok: $*"; pass=$((pass + 1)); }
 
 # the user's environment: no directory holding MPI's compiler wrappers or
@@ -50,7 +67,11 @@ case ":$PATH:" in *"/.venv/bin:"*) fail "PATH still has .venv/bin" ;; esac
 # A relocatable install (MPIACC_INSTALL_MPI_RPATH=OFF, or AUTO with MPI in a
 # system directory) finds libmpi the way MPI is normally found: then, and
 # only then, LD_LIBRARY_PATH names MPI's directory, as README.md says.
-if [ "$(sed -n 's/^MPIACC_INSTALL_MPI_RPATH_RESOLVED:INTERNAL=//p' "$build/CMakeCache.txt")" = OFF ]; then
+cache() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
+bundle_mpi=$(cache MPIACC_BUNDLE_MPI)
+bundle_ucx=$(cache MPIACC_BUNDLE_UCX)
+echo "the install carries MPICH: ${bundle_mpi:-?}, UCX: ${bundle_ucx:-?} (MPIACC_INSTALL_BUNDLE=$(cache MPIACC_INSTALL_BUNDLE))"
+if [ "$bundle_mpi" != ON ] && [ "$(cache MPIACC_INSTALL_MPI_RPATH_RESOLVED)" = OFF ]; then
   export LD_LIBRARY_PATH
   LD_LIBRARY_PATH=$(sed -n 's/^mpi_libdir=//p' "$build/mpiacc.pc")
   echo "MPIACC_INSTALL_MPI_RPATH resolved OFF (relocatable install): LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
@@ -93,34 +114,45 @@ test -x "$prefix/bin/mpiacc-info"
 test -x "$prefix/bin/mpiacc-run"
 libdir=$(ls -d "$prefix"/lib*/pkgconfig | head -1)
 libdir=${libdir%/pkgconfig}
-mpi_libdir=$(sed -n 's/^mpi_libdir=//p' "$libdir/pkgconfig/mpiacc.pc")
-mpi_rpath=$(sed -n 's/^MPIACC_INSTALL_MPI_RPATH_RESOLVED:INTERNAL=//p' "$build/CMakeCache.txt")
+mpi_libdir=$(pkg-config --variable=mpi_libdir "$libdir/pkgconfig/mpiacc.pc" 2>/dev/null ||
+             sed -n 's/^mpi_libdir=//p' "$libdir/pkgconfig/mpiacc.pc")
+mpi_rpath=$(cache MPIACC_INSTALL_MPI_RPATH_RESOLVED)
 
 # 2. RUNPATH
 for f in "$libdir/libmpiacc.so" "$prefix/bin/mpiacc-info"; do
   rp=$(readelf -d "$f" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p; s/.*(RPATH).*\[\(.*\)\]/\1/p')
   echo "$(basename "$f"): RUNPATH $rp"
   case "$rp" in *'$ORIGIN'*) ;; *) fail "$f: RUNPATH lacks \$ORIGIN" ;; esac
-  # Nothing of the build or source tree, except MPI's own library directory
-  # (scripts/setup.sh puts the project's MPICH in the source tree's .venv/).
   IFS=: read -ra parts <<<"$rp"
-  for p in "${parts[@]}"; do
-    [ "$p" = "$mpi_libdir" ] && continue
-    for bad in "$build" "$srcdir"; do
-      case "$p" in *"$bad"*) fail "$f: RUNPATH names $bad" ;; esac
-    done
-  done
-  seen_mpi=OFF
+  seen_mpi=OFF seen_copy=OFF
   for p in "${parts[@]}"; do
     case "$p" in
+      '$ORIGIN'*/mpiacc/mpich/lib) seen_copy=ON ;;
       '$ORIGIN'*) ;;
-      "$mpi_libdir") seen_mpi=ON ;;
+      "$mpi_libdir")
+        # an external MPI's directory: never the build or source tree, except
+        # MPI's own library directory when the install does not carry it
+        seen_mpi=ON ;;
       *) fail "$f: RUNPATH entry $p" ;;
     esac
   done
-  [ "$seen_mpi" = "$mpi_rpath" ] || fail "$f: MPI's $mpi_libdir in RUNPATH: $seen_mpi, MPIACC_INSTALL_MPI_RPATH resolved: $mpi_rpath"
+  if [ "$bundle_mpi" = ON ]; then
+    [ "$seen_copy" = ON ] && [ "$seen_mpi" = OFF ] || fail "$f: RUNPATH should name the install's MPICH only (\$ORIGIN-relative)"
+  else
+    [ "$seen_mpi" = "$mpi_rpath" ] || fail "$f: MPI's $mpi_libdir in RUNPATH: $seen_mpi, MPIACC_INSTALL_MPI_RPATH resolved: $mpi_rpath"
+  fi
 done
-ok "RUNPATHs: \$ORIGIN, MPI's directory $mpi_rpath"
+ok "RUNPATHs: \$ORIGIN, the install's MPICH $bundle_mpi, an external MPI's directory ${mpi_rpath}"
+# the installed scripts and package files: nothing of the build tree, and
+# nothing of the source tree except what lies outside the install's copies
+# (an external MPI or UCX the build was told to use)
+for f in "$prefix/bin/mpiacc-run" "$libdir/pkgconfig/mpiacc.pc" "$libdir"/cmake/mpiacc/*.cmake; do
+  grep -qF "$build/" "$f" && fail "$f names the build tree $build"
+  if [ "$(cache MPIACC_INSTALL_BUNDLE)" != OFF ] && grep -qF "$srcdir/" "$f"; then
+    fail "$f names the source tree $srcdir: $(grep -F "$srcdir/" "$f" | head -2)"
+  fi
+done
+ok "installed scripts and package files name neither the build tree nor the source tree"
 
 # 3. the installed mpiacc-info
 got=$("$prefix/bin/mpiacc-info" --libdir)
@@ -138,10 +170,53 @@ rc=0
 [ "$rc" = 2 ] || fail "mpiacc-run without a program exited $rc (expected 2)"
 dry=$(cd "$user" && "$prefix/bin/mpiacc-run" --dry-run -genv A 1 -n 1 ./app x : -n 1 ./app y)
 case "$dry" in
-  *"-genv A 1 -n 1 $prefix/bin/mpiacc-run --rank-exec -- ./app x : -n 1 $prefix/bin/mpiacc-run --rank-exec -- ./app y"*) ;;
+  *"-genv A 1 -n 1 $prefix/bin/mpiacc-run --rank-exec "*"-- ./app x : -n 1 $prefix/bin/mpiacc-run --rank-exec "*"-- ./app y"*) ;;
   *) fail "mpiacc-run --dry-run (MPMD): $dry" ;;
 esac
 ok "mpiacc-run --help, no program, MPMD command line"
+config=$("$prefix/bin/mpiacc-info" --config)
+grep -qx "  installed in          $prefix" <<<"$config" || fail "mpiacc-info --config does not say it is installed in $prefix: $config"
+ok "mpiacc-info --config: installed in $prefix"
+
+# the ranks' environment (mpiacc-run --print-env: what the rank side sets)
+ucx_run=$(sed -n 's/^  UCX for mpiacc-run *\([^ ]*\).*/\1/p' <<<"$config")
+netmods=$(sed -n 's/^  MPICH netmods *//p' <<<"$config")
+[ "$bundle_ucx" != ON ] || [ "$ucx_run" = "$libdir/mpiacc/ucx/lib" ] ||
+  fail "mpiacc-info: UCX for mpiacc-run is $ucx_run, expected the install's copy $libdir/mpiacc/ucx/lib"
+penv() { (cd "$user" && env -u MPIR_CVAR_CH4_NETMOD -u MPIR_CVAR_NOLOCAL "$@") | tr '\n' ' '; }
+pe=$(penv "$prefix/bin/mpiacc-run" --print-env)
+echo "mpiacc-run --print-env: $pe"
+case " $netmods " in
+  *" ch4:ucx "* | *" ucx "*)
+    case "$pe" in *"MPIR_CVAR_CH4_NETMOD=ucx "*"MPIR_CVAR_NOLOCAL=1 "*) ;; *) fail "--print-env: $pe" ;; esac
+    pe=$(penv "$prefix/bin/mpiacc-run" --shm --print-env)
+    case "$pe" in *NOLOCAL*) fail "--shm --print-env sets NOLOCAL: $pe" ;; *NETMOD=ucx*) ;; *) fail "--shm: $pe" ;; esac
+    pe=$(penv MPIR_CVAR_NOLOCAL=0 MPIR_CVAR_CH4_NETMOD=ofi "$prefix/bin/mpiacc-run" --print-env)
+    case "$pe" in *MPIR_CVAR*) fail "the user's MPIR_CVAR_* not kept: $pe" ;; esac
+    ;;
+  *) echo "MPICH netmods '$netmods' lack ucx: no netmod variables expected" ;;
+esac
+if [ "${ucx_run:0:1}" = / ]; then
+  pe=$(penv LD_LIBRARY_PATH= "$prefix/bin/mpiacc-run" --print-env)
+  case "$pe" in "LD_LIBRARY_PATH=$ucx_run"[:\ ]*) ;; *) fail "--print-env: LD_LIBRARY_PATH does not start with $ucx_run: $pe" ;; esac
+  mkdir -p "$work/fake-ucx/lib"
+  : >"$work/fake-ucx/lib/libucp.so.0"
+  pe=$(penv LD_LIBRARY_PATH="$work/fake-ucx/lib" "$prefix/bin/mpiacc-run" --print-env)
+  case "$pe" in *"$ucx_run"*) fail "a UCX on the user's LD_LIBRARY_PATH not kept: $pe" ;; esac
+  pe=$(penv LD_LIBRARY_PATH= "$prefix/bin/mpiacc-run" --ucx none --print-env)
+  case "$pe" in *"$ucx_run"*) fail "--ucx none: $pe" ;; esac
+  pe=$(penv LD_LIBRARY_PATH= "$prefix/bin/mpiacc-run" --ucx "$work/fake-ucx" --print-env)
+  case "$pe" in "LD_LIBRARY_PATH=$work/fake-ucx/lib"[:\ ]*) ;; *) fail "--ucx DIR: $pe" ;; esac
+  # the ranks load that UCX (LD_LIBRARY_PATH wins over MPICH's RUNPATH), and
+  # UCX_ROOT does not reach them (UCX would warn about it)
+  ranks=$(cd "$user" && UCX_ROOT=/nonexistent "$prefix/bin/mpiacc-run" -n 2 "$prefix/bin/mpiacc-info" 2>&1)
+  [ "$(grep -c "^  UCX loaded  *$ucx_run/libucp.so.0" <<<"$ranks")" = 2 ] ||
+    { echo "$ranks"; fail "mpiacc-run -n 2 mpiacc-info: the ranks did not load $ucx_run/libucp.so.0"; }
+  ! grep -q 'UCX  WARN' <<<"$ranks" || { echo "$ranks"; fail "UCX warned in the ranks"; }
+  ok "the ranks' environment: UCX $ucx_run first (loaded by both ranks), the user's LD_LIBRARY_PATH UCX, --ucx none|DIR, netmod variables as the user left them"
+else
+  ok "the ranks' environment: netmod variables (no UCX recorded: LD_LIBRARY_PATH left alone)"
+fi
 
 # 4. preloading that cannot work fails loudly
 expect_refused() { # what dir args...
@@ -170,4 +245,48 @@ cc -shared -fPIC "$work/neg_lib.c" -o "$neglib" -L"$work" -lneg_dep
 expect_refused "libmpiacc.so whose dependency is missing" "$neg" "$neg/bin/mpiacc-run" -n 2 ./app
 expect_refused "libmpiacc.so whose dependency is missing, rank side" "$neg" "$neg/bin/mpiacc-run" --rank-exec -- ./app
 ok "mpiacc-run refuses a missing or broken libmpiacc.so, or one whose dependency is missing"
+
+# 5. the install stands alone: the source tree's .venv/ moved away
+venv="$srcdir/.venv" moved="$srcdir/.venv.moved-by-install-test"
+in_venv=""
+for v in MPI_C_COMPILER MPIACC_UCX_LIBRARY_DIR; do
+  case "$(cache "$v")" in "$venv"/*) in_venv="$in_venv $v" ;; esac
+done
+if [ -z "$in_venv" ] || [ ! -d "$venv" ]; then
+  echo "standalone: skipped (neither MPI nor UCX of this build lies in $venv: the install references them where they are)"
+elif [ "$(cache MPIACC_INSTALL_BUNDLE)" = OFF ]; then
+  echo "standalone: skipped (MPIACC_INSTALL_BUNDLE=OFF: the install uses$in_venv in $venv)"
+else
+  trap restore_venv EXIT INT TERM
+  mv "$venv" "$moved"
+  echo "standalone: $venv moved to $moved"
+  out=$("$prefix/bin/mpiacc-info" 2>&1) || { echo "$out"; fail "mpiacc-info with $venv moved away"; }
+  grep -q '^  mpiacc  *active' <<<"$out" || { echo "$out"; fail "mpiacc-info: mpiacc not active"; }
+  grep "installed in\|MPI library loaded\|^  mpiexec\|UCX" <<<"$out"
+  if [ "$bundle_mpi" = ON ]; then
+    grep -q "^  MPI library loaded  *$libdir/mpiacc/mpich/lib/libmpi.so" <<<"$out" ||
+      fail "mpiacc-info does not load the install's MPICH"
+  fi
+  (cd "$user" && MPIACC_LOG=info "$prefix/bin/mpiacc-run" -n 2 ./app) >"$work/alone.out" 2>"$work/alone.err" ||
+    { cat "$work/alone.out" "$work/alone.err"; fail "mpiacc-run -n 2 ./app with $venv moved away"; }
+  [ "$(grep -c '^plain_mpi: rank [01] ran' "$work/alone.out")" = 2 ] &&
+    [ "$(grep -c 'mpiacc .* initialised' "$work/alone.err")" = 2 ] ||
+    { cat "$work/alone.out" "$work/alone.err"; fail "mpiacc-run -n 2 ./app: not both ranks ran with mpiacc"; }
+  if [ "$bundle_mpi" = ON ]; then
+    # a program built now, against the install alone (pkg-config; the
+    # install's copy of MPICH's compiler wrapper)
+    export PKG_CONFIG_PATH="$libdir/pkgconfig"
+    # shellcheck disable=SC2046
+    cc "$src/app.c" -o "$work/app-alone" $(pkg-config --cflags --libs mpiacc) \
+      -Wl,-rpath,"$(pkg-config --variable=libdir mpiacc)" -Wl,-rpath,"$(pkg-config --variable=mpi_libdir mpiacc)"
+    "$libdir/mpiacc/mpich/bin/mpicc" "$src/plain_mpi.c" -o "$work/app-mpicc"
+    out=$(cd "$user" && "$prefix/bin/mpiacc-run" -n 2 "$work/app-alone" && "$prefix/bin/mpiacc-run" -n 2 "$work/app-mpicc") ||
+      { echo "$out"; fail "programs built against the install"; }
+    grep -q '^app: mpiacc [0-9.]* ok' <<<"$out" && [ "$(grep -c '^plain_mpi: rank [01] ran' <<<"$out")" = 2 ] ||
+      { echo "$out"; fail "programs built against the install did not pass"; }
+  fi
+  restore_venv
+  trap - EXIT INT TERM
+  ok "standalone (${in_venv# } in $venv moved away): mpiacc-info, mpiacc-run -n 2 ./app, programs built against the install"
+fi
 echo "install_consumable: $pass passed, 0 failed"

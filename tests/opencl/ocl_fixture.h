@@ -161,13 +161,15 @@ static int fx_under_valgrind(void)
     return p && strstr(p, "vgpreload") != NULL;
 }
 
+/* The attributes of an OpenCL datatype on queue q; q NULL: MPIACC_CL_QUEUE
+ * is MPIACC_QUEUE_NONE (the data is complete). */
 static mpiacc_attrs_t fx_attrs(cl_command_queue q)
 {
     mpiacc_attrs_t a;
     memset(&a, 0, sizeof a);
     a.kind = MPIACC_KIND_OPENCL;
-    a.queue = q;
-    a.has_queue = q != NULL;
+    a.queue = q ? (void *)q : MPIACC_QUEUE_NONE;
+    a.has_queue = 1;
     return a;
 }
 

@@ -73,14 +73,24 @@ static MPI_Datatype random_placed(tg_src_t *src, int count, MPI_Datatype *raw)
 }
 
 /* A duplicate of `base` tagged as an OpenCL buffer, with the queue and the
- * event as attributes when not NULL. */
+ * event as attributes when not NULL; with neither, MPIACC_CL_QUEUE is
+ * MPIACC_QUEUE_NONE (the data is complete: the tests write it with blocking
+ * calls).  cl_type_noqueue: tagged with nothing else, which mpiacc refuses. */
 static MPI_Datatype cl_type(MPI_Datatype base, void *queue, void *event)
 {
     MPI_Datatype t;
     MPI_Type_dup(base, &t);
     MPI_Type_set_attr(t, MPIACC_BUF_TYPE, MPIACC_BUF_OPENCL);
-    if (queue) MPI_Type_set_attr(t, MPIACC_CL_QUEUE, queue);
+    if (queue || !event) MPI_Type_set_attr(t, MPIACC_CL_QUEUE, queue ? queue : MPIACC_QUEUE_NONE);
     if (event) MPI_Type_set_attr(t, MPIACC_EVENT, event);
+    return t;
+}
+
+static MPI_Datatype cl_type_noqueue(MPI_Datatype base)
+{
+    MPI_Datatype t;
+    MPI_Type_dup(base, &t);
+    MPI_Type_set_attr(t, MPIACC_BUF_TYPE, MPIACC_BUF_OPENCL);
     return t;
 }
 

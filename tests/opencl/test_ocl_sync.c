@@ -4,6 +4,7 @@
  * program (traverse.h + kernels.cl) — calls the backend table directly. */
 #include "ocl_fixture.h"
 #include "opencl/ocl.h"
+#include "opencl/ocl_testhooks.h"
 
 #define N 4096 /* ints */
 
@@ -203,34 +204,115 @@ static void error_table(void **state)
     clReleaseMemObject(buf);
 }
 
-/* With MPIACC_OCL_CHECK_RELEASED=1, a released cl_mem is MPI_ERR_BUFFER,
- * not a crash: ocl-icd jumps through
- * the freed object's dispatch pointer, so the backend first compares that
- * word with live objects' (the queue of the call, cl_mem handles it has
- * validated) — see ocl_backend.c.  Both with a queue attribute and without
- * one (then the cl_mem validated just before is the reference). */
+/* A released cl_mem is MPI_ERR_BUFFER, not a crash: ocl-icd jumps through
+ * the freed object's dispatch pointer, so the backend first copies that
+ * word without faulting and compares it with the platforms' dispatch
+ * tables (ocl_valid.c).  Both with a queue attribute and without one.  A
+ * validated handle is remembered as live until its destructor callback
+ * runs: released, it is checked afresh. */
+/* The number of live handles, once it has dropped to want (a runtime may run
+ * destructor callbacks a little after clReleaseMemObject: up to 5 s). */
+static int live_handles_settle(int want)
+{
+    double t0 = fx_now();
+    int n;
+    while ((n = mpiacc_ocl_live_handles()) != want && fx_now() - t0 < 5) continue;
+    return n;
+}
+
 static void released_buffer(void **state)
 {
     mpiacc_attrs_t a = fx_attrs(fx.qin), none = fx_attrs(NULL);
     cl_mem live, buf;
+    int n0;
     if (fx_under_valgrind()) {
         printf("released cl_mem: not checked under valgrind (freed blocks keep their bytes there)\n");
         skip();
     }
-    if (!getenv("MPIACC_OCL_CHECK_RELEASED")) {
-        /* the check reads freed memory: an opt-in debugging aid only */
-        printf("released cl_mem: checked only with MPIACC_OCL_CHECK_RELEASED=1 (test_ocl_sync_released)\n");
-        skip();
-    }
     live = fx_buf(256, NULL);
     buf = fx_buf(256, NULL);
+    n0 = mpiacc_ocl_live_handles();
     assert_int_equal(fx.be->validate(&none, live), MPI_SUCCESS);
     assert_int_equal(fx.be->validate(&a, buf), MPI_SUCCESS);
+    assert_int_equal(fx.be->validate(&a, buf), MPI_SUCCESS); /* remembered */
+    assert_int_equal(mpiacc_ocl_live_handles(), n0 + 2);
     clReleaseMemObject(buf);
+    assert_int_equal(live_handles_settle(n0 + 1), n0 + 1); /* forgotten by the destructor callback */
     assert_int_equal(fx_class(fx.be->validate(&a, buf)), MPI_ERR_BUFFER);
     assert_int_equal(fx_class(fx.be->validate(&none, buf)), MPI_ERR_BUFFER);
     assert_int_equal(fx.be->validate(&none, live), MPI_SUCCESS);
     clReleaseMemObject(live);
+    assert_int_equal(live_handles_settle(n0), n0);
+}
+
+/* Addresses that are no OpenCL object at all (a host pointer passed with
+ * an OpenCL datatype, heap memory whose first word is a readable pointer,
+ * unmapped addresses): MPI_ERR_BUFFER naming the handle, no crash, no cl*
+ * call on them.  Also with the check switched off for a moment (what
+ * bench/ocl_validate compares): a live cl_mem still validates. */
+static void not_a_clmem(void **state)
+{
+    mpiacc_attrs_t a = fx_attrs(fx.qin);
+    float host[64] = {1.5f, 2.5f};
+    double doubles[8] = {3.25};
+    void *heap = malloc(4096), *ptrs = malloc(64);
+    cl_mem live = fx_buf(256, NULL);
+    void *bogus[] = {host, doubles, heap, ptrs, (void *)(intptr_t)0x1000, (void *)(intptr_t)-4096};
+    memset(heap, 0xab, 4096);
+    /* a word that is a readable pointer, but to no dispatch table */
+    ((void **)ptrs)[0] = heap;
+    for (size_t i = 0; i < sizeof bogus / sizeof *bogus; i++) {
+        int err = fx.be->validate(&a, bogus[i]);
+        char msg[MPI_MAX_ERROR_STRING] = "", hex[32];
+        int len = 0;
+        if (fx_class(err) != MPI_ERR_BUFFER) fail_msg("address %zu (%p): class %d", i, bogus[i], fx_class(err));
+        MPI_Error_string(err, msg, &len);
+        snprintf(hex, sizeof hex, "%p", bogus[i]);
+        if (!strstr(msg, "not a valid OpenCL memory object") || !strstr(msg, hex))
+            fail_msg("address %zu: message \"%s\"", i, msg);
+    }
+    assert_int_equal(fx.be->validate(&a, live), MPI_SUCCESS);
+    assert_int_equal(mpiacc_ocl_set_mem_check(0), 1);
+    assert_int_equal(fx.be->validate(&a, live), MPI_SUCCESS);
+    assert_int_equal(mpiacc_ocl_set_mem_check(1), 0);
+    clReleaseMemObject(live);
+    free(heap);
+    free(ptrs);
+}
+
+/* No silent stale data: an OpenCL datatype names a queue, an event, or
+ * MPIACC_QUEUE_NONE; with none of them the call is refused (MPI_ERR_ARG,
+ * the message says what to set).  MPIACC_ORDER_STREAM needs a real queue. */
+static void queue_required(void **state)
+{
+    mpiacc_attrs_t a = fx_attrs(NULL);
+    cl_mem buf = fx_buf(256, NULL);
+    cl_int e;
+    cl_event ev = clCreateUserEvent(fx.ctx, &e);
+    int err;
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    assert_int_equal(fx.be->validate(&a, buf), MPI_SUCCESS); /* MPIACC_QUEUE_NONE */
+    a.has_queue = 0;
+    a.queue = NULL;
+    err = fx.be->validate(&a, buf);
+    assert_int_equal(fx_class(err), MPI_ERR_ARG);
+    MPI_Error_string(err, msg, &len);
+    if (!strstr(msg, "MPIACC_CL_QUEUE") || !strstr(msg, "MPIACC_QUEUE_NONE")) fail_msg("message \"%s\"", msg);
+    a.event = ev; /* an event is a dependency the application names */
+    a.has_event = 1;
+    assert_int_equal(fx.be->validate(&a, buf), MPI_SUCCESS);
+    a.stream_order = a.has_order = 1;
+    assert_int_equal(fx_class(fx.be->validate(&a, buf)), MPI_ERR_ARG);
+    a = fx_attrs(NULL);
+    a.stream_order = a.has_order = 1;
+    assert_int_equal(fx_class(fx.be->validate(&a, buf)), MPI_ERR_ARG);
+    a = fx_attrs(fx.qin);
+    a.stream_order = a.has_order = 1;
+    assert_int_equal(fx.be->validate(&a, buf), MPI_SUCCESS);
+    clSetUserEventStatus(ev, CL_COMPLETE);
+    clReleaseEvent(ev);
+    clReleaseMemObject(buf);
 }
 
 static void describe_lists_devices(void **state)
@@ -271,6 +353,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(failed_dependency_is_an_error),
         cmocka_unit_test(error_table),
         cmocka_unit_test(released_buffer),
+        cmocka_unit_test(not_a_clmem),
+        cmocka_unit_test(queue_required),
         cmocka_unit_test(describe_lists_devices),
         cmocka_unit_test(program_builds),
     };

@@ -7,6 +7,11 @@
 #  - a README row that the table lacks, or a table entry the README lacks, fails;
 #  - a default in the README that differs from the table's fails.
 # MPIACC_TEST_* variables (tests only) belong to README's "Testing" table.
+# Every other MPIACC_* name the project itself sets or reads -- scripts (${MPIACC_X}),
+# CTest environments, the tests' and benchmarks' getenv -- must be one the
+# library does not warn about as unknown: a variable of the table, a
+# reserved prefix (MPIACC_TEST_, MPIACC_BENCH_), or env.c's list of the
+# scripts' names.
 set -u
 src=$1
 cd "$src" || exit 1
@@ -30,6 +35,21 @@ for v in $readme; do
 done
 for v in $table; do
   grep -qx "$v" <<<"$readme" || { echo "FAIL: src/core/env.c's table has $v, which README.md lacks"; status=1; }
+done
+# names the project uses that the library would call unknown
+foreign=$(sed -n '/foreign\[\] = {/,/};/p' src/core/env.c | grep -oE '"MPIACC_[A-Z0-9_]+"' | tr -d '"' | sort -u)
+project=$( { grep -rhoE '\$\{?MPIACC_[A-Z0-9_]+' --include='*.sh' --include='*.in' --include=run scripts .ci tools 2>/dev/null
+             grep -rhoE 'getenv\("MPIACC_[A-Z0-9_]+' tests bench examples 2>/dev/null
+             grep -rhoE '(ENV|ENVIRONMENT)[^)]*' --include=CMakeLists.txt tests bench examples 2>/dev/null
+             grep -rhoE 'genv +MPIACC_[A-Z0-9_]+' --include=CMakeLists.txt tests bench examples 2>/dev/null
+           } | grep -oE 'MPIACC_[A-Z0-9_]+' | sort -u)
+for v in $project; do
+  case $v in MPIACC_TEST_* | MPIACC_BENCH_*) continue ;; esac
+  grep -qx "$v" <<<"$table" && continue
+  grep -qx "$v" <<<"$foreign" && continue
+  echo "FAIL: $v is set or read by the project but the library would warn about it as unknown:" \
+       "add it to src/core/env.c's foreign[] (scripts) or rename it MPIACC_TEST_*/MPIACC_BENCH_* (tests, benchmarks)"
+  status=1
 done
 # the defaults: env.c's third field = README's second column
 for v in $table; do

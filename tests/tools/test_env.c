@@ -6,7 +6,11 @@
  *   test_env defaults   every MPIACC_* variable unset: the table's defaults
  *   test_env values     a set of good and bad spellings; each bad value
  *                       gives exactly one warning naming the variable and
- *                       the default is used
+ *                       the default is used; each MPIACC_* name mpiacc
+ *                       does not read gives one warning naming the closest
+ *                       one it reads (a retired one: why), except the
+ *                       reserved MPIACC_TEST_* / MPIACC_BENCH_* names and
+ *                       the scripts' own
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,8 +64,45 @@ static int warned(const char *name)
     return n;
 }
 
+/* How many warnings name `name` as a variable mpiacc does not read. */
+static int unknown(const char *name)
+{
+    char key[128];
+    int n = 0;
+    snprintf(key, sizeof key, "%s is ", name);
+    for (const char *p = warnings; (p = strstr(p, key)) != NULL; p += strlen(key)) n++;
+    return n;
+}
+
+static void test_unknown(void)
+{
+    assert_int_equal(unknown("MPIACC_LOGG"), 1);
+    assert_non_null(strstr(warnings, "MPIACC_LOGG is not an mpiacc variable and is ignored: did you mean MPIACC_LOG?"));
+    assert_int_equal(unknown("MPIACC_log"), 1);
+    assert_non_null(strstr(warnings, "MPIACC_log is not an mpiacc variable and is ignored: did you mean MPIACC_LOG? "
+                                     "(names are upper case)"));
+    assert_int_equal(unknown("mpiacc_eager_init"), 1);
+    assert_non_null(strstr(warnings, "did you mean MPIACC_EAGER_INIT?"));
+    assert_int_equal(unknown("MPIACC_EAGER_MAX"), 1);
+    assert_non_null(strstr(warnings, "MPIACC_EAGER_MAX is set but no longer read: the direct protocol is gone"));
+    assert_int_equal(unknown("MPIACC_ZZZZZZZZZZZZZZZZZZ"), 1);
+    assert_non_null(strstr(warnings, "MPIACC_ZZZZZZZZZZZZZZZZZZ is not an mpiacc variable and is ignored (the closest is"));
+    assert_int_equal(unknown("MPIACC_OCL_CHECK_RELEASED"), 1);
+    assert_non_null(strstr(warnings, "MPIACC_OCL_CHECK_RELEASED is set but no longer read"));
+    assert_null(strstr(warnings, "MPIACC_TEST_ANYTHING"));
+    assert_null(strstr(warnings, "MPIACC_BENCH_ITERS"));
+    assert_null(strstr(warnings, "MPIACC_BUILD_DIR"));
+    /* known names, good or bad values, are never "unknown" */
+    for (int i = 0; i < mpiacc_env_count(); i++) {
+        mpiacc_env_desc_t d;
+        mpiacc_env_info(i, &d);
+        assert_int_equal(unknown(d.name), 0);
+    }
+}
+
 static void test_values(void **state)
 {
+    test_unknown();
     /* good spellings, any case */
     assert_int_equal(mpiacc_env_bool("MPIACC_DISABLE"), 0);     /* "no" */
     assert_int_equal(mpiacc_env_bool("MPIACC_EAGER_INIT"), 1);  /* "YES" */
@@ -128,7 +169,13 @@ int main(int argc, char **argv)
         {"MPIACC_IPC", "False"},          {"MPIACC_LOG", "Warn"},          {"MPIACC_CUDA_PACK", "memcpy2d"},
         {"MPIACC_COLL_ONE_SHOT_MAX", "4K"}, {"MPIACC_TRANSPORT", "Staged"}, {"MPIACC_OCL_RECT", "ALWAYS"},
         {"MPIACC_CUDA_GENERIC", "maybe"}, {"MPIACC_CUDA_SYNC", "fast"},    {"MPIACC_OCL_RECT_MIN", "12x"},
-        {"MPIACC_IPC_CACHE", "-3"}};
+        {"MPIACC_IPC_CACHE", "-3"},
+        /* names mpiacc does not read: one warning each naming the closest
+         * variable, except the tests', benchmarks' and scripts' own */
+        {"MPIACC_LOGG", "info"},          {"MPIACC_log", "debug"},         {"mpiacc_eager_init", "1"},
+        {"MPIACC_EAGER_MAX", "4K"},
+        {"MPIACC_ZZZZZZZZZZZZZZZZZZ", "1"}, {"MPIACC_OCL_CHECK_RELEASED", "1"}, {"MPIACC_TEST_ANYTHING", "1"},
+        {"MPIACC_BENCH_ITERS", "5"},      {"MPIACC_BUILD_DIR", "b"}};
     const struct CMUnitTest defaults[] = {cmocka_unit_test(test_defaults)};
     const struct CMUnitTest values[] = {cmocka_unit_test(test_values)};
     int values_mode = argc > 1 && !strcmp(argv[1], "values");

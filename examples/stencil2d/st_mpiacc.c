@@ -1,58 +1,19 @@
 /*
- * stencil2d halo exchanges.
+ * stencil2d's mpiacc exchange (stencil2d only): device buffers straight to
+ * MPI with datatypes tagged once per precision.  The same routine serves
+ * --overlap: its datatypes name the main (high-priority) stream, on which
+ * the boundary band is computed, while the interior runs on the other one.
  *
- * The regions between ST-LOC-BEGIN <variant> and ST-LOC-END markers are the
- * exchange routines whose non-blank, non-comment lines CMake counts (the
- * manual variant's count adds the backend's staging routine to
- * st_host_exchange; the mpiacc variant's is st_exchange_mpiacc alone).
+ * The regions between ST-LOC-BEGIN <tag> and ST-LOC-END markers are
+ * counted by CMake (non-blank, non-comment lines): the exchange routine
+ * (mpiacc) and, apart, the datatype set-up done once per precision.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <mpiacc.h>
 
 #include "stencil2d.h"
-
-int st_error(const char *fmt, ...)
-{
-    int rank = -1, init = 0;
-    va_list ap;
-    MPI_Initialized(&init);
-    if (init) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    fprintf(stderr, "stencil2d: rank %d: ", rank);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return 1;
-}
-
-int st_mpi_error(const char *what, int rc)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "error %d", rc);
-    return st_error("%s failed: %s", what, msg);
-}
-
-/* ST-LOC-BEGIN manual */
-int st_host_exchange(const st_grid_t *g, void *m)
-{
-    char *b = m;
-    for (int ph = ST_ROWS; ph <= ST_COLS; ph++) {
-        MPI_Request rq[2];
-        for (int s = 0; s < 2; s++)
-            ST_MPI(MPI_Irecv(b + g->recv_off[ph][s] * g->es, 1, g->host_type[ph], g->nbr[ph][s],
-                             g->recv_tag[ph][s], g->cart, &rq[s]));
-        for (int s = 0; s < 2; s++)
-            ST_MPI(MPI_Send(b + g->send_off[ph][s] * g->es, 1, g->host_type[ph], g->nbr[ph][s],
-                            g->send_tag[ph][s], g->cart));
-        ST_MPI(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
-    }
-    return 0;
-}
-/* ST-LOC-END */
 
 /* ST-LOC-BEGIN mpiacc */
 int st_exchange_mpiacc(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, const st_mpx_t *x,
