@@ -39,7 +39,8 @@ fi
 h3=$build/examples/halo3d/halo3d
 if [ -x "$h3" ]; then
   run halo3d_np2 300 "$mpiexec" -n 2 "$h3" --size 128 --iters 50 --csv "$out/halo3d_np2.csv"
-  run halo3d_np2_direct 300 "$mpiexec" -n 2 "$h3" --size 128 --iters 50 --direct --csv "$out/halo3d_np2_direct.csv"
+  MPIACC_TRANSPORT=staged run halo3d_np2_staged 300 "$mpiexec" -n 2 "$h3" --size 128 --iters 50 \
+      --csv "$out/halo3d_np2_staged.csv"
 fi
 [ -x "$b/ooo_cuda" ] && run ooo_cuda 120 "$mpiexec" -n 3 "$b/ooo_cuda" --csv "$out/ooo_cuda.csv"
 for plat in nvidia portable; do
