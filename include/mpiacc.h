@@ -189,12 +189,16 @@
  *  - Several ranks sharing one GPU: without MPS, the GPU switches between
  *    the processes' contexts for every pack/unpack (~70 us each on an H200);
  *    run the CUDA MPS daemon, as usual for shared GPUs.
- *  - A device receive stages into host memory with room for at least one
- *    byte more than the receive; a message longer than that room is
+ *  - A device receive through staging (host memory, or device memory on
+ *    the device protocol below) has room for at least one byte more than
+ *    the receive: a longer message that fits that room delivers the part
+ *    that fits, then MPI_ERR_TRUNCATE.  A message longer than the room is
  *    truncated by MPI itself inside mpiacc's progress, which also calls the
  *    communicator's error handler there (MPI_ERRORS_RETURN: nothing shows;
- *    a handler of the application's sees that extra call).  The receive
- *    then completes with MPI_ERR_TRUNCATE as any truncated receive.
+ *    a handler of the application's sees that extra call); the receive
+ *    then completes with MPI_ERR_TRUNCATE and nothing delivered (MPICH's
+ *    UCX netmod leaves a truncated receive's buffer undefined).  A device
+ *    receive handed to MPI as it is (below) truncates as MPI does.
  *  - Every MPI function taking a buffer and a datatype is interposed (the
  *    README's table "MPI functions and device buffers" lists each one).
  *    One-sided (MPI_Put, MPI_Get, MPI_Accumulate...), file I/O
@@ -215,8 +219,7 @@
  *    data into host memory in the call (after its dependency) and hand the
  *    packed bytes to MPI's buffered send (MPI_Pack_size sizing holds).
  *    MPI_Sendrecv_replace / MPI_Isendrecv_replace pack the send data in the
- *    call too.  These and a buffered send of a CUDA/OpenCL datatype are
- *    refused (MPI_ERR_TYPE) on direct communicators.
+ *    call too (MPICH copies these with the CPU: never device memory).
  *  - MPI_Isendrecv(_replace) of a device datatype returns one request
  *    joining its receive and send, completed from MPI's progress engine;
  *    its error (the receive's, else the send's) is raised by the completion
@@ -258,9 +261,10 @@
  *    project's tests and benchmarks and never warned about.
  *  - MPIACC_FINALIZE_TIMEOUT=seconds (default 10): how long MPI_Finalize
  *    lets operations still pending finish (see "Semantics").
- *  - The direct protocol's variables are under "Direct protocol"; the
- *    tuning knobs (MPIACC_CUDA_PACK, MPIACC_CUDA_GENERIC, MPIACC_CUDA_SYNC,
- *    MPIACC_OCL_RECT, MPIACC_OCL_RECT_MIN, MPIACC_IPC_CACHE) are listed,
+ *  - MPIACC_TRANSPORT=auto|staged: see "Device messages and MPI's
+ *    transport" below.  The tuning knobs (MPIACC_CUDA_PACK,
+ *    MPIACC_CUDA_GENERIC, MPIACC_CUDA_SYNC, MPIACC_OCL_RECT,
+ *    MPIACC_OCL_RECT_MIN, MPIACC_IPC_CACHE) are listed,
  *    with every accepted value, in README.md and by mpiacc-info.  A value
  *    that does not parse gives one warning and the default.
  *
@@ -399,29 +403,26 @@ extern MPIACC_API int MPIACC_ORDER;
  * is made to wait for that work on the device (cudaStreamWaitEvent,
  * clEnqueueBarrierWithWaitList), in the model of stream-triggered MPI:
  *  - receive: MPI_Wait / MPI_Test return once the message has arrived and
- *    its unpack (or, IPC on a direct communicator, the copy from the
- *    sender's memory) is enqueued; a pipelined message's chunks beyond the
- *    ring of 4 staging buffers are received as earlier unpacks finish, so
- *    such a long message completes once its last chunk's unpack is
- *    enqueued.  Work enqueued on that stream / queue
+ *    its unpack from staging is enqueued (a receive handed to MPI as it is,
+ *    its dependency met at the call, completes when MPI has written the
+ *    buffer).  Work enqueued on that stream / queue
  *    after the completion call sees the data.  The host, other streams and
  *    other queues see the data only after synchronising with that stream /
  *    queue (cudaStreamSynchronize, an event recorded on it, clFinish, a
  *    marker's event) -- not at the completion call.  The status (source,
  *    tag, count) is final at completion.
- *  - send: MPI_Wait / MPI_Test return once the pack of the data is enqueued
- *    behind the dependency (staged, eager; pipelined: the last chunk's
- *    pack, chunks beyond the ring of 4 staging buffers being packed as
- *    earlier ones are sent): work enqueued on the stream / queue after the
- *    completion call runs only after mpiacc has read the data, so it may
- *    overwrite the buffer.  The host or another stream must synchronise
+ *  - send: MPI_Wait / MPI_Test return once the pack of the data (on the
+ *    device protocol, a dense buffer's copy into device staging) is
+ *    enqueued behind the dependency: work enqueued on the stream / queue
+ *    after the completion call runs only after mpiacc has read the data, so
+ *    it may overwrite the buffer (a send handed to MPI as it is completes
+ *    when MPI has read it).  The host or another stream must synchronise
  *    with the stream first.  The message itself leaves later: when
  *    mpiacc's progress (any MPI call of this process that drives
  *    progress, MPI_Finalize at the latest) sees the pack done, so a
- *    process that stops calling MPI for a long time delays its peer.  IPC
- *    sends on direct communicators keep MPIACC_ORDER_HOST's completion
- *    (the receiver reads the buffer in place until it answers), as do
- *    synchronous-mode sends (their completion means "matched").
+ *    process that stops calling MPI for a long time delays its peer.
+ *    Synchronous-mode sends keep MPIACC_ORDER_HOST's completion (their
+ *    completion means "matched").
  *  - The wait is put on the stream / queue as soon as the work is
  *    enqueued, from whichever MPI call drives mpiacc's progress: work the
  *    application enqueued there after the MPI call but before the
@@ -437,7 +438,7 @@ extern MPIACC_API int MPIACC_ORDER;
  *    MPI_Unpack and the calls that pack in the call (MPI_Bsend & co.,
  *    MPI_Sendrecv_replace) keep MPIACC_ORDER_HOST's completion.
  *  - After completion mpiacc finishes the operation in the background (the
- *    message, an IPC FIN to the sender, staging).  A failure it detects
+ *    message, staging).  A failure it detects
  *    then (the dependency or the unpack failed, the peer aborted) cannot be
  *    reported on the completed request: it is logged (warn) and counted in
  *    MPIACC_Stats.failed, and the next device call (point-to-point,
@@ -458,106 +459,43 @@ extern MPIACC_API int MPIACC_ORDER;
 #define MPIACC_ORDER_STREAM ((void *)(intptr_t)2)
 
 /*
- * Direct protocol (opt-in per communicator)
+ * Device messages and MPI's transport
  *
- * By default a device message is packed into host memory and sent as
- * MPI_PACKED on the application's communicator.  On a *direct*
- * communicator mpiacc may also move it device to device (CUDA IPC between
- * processes of one node) or pipeline it in chunks through pinned host
- * buffers, choosing per message.  To do so its messages travel on hidden
- * communicators of mpiacc's own, with mpiacc's header; MPI still does all
- * matching.  Making a communicator direct is an assertion by the
- * application, collective over the communicator:
+ * Where MPI's own transport takes CUDA device memory, mpiacc hands CUDA
+ * device messages to MPI as device memory, on every communicator, with
+ * nothing to set: MPICH on its UCX netmod over a UCX built with CUDA (PyPI's
+ * libucx-cu13, HPC-X...), with MPICH's own shared memory, which copies with
+ * the CPU, out of the way (MPIR_CVAR_NOLOCAL=1, or one process per node).
+ * mpiacc decides at MPI_Init, the same way on every process (any process
+ * that cannot tell makes it "staged" everywhere); MPIACC_LOG=info and
+ * mpiacc-info say which path is in effect and why; MPIACC_TRANSPORT=staged
+ * forces the staged path.  Then:
+ *  - a dense layout (count x datatype one byte range) whose data dependency
+ *    is met at the call goes to MPI as it is (the user's pointer, MPI_BYTE):
+ *    the request is MPI's own (MPIACC_PROTO_MPI in MPIACC_Stats);
+ *  - any other layout is packed by mpiacc's kernels into device staging on
+ *    the buffer's device, after its dependency, and that staging goes to
+ *    MPI; a dense send whose dependency is pending waits for it, then goes
+ *    to MPI as it is; receives other than the first kind go through device
+ *    staging, posted at the call, and are unpacked on the device
+ *    (MPIACC_PROTO_DEVICE).  The bytes are exactly MPI_Pack's, so CUDA,
+ *    OpenCL and host peers interoperate.
+ *  - never device memory at MPI for a message to or from oneself: MPI
+ *    crashes on it (measured, every combination).  A send to one's own rank,
+ *    a receive from one's own rank or from MPI_ANY_SOURCE (on an
+ *    intracommunicator), and MPI_Mrecv / MPI_Imrecv of a message this
+ *    process sent itself are staged through host memory (MPI still
+ *    matches).  MPI_Bsend & co. and MPI_Sendrecv_replace pack to host
+ *    memory in the call as before (MPICH copies those with the CPU).
+ * Matching, wildcards, MPI_Probe / MPI_Iprobe / MPI_Mprobe, MPI_Get_count,
+ * truncation, cancel and device <-> host messages are MPI's.  OpenCL
+ * buffers, MPIACC_BUF_HOST with MPIACC_EVENT, and CUDA buffers where MPI
+ * does not take them keep the staged protocol (packed into host memory,
+ * sent as MPI_PACKED).
  *
- *   every message sent from a device-tagged datatype (MPIACC_BUF_CUDA or
- *   MPIACC_BUF_OPENCL) on it is received into a device-tagged datatype, and
- *   every device-tagged receive on it receives such a message; and every
- *   process calls MPI through mpiacc.
- *
- * (CUDA and OpenCL may be mixed; host datatypes, MPIACC_BUF_HOST with or
- * without MPIACC_EVENT, are host messages and stay on the communicator as
- * without the assertion.)  How:
- *  - info key MPIACC_DIRECT_INFO ("mpiacc_direct") = "true" (also 1, yes,
- *    on; any case) given to MPI_Comm_set_info or MPI_Comm_dup_with_info
- *    (or MPI_Comm_split_type / MPI_Dist_graph_create[_adjacent]); "false"
- *    turns it off.  The value must be the same on every process: it is
- *    compared (one MPI_Allreduce of two ints over the new communicator, on
- *    every call with an info argument, whether the key is set or not;
- *    absent means "as the parent" / "as it is"), and a mismatch is an
- *    MPI_ERR_ARG-class error on every process (no communicator made
- *    direct, MPI_Comm_set_info leaves it as it was), never a deadlock.  A
- *    mismatched MPIACC_DIRECT is logged and leaves MPI_COMM_WORLD plain.
- *  - MPIACC_DIRECT=1 in the environment of every process: MPI_COMM_WORLD
- *    is direct.
- *  - Every communicator made from a direct one by MPI_Comm_dup, _split,
- *    _split_type, _create, _create_group, MPI_Cart_create, MPI_Cart_sub,
- *    MPI_Graph_create or MPI_Dist_graph_create[_adjacent] is direct unless
- *    its info says "false".  MPI_Comm_idup's communicators and
- *    intercommunicators are never direct.  MPI_Comm_get_info reports the
- *    key ("true" / "false") on every communicator.
- * Without the assertion nothing changes.  On a direct communicator the
- * semantics are MPI's: statuses (source, tag, count), wildcards, the
- * non-overtaking order among device messages, every send mode and
- * completion call, MPI_Cancel of receives (until the message matched),
- * MPI_PROC_NULL (no message), empty messages, MPI_THREAD_MULTIPLE, and
- * MPI_Finalize with operations pending (see "Semantics").  A message longer
- * than the receive completes with MPI_ERR_TRUNCATE; the part that fits is
- * written, except for an eager message longer than both the receive and
- * 4 KiB (then nothing is).  A failure on either side (a failed dependency,
- * a device fault) completes both requests with an error — for an eager
- * message the send completes once MPI has its bytes, so a failure of the
- * receiver is the receive's alone.  MPI_Probe, MPI_Iprobe, MPI_Mprobe and
- * MPI_Improbe see host and device messages (a device message's status: its
- * source, tag and payload, so MPI_Get_count with the receive datatype
- * gives its count); MPI_Mrecv / MPI_Imrecv of a device message's handle
- * receive it into a device datatype, or into a host one (mpiacc unpacks
- * it; the one way a device message may enter host memory).
- * Breaches: a device message that no device receive takes is reported
- * (MPIACC_LOG warning naming rank and tag) and drained when its
- * communicator is freed or at MPI_Finalize, its sender completing with
- * MPI_ERR_TYPE when it waits for an answer (pipelined, IPC).  Breaches
- * mpiacc mends, after MPIACC_DIRECT_WARN seconds (default 10; 0: never)
- * with one MPIACC_LOG warning naming peer, tag and communicator:
- *  - a blocking host MPI_Recv still waiting while a device message it
- *    matches is there takes that message (its host receive cancelled
- *    first; one a host message matched meanwhile keeps it): the bytes
- *    are unpacked into the host buffer as by MPI_Mrecv, and the sender
- *    completes normally.  A message longer than the buffer completes both
- *    sides with MPI_ERR_TRUNCATE (the part that fits is written; an eager
- *    sender has completed already), one that is not a whole number of the
- *    receive datatype's elements with MPI_ERR_TYPE;
- *  - a device receive (blocking MPI_Recv, or MPI_Wait, MPI_Waitall,
- *    MPI_Waitany, MPI_Waitsome on its request) still unmatched while a host message it matches waits on
- *    the communicator takes that message through host staging, as the
- *    default protocol would (MPI_ERR_TRUNCATE when it is longer); the host
- *    send completes as MPI's own;
- *  - MPI_Wait / MPI_Waitall on a host MPI_Irecv that a device message it
- *    matches waits for only warns (the request stays MPI's).
- * A wait looks again every MPIACC_DIRECT_WARN seconds (a host one tests
- * MPI's request 100 us apart after the first period).  Not watched: a
- * device receive only ever tested (MPI_Test*), a host receive waited on by
- * MPI_Waitany / MPI_Waitsome, MPI_Sendrecv's host part, persistent
- * requests.  Every process must use the
- * same mpiacc.
- * Cost per direct communicator: one hidden duplicate (MPI_Comm_create:
- * one context id, MPICH has 2048) and two arrays of one int and one byte
- * per rank; creation adds that MPI_Comm_create (plus the MPI_Allreduce
- * above where an info argument is given).  Once per process, at MPI_Init:
- * a duplicate of MPI_COMM_WORLD that carries every direct communicator's
- * follow-up messages (peers by world rank; a communicator whose group is
- * not inside MPI_COMM_WORLD gets its own), an MPI_Comm_split_type for the
- * node map and an MPI_Allreduce for the eager limit.
- * Collectives do not depend on direct communicators (see "Collectives"
- * above).
- * Protocols, per message: IPC (CUDA, same node, memory that can be
- * exported, at least MPIACC_IPC_MIN bytes, default 0; the receiver's GPU
- * copies from the sender's buffer), else eager (packed bytes up to
- * MPIACC_EAGER_MAX, default 64K, the smallest value of the communicator's
- * processes; one message), else pipelined (chunks of MPIACC_PIPELINE_CHUNK
- * data bytes, default 1M, plus mpiacc's 64-byte header, through a ring
- * of pinned buffers).  MPIACC_IPC=0 turns IPC off.
- * Fallbacks between them are automatic and logged once per cause at
- * MPIACC_LOG=info.
+ * The former "direct" communicators: the info key MPIACC_DIRECT_INFO
+ * ("mpiacc_direct") and MPIACC_DIRECT=1 are accepted and ignored: device
+ * messages take the same path on every communicator, with no contract.
  */
 #define MPIACC_DIRECT_INFO "mpiacc_direct"
 
@@ -634,12 +572,6 @@ extern MPIACC_API int MPIACC_ORDER;
  *    by MPIACC_BUF_OPENCL on the datatype.
  */
 
-/* Device messages this process has received on direct communicators since
- * MPI_Init, by the protocol that carried their data (eager, pipelined
- * through host staging, IPC device to device).  Any pointer may be NULL.
- * For diagnostics and benchmarks; can be called at any time. */
-MPIACC_API int MPIACC_Direct_counts(long *eager, long *pipelined, long *ipc);
-
 /* Values of MPIACC_BUF_TYPE, usable directly as the attribute value. */
 #define MPIACC_BUF_HOST   ((void *)(intptr_t)1)
 #define MPIACC_BUF_CUDA   ((void *)(intptr_t)2)
@@ -672,21 +604,24 @@ MPIACC_API int MPIACC_Get_version(int *major, int *minor);
  * data that had to wait behind earlier device sends to the same peer) and
  * by protocol (column: one of the MPIACC_PROTO_* values below, the same in
  * every run and process; protocol[p] is the column's name: "staged",
- * "ordered", "eager", "pipelined", "IPC", "coll", and "" for a spare column
- * not used yet; columns from MPIACC_PROTO_NFIXED on are spare ones, claimed
- * in order of first use by protocols a later mpiacc may add).
+ * "ordered", "device", "MPI", "coll", and "" for a spare column not used
+ * yet; columns from MPIACC_PROTO_NFIXED on are spare ones, claimed in order
+ * of first use by protocols a later mpiacc may add).  The MPIACC_PROTO_MPI
+ * column is counted at the call (mpiacc never sees those complete).
  * Bytes are packed bytes.
  */
 enum {
-    MPIACC_PROTO_STAGED = 0,    /* packed through host memory, sent as MPI_PACKED  */
-    MPIACC_PROTO_ORDERED = 1,   /* host data queued behind device sends (row 0)    */
-    MPIACC_PROTO_EAGER = 2,     /* direct protocol: one packed message             */
-    MPIACC_PROTO_PIPELINED = 3, /* direct protocol: chunks through pinned buffers  */
-    MPIACC_PROTO_IPC = 4,       /* direct protocol: CUDA IPC, device to device     */
-    MPIACC_PROTO_COLL = 5,      /* collectives on device buffers                   */
-    MPIACC_PROTO_NFIXED = 6     /* first spare column                              */
+    MPIACC_PROTO_STAGED = 0,  /* packed through host memory, sent as MPI_PACKED                */
+    MPIACC_PROTO_ORDERED = 1, /* host data queued behind device sends (row 0)                  */
+    MPIACC_PROTO_DEVICE = 2,  /* device memory handed to MPI by mpiacc's pool: a dense buffer
+                               * once its dependency was met, or packed on the device into
+                               * device staging (receives: through device staging)            */
+    MPIACC_PROTO_MPI = 3,     /* a dense device buffer handed to MPI as it is at the call
+                               * (its dependency met): MPI's own request                     */
+    MPIACC_PROTO_COLL = 4,    /* collectives on device buffers                               */
+    MPIACC_PROTO_NFIXED = 5   /* first spare column                                          */
 };
-#define MPIACC_STATS_VERSION 1
+#define MPIACC_STATS_VERSION 2
 #define MPIACC_STATS_KINDS 4
 #define MPIACC_STATS_PROTOCOLS 8
 typedef struct MPIACC_Stats {
@@ -719,7 +654,7 @@ typedef struct MPIACC_Stats {
     unsigned long long staging_bytes_hwm[MPIACC_STATS_KINDS];
     unsigned long long staging_allocs[MPIACC_STATS_KINDS];
     unsigned long long staging_reuses[MPIACC_STATS_KINDS];
-    /* CUDA IPC caches (direct protocol): memory and event handles opened,
+    /* CUDA IPC caches (on-device collectives): memory and event handles opened,
      * found already open, and mappings evicted (0 without CUDA). */
     unsigned long long ipc_opens, ipc_hits, ipc_evictions;
     /* Collectives (blocking or not) whose buffers are CUDA device memory:

@@ -114,7 +114,7 @@ if [ "$backend" = opencl ]; then
    where mpiacc shows on this machine; read the copies/x and syncs/x columns instead (the
    manual variant's copy and wait calls per exchange, which mpiacc's variant does not
    write) and the validation line (both variants match the CPU reference, and each other
-   exactly). The GPU measurements are in README.md, section Direct protocol.
+   exactly). The GPU measurements are in README.md, section Performance.
 EOF
 else
   cat <<'EOF'

@@ -23,18 +23,12 @@ run init_cost 120 "$b/init_cost"
 # issue 14: pack kernels against the roofline (sector bytes / D2D copy bandwidth) and the latency floors
 [ -x "$b/pack" ] && run pack 400 "$b/pack" --quick --csv "$out/pack.csv"
 if [ -x "$b/pingpong" ]; then
-  # issue 12: default and direct protocols against host contiguous, IPC opens per message, targets line
+  # issue 29: contiguous and vector device ping-pong with nothing set, against a plain CUDA-aware
+  # program on the same transport and host contiguous (run under mpiacc-run or the UCX environment
+  # for the device path), and the staged path for comparison
   run pingpong 300 "$mpiexec" -n 2 "$b/pingpong" --quick --csv "$out/pingpong.csv"
-  # pipelined staging instead of IPC (target: 4 MiB <= 1.10x host contiguous)
-  MPIACC_IPC=0 run pingpong_noipc 200 "$mpiexec" -n 2 "$b/pingpong" --direct --quick --csv "$out/pingpong_noipc.csv"
-  # the eager threshold, by measurement: the same size sweep with the default limit (64K), with
-  # everything through IPC / pipelined (0), and with eager up to 1M; compare direct (us) per row
-  sweep="--direct --quick --sizes 256,1K,4K,16K,64K,256K,1M --blocks 8,64,512"
-  run pingpong_eager64k 200 "$mpiexec" -n 2 "$b/pingpong" $sweep --csv "$out/pingpong_eager64k.csv"
-  MPIACC_EAGER_MAX=0 run pingpong_eager0 200 "$mpiexec" -n 2 "$b/pingpong" $sweep --csv "$out/pingpong_eager0.csv"
-  MPIACC_EAGER_MAX=1M run pingpong_eager1m 200 "$mpiexec" -n 2 "$b/pingpong" $sweep --csv "$out/pingpong_eager1m.csv"
-  MPIACC_EAGER_MAX=0 MPIACC_IPC=0 run pingpong_pipe_only 200 "$mpiexec" -n 2 "$b/pingpong" $sweep \
-      --csv "$out/pingpong_pipe_only.csv"
+  MPIACC_TRANSPORT=staged run pingpong_staged 300 "$mpiexec" -n 2 "$b/pingpong" --quick \
+      --csv "$out/pingpong_staged.csv"
 fi
 # issue 21/24/31: collectives on device buffers against NCCL alone and host buffers, on the
 # default engine (NCCL) and on the IPC engine (the keep-or-delete measurement)
@@ -45,7 +39,8 @@ fi
 h3=$build/examples/halo3d/halo3d
 if [ -x "$h3" ]; then
   run halo3d_np2 300 "$mpiexec" -n 2 "$h3" --size 128 --iters 50 --csv "$out/halo3d_np2.csv"
-  run halo3d_np2_direct 300 "$mpiexec" -n 2 "$h3" --size 128 --iters 50 --direct --csv "$out/halo3d_np2_direct.csv"
+  MPIACC_TRANSPORT=staged run halo3d_np2_staged 300 "$mpiexec" -n 2 "$h3" --size 128 --iters 50 \
+      --csv "$out/halo3d_np2_staged.csv"
 fi
 [ -x "$b/ooo_cuda" ] && run ooo_cuda 120 "$mpiexec" -n 3 "$b/ooo_cuda" --csv "$out/ooo_cuda.csv"
 for plat in nvidia portable; do

@@ -302,10 +302,9 @@ if [[ -z $sanitizer ]]; then
   note "compute-sanitizer not found: sanitizer steps NOT RUN"
   failed=1
 elif [[ -d $t ]]; then
-  # test_cuda_ipc (and test_cuda_direct's fallbacks) open bad IPC handles on
-  # purpose: the API errors they provoke are not reported.
+  # test_cuda_ipc opens bad IPC handles on purpose: the API errors it
+  # provokes are not reported.
   noapi=(--report-api-errors no)
-  direct_env=(MPIACC_EAGER_MAX=1K MPIACC_PIPELINE_CHUNK=256K) # as CTest runs it
   san memcheck-p2p_corpus memcheck 70 2 "$t/test_cuda_p2p_corpus" MPIACC_TEST_NTYPES=40
   san memcheck-cuda_p2px memcheck 90 2 "$t/test_cuda_p2px"
   san memcheck-cuda_semantics memcheck 60 3 "$t/test_cuda_semantics"
@@ -317,9 +316,10 @@ elif [[ -d $t ]]; then
   san memcheck-cuda_threads memcheck 60 2 "$t/test_cuda_threads"
   san racecheck-cuda_backend racecheck 60 0 "$t/test_cuda_backend"
   san memcheck-cuda_ipc memcheck 90 2 "$t/test_cuda_ipc" "${noapi[@]}"
-  san memcheck-cuda_direct memcheck 90 2 "$t/test_cuda_direct" "${noapi[@]}" "${direct_env[@]}"
   san racecheck-cuda_ipc racecheck 90 2 "$t/test_cuda_ipc" "${noapi[@]}"
-  san racecheck-cuda_direct racecheck 90 2 "$t/test_cuda_direct" "${noapi[@]}" "${direct_env[@]}"
+  # the device protocol's paths (device staging, the pack kernels into it,
+  # MPI's own requests)
+  san memcheck-cuda_paths memcheck 90 2 "$t/test_cuda_paths" CUDA_MODULE_LOADING=EAGER
   # on-device collectives (their reduction and many-piece copy kernels, the
   # nonblocking form), stream-ordered completion
   san memcheck-cuda_coll_ipc memcheck 90 3 "$t/test_cuda_coll_ipc" MPIACC_DIRECT=1

@@ -18,8 +18,8 @@ its column names:
                    it has the pattern-floor rows (method kmin), kdev/kmin: the
                    kernel-only time over that of the fastest hand-specialised
                    kernel for the same 1-D strided pattern
-  pingpong         one-way time against block size: mpiacc (default and/or
-                   direct protocol) vs host contiguous
+  pingpong         one-way time: mpiacc vs a plain CUDA-aware program and host
+                   contiguous, vectors by block (older files: against block size)
   ooo, ooo_cuda    MPI-ACC Fig 7: total time of simple / advanced / mpiacc, and the
                    ideal out-of-order schedule (one link, two links) when the file has it
   queue_semantics  MPI-ACC Fig 8: send time against the write before it
@@ -285,7 +285,32 @@ def plot_pack(plt, rows, title):
     return fig
 
 
+def plot_pingpong_transport(plt, rows, title):
+    # bench/pingpong since issue 29: kind (contig / vector), bytes, block, mpiacc_us, plain_us, host_us
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    cont = sorted((r for r in rows if r["kind"] == "contig"), key=lambda r: int(r["bytes"]))
+    for col, lab, style in (("mpiacc_us", "mpiacc", "-"), ("plain_us", "plain CUDA-aware MPI", "-."),
+                            ("host_us", "host contiguous", "--")):
+        pts = [(int(r["bytes"]), float(r[col])) for r in cont if r.get(col)]
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", linestyle=style, label=lab)
+    for blk in sorted({int(r["block"]) for r in rows if r["kind"] == "vector"}):
+        pts = sorted((int(r["bytes"]), float(r["mpiacc_us"])) for r in rows if r["kind"] == "vector" and
+                     int(r["block"]) == blk)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="x", linestyle=":", label="mpiacc, vector of %d B" % blk)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("message (B)")
+    ax.set_ylabel("one-way time (us)")
+    ax.set_title("%s: device ping-pong" % title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="x-small")
+    return fig
+
+
 def plot_pingpong(plt, rows, title):
+    if "kind" in rows[0]:
+        return plot_pingpong_transport(plt, rows, title)
     sizes = sorted({int(r["bytes"]) for r in rows})
     # older files: mpiacc_us; now: default_us and direct_us (empty when not measured)
     series = [(c, lab) for c, lab in (("mpiacc_us", "mpiacc"), ("default_us", "default"), ("direct_us", "direct"))

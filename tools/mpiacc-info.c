@@ -18,6 +18,7 @@
 #include "core/backend_coll.h"
 #include "core/core.h"
 #include "core/env.h"
+#include "engine/engine.h"
 #include "mpiacc_config.h"
 
 /* The directory holding libmpiacc.so, found from this executable's place:
@@ -181,6 +182,7 @@ static void print_runtime(void)
         return;
     }
     printf("  mpiacc                active\n");
+    printf("  transport             %s\n", mpiacc_engine_mpi.reason()); /* src/engine: decided in MPI_Init */
     for (int k = MPIACC_KIND_CUDA; k < MPIACC_KIND_MAX; k++) {
         const mpiacc_backend_t *b = mpiacc_backend_get(k);
         printf("  %-21s ", mpiacc_kind_name(k));

@@ -15,6 +15,7 @@
 #include "core.h"
 
 static const mpiacc_backend_t *cands[MPIACC_KIND_MAX];
+const mpiacc_backend_t *mpiacc_backend_test_tables[MPIACC_KIND_MAX];
 static const mpiacc_backend_t *tables[MPIACC_KIND_MAX];
 static const char *why_absent[MPIACC_KIND_MAX];
 static void (*on_start)(const mpiacc_backend_t *be);
@@ -37,7 +38,7 @@ int mpiacc_backends_setup(const mpiacc_backend_t *const cand[MPIACC_KIND_MAX],
 {
     pthread_mutex_lock(&start_lock);
     for (int k = 0; k < MPIACC_KIND_MAX; k++) {
-        cands[k] = cand[k];
+        cands[k] = mpiacc_backend_test_tables[k] ? mpiacc_backend_test_tables[k] : cand[k];
         tables[k] = NULL;
         why_absent[k] = NULL;
         atomic_store(&tried[k], 0);

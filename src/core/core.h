@@ -187,6 +187,11 @@ typedef struct mpiacc_xfer_desc {
      * for now: the gain was measured with CUDA only).  The caller keeps
      * the int until its transfers are released. */
     int *lane;
+    /* Non-zero: `host` is not host memory but device staging of the
+     * transfer's device (from dev_staging_get): the pack / unpack stays on
+     * the device (the device protocol, src/protocol/device.c).  Only set
+     * for a backend with dev_staging_get. */
+    int host_on_device;
 } mpiacc_xfer_desc_t;
 
 /*
@@ -271,6 +276,26 @@ typedef struct mpiacc_backend {
      * of this backend, or of its ipc table's import_copy; NULL: nothing)
      * is done.  Called under the pool lock. */
     int (*order_after)(const mpiacc_attrs_t *a, void *h);
+    /* Optional, the three together (NULL: MPI never gets this backend's
+     * device memory; the CPU and OpenCL backends).  For the device protocol
+     * (src/protocol/device.c), used only when MPI's transport takes the
+     * kind's device memory (src/engine):
+     * dep_ready: whether the data dependency of a call with attributes a
+     * on buf is met right now (*ready), recording nothing that has to be
+     * released; cheap, as it is asked on every contiguous call before the
+     * call goes to MPI as it is (CUDA: cudaStreamQuery of a non-blocking
+     * MPIACC_STREAM, else an event recorded and queried).  *ready = 0 when
+     * unsure (the call then takes the pool, which captures the dependency
+     * and reports any error).
+     * dev_staging_get: pooled device memory of at least `bytes` on the
+     * device of a call with attributes a (CUDA: MPIACC_STREAM's device,
+     * else MPIACC_DEVICE, else the current one), for packed bytes MPI
+     * sends or receives; *p its address, *cap the bytes it holds (>=
+     * bytes), *tok what dev_staging_put takes back once neither MPI nor a
+     * transfer uses it. */
+    int (*dep_ready)(const mpiacc_attrs_t *a, void *buf, int *ready);
+    int (*dev_staging_get)(const mpiacc_attrs_t *a, size_t bytes, void **p, size_t *cap, void **tok);
+    void (*dev_staging_put)(void *tok);
 } mpiacc_backend_t;
 
 /* The table for a kind, or NULL when not compiled in or no device.  Starts
@@ -294,6 +319,9 @@ int mpiacc_opencl_compiled(void);
  * once for each backend that starts and found a device. */
 int mpiacc_backends_setup(const mpiacc_backend_t *const cand[MPIACC_KIND_MAX],
                           void (*started)(const mpiacc_backend_t *be));
+/* Tables a test put in place of the candidates (core_testhooks.h); NULL
+ * entries: none. */
+extern const mpiacc_backend_t *mpiacc_backend_test_tables[MPIACC_KIND_MAX];
 /* Starts every candidate now (MPIACC_EAGER_INIT=1, mpiacc-info). */
 void mpiacc_backends_start_all(void);
 /* Kinds (bit 1 << kind) whose start has been attempted (for tests). */

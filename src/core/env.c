@@ -40,19 +40,12 @@ static const env_var_t table[] = {
     {"MPIACC_UVA", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
      "pointer-query mode: an untagged buffer in CUDA device, managed or pinned memory takes the CUDA path "
      "(default-stream ordering); host answers cached per 4 KiB; starts the CUDA backend at MPI_Init"},
-    /* direct protocol */
+    {"MPIACC_TRANSPORT", MPIACC_ENV_ENUM, "auto", "auto|staged", 0, 0,
+     "auto: CUDA device messages go to MPI as device memory where MPI's transport takes it (MPICH on a CUDA-enabled "
+     "UCX netmod, decided at MPI_Init), else staged through host memory; staged: always staged (diagnosis)"},
     {"MPIACC_DIRECT", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
-     "direct protocol on MPI_COMM_WORLD and communicators made from it"},
-    {"MPIACC_IPC", MPIACC_ENV_BOOL, "1", NULL, 0, 1, "allow CUDA IPC in the direct protocol"},
-    {"MPIACC_IPC_MIN", MPIACC_ENV_SIZE, "0", NULL, 0, SIZE_MAX_LL,
-     "smallest CUDA message the direct protocol sends by IPC when it can (bytes)"},
-    {"MPIACC_EAGER_MAX", MPIACC_ENV_SIZE, "65536", NULL, 0, SIZE_MAX_LL,
-     "largest message the direct protocol sends eagerly when IPC is not used (bytes)"},
-    {"MPIACC_PIPELINE_CHUNK", MPIACC_ENV_SIZE, "1M", NULL, 1, SIZE_MAX_LL,
-     "data bytes per chunk of pipelined staging through the host (mpiacc's 64-byte header on top)"},
-    {"MPIACC_DIRECT_WARN", MPIACC_ENV_INT, "10", NULL, 0, 86400,
-     "seconds a wait on a direct communicator lets pass before it mends a contract breach (a host receive "
-     "takes a device message, a device receive a host one) or warns of one (0: never)"},
+     "accepted and ignored: the former opt-in of the direct protocol (device messages need no setting now)"},
+    {"MPIACC_IPC", MPIACC_ENV_BOOL, "1", NULL, 0, 1, "allow CUDA IPC (the IPC collective engine)"},
     {"MPIACC_IPC_CACHE", MPIACC_ENV_INT, "64", NULL, 0, 1 << 20, "cached CUDA IPC mappings per peer"},
     /* collectives */
     {"MPIACC_COLL_ENGINE", MPIACC_ENV_ENUM, "auto", "auto|nccl|ipc|staged", 0, 0,
@@ -87,6 +80,14 @@ static const struct {
     {"MPIACC_OCL_CHECK_RELEASED",
      "since mpiacc 0.2.0 every cl_mem is checked, always (a released cl_mem or a host pointer is MPI_ERR_BUFFER, "
      "never a crash; about 6 ns per call)"},
+#define DIRECT_GONE                                                                                           \
+    "the direct protocol is gone: CUDA device messages go through MPI's own transport where it takes device " \
+    "memory, on every communicator (MPIACC_TRANSPORT; mpiacc-info says which path is in effect)"
+    {"MPIACC_EAGER_MAX", DIRECT_GONE},
+    {"MPIACC_PIPELINE_CHUNK", DIRECT_GONE},
+    {"MPIACC_IPC_MIN", DIRECT_GONE},
+    {"MPIACC_DIRECT_WARN", DIRECT_GONE},
+#undef DIRECT_GONE
 };
 
 /* MPIACC_* names that are not the library's and are never warned about:
@@ -94,8 +95,8 @@ static const struct {
  * MPIACC_BENCH_, reserved for them; tests/README.md lists them) and those
  * the project's scripts read (scripts/, .ci/). */
 static const char *const foreign_prefix[] = {"MPIACC_TEST_", "MPIACC_BENCH_"};
-static const char *const foreign[] = {"MPIACC_BUILD_DIR", "MPIACC_CMAKE_ARGS", "MPIACC_SKIP_APT",
-                                      "MPIACC_SANITIZE_JOBS"};
+static const char *const foreign[] = {"MPIACC_BUILD_DIR",     "MPIACC_CMAKE_ARGS", "MPIACC_SKIP_APT",
+                                      "MPIACC_SANITIZE_JOBS", "MPIACC_SKIP_NCCL",  "MPIACC_UCX_PASS_MAX"};
 
 enum { NVAR = sizeof table / sizeof table[0] };
 

@@ -27,8 +27,8 @@ long long mpiacc_core_stats_now_ns(void)
  * protocol table that carries the operation; "coll..." is the collectives
  * layer's column. */
 static const char *const fixed_names[MPIACC_PROTO_NFIXED] = {
-    [MPIACC_PROTO_STAGED] = "staged", [MPIACC_PROTO_ORDERED] = "ordered", [MPIACC_PROTO_EAGER] = "eager",
-    [MPIACC_PROTO_PIPELINED] = "pipelined", [MPIACC_PROTO_IPC] = "IPC", [MPIACC_PROTO_COLL] = "coll"};
+    [MPIACC_PROTO_STAGED] = "staged", [MPIACC_PROTO_ORDERED] = "ordered", [MPIACC_PROTO_DEVICE] = "device",
+    [MPIACC_PROTO_MPI] = "MPI", [MPIACC_PROTO_COLL] = "coll"};
 
 _Static_assert(MPIACC_PROTO_NFIXED <= MPIACC_STATS_PROTOCOLS, "MPIACC_Stats has a column per fixed protocol");
 
@@ -61,6 +61,15 @@ void mpiacc_core_stats_op_done(int kind, const char *proto, int is_send, long lo
         return;
     }
     c = &cells[is_send ? 1 : 0][kind][p];
+    atomic_fetch_add_explicit(&c->ops, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&c->bytes, (unsigned long long)(bytes > 0 ? bytes : 0), memory_order_relaxed);
+}
+
+void mpiacc_core_stats_passed(int kind, int is_send, long long bytes)
+{
+    cell_t *c;
+    if (kind < 0 || kind >= MPIACC_STATS_KINDS) return;
+    c = &cells[is_send ? 1 : 0][kind][MPIACC_PROTO_MPI];
     atomic_fetch_add_explicit(&c->ops, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&c->bytes, (unsigned long long)(bytes > 0 ? bytes : 0), memory_order_relaxed);
 }

@@ -43,6 +43,7 @@ typedef struct mpiacc_cuda_buf {
     struct mpiacc_cuda_buf *next;
     void *p;
     int cls;
+    int dev; /* the device it belongs to */
 } mpiacc_cuda_buf_t;
 
 /* Per-device state, set up at first use of the device. */
@@ -131,6 +132,9 @@ int mpiacc_cuda_stream_get(int dev, int *sidx);
 int mpiacc_cuda_stream_lane(int dev, int *lane, int *sidx);
 void mpiacc_cuda_stream_put(int dev, int sidx);
 int mpiacc_cuda_buf_get(int dev, size_t bytes, mpiacc_cuda_buf_t **b);
+/* Back to its device's free list (lock not held); the GPU and MPI must be
+ * done with it. */
+void mpiacc_cuda_buf_put(mpiacc_cuda_buf_t *b);
 /* Raw device memory (stream-ordered when the device has memory pools). */
 int mpiacc_cuda_dev_alloc(int dev, size_t bytes, void **p);
 void mpiacc_cuda_dev_free(int dev, void *p);
@@ -187,7 +191,7 @@ void mpiacc_cuda_ipc_unuse(void *map, void *blob);
 #define MPIACC_CUDA_IPCV_ALL 0x3f
 #define MPIACC_CUDA_IPCV_NBITS 6
 /* The default, measured on one H200 shared by two ranks under MPS
- * (2026-11-25, scripts/pingpong-sweep.sh, docs/performance.md): flag
+ * (2026-11-25, the former scripts/pingpong-sweep.sh, docs/performance.md): flag
  * completion saves ~1 us of completion detection per transfer, rows (up to
  * MPIACC_CUDA_XCOPY_ROWS_MAX) saves the copy kernel's launch for small
  * vectors, xflag takes 1-2 us off the staged 1 KiB path; capq and noquery
@@ -280,8 +284,9 @@ int mpiacc_cuda_plan_kernel(int dev, const mpiacc_cuda_plan_t *P, const mpiacc_x
  * current; *old receives the previous one for mpiacc_cuda_dev_leave. */
 int mpiacc_cuda_enter_call_device(const mpiacc_attrs_t *a, void *dep, int *dev, int *old);
 /* The method the calling thread's last pack/unpack used: "memcpy",
- * "memcpy2d", "oneshot", "device" (to / from host) or "kernel"
- * (device-to-device); read by tests through cuda_testhooks.h. */
+ * "memcpy2d", "oneshot", "device" (to / from host), "kernel"
+ * (device-to-device, blocking) or "staging" (the pack kernel into / out of
+ * device staging, host_on_device); read by tests through cuda_testhooks.h. */
 extern _Thread_local const char *mpiacc_cuda_xfer_method;
 
 #endif

@@ -31,7 +31,6 @@
 
 #include "cuda_ipc.h"
 #include "core/env.h"
-#include "core/tstamp.h"
 #include "cuda_xcopy.h"
 
 _Static_assert(sizeof(cudaIpcMemHandle_t) == 64 && sizeof(cudaIpcEventHandle_t) == 64,
@@ -463,7 +462,6 @@ static int ipc_import_copy(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_
     if (!k.dst.dense) MPIACC_CHECK(mpiacc_cuda_blob_get(dev, d->type, &ddblob));
     if (same && x->device != dev && (k.how == MPIACC_CUDA_XCOPY_KERNEL || !(k.src.dense && k.dst.dense)))
         MPIACC_CHECK(peer_enable(dev, x->device));
-    MPIACC_TS(MPIACC_TS_MAPPED);
     MPIACC_CHECK(mpiacc_cuda_handle_get(dev, &h));
     h->is_xfer = 1;
     h->ipc_map = mref, h->ipc_blob = bref; /* dropped when the copy is done */
@@ -473,7 +471,6 @@ static int ipc_import_copy(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_
     if (x->flags & MPIACC_IPC_F_EVENT)
         MPIACC_CHECK(same ? own_event_wait(x, st) : mpiacc_cuda_ipcc_event_wait(x, st));
     MPIACC_CHECK(mpiacc_cuda_handle_wait(st, dp));
-    MPIACC_TS(MPIACC_TS_WAITED);
     k.src.blob = sdblob, k.dst.blob = ddblob;
     if (rows) ce = (cudaError_t)mpiacc_cuda_launch_xrows(&g, st);
     else ce = (cudaError_t)mpiacc_cuda_launch_xcopy(&k, mpiacc_cuda_devs[dev].nsm, st);
@@ -483,7 +480,6 @@ static int ipc_import_copy(const mpiacc_attrs_t *a, void *dep, const mpiacc_ipc_
                     cudaGetErrorName(ce), cudaGetErrorString(ce));
     if (mpiacc_cuda_ipcv(MPIACC_CUDA_IPCV_FLAG)) MPIACC_CHECK(mpiacc_cuda_flag_signal(h, st, 1, &flagged));
     if (!flagged) MPIACC_CHECK(mpiacc_cuda_handle_record(h, st));
-    MPIACC_TS(MPIACC_TS_LAUNCHED);
     *xfer = h;
 fn_exit:
     if (entered) mpiacc_cuda_dev_leave(dev, old);

@@ -423,6 +423,7 @@ int mpiacc_cuda_buf_get(int dev, size_t bytes, mpiacc_cuda_buf_t **out)
     if (!b) {
         if (!(b = calloc(1, sizeof *b))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
         b->cls = c;
+        b->dev = dev;
         mpi_errno = mpiacc_cuda_dev_alloc(dev, (size_t)1 << c, &b->p);
         if (mpi_errno != MPI_SUCCESS) {
             free(b);
@@ -441,6 +442,14 @@ static void buf_put_locked(int dev, mpiacc_cuda_buf_t *b)
 {
     b->next = mpiacc_cuda_devs[dev].bufs[b->cls];
     mpiacc_cuda_devs[dev].bufs[b->cls] = b;
+}
+
+void mpiacc_cuda_buf_put(mpiacc_cuda_buf_t *b)
+{
+    if (!b) return;
+    LOCK();
+    buf_put_locked(b->dev, b);
+    UNLOCK();
 }
 
 /* ---- pinned mapped staging -------------------------------------------- */

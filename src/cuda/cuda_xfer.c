@@ -1,7 +1,9 @@
 /*
- * cuda_xfer.c: pack / unpack between a device buffer and host staging
- * (asynchronous, chained on the GPU after the captured dependency) and
- * device-to-device pack / unpack (blocking; MPI_Pack / MPI_Unpack).
+ * cuda_xfer.c: pack / unpack between a device buffer and host staging, or
+ * device staging when the descriptor says so (host_on_device: the device
+ * protocol), asynchronous, chained on the GPU after the captured
+ * dependency; and device-to-device pack / unpack (blocking; MPI_Pack /
+ * MPI_Unpack).
  *
  * Method per transfer:
  *  - contiguous type (or a strided form that collapses to one block):
@@ -207,6 +209,11 @@ static int enqueue_host(int dev, mpiacc_cuda_h_t *h, const mpiacc_xfer_desc_t *d
     if (can_2d(&P, d) && (mpiacc_cuda_mode == MPIACC_CUDA_MODE_MEMCPY2D ||
                           (mpiacc_cuda_mode == MPIACC_CUDA_MODE_AUTO && P.blk >= MEMCPY2D_AUTO_MIN_ROW))) {
         MPIACC_CHECK(enqueue_2d(&P, d, dir, host, st));
+        goto fn_exit;
+    }
+    if (d->host_on_device) { /* device staging (the device protocol): the kernel reads / writes it directly */
+        MPIACC_CHECK(mpiacc_cuda_plan_kernel(dev, &P, d, dir, host, NULL, st));
+        mpiacc_cuda_xfer_method = "staging";
         goto fn_exit;
     }
     if (!mpiacc_cuda_host_is_pinned(host, n)) oneshot = 0; /* never let a kernel touch pageable memory */

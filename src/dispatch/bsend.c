@@ -12,9 +12,8 @@
  * when the call returns, and the request of MPI_Ibsend is MPI's own.
  * Order: a buffered send waits (locally, driving progress) until the
  * device sends queued before it to the same (comm, dest) were handed to
- * MPI.  On a direct communicator a device datatype is refused (the direct
- * protocol's receivers expect its header; a buffered direct send is not
- * implemented).
+ * MPI.  (MPICH copies a buffered send's bytes with the CPU: device memory
+ * is never handed to it here.)
  */
 #include "dispatch.h"
 #include "memkind.h"
@@ -43,9 +42,6 @@ int mpiacc_dispatch_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int
         return pmpi_bsend(buf, count, dt, dest, tag, comm, nonblocking, req);
     }
     if (mpiacc_core_disabled) MPIACC_CHECK(mpiacc_dispatch_disabled_error(&a));
-    if (mpiacc_dispatch_is_direct(&a, dest, comm))
-        MPIACC_FAIL(MPIACC_ERRK_TYPE, "MPI_Bsend/MPI_Ibsend of a %s datatype on a direct communicator is not "
-                                      "supported (use a standard-mode send)", mpiacc_kind_name(a.kind));
     MPIACC_CHECK(mpiacc_dispatch_pack_to_host(&a, buf, count, dt, &be, &host, &bytes));
     mpiacc_dispatch_drain_peer(comm, dest);
     /* MPI's own errors (no buffer attached, not enough space) are raised by

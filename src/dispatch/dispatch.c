@@ -4,14 +4,16 @@
  * MPI (or, while a device send to the same peer waits for its turn, behind
  * it: the ordered protocol); a device datatype is checked (backend present
  * and happy with the attributes and buffer, datatype analysable, size
- * representable, buffer large enough) and becomes a pooled operation of the
- * protocol mpiacc_proto_choose picks (src/protocol/direct.c: staged, or on
- * a direct communicator eager, IPC or pipelined per message).
+ * representable, buffer large enough) and then either goes to MPI as it is
+ * (the device protocol's fast path: one dense byte range of device memory
+ * MPI's transport takes, its dependency already met, nothing queued before
+ * it: MPI's own request) or becomes a pooled operation of the protocol
+ * mpiacc_proto_choose picks (src/protocol/choose.c: device or staged).
  */
 #include "dispatch.h"
 #include "memkind.h"
+#include "core/stats.h"
 #include "protocol/protocol.h"
-#include "protocol/direct.h"
 
 /* A datatype needs the pool: a device kind, or a host kind with an event. */
 static int wants_pool(const mpiacc_attrs_t *a)
@@ -78,15 +80,6 @@ fn_fail:
     goto fn_exit;
 }
 
-/* A CUDA or OpenCL operation on a direct communicator goes direct (host
- * datatypes, with or without an event, stay on the user's communicator);
- * MPI_PROC_NULL sends nothing anywhere. */
-static mpiacc_proto_comm_t *direct_of(const mpiacc_attrs_t *a, int peer, MPI_Comm comm)
-{
-    if (peer == MPI_PROC_NULL || (a->kind != MPIACC_KIND_CUDA && a->kind != MPIACC_KIND_OPENCL)) return NULL;
-    return mpiacc_proto_comm_lookup(comm);
-}
-
 /* A host send while device sends are deferred: with *deferred = 0 and
  * nothing done when no unissued send goes to (comm, dest); otherwise queued
  * behind them (ordered protocol; *req is a generalized request). */
@@ -116,61 +109,122 @@ fn_fail:
     goto fn_exit;
 }
 
+static int pmpi_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                      int mode, MPI_Request *req)
+{
+    switch (mode) {
+    case MPIACC_RP_SEND_SYNC: return PMPI_Issend_c(buf, count, dt, dest, tag, comm, req);
+    case MPIACC_RP_SEND_READY: return PMPI_Irsend_c(buf, count, dt, dest, tag, comm, req);
+    default: return PMPI_Isend_c(buf, count, dt, dest, tag, comm, req);
+    }
+}
+
+static int pmpi_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int mode)
+{
+    switch (mode) {
+    case MPIACC_RP_SEND_SYNC: return PMPI_Ssend_c(buf, count, dt, dest, tag, comm);
+    case MPIACC_RP_SEND_READY: return PMPI_Rsend_c(buf, count, dt, dest, tag, comm);
+    default: return PMPI_Send_c(buf, count, dt, dest, tag, comm);
+    }
+}
+
+/* What the caller of device_op asked for: the envelope, and where a call
+ * that goes to MPI as it is puts its result. */
+typedef struct call {
+    int is_send, peer, tag, mode, nonblocking;
+    MPI_Comm comm;
+    MPI_Request *req;   /* nonblocking: the application's request */
+    MPI_Status *status; /* blocking receive */
+} call_t;
+
+/* The device protocol's fast path (the speed target leaves it well under a
+ * microsecond): a dense message of device memory MPI's transport takes
+ * (choose.c: not to or from this process itself), whose dependency is met
+ * right now (be->dep_ready: one stream query, or an event recorded and
+ * queried) and, for a send, with no unissued send to the same peer queued
+ * before it, goes to MPI as it is: the application gets MPI's own request
+ * (a blocking call is MPI's blocking call), errors are MPI's own (raised by
+ * MPI), no pool operation exists.  *taken says it went; the statistics
+ * count it under MPIACC_PROTO_MPI at the call. */
+static int pass_to_mpi(const call_t *c, void *buf, const mpiacc_pack_type_t *t, MPI_Count count, MPI_Count bytes,
+                       const mpiacc_attrs_t *a, const mpiacc_backend_t *be, int *taken)
+{
+    MPI_Count start = 0;
+    int ready = 0, queued = 0;
+    char *p;
+    *taken = 0;
+    if (!mpiacc_proto_dense(t, count, &start) || !mpiacc_proto_device_ok(be, a->kind, c->is_send, c->peer, c->comm))
+        return MPI_SUCCESS;
+    if (c->is_send && !mpiacc_dispatch_no_deferred()) {
+        pthread_mutex_lock(&mpiacc_rp_pool.lock);
+        queued = mpiacc_rp_sendq_has_peer(c->comm, c->peer, NULL);
+        pthread_mutex_unlock(&mpiacc_rp_pool.lock);
+        if (queued) return MPI_SUCCESS;
+    }
+    if (be->dep_ready(a, buf, &ready) != MPI_SUCCESS || !ready) return MPI_SUCCESS;
+    *taken = 1;
+    mpiacc_core_stats_passed(a->kind, c->is_send, bytes);
+    p = (char *)buf + start;
+    if (c->is_send)
+        return c->nonblocking ? pmpi_isend(p, bytes, MPI_BYTE, c->peer, c->tag, c->comm, c->mode, c->req)
+                              : pmpi_send(p, bytes, MPI_BYTE, c->peer, c->tag, c->comm, c->mode);
+    return c->nonblocking ? PMPI_Irecv_c(p, bytes, MPI_BYTE, c->peer, c->tag, c->comm, c->req)
+                          : PMPI_Recv_c(p, bytes, MPI_BYTE, c->peer, c->tag, c->comm, c->status);
+}
+
 /* A device send or receive: the operation is set up at call time
- * (attributes, datatype analysis, dependency) and handed to the pool.
- * Empty and MPI_PROC_NULL operations go to MPI directly (an empty send
- * still keeps its place behind deferred sends to the same peer). */
-static int device_op(int is_send, void *buf, MPI_Count count, MPI_Datatype type, const mpiacc_attrs_t *a,
-                     int peer, int tag, MPI_Comm comm, int mode, MPI_Request *req)
+ * (attributes, datatype analysis, dependency) and handed to MPI as it is
+ * (pass_to_mpi: *passed, the result is MPI's) or to the pool (*r: its
+ * request).  Empty and MPI_PROC_NULL operations go to MPI directly (an
+ * empty send still keeps its place behind deferred sends to the same
+ * peer), into *r. */
+static int device_op(const call_t *c, void *buf, MPI_Count count, MPI_Datatype type, const mpiacc_attrs_t *a,
+                     MPI_Request *r, int *passed)
 {
     int mpi_errno = MPI_SUCCESS, deferred = 0;
     const mpiacc_backend_t *be = NULL;
     mpiacc_rp_op_t *op = NULL;
     mpiacc_pack_type_t *t = NULL;
-    mpiacc_proto_comm_t *dc = direct_of(a, peer, comm);
     MPI_Count bytes = 0;
 
+    *passed = 0;
     /* A failure of an earlier stream-ordered op on this communicator,
      * found after its request completed (reqpool/early.c). */
-    MPIACC_CHECK(mpiacc_rp_late_take(comm));
-    if (dc) mpiacc_proto_comm_sweep();
-    if (peer != MPI_PROC_NULL) {
+    MPIACC_CHECK(mpiacc_rp_late_take(c->comm));
+    if (c->peer != MPI_PROC_NULL) {
         MPIACC_CHECK(mpiacc_pack_type_get(type, &t));
         MPIACC_CHECK(mpiacc_dispatch_packed_bytes(t, count, &bytes));
     }
     /* An empty message accepts any buffer (MPI's rule: a NULL cl_mem or
-     * device pointer included), so the backend's buffer check is skipped;
-     * the attributes (queue, stream...) are still the backend's to check
-     * where the message travels through it (a direct communicator). */
+     * device pointer included), so the backend's buffer check is skipped. */
     if (bytes > 0) MPIACC_CHECK(mpiacc_dispatch_backend(a, buf, &be));
-    else if (dc && !(be = mpiacc_backend_get(a->kind)))
-        MPIACC_FAIL(MPIACC_ERRK_BACKEND, "%s buffers are not available: %s", mpiacc_kind_name(a->kind),
-                    mpiacc_backend_why_absent(a->kind));
     if (a->stream_order) {
         const mpiacc_backend_t *sb = be ? be : mpiacc_backend_get(a->kind);
         if (sb && !sb->order_after)
             MPIACC_FAIL(MPIACC_ERRK_ARG, "MPIACC_ORDER_STREAM on a %s datatype: it has no stream or queue to order "
                         "the completion on (CUDA and OpenCL datatypes only)", mpiacc_kind_name(a->kind));
     }
-    if (bytes == 0 && !dc) { /* on a direct communicator: an eager message */
-        if (is_send && peer != MPI_PROC_NULL)
-            MPIACC_CHECK(host_send_ordered(NULL, 0, MPI_BYTE, peer, tag, comm, mode, req, &deferred));
+    if (bytes == 0) {
+        if (c->is_send && c->peer != MPI_PROC_NULL)
+            MPIACC_CHECK(host_send_ordered(NULL, 0, MPI_BYTE, c->peer, c->tag, c->comm, c->mode, r, &deferred));
         if (!deferred)
-            MPIACC_CHECK(is_send ? PMPI_Isend_c(NULL, 0, MPI_BYTE, peer, tag, comm, req)
-                                 : PMPI_Irecv_c(NULL, 0, MPI_BYTE, peer, tag, comm, req));
+            MPIACC_CHECK(c->is_send ? PMPI_Isend_c(NULL, 0, MPI_BYTE, c->peer, c->tag, c->comm, r)
+                                    : PMPI_Irecv_c(NULL, 0, MPI_BYTE, c->peer, c->tag, c->comm, r));
         goto fn_exit;
     }
-    if (bytes > 0) MPIACC_CHECK(check_span(be, a, buf, t, count, bytes));
-    if (!(op = mpiacc_rp_op_alloc(is_send, mode, buf, count, peer, tag, comm)))
+    MPIACC_CHECK(check_span(be, a, buf, t, count, bytes));
+    mpi_errno = pass_to_mpi(c, buf, t, count, bytes, a, be, passed);
+    if (*passed) goto fn_exit; /* MPI's result, raised by MPI */
+    if (!(op = mpiacc_rp_op_alloc(c->is_send, c->mode, buf, count, c->peer, c->tag, c->comm)))
         MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for an operation");
     op->be = be;
     op->attrs = *a;
     op->type = t;
     t = NULL;
     op->bytes = bytes;
-    MPIACC_CHECK(mpiacc_proto_choose(op, dc)); /* src/protocol/direct.c */
+    mpiacc_proto_choose(op, 0, 0); /* src/protocol/choose.c */
     if (be->capture) MPIACC_CHECK(be->capture(a, buf, &op->dep));
-    mpi_errno = mpiacc_rp_submit(op, req, 0);
+    mpi_errno = mpiacc_rp_submit(op, r, 0);
     op = NULL; /* disposed of by submit on failure */
     if (mpi_errno != MPI_SUCCESS) goto fn_fail;
 fn_exit:
@@ -243,31 +297,12 @@ static int wait_on(MPI_Request *r, MPI_Status *st, MPI_Comm comm)
 {
     int err;
     MPI_Comm c;
-    int rc = mpiacc_dispatch_watch_wait(r, st, &err, &c);
+    int rc = mpiacc_rp_wait(r, st, &err, &c);
     if (rc == MPI_SUCCESS && err != MPI_SUCCESS) rc = mpiacc_err_return_comm(comm, err);
     return rc;
 }
 
 /* ---- entry points ---------------------------------------------------------- */
-
-static int pmpi_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                      int mode, MPI_Request *req)
-{
-    switch (mode) {
-    case MPIACC_RP_SEND_SYNC: return PMPI_Issend_c(buf, count, dt, dest, tag, comm, req);
-    case MPIACC_RP_SEND_READY: return PMPI_Irsend_c(buf, count, dt, dest, tag, comm, req);
-    default: return PMPI_Isend_c(buf, count, dt, dest, tag, comm, req);
-    }
-}
-
-static int pmpi_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int mode)
-{
-    switch (mode) {
-    case MPIACC_RP_SEND_SYNC: return PMPI_Ssend_c(buf, count, dt, dest, tag, comm);
-    case MPIACC_RP_SEND_READY: return PMPI_Rsend_c(buf, count, dt, dest, tag, comm);
-    default: return PMPI_Send_c(buf, count, dt, dest, tag, comm);
-    }
-}
 
 int mpiacc_dispatch_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                          int mode, int nonblocking, MPI_Request *req)
@@ -288,7 +323,12 @@ int mpiacc_dispatch_send(const void *buf, MPI_Count count, MPI_Datatype dt, int 
     MPIACC_CHECK(mpiacc_dispatch_attrs(dt, buf, comm, &a));
     if (wants_pool(&a) && mpiacc_core_disabled) MPIACC_CHECK(disabled_error(&a));
     if (wants_pool(&a)) {
-        MPIACC_CHECK(device_op(1, (void *)buf, count, dt, &a, dest, tag, comm, mode, &r));
+        const call_t c = {.is_send = 1, .peer = dest, .tag = tag, .mode = mode, .nonblocking = nonblocking,
+                          .comm = comm, .req = req};
+        int passed;
+        mpi_errno = device_op(&c, (void *)buf, count, dt, &a, &r, &passed);
+        if (passed) return mpi_errno; /* MPI's own call (and result) */
+        if (mpi_errno != MPI_SUCCESS) goto fn_fail;
     } else {
         if (!mpiacc_dispatch_no_deferred())
             MPIACC_CHECK(host_send_ordered(buf, count, dt, dest, tag, comm, mode, &r, &deferred));
@@ -325,7 +365,14 @@ int mpiacc_dispatch_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, i
     if (src == MPI_PROC_NULL || !wants_pool(&a)) /* MPI_PROC_NULL: no data moves */
         return nonblocking ? PMPI_Irecv_c(buf, count, dt, src, tag, comm, req)
                            : PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
-    MPIACC_CHECK(device_op(0, buf, count, dt, &a, src, tag, comm, MPIACC_RP_SEND_STD, &r));
+    {
+        const call_t c = {.is_send = 0, .peer = src, .tag = tag, .mode = MPIACC_RP_SEND_STD,
+                          .nonblocking = nonblocking, .comm = comm, .req = req, .status = status};
+        int passed;
+        mpi_errno = device_op(&c, buf, count, dt, &a, &r, &passed);
+        if (passed) return mpi_errno; /* MPI's own call (and result) */
+        if (mpi_errno != MPI_SUCCESS) goto fn_fail;
+    }
     if (nonblocking) *req = r;
     else return wait_on(&r, status, comm);
 fn_exit:
@@ -410,9 +457,4 @@ int mpiacc_dispatch_disabled_error(const mpiacc_attrs_t *a)
 int mpiacc_dispatch_wait(MPI_Request *r, MPI_Status *st, MPI_Comm comm)
 {
     return wait_on(r, st, comm);
-}
-
-int mpiacc_dispatch_is_direct(const mpiacc_attrs_t *a, int peer, MPI_Comm comm)
-{
-    return direct_of(a, peer, comm) != NULL;
 }

@@ -67,38 +67,6 @@ int mpiacc_dispatch_disabled_error(const mpiacc_attrs_t *a);
 /* Waits for r; an operation's error is raised on comm. */
 int mpiacc_dispatch_wait(MPI_Request *r, MPI_Status *st, MPI_Comm comm);
 
-/* watch.c: waits that watch for the direct protocol's breaches (see there).
- * mpiacc_rp_wait with the watch of a device receive on a direct
- * communicator. */
-int mpiacc_dispatch_watch_wait(MPI_Request *r, MPI_Status *st, int *op_err, MPI_Comm *comm);
-/* Before MPI's wait on n claimed requests (c[i].op NULL: not ours): while
- * one is an unmatched direct receive, test(ctx, done) in a loop (the
- * wait's MPI_Test* form), and every MPIACC_DIRECT_WARN seconds a host
- * message taken for each such receive; *done when the test completed what
- * the wait would have (else the caller waits in MPI as usual). */
-int mpiacc_dispatch_watch_claimed(int n, mpiacc_rp_claim_t *c, int (*test)(void *ctx, int *done), void *ctx,
-                                  int *done);
-/* A host wait on a direct communicator: test(ctx, done) in a loop, and
- * every MPIACC_DIRECT_WARN seconds look(lctx, found); returns once done,
- * found, or an error.  After the first MPIACC_DIRECT_WARN seconds the
- * tests are 100 us apart. */
-int mpiacc_dispatch_watch_until(int (*test)(void *ctx, int *done), void *ctx, int (*look)(void *lctx, int *found),
-                                void *lctx, int *done, int *found);
-/* A host MPI_Irecv's request on a direct communicator, recorded. */
-void mpiacc_dispatch_watch_host_irecv(MPI_Request req, int src, int tag, MPI_Comm comm);
-/* Recorded host receives (0: the completion calls skip the table). */
-extern atomic_int mpiacc_dispatch_host_watched;
-/* Before MPI's wait on n requests: those recorded leave the table; with
- * one or more, MPI_Test / MPI_Testall (mpiacc_dispatch_watch_until) until
- * they complete (*flag) or a device message one of them matches is seen
- * (then one warning per such receive; the caller waits in MPI). */
-int mpiacc_dispatch_watch_host(int n, MPI_Request reqs[], MPI_Status st[], int *flag);
-/* r completed (MPI_Test...): its record, if any, goes. */
-void mpiacc_dispatch_watch_host_done(MPI_Request r);
-/* The operation would take the direct protocol (a CUDA/OpenCL datatype on
- * a direct communicator). */
-int mpiacc_dispatch_is_direct(const mpiacc_attrs_t *a, int peer, MPI_Comm comm);
-
 /* hostcopy.c: blocking copies of a device buffer into host memory. */
 /* Device data described by (buf, count, type analysis t) packed into
  * host[0, bytes), after the call-time dependency of a (captured here);
@@ -130,10 +98,20 @@ int mpiacc_dispatch_isendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype s
 int mpiacc_dispatch_isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag, int src,
                                       int rtag, MPI_Comm comm, MPI_Request *req);
 
-/* mrecv.c: MPI_Mrecv / MPI_Imrecv of a device datatype (default
- * protocol: PMPI_Imrecv into staging, unpacked by the pool). */
+/* mrecv.c: MPI_Mrecv / MPI_Imrecv of a device datatype (PMPI_Imrecv of
+ * the message: into the user's buffer as it is, or into staging unpacked
+ * by the pool; see there). */
 int mpiacc_dispatch_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *status,
                           int nonblocking, MPI_Request *req);
+/* mrecv.c: after MPI_Mprobe / MPI_Improbe matched message m from rank
+ * `source` of comm: a message this process sent itself is noted, so that
+ * its MPI_Mrecv never hands device memory to MPI (no-op when MPI takes no
+ * device memory: one load).  mpiacc_dispatch_mprobe_forget: m received
+ * some other way (MPI_Mrecv of a host datatype). */
+void mpiacc_dispatch_mprobe_note(MPI_Message m, MPI_Comm comm, int source);
+void mpiacc_dispatch_mprobe_forget(MPI_Message m);
+/* Messages noted and not yet received (0: the lookups are skipped). */
+extern atomic_int mpiacc_dispatch_self_msgs;
 
 /* persist.c: persistent point-to-point requests with device datatypes. */
 enum { MPIACC_DISPATCH_P_SEND, MPIACC_DISPATCH_P_RECV, MPIACC_DISPATCH_P_BSEND };

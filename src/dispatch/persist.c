@@ -84,9 +84,6 @@ int mpiacc_dispatch_persist_init(int kind, int mode, const void *buf, MPI_Count 
     MPIACC_CHECK(mpiacc_dispatch_check_args(is_send, count, dt, peer, tag, comm, 1, req));
     MPIACC_CHECK(mpiacc_dispatch_attrs(dt, buf, comm, &a));
     if (mpiacc_core_disabled && mpiacc_dispatch_wants_pool(&a)) MPIACC_CHECK(mpiacc_dispatch_disabled_error(&a));
-    if (kind == MPIACC_DISPATCH_P_BSEND && mpiacc_dispatch_is_direct(&a, peer, comm))
-        MPIACC_FAIL(MPIACC_ERRK_TYPE, "MPI_Bsend_init of a %s datatype on a direct communicator is not supported",
-                    mpiacc_kind_name(a.kind));
     /* What can fail at every start is checked once here too (MPI reports
      * argument errors at the init call). */
     if (peer != MPI_PROC_NULL && mpiacc_dispatch_wants_pool(&a))

@@ -3,7 +3,7 @@
  * MPI_Isendrecv_replace when a datatype needs the pool.
  *
  * MPI_Isendrecv: the receive and the send are posted as two operations
- * (each its own protocol, direct communicators included) and joined into
+ * (each its own protocol, or MPI's own request) and joined into
  * one request (a compound: a generalized request completed from MPI's
  * progress engine once both are; its status is the receive's, its error
  * the receive's, else the send's, raised by the completion calls on the
@@ -12,8 +12,8 @@
  * (hostcopy.c; after the call-time dependency) and sent from there as
  * MPI_PACKED, so that the receive may land in the buffer whenever it
  * arrives; the receive is an ordinary device receive into the buffer.
- * A *_replace of a CUDA/OpenCL datatype on a direct communicator is
- * refused (its receivers expect the direct protocol's header).
+ * (MPICH's own MPI_Sendrecv_replace copies with the CPU: never handed
+ * device memory.)
  * MPICH's own MPI_Isendrecv(_replace) are not used with device buffers
  * (they return garbage statuses and, replace, wrong data: mpich-notes).
  */
@@ -215,10 +215,6 @@ static int replace_setup(void *buf, MPI_Count count, MPI_Datatype dt, int dest, 
     MPIACC_CHECK(mpiacc_dispatch_attrs(dt, buf, comm, &a));
     if (!mpiacc_dispatch_wants_pool(&a)) goto fn_exit;
     if (mpiacc_core_disabled) MPIACC_CHECK(mpiacc_dispatch_disabled_error(&a));
-    if (mpiacc_dispatch_is_direct(&a, dest, comm) || mpiacc_dispatch_is_direct(&a, src, comm))
-        MPIACC_FAIL(MPIACC_ERRK_TYPE, "MPI_Sendrecv_replace/MPI_Isendrecv_replace of a %s datatype on a direct "
-                                      "communicator is not supported (use MPI_Sendrecv with two buffers)",
-                    mpiacc_kind_name(a.kind));
     MPIACC_CHECK(mpiacc_dispatch_pack_to_host(&a, buf, count, dt, be, host, bytes));
 fn_exit:
     return mpi_errno;

@@ -22,7 +22,6 @@
  * inactive persistent request: MPI returns at once with an empty status.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "interpose.h"
 
@@ -82,76 +81,17 @@ static int in_status(const claims_t *cl, int nout, const int *idx, MPI_Status st
     return mpi_in_status ? rc : mpiacc_err_return_comm(MPI_COMM_NULL, MPI_ERR_IN_STATUS);
 }
 
-/* Whether a host MPI_Irecv on a direct communicator is recorded (src/dispatch/watch.c). */
-static int host_watched(void)
-{
-    return atomic_load_explicit(&mpiacc_dispatch_host_watched, memory_order_relaxed) != 0;
-}
-
-/* Around a call that may complete some of n requests while host receives
- * are recorded: the records of those it completed go (a handle MPI
- * reuses must not look like a recorded receive). */
-#define HOST_SEEN_LOCAL 16
-typedef struct host_seen {
-    MPI_Request *was, local[HOST_SEEN_LOCAL];
-    int n;
-} host_seen_t;
-
-static void host_seen_begin(host_seen_t *h, int n, const MPI_Request reqs[])
-{
-    h->n = 0;
-    h->was = n <= HOST_SEEN_LOCAL ? h->local : malloc((size_t)n * sizeof *h->was);
-    if (!h->was) return;
-    memcpy(h->was, reqs, (size_t)n * sizeof *h->was);
-    h->n = n;
-}
-
-static void host_seen_end(host_seen_t *h, const MPI_Request reqs[])
-{
-    for (int i = 0; i < h->n; i++)
-        if (h->was[i] != reqs[i]) mpiacc_dispatch_watch_host_done(h->was[i]);
-    if (h->was && h->was != h->local) free(h->was);
-}
-
-#define HOST_SEEN(n_, reqs_, call_)                                                \
-    do {                                                                           \
-        if (host_watched() && (n_) > 0 && (reqs_)) {                               \
-            host_seen_t h_;                                                        \
-            int rc_;                                                               \
-            host_seen_begin(&h_, (n_), (reqs_));                                   \
-            rc_ = call_;                                                           \
-            host_seen_end(&h_, (reqs_));                                           \
-            return rc_;                                                            \
-        }                                                                          \
-    } while (0)
-
 static int impl_wait(MPI_Request *r, MPI_Status *st)
 {
-    int rc, err, flag = 0;
+    int rc, err;
     MPI_Comm comm;
-    if (r && host_watched()) { /* a host receive on a direct communicator: watched, then MPI's wait */
-        rc = mpiacc_dispatch_watch_host(1, r, st, &flag);
-        if (rc != MPI_SUCCESS || flag) return rc;
-    }
     if (mpiacc_rp_none_live() || !r) return PMPI_Wait(r, st);
-    rc = mpiacc_dispatch_watch_wait(r, st, &err, &comm);
+    rc = mpiacc_rp_wait(r, st, &err, &comm);
     if (rc == MPI_SUCCESS && err != MPI_SUCCESS) rc = mpiacc_err_return_comm(comm, err);
     return rc;
 }
 
-static int impl_test_1(MPI_Request *r, int *flag, MPI_Status *st);
 static int impl_test(MPI_Request *r, int *flag, MPI_Status *st)
-{
-    MPI_Request was;
-    int rc;
-    if (!r || !host_watched()) return impl_test_1(r, flag, st);
-    was = *r;
-    rc = impl_test_1(r, flag, st);
-    if (rc == MPI_SUCCESS && *flag) mpiacc_dispatch_watch_host_done(was);
-    return rc;
-}
-
-static int impl_test_1(MPI_Request *r, int *flag, MPI_Status *st)
 {
     mpiacc_rp_claim_t c;
     int rc;
@@ -174,66 +114,19 @@ static int impl_request_get_status(MPI_Request r, int *flag, MPI_Status *st)
     return rc;
 }
 
-/* The MPI_Test* form of a multiple wait, for the direct protocol's watch
- * (src/dispatch/watch.c: a device receive still unmatched after
- * MPIACC_DIRECT_WARN takes a host message). */
-typedef struct waitset {
-    int n;
-    MPI_Request *reqs;
-    MPI_Status *st;
-    int *idx, *nout;
-} waitset_t;
-
-static int test_all(void *ctx, int *done)
-{
-    waitset_t *w = ctx;
-    return PMPI_Testall(w->n, w->reqs, done, w->st);
-}
-
-static int test_any(void *ctx, int *done)
-{
-    waitset_t *w = ctx;
-    return PMPI_Testany(w->n, w->reqs, w->idx, done, w->st);
-}
-
-static int test_some(void *ctx, int *done)
-{
-    waitset_t *w = ctx;
-    int rc = PMPI_Testsome(w->n, w->reqs, w->nout, w->idx, w->st);
-    *done = *w->nout != 0; /* MPI_UNDEFINED: none active, as MPI_Waitsome returns */
-    return rc;
-}
-
-static int impl_waitany_1(int n, MPI_Request reqs[], int *idx, MPI_Status *st);
 static int impl_waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
-{
-    HOST_SEEN(n, reqs, impl_waitany_1(n, reqs, idx, st));
-    return impl_waitany_1(n, reqs, idx, st);
-}
-
-static int impl_waitany_1(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
 {
     claims_t cl;
     int rc;
-    waitset_t w = {n, reqs, st, idx, NULL};
-    int done = 0;
     if (mpiacc_rp_none_live() || n <= 0 || !reqs || !claims_take(&cl, n, reqs)) return PMPI_Waitany(n, reqs, idx, st);
-    rc = mpiacc_dispatch_watch_claimed(n, cl.c, test_any, &w, &done);
-    if (rc == MPI_SUCCESS && !done) rc = PMPI_Waitany(n, reqs, idx, st);
+    rc = PMPI_Waitany(n, reqs, idx, st);
     if (rc == MPI_SUCCESS && idx && *idx >= 0 && *idx < n && claim_error(&cl, *idx) != MPI_SUCCESS)
         rc = mpiacc_err_return_comm(MPI_COMM_NULL, claim_error(&cl, *idx));
     claims_give(&cl);
     return rc;
 }
 
-static int impl_testany_1(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st);
 static int impl_testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
-{
-    HOST_SEEN(n, reqs, impl_testany_1(n, reqs, idx, flag, st));
-    return impl_testany_1(n, reqs, idx, flag, st);
-}
-
-static int impl_testany_1(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
 {
     claims_t cl;
     int rc;
@@ -246,35 +139,18 @@ static int impl_testany_1(int n, MPI_Request reqs[], int *idx, int *flag, MPI_St
     return rc;
 }
 
-/* Watched (src/dispatch/watch.c): host receives on direct communicators
- * (a warning), device receives on them (a host message taken). */
 static int impl_waitall(int n, MPI_Request reqs[], MPI_Status st[])
 {
     claims_t cl;
-    int rc = MPI_SUCCESS, flag = 0, host = n > 0 && reqs && host_watched();
-    int ours = !mpiacc_rp_none_live() && n > 0 && reqs && claims_take(&cl, n, reqs);
-    if (!ours && !host) return PMPI_Waitall(n, reqs, st);
-    if (host) rc = mpiacc_dispatch_watch_host(n, reqs, st, &flag);
-    if (ours && rc == MPI_SUCCESS && !flag) {
-        waitset_t w = {n, reqs, st, NULL, NULL};
-        rc = mpiacc_dispatch_watch_claimed(n, cl.c, test_all, &w, &flag);
-    }
-    if (rc == MPI_SUCCESS && !flag) rc = PMPI_Waitall(n, reqs, st);
-    if (ours) {
-        rc = in_status(&cl, n, NULL, st, rc);
-        claims_give(&cl);
-    }
+    int rc;
+    if (mpiacc_rp_none_live() || n <= 0 || !reqs || !claims_take(&cl, n, reqs)) return PMPI_Waitall(n, reqs, st);
+    rc = PMPI_Waitall(n, reqs, st);
+    rc = in_status(&cl, n, NULL, st, rc);
+    claims_give(&cl);
     return rc;
 }
 
-static int impl_testall_1(int n, MPI_Request reqs[], int *flag, MPI_Status st[]);
 static int impl_testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[])
-{
-    HOST_SEEN(n, reqs, impl_testall_1(n, reqs, flag, st));
-    return impl_testall_1(n, reqs, flag, st);
-}
-
-static int impl_testall_1(int n, MPI_Request reqs[], int *flag, MPI_Status st[])
 {
     claims_t cl;
     int rc;
@@ -285,36 +161,19 @@ static int impl_testall_1(int n, MPI_Request reqs[], int *flag, MPI_Status st[])
     return rc;
 }
 
-static int impl_waitsome_1(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[]);
 static int impl_waitsome(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
-{
-    HOST_SEEN(n, reqs, impl_waitsome_1(n, reqs, nout, idx, st));
-    return impl_waitsome_1(n, reqs, nout, idx, st);
-}
-
-static int impl_waitsome_1(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
 {
     claims_t cl;
     int rc;
-    waitset_t w = {n, reqs, st, idx, nout};
-    int done = 0;
     if (mpiacc_rp_none_live() || n <= 0 || !reqs || !claims_take(&cl, n, reqs))
         return PMPI_Waitsome(n, reqs, nout, idx, st);
-    rc = mpiacc_dispatch_watch_claimed(n, cl.c, test_some, &w, &done);
-    if (rc == MPI_SUCCESS && !done) rc = PMPI_Waitsome(n, reqs, nout, idx, st);
+    rc = PMPI_Waitsome(n, reqs, nout, idx, st);
     rc = in_status(&cl, nout && *nout != MPI_UNDEFINED ? *nout : 0, idx, st, rc);
     claims_give(&cl);
     return rc;
 }
 
-static int impl_testsome_1(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[]);
 static int impl_testsome(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
-{
-    HOST_SEEN(n, reqs, impl_testsome_1(n, reqs, nout, idx, st));
-    return impl_testsome_1(n, reqs, nout, idx, st);
-}
-
-static int impl_testsome_1(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
 {
     claims_t cl;
     int rc;

@@ -10,9 +10,9 @@
 
 #include "interpose.h"
 #include "core/env.h"
+#include "engine/engine.h"
 #include "pack/pack.h"
 #include "protocol/protocol.h"
-#include "protocol/direct_comm.h"
 
 _Static_assert(MPIACC_KIND_MAX <= MPIACC_PACK_NSLOTS, "a backend's data slot is its kind");
 
@@ -56,6 +56,9 @@ static int start_modules(void)
         [MPIACC_KIND_OPENCL] = mpiacc_opencl_backend(),
     };
     MPIACC_CHECK(mpiacc_err_init());
+    /* Collective over MPI_COMM_WORLD, first, so that nothing before it can
+     * fail on one process only: does MPI's transport take device memory? */
+    MPIACC_CHECK(mpiacc_engine_mpi.probe());
     MPIACC_CHECK(mpiacc_attrs_init());
     MPIACC_CHECK(mpiacc_pack_init());
     /* Backends start lazily (backend.c), unless asked for now. */
@@ -64,7 +67,6 @@ static int start_modules(void)
     MPIACC_CHECK(mpiacc_dispatch_memkind_init()); /* MPIACC_UVA=1 starts the CUDA backend */
     MPIACC_CHECK(mpiacc_proto_init());
     MPIACC_CHECK(mpiacc_rp_init());
-    MPIACC_CHECK(mpiacc_proto_comm_init());
     mpiacc_coll_init();
     mpiacc_core_initialized = 1;
     MPIACC_LOG(MPIACC_LOG_INFO, "mpiacc %d.%d initialised (thread level %d)", MPIACC_VERSION_MAJOR,
@@ -124,13 +126,13 @@ MPIACC_INTERPOSE_EXPORT int MPI_Finalize(void)
      * abandoned (reported); MPI_Finalize itself always goes ahead. */
     mpiacc_rp_finalize(&rep);
     mpiacc_interpose_stats_summary();
-    mpiacc_proto_comm_finalize();
     mpiacc_coll_finalize();
     mpiacc_proto_finalize();
     mpiacc_dispatch_memkind_finalize();
     MPIACC_LOG(MPIACC_LOG_DEBUG, "finalize: request pool released");
     unregister_slots();
     mpiacc_backends_finalize(rep.busy_kinds);
+    mpiacc_engine_mpi.finalize();
     mpiacc_pack_finalize();
     mpiacc_attrs_finalize();
     mpiacc_err_finalize();

@@ -16,7 +16,6 @@
 
 #include "coll/coll.h"
 #include "dispatch/dispatch.h"
-#include "protocol/direct_comm.h"
 #include "dispatch/memkind.h"
 
 /* Marks the MPI_* entry points (the library is built with hidden
@@ -35,31 +34,6 @@ static inline int mpiacc_interpose_send_fast(MPI_Datatype dt)
 
 /* stats.c: the per-rank summary MPI_Finalize logs (MPIACC_LOG=info). */
 void mpiacc_interpose_stats_summary(void);
-
-/* probe.c: MPI_Mrecv / MPI_Imrecv (req != NULL) of a message handle that
- * mpiacc's MPI_Mprobe / MPI_Improbe returned for a device message on a
- * direct communicator: *handled = 1 and the receive done (or started),
- * *message set to MPI_MESSAGE_NULL, errors through the communicator's
- * handler; otherwise *handled = 0 and nothing is done. */
-int mpiacc_interpose_direct_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *message,
-                                  MPI_Status *status, MPI_Request *req, int *handled);
-
-/* No communicator was ever made direct (one relaxed atomic load): a host
- * receive is MPI's own. */
-static inline int mpiacc_interpose_plain_comms(void)
-{
-    return !atomic_load_explicit(&mpiacc_proto_comm_any, memory_order_relaxed);
-}
-/* probe.c: a blocking host receive (MPI_Recv) once some communicator is
- * direct: on a direct one, MPI's receive, watched for a suspected breach
- * (MPIACC_DIRECT_WARN). */
-int mpiacc_interpose_host_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-                               MPI_Status *status);
-/* probe.c: a host MPI_Irecv once some communicator is direct: MPI's, and
- * on a direct one recorded for the completion calls' watch
- * (src/dispatch/watch.c). */
-int mpiacc_interpose_host_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-                                MPI_Request *req);
 
 /* An untagged datatype whose buffer is host memory for sure: not while the
  * pointer-query mode or a memory-kind assertion may make it device memory

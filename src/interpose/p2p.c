@@ -95,40 +95,28 @@ MPIACC_INTERPOSE_EXPORT int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_D
 MPIACC_INTERPOSE_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                                      MPI_Status *status)
 {
-    if (mpiacc_interpose_untagged(dt)) {
-        if (mpiacc_interpose_plain_comms()) return PMPI_Recv(buf, count, dt, src, tag, comm, status);
-        return mpiacc_interpose_host_recv(buf, count, dt, src, tag, comm, status);
-    }
+    if (mpiacc_interpose_untagged(dt)) return PMPI_Recv(buf, count, dt, src, tag, comm, status);
     return mpiacc_dispatch_recv(buf, count, dt, src, tag, comm, status, 0, NULL);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                                        MPI_Status *status)
 {
-    if (mpiacc_interpose_untagged(dt)) {
-        if (mpiacc_interpose_plain_comms()) return PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
-        return mpiacc_interpose_host_recv(buf, count, dt, src, tag, comm, status);
-    }
+    if (mpiacc_interpose_untagged(dt)) return PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
     return mpiacc_dispatch_recv(buf, count, dt, src, tag, comm, status, 0, NULL);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                                       MPI_Request *req)
 {
-    if (mpiacc_interpose_untagged(dt)) {
-        if (mpiacc_interpose_plain_comms()) return PMPI_Irecv(buf, count, dt, src, tag, comm, req);
-        return mpiacc_interpose_host_irecv(buf, count, dt, src, tag, comm, req);
-    }
+    if (mpiacc_interpose_untagged(dt)) return PMPI_Irecv(buf, count, dt, src, tag, comm, req);
     return mpiacc_dispatch_recv(buf, count, dt, src, tag, comm, NULL, 1, req);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
                                         MPI_Comm comm, MPI_Request *req)
 {
-    if (mpiacc_interpose_untagged(dt)) {
-        if (mpiacc_interpose_plain_comms()) return PMPI_Irecv_c(buf, count, dt, src, tag, comm, req);
-        return mpiacc_interpose_host_irecv(buf, count, dt, src, tag, comm, req);
-    }
+    if (mpiacc_interpose_untagged(dt)) return PMPI_Irecv_c(buf, count, dt, src, tag, comm, req);
     return mpiacc_dispatch_recv(buf, count, dt, src, tag, comm, NULL, 1, req);
 }
 

@@ -106,9 +106,6 @@ MPIACC_INTERPOSE_EXPORT int MPI_Startall(int n, MPI_Request reqs[])
 MPIACC_INTERPOSE_EXPORT int MPI_Request_free(MPI_Request *req)
 {
     int ours, rc;
-    /* a recorded host receive on a direct communicator (src/dispatch/watch.c) */
-    if (req && atomic_load_explicit(&mpiacc_dispatch_host_watched, memory_order_relaxed))
-        mpiacc_dispatch_watch_host_done(*req);
     if (none_persistent()) return PMPI_Request_free(req);
     rc = mpiacc_dispatch_persist_free(req, &ours);
     return ours ? rc : PMPI_Request_free(req);

@@ -57,6 +57,5 @@ const mpiacc_proto_t mpiacc_proto_mrecv = {
     .advance = advance,
     .issue = issue,
     .received = received,
-    .fills_on_truncate = 1,
     .release = release,
 };

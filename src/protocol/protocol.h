@@ -4,7 +4,7 @@
  * op; the generic state machine (src/reqpool/op.c) calls it for the
  * protocol-specific steps.  Adding a protocol: a new file here with its
  * table, its states in reqpool.h and op.c's comment block, and its place
- * in the one choice function (direct.c, `choose`).
+ * in the one choice function (choose.c, mpiacc_proto_choose).
  */
 #ifndef MPIACC_PROTOCOL_H_INCLUDED
 #define MPIACC_PROTOCOL_H_INCLUDED
@@ -22,15 +22,33 @@ extern const mpiacc_proto_t mpiacc_proto_mrecv;
  * peer; sends the user's datatype when its turn comes. */
 extern const mpiacc_proto_t mpiacc_proto_ordered;
 
-struct mpiacc_proto_comm;
-/* direct.c: THE protocol choice, the dispatcher's call for a device op (set
- * up, not submitted): staged when dc is NULL; on direct communicator dc
- * (its state) the op becomes one of the direct protocol's (per-op state,
- * a reference on dc, the hidden communicator) and gets its protocol: a
- * send's by size, backend and peer (eager, IPC or pipelined), a receive's
- * from its first message (it starts as the direct receive).  On failure
- * op->proto may be set: mpiacc_rp_discard releases what was made. */
-int mpiacc_proto_choose(mpiacc_rp_op_t *op, struct mpiacc_proto_comm *dc);
+/* device.c: the device protocol — the message handed to MPI as device
+ * memory (the user's bytes when dense, else packed on the device into
+ * device staging; receives through device staging), for the kinds MPI's
+ * transport takes (src/engine).  _mrecv: the receive of a matched message
+ * (PMPI_Imrecv; op->pstate holds the MPI_Message * until start). */
+extern const mpiacc_proto_t mpiacc_proto_device;
+extern const mpiacc_proto_t mpiacc_proto_device_mrecv;
+
+/* choose.c: THE protocol choice of a device operation (set up, not
+ * submitted; the dispatcher's one call): op->proto becomes the device
+ * protocol where MPI takes the kind's device memory and the message cannot
+ * be this process's to itself, else the staged one.  matched: a receive of
+ * a message MPI_Mprobe / MPI_Improbe matched (op->peer is then
+ * MPI_ANY_SOURCE and from_self says whether this process sent it). */
+void mpiacc_proto_choose(mpiacc_rp_op_t *op, int matched, int from_self);
+/* Whether device memory of `kind` (backend be) may go to MPI as it is for
+ * a message to (is_send) or from peer on comm: the engine takes the kind,
+ * be has device staging, and the message cannot be from this process to
+ * itself (a send to its own rank; a receive from it or MPI_ANY_SOURCE on
+ * an intracommunicator). */
+int mpiacc_proto_device_ok(const mpiacc_backend_t *be, int kind, int is_send, int peer, MPI_Comm comm);
+/* The first half of that: the engine takes the kind and be has device
+ * staging (a matched receive knows its sender otherwise). */
+int mpiacc_proto_device_takes(const mpiacc_backend_t *be, int kind);
+/* Whether count elements of t are one dense byte range; *start: the
+ * offset of its first byte from the buffer. */
+int mpiacc_proto_dense(const mpiacc_pack_type_t *t, MPI_Count count, MPI_Count *start);
 
 /* staging.c: host staging memory, one pool per buffer kind, allocated by
  * that kind's backend (host_alloc: pinned where it helps). */
@@ -47,11 +65,15 @@ void mpiacc_proto_staging_stats(int kind, mpiacc_util_pool_stats_t *out);
  * backend's op->dep tested, and released once done; a chaining backend's
  * passed to every pack/unpack).  *ready stays as it was while not done. */
 int mpiacc_proto_dep_test(mpiacc_rp_op_t *op, int *ready);
+/* The same test made on the host whatever the backend (the device
+ * protocol's dense send waits for its dependency before MPI reads the
+ * user's bytes): *ready once op->dep is done (then released). */
+int mpiacc_proto_dep_test_host(mpiacc_rp_op_t *op, int *ready);
 /* After the dependency (*ready, tested here while 0): the pack (send) or
- * unpack (receive) of packed bytes [0, n) between op's buffer and host
- * enqueued into op->xfer: PACKING / UNPACKING; DEP_PENDING while the
- * dependency is not done. */
-int mpiacc_proto_xfer_after_dep(mpiacc_rp_op_t *op, int *ready, void *host, MPI_Count n);
+ * unpack (receive) of packed bytes [0, n) between op's buffer and staging
+ * (host memory, or device staging when on_device) enqueued into op->xfer:
+ * PACKING / UNPACKING; DEP_PENDING while the dependency is not done. */
+int mpiacc_proto_xfer_after_dep(mpiacc_rp_op_t *op, int *ready, void *host, int on_device, MPI_Count n);
 /* Whether the pack/unpack handle *xfer is done (then released, *xfer
  * NULL); a failed one counts as done, and its error is returned. */
 int mpiacc_proto_xfer_done(mpiacc_rp_op_t *op, void **xfer, int *done);

@@ -20,7 +20,7 @@ static int prepare(mpiacc_rp_op_t *op)
 static int after_dep(mpiacc_rp_op_t *op)
 {
     int ready = 0; /* op->dep is NULL once released: tested again at no cost */
-    return mpiacc_proto_xfer_after_dep(op, &ready, op->staging, op->bytes);
+    return mpiacc_proto_xfer_after_dep(op, &ready, op->staging, 0, op->bytes);
 }
 
 static int start(mpiacc_rp_op_t *op)
@@ -31,12 +31,11 @@ static int start(mpiacc_rp_op_t *op)
     } else {
         /* The whole staging buffer receives: a message longer than the
          * receive but not than the staging arrives without an MPI error
-         * (no error handler called inside mpiacc's progress), and the
-         * machine (op.c) reports the truncation after unpacking the bytes
-         * that fit.  A longer one is truncated by MPI itself, which raises
-         * it on the communicator there; the staging still receives more
-         * bytes than the receive holds, so the truncation is reported
-         * whatever that handler did. */
+         * (no error handler called inside mpiacc's progress), and
+         * received() reports the truncation after unpacking the bytes that
+         * fit.  A longer one is truncated by MPI itself, which raises it on
+         * the communicator there, and the op fails with MPI's error,
+         * delivering nothing (op.c). */
         MPIACC_CHECK(PMPI_Irecv_c(op->staging, mpiacc_proto_staging_capacity(op->staging_class), MPI_PACKED,
                                   op->peer, op->tag, op->comm, &op->inner));
         mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
@@ -104,6 +103,5 @@ const mpiacc_proto_t mpiacc_proto_staged = {
     .advance = advance,
     .issue = issue,
     .received = received,
-    .fills_on_truncate = 1,
     .release = release,
 };

@@ -1,8 +1,8 @@
 /*
  * protocol/steps.c: steps several protocols take the same way — the data
- * dependency, the pack / unpack between the user's buffer and host bytes
- * behind it, and the test of a pack / unpack handle (staged.c, eager.c,
- * pipeline.c, ipc.c).  States: src/reqpool/op.c.
+ * dependency, the pack / unpack between the user's buffer and staging
+ * (host, or the device protocol's device staging) behind it, and the test
+ * of a pack / unpack handle (staged.c, device.c).  States: src/reqpool/op.c.
  */
 #include "protocol.h"
 
@@ -22,11 +22,27 @@ fn_fail:
     goto fn_exit;
 }
 
-int mpiacc_proto_xfer_after_dep(mpiacc_rp_op_t *op, int *ready, void *host, MPI_Count n)
+int mpiacc_proto_dep_test_host(mpiacc_rp_op_t *op, int *ready)
+{
+    int mpi_errno = MPI_SUCCESS, done = 1;
+    if (op->dep) {
+        MPIACC_CHECK(op->be->test(op->dep, &done));
+        if (!done) goto fn_exit;
+        op->be->release(op->dep);
+        op->dep = NULL;
+    }
+    *ready = 1;
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+int mpiacc_proto_xfer_after_dep(mpiacc_rp_op_t *op, int *ready, void *host, int on_device, MPI_Count n)
 {
     int mpi_errno = MPI_SUCCESS;
     mpiacc_xfer_desc_t d = {.buf = op->buf, .type = op->type, .count = op->count, .first = 0, .last = n,
-                            .host = host};
+                            .host = host, .host_on_device = on_device};
 
     if (!*ready) MPIACC_CHECK(mpiacc_proto_dep_test(op, ready));
     if (!*ready) {

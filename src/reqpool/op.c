@@ -35,86 +35,35 @@
  *   NEW --(PMPI_Imrecv of the message into staging, at call time)---> IN_FLIGHT
  *   then as a staged receive (same states and arrows)
  *
- *  Direct protocol (a CUDA or OpenCL operation on a direct communicator;
- *  src/protocol/direct.c chooses per message; every message of it travels
- *  on the communicator's hidden data communicator and the process-wide
- *  ctl communicator, protocol/wire.h)
- *   Send, eager (packed bytes <= the eager limit; empty ones too) [eager]
- *    NEW / DEP_PENDING / PACKING --> READY as staged (pack into staging
- *        behind mpiacc's header; an empty message goes NEW --> READY)
- *    NEW / DEP_PENDING / PACKING --(the pack or its dependency failed:
- *        the message becomes an ABORT carrying the error)-----------> READY
- *    READY --[generic](issue: header + bytes on data, the user's tag
- *        and send mode)-----------------------------------------------> IN_FLIGHT
- *    IN_FLIGHT --[generic]--> DONE, or ERROR after an ABORT
- *   Send, pipelined (no IPC) [pipelined]
- *    NEW --(RTS_PIPE written: it needs no data)-----------------------> READY
- *    READY --[generic: the send queue](issue: RTS_PIPE on data; the
- *        op leaves the queue; FIN receive posted on ctl)---------------> STREAMING
- *    STREAMING: chunks through a ring of staging slots: pack of chunk
- *        k+1 on the device while chunk k is in MPI (ctl), in order; a
- *        failure sends an ABORT in place of the next chunk and stops
- *    STREAMING --(RTS and every chunk (or the ABORT) sent)-------------> WAIT_FIN
- *    WAIT_FIN --(FIN: the receiver's result)--> DONE, or ERROR with the
- *        receiver's failure (or the sender's own)
- *   Send, IPC (same node, the backend exports the buffer) [IPC]
- *    NEW --(prepare, at call time: export_buf, an event recorded behind
- *        the dependency; RTS_IPC written)------------------------------> READY
- *        (an export refused in prepare: the op is an eager or pipelined
- *        send from the start, as its size says)
- *    READY --[generic](issue: RTS_IPC on data, a BLOB on ctl when the
- *        datatype blob does not fit; FIN receive posted)--------------> WAIT_FIN
- *    WAIT_FIN --(FIN, and the RTS / BLOB sends complete)--> DONE / ERROR
- *        (the receiver's failure); export_release
- *    WAIT_FIN --(CTS_PIPE: the receiver cannot import; export
- *        released)---------------------------------------------------> STREAMING
- *        (then as pipelined)
- *   Receive [direct receive, then the protocol its first message names]
- *    NEW --(PMPI_Irecv of the first message on data, the user's source
- *        and tag, into staging of header + max(min(capacity, eager
- *        limit), inline RTS size), posted at call time; or the first
- *        message a probe already took, protocol/direct_probe.c)-------> IN_FLIGHT
- *    IN_FLIGHT --[generic: complete, then received():]
- *      EAGER: as a staged receive (DEP_PENDING / UNPACKING --> DONE) of
- *        min(sent, capacity) bytes; longer than the capacity: ERROR
- *        MPI_ERR_TRUNCATE after the part that fits; nothing to unpack
- *        (empty, or a receive of 0 bytes): --> DONE / ERROR at once.  An
- *        eager message longer than the first receive is truncated by MPI
- *        itself: see the truncation path below
- *      ABORT: --> ERROR with the sender's failure
- *      RTS_PIPE -----------------------------------------------------> STREAMING
- *      RTS_IPC, this side can import (same kind, IPC) ---------------> COPYING
- *      RTS_IPC, another kind / no IPC: CTS_PIPE sent ----------------> STREAMING
- *    STREAMING: chunk receives posted into a ring of staging slots, in
- *        order; chunk k unpacked while chunk k+1 arrives; every chunk is
- *        received, only what fits is unpacked; a failure unpacks no more
- *        but still drains; an ABORT cancels the receives posted beyond it
- *    STREAMING --(all chunks (or the ABORT) in, every unpack done:
- *        FIN with this side's failure sent on ctl)--------------------> CLOSING
- *    COPYING: the BLOB received first when it travels apart, and the
- *        dependency; then import_copy: the sender's layout to this one,
- *        GPU-side after the sender's event
- *    COPYING --(the copy done, or failed, or the dependency failed: FIN
- *        with this side's failure sent on ctl)-------------------------> CLOSING
- *    COPYING --(import_copy refused at call time: CTS_PIPE)----------> STREAMING
- *    CLOSING --(FIN sent)--> DONE, or ERROR (failure, MPI_ERR_TRUNCATE)
- *    IN_FLIGHT --(a breach mended, protocol/direct_breach.c: a wait of the
- *        application (MPI_Recv, MPI_Wait[all|any|some]) found the first
- *        message's receive still unmatched after MPIACC_DIRECT_WARN and a
- *        host message it matches on the user's communicator; that receive
- *        cancelled, the host message taken by PMPI_Improbe and received
- *        into staging by PMPI_Imrecv)------------------------------> IN_FLIGHT
- *        then a staged (matched) receive (its states and arrows); the host
- *        message gone meanwhile: the first message's receive is posted
- *        again (IN_FLIGHT --> IN_FLIGHT, still the direct receive)
- *   A protocol records a failure of its own steps (op->error) and keeps
- *   talking to its peer, which hears of it (ABORT / FIN); the op then
- *   completes with it, so both requests complete with an error (an eager
- *   send completes once MPI has its bytes: a receiver's failure is the
- *   receive's alone).  A failed MPI call or staging allocation of the
- *   protocol ends this side's op at once (generic ERROR below).
- *   MPI_Cancel acts on the first message's receive (IN_FLIGHT) only.
- *   MPI_PROC_NULL sends nothing (MPI's own request).
+ *  Device protocol (src/protocol/device.c; chosen by protocol/choose.c
+ *  where MPI's transport takes the kind's device memory, src/engine, and
+ *  the message cannot be from this process to itself).  MPI carries
+ *  MPI_Pack's bytes as MPI_BYTE, in device memory.  A dense message whose
+ *  dependency is met at the call never becomes an op: the dispatcher hands
+ *  it to MPI as it is (MPI's own request; counted in MPIACC_PROTO_MPI).
+ *   Send, one dense byte range, not stream-ordered [device]
+ *    NEW --(dependency met: tested on the host, whatever the backend)--> READY
+ *    NEW --(dependency pending)---------------------------------------> DEP_PENDING
+ *    DEP_PENDING --(dependency met)-----------------------------------> READY
+ *    READY --[generic](no earlier unissued send to the same (comm,
+ *        dest); issue: PMPI_Isend of the user's bytes in the op's send
+ *        mode)--------------------------------------------------------> IN_FLIGHT
+ *    IN_FLIGHT --[generic](MPIX_Request_is_complete)------------------> DONE
+ *   Send, any other layout, or stream-ordered [device]: as staged, into
+ *   device staging on the buffer's device (pack kernels on the device)
+ *    NEW / DEP_PENDING --> PACKING --> READY --> IN_FLIGHT --> DONE with
+ *        the staged send's arrows (issue: PMPI_Isend of the staging)
+ *   Receive, and a matched receive (MPI_Mrecv / MPI_Imrecv,
+ *   mpiacc_proto_device_mrecv) [device]: as a staged receive, into device
+ *   staging one byte larger than the receive
+ *    NEW --(PMPI_Irecv / PMPI_Imrecv into device staging, at call time,
+ *        so receives are posted in call order)-------------------------> IN_FLIGHT
+ *    IN_FLIGHT --> (DEP_PENDING -->) UNPACKING --> DONE as staged (the
+ *        unpack on the device, from device staging)
+ *   Truncation as staged (below); MPI_Cancel as any receive.
+ *   Messages to this process itself, receives from MPI_ANY_SOURCE on an
+ *   intracommunicator and matched messages this process sent take the
+ *   staged protocol (MPI crashes on device memory to oneself).
  *
  *  Nonblocking collective (MPI_Ibcast & co., src/coll) [collective]: a
  *  list of device parts to pack into host staging, the PMPI nonblocking
@@ -183,16 +132,16 @@
  *       operation's communicator in MPI_Wait/MPI_Test and the blocking
  *       calls): the completion calls claim mpiacc's requests (complete.c)
  *       and the query callback hands the error to the claim.
- *   receive IN_FLIGHT --(message longer than the receive), for a
- *       protocol with fills_on_truncate (staged): the inner receive got
- *       more bytes than op->bytes (the protocol's room may be larger) or
- *       MPI truncated it (the room filled; received() then sees
- *       op->bytes + 1)--> the bytes that fit go on as received
- *       (UNPACKING...), then --> ERROR with MPI_ERR_TRUNCATE once they are
- *       unpacked, as MPI fills a host buffer with the part that fits.
- *       Without fills_on_truncate (the direct receive's first message),
- *       MPI's truncation --> ERROR at once: nothing written, the status
- *       names the message (source, tag) with 0 bytes.
+ *   receive IN_FLIGHT --(message longer than the receive but not than
+ *       the protocol's staging, which is larger: the inner receive got more
+ *       bytes than op->bytes; staged and device protocols)--> the bytes
+ *       that fit go on as received (UNPACKING...), then --> ERROR with
+ *       MPI_ERR_TRUNCATE once they are unpacked, as MPI fills a host buffer
+ *       with the part that fits.
+ *   receive IN_FLIGHT --(message longer than the staging: MPI truncated
+ *       the inner receive)--> ERROR at once with MPI's error: nothing
+ *       delivered (MPICH's UCX netmod leaves a truncated buffer undefined),
+ *       the status names the message (source, tag) with 0 bytes.
  *   receive IN_FLIGHT --(MPI_Cancel: PMPI_Cancel of the inner receive, which
  *       then completes cancelled)--> CANCELLED: status says cancelled.
  *       MPI_Cancel in any later state, on sends and on collectives, does
@@ -205,20 +154,17 @@
  *  error completes as usual) while the op goes on in the pool, detached.
  *  Each device transfer is first ordered before the user's later stream /
  *  queue work (mpiacc_rp_order_after, be->order_after).
- *   PACKING --(staged / eager send: the pack enqueued)------------> EARLY
- *   UNPACKING --(staged / eager receive: the unpack enqueued)-----> EARLY
- *   STREAMING --(pipelined receive: every chunk landed, every unpack
- *       enqueued; chunks beyond the ring wait for earlier unpacks)---> EARLY
- *   STREAMING --(pipelined send: the last chunk's pack enqueued; packs
- *       beyond the ring wait for earlier chunks to be sent)------------> EARLY
- *   COPYING --(IPC receive: import_copy enqueued)-----------------> EARLY
+ *   PACKING --(staged / device send: the pack (device: the copy
+ *       into device staging, also of a dense buffer) enqueued)-------> EARLY
+ *   UNPACKING --(staged / device receive: the unpack enqueued)----> EARLY
  *   A detached op then takes its usual arrows to DONE or ERROR; a
  *   detached ERROR is logged and kept for the application's communicator
  *   (early.c): the next device call there fails with it.  Its memory goes
- *   when both the pool and MPI (the request freed) are done with it.
- *   IPC sends never take EARLY (the receiver reads the data in place until
- *   its FIN).  MPI_Finalize drains detached ops like pending ones
- *   (abandoned ones: ERROR, as above).
+ *   when both the pool and MPI (the request freed) are done with it.  A
+ *   send never completes early while MPI still reads the user's buffer
+ *   (the device protocol copies a stream-ordered dense send to staging).
+ *   MPI_Finalize drains detached ops like pending ones (abandoned ones:
+ *   ERROR, as above).
  *
  * Entering DONE/ERROR/CANCELLED: the op leaves the pool's lists, releases
  * its handles, protocol resources and type reference, then
@@ -228,7 +174,7 @@
  * A new protocol adds its states to the enum in reqpool.h and its arrows
  * here; sends that go through READY keep the send-ordering queue for free
  * (issue may move the op to a state of its own once its first message is
- * posted, as the direct protocol's do).
+ * posted).
  *
  * Locking.  One mutex (mpiacc_rp_pool.lock) guards the pool's lists and
  * every op in them.  Application threads take it in the MPI calls and may
@@ -249,7 +195,7 @@ _Static_assert(MPIACC_RP_T_ERROR >= MPIACC_RP_NSTATES && MPIACC_RP_T_CANCEL >= M
                "the pseudo-targets must not collide with a state");
 
 atomic_long mpiacc_rp_transitions[MPIACC_RP_NSTATES][MPIACC_RP_NTARGETS];
-_Static_assert(MPIACC_RP_NSTATES == 12, "a new state needs its name in mpiacc_rp_state_name");
+_Static_assert(MPIACC_RP_NSTATES == 9, "a new state needs its name in mpiacc_rp_state_name");
 
 const char *mpiacc_rp_state_name(int s)
 {
@@ -257,9 +203,8 @@ const char *mpiacc_rp_state_name(int s)
         [MPIACC_RP_NEW] = "NEW",           [MPIACC_RP_DEP_PENDING] = "DEP_PENDING",
         [MPIACC_RP_PACKING] = "PACKING",   [MPIACC_RP_READY] = "READY",
         [MPIACC_RP_IN_FLIGHT] = "IN_FLIGHT", [MPIACC_RP_UNPACKING] = "UNPACKING",
-        [MPIACC_RP_DONE] = "DONE",         [MPIACC_RP_STREAMING] = "STREAMING",
-        [MPIACC_RP_WAIT_FIN] = "WAIT_FIN", [MPIACC_RP_COPYING] = "COPYING",
-        [MPIACC_RP_CLOSING] = "CLOSING",   [MPIACC_RP_EXCHANGING] = "EXCHANGING",
+        [MPIACC_RP_DONE] = "DONE",         [MPIACC_RP_COPYING] = "COPYING",
+        [MPIACC_RP_EXCHANGING] = "EXCHANGING",
         [MPIACC_RP_T_ERROR] = "ERROR",     [MPIACC_RP_T_CANCEL] = "CANCELLED",
         [MPIACC_RP_T_EARLY] = "EARLY",
     };
@@ -272,14 +217,14 @@ static const char *transition_word(const mpiacc_rp_op_t *op, int to)
     switch (to) {
     case MPIACC_RP_DEP_PENDING: return "waiting on the host for the data dependency";
     case MPIACC_RP_PACKING: return "pack dispatched";
-    case MPIACC_RP_READY: return op->state == MPIACC_RP_NEW ? "queued behind earlier sends" : "packed";
+    case MPIACC_RP_READY:
+        return op->state == MPIACC_RP_NEW         ? "queued behind earlier sends"
+               : op->state == MPIACC_RP_PACKING ? "packed"
+                                                  : "dependency met";
     case MPIACC_RP_IN_FLIGHT: return op->is_send ? "sent" : "receive posted";
     case MPIACC_RP_UNPACKING: return "received, unpack dispatched";
-    case MPIACC_RP_STREAMING: return op->is_send ? "streaming chunks" : "receiving chunks";
-    case MPIACC_RP_WAIT_FIN: return "waiting for the receiver's answer";
-    case MPIACC_RP_COPYING: return op->is_coll ? "device work enqueued" : "copying from the sender's memory";
+    case MPIACC_RP_COPYING: return "device work enqueued";
     case MPIACC_RP_EXCHANGING: return "exchanging records with the other processes";
-    case MPIACC_RP_CLOSING: return "sending FIN";
     case MPIACC_RP_DONE: return "completed";
     case MPIACC_RP_T_ERROR: return "failed";
     case MPIACC_RP_T_CANCEL: return "cancelled";
@@ -406,13 +351,11 @@ static int in_flight(mpiacc_rp_op_t *op, int *mpi_errno)
         return 1;
     }
     if (*mpi_errno != MPI_SUCCESS && mpiacc_err_class(*mpi_errno) == MPI_ERR_TRUNCATE) {
-        /* the status names the message even so */
+        /* the status names the message even so; what MPI left in the
+         * staging is not delivered (MPICH's UCX netmod writes nothing into
+         * a truncated receive's buffer) */
         op->st_source = st.MPI_SOURCE;
         op->st_tag = st.MPI_TAG;
-        if (op->proto->fills_on_truncate) {
-            *mpi_errno = MPI_SUCCESS; /* the receive buffer filled: the protocol truncates */
-            n = op->bytes + 1;
-        }
     } else if (*mpi_errno == MPI_SUCCESS) {
         PMPI_Get_count_c(&st, MPI_BYTE, &n);
     }

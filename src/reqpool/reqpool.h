@@ -31,12 +31,8 @@ typedef enum {
     MPIACC_RP_IN_FLIGHT,   /* PMPI request active (send or receive)            */
     MPIACC_RP_UNPACKING,   /* receive: unpack from staging enqueued            */
     MPIACC_RP_DONE,        /* generalized request completed (op being freed)   */
-    /* direct protocol (src/protocol/direct.c, eager.c, pipeline.c, ipc.c) */
-    MPIACC_RP_STREAMING,   /* pipelined: chunks being packed/sent or received/unpacked */
-    MPIACC_RP_WAIT_FIN,    /* send: all sent, waiting for the receiver's answer */
-    MPIACC_RP_COPYING,     /* receive: IPC copy from the sender's memory enqueued */
-    MPIACC_RP_CLOSING,     /* receive: FIN to the sender being sent             */
     /* on-device collectives (src/coll/ipc_nb.c) */
+    MPIACC_RP_COPYING,     /* collective: reads of the peers' memory enqueued   */
     MPIACC_RP_EXCHANGING,  /* collective: records or a phase's flags being gathered on `data` */
     MPIACC_RP_NSTATES
 } mpiacc_rp_state_t;
@@ -80,14 +76,10 @@ typedef struct mpiacc_proto {
     /* Receive IN_FLIGHT: the inner receive completed (op->bytes holds the
      * received count, op->st_* its status); sets *complete when the op is
      * finished, else moves it on.  The protocol compares the count with
-     * what the receive holds (truncation is its call). */
+     * what the receive holds (truncation is its call).  A message longer
+     * than the inner receive's buffer (MPI's truncation) never gets here:
+     * the op fails with MPI's error, nothing delivered. */
     int (*received)(struct mpiacc_rp_op *op, int *complete);
-    /* Non-zero: when MPI truncates the inner receive (the message was
-     * longer than its buffer), the buffer holds the bytes that fit and
-     * received() is called with op->bytes one more than they (the
-     * protocol then delivers what fits and fails with MPI_ERR_TRUNCATE);
-     * zero: the op fails with MPI's error. */
-    int fills_on_truncate;
     /* Frees what the protocol holds (staging, datatype copies); may be
      * called on a partly set-up op; idempotent. */
     void (*release)(struct mpiacc_rp_op *op);
@@ -118,6 +110,9 @@ typedef struct mpiacc_rp_op {
     /* protocol data */
     void *staging;
     int staging_class;
+    void *staging_tok; /* device staging's token (device protocol: be->dev_staging_put) */
+    MPI_Count staging_cap; /* bytes the device staging holds (device protocol) */
+    void *send_from;   /* device protocol: a dense send's first byte in the user's buffer (NULL: staging) */
     MPI_Datatype host_type; /* a host send's datatype (a dup)           */
     /* matching */
     int peer, tag;
@@ -125,7 +120,7 @@ typedef struct mpiacc_rp_op {
     MPI_Comm user_comm; /* the application's: errors, claims (never changes) */
     MPI_Request inner; /* the PMPI request                                   */
     MPI_Request greq;  /* the application's generalized request            */
-    void *pstate; /* the protocol's own per-operation state (direct protocol) */
+    void *pstate; /* the protocol's own per-operation state (a matched receive's message; collectives) */
     /* result; a protocol may set error before the op completes: the op then
      * completes with it (after the protocol finished talking to its peer) */
     int error;
@@ -240,8 +235,7 @@ void mpiacc_rp_discard(mpiacc_rp_op_t *op);
 /* Counts and takes a transition (to: a state or MPIACC_RP_T_*). */
 void mpiacc_rp_move(mpiacc_rp_op_t *op, int to);
 /* Lock held: op (in the pool, not complete) fails with error now (ERROR),
- * as a failed step of its own would (an application call's step on it:
- * src/protocol/direct_breach.c). */
+ * as a failed step of its own would (an application call's step on it). */
 void mpiacc_rp_fail(mpiacc_rp_op_t *op, int error);
 /* PMPI_Isend / Issend / Irsend (op->mode) to op's peer into op->inner. */
 int mpiacc_rp_isend(mpiacc_rp_op_t *op, const void *buf, MPI_Count n, MPI_Datatype t);

@@ -14,7 +14,10 @@
  *      are returned by the call itself, with MPI's class, through the
  *      communicator's handler, and name no internal call.
  *   3  a truncated receive fills the part that fits, as MPICH does for
- *      host buffers, and completes with MPI_ERR_TRUNCATE.
+ *      host buffers, and completes with MPI_ERR_TRUNCATE.  Where the
+ *      device message went to MPI as device memory (src/engine: the CUDA
+ *      program sets ec_trunc_undefined), MPI leaves the buffer's contents
+ *      undefined (UCX writes nothing): only the error class is checked.
  *   5  MPI_PROC_NULL with a tagged datatype behaves as in MPICH.
  *
  * Two ranks: rank 0 receives into its device buffer, rank 1 sends host
@@ -44,6 +47,8 @@ typedef struct ec_dev {
 } ec_dev_t;
 
 static const ec_dev_t *ec;
+/* Set by a program whose receives went to MPI as device memory (item 3). */
+static int ec_trunc_undefined;
 static int ec_rank;
 static MPI_Comm ec_comm;
 
@@ -436,7 +441,7 @@ static void ec_trunc_fill(int n, int stride, int tag)
     assert_int_equal(ec_class(MPI_Wait(&r, MPI_STATUS_IGNORE)), MPI_ERR_TRUNCATE);
     ec->read(b, span * sizeof(int), got);
     ec_values(want, 2 * n, 30 + tag);
-    for (size_t i = 0; i < span; i++) {
+    for (size_t i = 0; i < span && !ec_trunc_undefined; i++) {
         int expect = stride > 1 ? (i % (size_t)stride == 0 ? want[i / (size_t)stride] : -1) : want[i];
         if (got[i] != expect) fail_msg("int %zu of %zu: %d, expected %d", i, span, got[i], expect);
     }

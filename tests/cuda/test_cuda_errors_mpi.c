@@ -3,6 +3,7 @@
  * picks the group; skipped without a CUDA device. */
 #include "cu_p2p.h"
 #include "err_cases.h"
+#include "engine/engine.h"
 
 static void *cuda_alloc(size_t bytes, const int *init)
 {
@@ -38,6 +39,8 @@ int main(int argc, char **argv)
 {
     int failed;
     cu_init(&argc, &argv, MPI_THREAD_SINGLE, 2);
+    /* Device messages to MPI: a truncated receive's bytes are MPI's (item 3). */
+    ec_trunc_undefined = mpiacc_engine_mpi.takes(MPIACC_KIND_CUDA);
     failed = ec_run(argc, argv, &cuda_dev);
     return cu_fini(failed);
 }

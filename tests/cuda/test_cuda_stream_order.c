@@ -2,31 +2,36 @@
  * test_cuda_stream_order: stream-ordered completion (MPIACC_ORDER =
  * MPIACC_ORDER_STREAM) on CUDA buffers, 2 ranks (one GPU each, or both on
  * one).  The user stream is held by a gate kernel (p2p_kernels.h), so
- * mpiacc's unpack / pack / IPC copy cannot run; assertions are about order:
+ * mpiacc's unpack / pack / copy into staging cannot run; assertions are
+ * about order.  Device-to-device messages take the device protocol where
+ * MPI's transport takes CUDA memory (src/engine; the held stream sends them
+ * through device staging), else the staged protocol: the same assertions
+ * hold for both.
  *
- *  recv_staged        MPI_COMM_WORLD: MPI_Wait returns while the stream is
- *                     held; the buffer still holds the old bytes (read on
- *                     another stream); once the gate opens, a copy enqueued
- *                     on the same stream sees the message; so does another
- *                     stream after cudaStreamSynchronize of the first
- *  recv_direct_small  the same on a direct communicator, eager (512 B)
- *                     or IPC; every case's buffers are set with cu_put,
- *                     which waits for its pageable copy to land
- *  recv_direct_held_sender  the same, the sender's data written by a gated
+ *  recv_staged        MPI_COMM_WORLD, a host sender: MPI_Wait returns while
+ *                     the stream is held; the buffer still holds the old
+ *                     bytes (read on another stream); once the gate opens,
+ *                     a copy enqueued on the same stream sees the message;
+ *                     so does another stream after cudaStreamSynchronize of
+ *                     the first
+ *  recv_dev_small     the same, a device sender (512 B), on a communicator
+ *                     with the mpiacc_direct info key (no different for
+ *                     point-to-point any more); every case's buffers are
+ *                     set with cu_put, which waits for its pageable copy
+ *  recv_dev_held_sender  the same, the sender's data written by a gated
  *                     kernel on its MPIACC_STREAM, opened after the send
  *                     call: both sides' dependencies are honoured
- *  recv_direct_large  the same, 768 KiB: IPC (the import copy), or with
- *                     MPIACC_IPC=0 (case noipc) pipelined in 3 chunks
+ *  recv_dev_large     the same, 768 KiB
  *  recv_default_stream no MPIACC_STREAM: ordered on the legacy default
  *                     stream (the gate kernel runs there)
  *  recv_host_order    MPIACC_ORDER_HOST: MPI_Wait waits for the unpack
- *  send_staged        MPI_Wait on a staged send returns while its pack is
- *                     held; a kernel overwriting the buffer enqueued after it
- *                     does not change what the receiver gets
- *  send_direct_small  the same, eager on the direct communicator
- *  send_direct_large  768 KiB on the direct communicator: IPC keeps host
- *                     order (no completion while held); with MPIACC_IPC=0
- *                     pipelined in 3 chunks, in stream order
+ *  send_staged        MPI_Wait on a send to a host receive returns while
+ *                     its pack (device protocol: the copy of the dense
+ *                     buffer into device staging) is held; a kernel
+ *                     overwriting the buffer enqueued after it does not
+ *                     change what the receiver gets
+ *  send_dev_small     the same to a device receive
+ *  send_dev_large     the same, 768 KiB
  * Every early completion is counted in mpiacc_rp_transitions (the
  * pseudo-target MPIACC_RP_T_EARLY, src/reqpool/op.c).  Skipped ("SKIPPED:")
  * without a GPU; gated cases skipped under compute-sanitizer.
@@ -42,7 +47,6 @@ enum { TAG = 41, TAG_TOKEN = 42 };
 static MPI_Comm dcomm;
 static cu_gate_t gate;
 static unsigned char *dA, *dB, *dS, *h1, *h2;
-static int noipc;
 
 static long early_total(void)
 {
@@ -80,7 +84,7 @@ static int wait_within(MPI_Request *r, MPI_Status *st, double secs)
 /* Rank 1 receives n bytes of pattern(seed) from rank 0 on c with
  * MPIACC_ORDER_STREAM while its stream (s; NULL: the legacy default
  * stream, no MPIACC_STREAM) is held; rank 0 sends from host memory (world)
- * or device memory (direct; held_sender: written by a kernel on cu_us,
+ * or device memory (dcomm; held_sender: written by a kernel on cu_us,
  * held until after the send call). */
 static void recv_case_x(MPI_Comm c, int n, cudaStream_t s, int with_stream, unsigned seed, int held_sender,
                         const char *what)
@@ -160,11 +164,11 @@ static void recv_case(MPI_Comm c, int n, cudaStream_t s, int with_stream, unsign
 }
 
 static void recv_staged(void **state) { recv_case(MPI_COMM_WORLD, LARGE, cu_us, CU_STREAM, 11, "recv_staged"); }
-static void recv_direct_small(void **state) { recv_case(dcomm, SMALL, cu_us, CU_STREAM, 12, "recv_direct_small"); }
-static void recv_direct_large(void **state) { recv_case(dcomm, LARGE, cu_us, CU_STREAM, 13, "recv_direct_large"); }
-static void recv_direct_held_sender(void **state)
+static void recv_dev_small(void **state) { recv_case(dcomm, SMALL, cu_us, CU_STREAM, 12, "recv_dev_small"); }
+static void recv_dev_large(void **state) { recv_case(dcomm, LARGE, cu_us, CU_STREAM, 13, "recv_dev_large"); }
+static void recv_dev_held_sender(void **state)
 {
-    recv_case_x(dcomm, SMALL, cu_us, CU_STREAM, 16, 1, "recv_direct_held_sender");
+    recv_case_x(dcomm, SMALL, cu_us, CU_STREAM, 16, 1, "recv_dev_held_sender");
 }
 static void recv_default_stream(void **state)
 {
@@ -215,7 +219,7 @@ static void send_case(MPI_Comm c, int n, unsigned seed, int host_order, const ch
         cu_gate_close(&gate);
         CU_CK(cu_k_gate_fill(cu_us, gate.d, dA, n, seed, TMO));
         MPI_CK(MPI_Isend(dA, 1, t, 1, TAG, c, &r));
-        if (host_order) { /* IPC: completes on the receiver's FIN, after its copy */
+        if (host_order) { /* synchronous-mode-like cases: no early completion */
             if (cu_completes_early(&r, 0.3, what)) bad++;
         } else if (!wait_within(&r, MPI_STATUS_IGNORE, 10.0)) {
             CU_BAD(bad, "%s: MPI_Wait did not return while the pack was held", what);
@@ -244,13 +248,12 @@ static void send_case(MPI_Comm c, int n, unsigned seed, int host_order, const ch
 }
 
 static void send_staged(void **state) { send_case(MPI_COMM_WORLD, LARGE, 21, 0, "send_staged"); }
-static void send_direct_small(void **state) { send_case(dcomm, SMALL, 22, 0, "send_direct_small"); }
-/* IPC: host order; MPIACC_IPC=0: pipelined, 3 chunks, in stream order */
-static void send_direct_large(void **state) { send_case(dcomm, LARGE, 23, !noipc, "send_direct_large"); }
+static void send_dev_small(void **state) { send_case(dcomm, SMALL, 22, 0, "send_dev_small"); }
+static void send_dev_large(void **state) { send_case(dcomm, LARGE, 23, 0, "send_dev_large"); }
 
 /* Every path once, ungated (host order), in both directions, so that
- * nothing is set up for the first time (modules, staging, temporaries,
- * IPC mappings) while a stream is held by a gate. */
+ * nothing is set up for the first time (modules, staging, temporaries)
+ * while a stream is held by a gate. */
 static void warm_up(void)
 {
     for (int dir = 0; dir < 2; dir++)
@@ -269,16 +272,14 @@ static void warm_up(void)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(recv_staged),         cmocka_unit_test(recv_direct_small),
-        cmocka_unit_test(recv_direct_large),   cmocka_unit_test(recv_direct_held_sender),
+        cmocka_unit_test(recv_staged),         cmocka_unit_test(recv_dev_small),
+        cmocka_unit_test(recv_dev_large),      cmocka_unit_test(recv_dev_held_sender),
         cmocka_unit_test(recv_default_stream),
         cmocka_unit_test(recv_host_order),     cmocka_unit_test(send_staged),
-        cmocka_unit_test(send_direct_small),   cmocka_unit_test(send_direct_large),
+        cmocka_unit_test(send_dev_small),      cmocka_unit_test(send_dev_large),
     };
     int failed;
     MPI_Info info;
-    const char *ipc = getenv("MPIACC_IPC");
-    noipc = ipc && strcmp(ipc, "0") == 0;
     cu_init(&argc, &argv, MPI_THREAD_SINGLE, 2);
     if (cu_size != 2) mpiacc_test_skip_all("needs exactly 2 MPI processes");
     CU_CK(cudaSetDevice(cu_rank % cu_ndev));
@@ -298,7 +299,6 @@ int main(int argc, char **argv)
     MPI_Info_free(&info);
     MPI_Comm_set_errhandler(dcomm, MPI_ERRORS_RETURN);
     warm_up();
-    if (cu_rank == 0) printf("direct large messages: %s\n", noipc ? "pipelined (MPIACC_IPC=0)" : "IPC");
     failed = MPIACC_TEST_RUN("cuda_stream_order", tests, NULL, NULL);
     MPI_Comm_free(&dcomm);
     cu_gate_free(&gate);

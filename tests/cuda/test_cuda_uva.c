@@ -2,8 +2,8 @@
  * test_cuda_uva: unmodified "CUDA-aware MPI" usage through MPIACC_UVA=1
  * (issue 22): untagged datatypes (MPI_BYTE, a vector of MPI_INT) on
  * cudaMalloc, cudaMallocManaged and cudaMallocHost buffers, 2 ranks (device
- * node-local rank % device count).  Run with MPIACC_UVA=1 (CTest sets it;
- * the _direct case adds MPIACC_DIRECT=1).  Skipped without a CUDA device.
+ * node-local rank % device count).  Run with MPIACC_UVA=1 (CTest sets it).
+ * Skipped without a CUDA device.
  *
  *  support        MPIX_Query_cuda_support() = 1; MPI_COMM_WORLD's
  *                 mpi_memory_alloc_kinds lists cuda:device/host/managed
@@ -17,8 +17,6 @@
  *  asserted       a communicator with mpi_assert_memory_alloc_kinds =
  *                 "cuda:device": device buffers, no query
  *  refused        MPI_Put from an untagged device buffer: MPI_ERR_TYPE
- * With MPIACC_DIRECT=1 (a direct MPI_COMM_WORLD asserts device-to-device
- * messages) the pairs with a host side are left out.
  */
 #include "cu_p2p.h"
 #include "test_kernels.h"
@@ -143,12 +141,8 @@ static void run_pairs(const int (*pairs)[2], int npairs, MPI_Comm comm, const ch
     int bad = 0;
     unsigned seed = 1;
     cu_watchdog(what, 120);
-    const char *direct = getenv("MPIACC_DIRECT");
     for (int p = 0; p < npairs; p++)
         for (int nb = 0; nb < 2; nb++) {
-            /* A direct communicator asserts device-to-device messages only. */
-            if (direct && !strcmp(direct, "1") && (pairs[p][0] >= MEM_PINNED || pairs[p][1] >= MEM_PINNED))
-                continue;
             bad += one(pairs[p][0], pairs[p][1], MPI_BYTE, NB, nb, comm, seed++);
             bad += one(pairs[p][0], pairs[p][1], vec, 1, nb, comm, seed++);
         }

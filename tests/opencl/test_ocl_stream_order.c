@@ -4,18 +4,18 @@
  * buffers, 2 ranks, PoCL in CI.  The receive's (or send's) queue is held
  * back by a user event (a marker waiting for it), so mpiacc's unpack (pack)
  * cannot run; every assertion is about order, never about durations:
- *  - receive, staged (MPI_COMM_WORLD) and on a direct communicator (eager,
- *    also with the sender's data written behind a gate on its queue,
- *    and pipelined): MPI_Wait returns while the queue is held, the buffer
+ *  - receive, staged (MPI_COMM_WORLD, and a communicator with the
+ *    mpiacc_direct info key, which point-to-point ignores; also with the
+ *    sender's data written behind a gate on its queue): MPI_Wait returns
+ *    while the queue is held, the buffer
  *    still holds the old bytes (read through another queue), and once the
  *    gate opens a read enqueued on the same queue sees the message, as does
  *    another queue after clFinish of the first; MPIACC_ORDER_HOST keeps
  *    waiting; the status is complete;
- *  - send, staged, eager and pipelined (3 chunks): MPI_Wait returns while
- *    the pack is held, and a kernel overwriting the buffer enqueued after
- *    it on the queue does not change what the receiver gets; a pipelined
- *    send longer than the ring and a synchronous-mode send do not complete
- *    while it is held (documented);
+ *  - send, staged (both communicators): MPI_Wait returns while the pack is
+ *    held, and a kernel overwriting the buffer enqueued after it on the
+ *    queue does not change what the receiver gets; a synchronous-mode send
+ *    does not complete while it is held (documented);
  *  - MPI_Waitall / MPI_Waitany, MPI_Cancel before the message came;
  *  - an out-of-order queue (no dependency; the barrier orders later reads);
  *  - MPI_Wait in a second thread, MPI_Request_free before completion;
@@ -38,11 +38,11 @@
 #include "attrs/attrs.h"
 #include "reqpool/reqpool.h"
 
-#define N 4096 /* ints: 16 KiB, pipelined (17 chunks) on the direct communicator (MPIACC_EAGER_MAX=2K) */
-#define M 64   /* ints: eager */
+#define N 4096 /* ints: 16 KiB */
+#define M 64   /* ints */
 enum { TAG = 31, TAG_TOKEN = 32, TAG_NEVER = 33 };
 static int rank, peer;
-static MPI_Comm dcomm; /* direct */
+static MPI_Comm dcomm; /* with the mpiacc_direct info key: no different for point-to-point */
 
 static long tr(int from, int to) { return atomic_load(&mpiacc_rp_transitions[from][to]); }
 
@@ -205,11 +205,6 @@ static void recv_staged(void **state) { recv_stream_case(MPI_COMM_WORLD, N, 100,
 static void recv_eager(void **state) { recv_stream_case(dcomm, M, 200, MPIACC_RP_UNPACKING); }
 /* both sides held: the sender's pack waits for its queue, the receiver's unpack for its own */
 static void recv_eager_held_sender(void **state) { recv_stream_x(dcomm, M, 250, MPIACC_RP_UNPACKING, 1); }
-/* 3 chunks of 1000 bytes: they fit the ring of staging slots (4), so
- * every unpack is enqueued while the queue is held (a longer message's
- * later chunks wait for earlier unpacks: include/mpiacc.h) */
-#define P 750
-static void recv_pipelined(void **state) { recv_stream_case(dcomm, P, 300, MPIACC_RP_STREAMING); }
 
 /* MPIACC_ORDER_HOST (and no attribute): today's completion. */
 static void recv_host_order(void **state)
@@ -386,8 +381,7 @@ static void threads_and_free(void **state)
 /* ---- sends -------------------------------------------------------------------- */
 
 /* The data (7) are written by a kernel held back on the queue; the send
- * completes (stream order: staged / eager / pipelined within the ring) or
- * not (a pipelined message longer than the ring, synchronous mode) while
+ * completes (stream order) or not (synchronous mode) while
  * it is held; a kernel writing 99 enqueued after
  * the completion call must not change what the receiver gets. */
 static void send_case(MPI_Comm c, int n, int sync, int expect_early, int early_from)
@@ -438,12 +432,7 @@ static void send_case(MPI_Comm c, int n, int sync, int expect_early, int early_f
 
 static void send_staged(void **state) { send_case(MPI_COMM_WORLD, N, 0, 1, MPIACC_RP_PACKING); }
 static void send_eager(void **state) { send_case(dcomm, M, 0, 1, MPIACC_RP_PACKING); }
-/* pipelined, 3 chunks: every pack enqueued at once (STREAMING --> EARLY);
- * 17 chunks: the packs beyond the ring wait for earlier chunks to be sent,
- * which wait for the held packs: no completion while held, early once the
- * gate opened (the last pack enqueued before the FIN) */
-static void send_pipelined(void **state) { send_case(dcomm, P, 0, 1, MPIACC_RP_STREAMING); }
-static void send_pipelined_long(void **state) { send_case(dcomm, N, 0, 2, MPIACC_RP_STREAMING); }
+static void send_long(void **state) { send_case(dcomm, N, 0, 1, MPIACC_RP_PACKING); }
 static void send_sync_host(void **state) { send_case(MPI_COMM_WORLD, N, 1, 0, MPIACC_RP_PACKING); }
 
 /* ---- errors ------------------------------------------------------------------- */
@@ -621,11 +610,10 @@ static int finalize_background(int abandon)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(recv_staged),    cmocka_unit_test(recv_eager),          cmocka_unit_test(recv_pipelined),
+        cmocka_unit_test(recv_staged),    cmocka_unit_test(recv_eager),
         cmocka_unit_test(recv_eager_held_sender),
         cmocka_unit_test(recv_host_order), cmocka_unit_test(completion_calls),   cmocka_unit_test(cancel_before),
-        cmocka_unit_test(send_staged),    cmocka_unit_test(send_eager),          cmocka_unit_test(send_pipelined),
-        cmocka_unit_test(send_pipelined_long),
+        cmocka_unit_test(send_staged),    cmocka_unit_test(send_eager),          cmocka_unit_test(send_long),
         cmocka_unit_test(send_sync_host), cmocka_unit_test(late_error),          cmocka_unit_test(arguments),
         cmocka_unit_test(recv_out_of_order_queue), cmocka_unit_test(threads_and_free),
     };

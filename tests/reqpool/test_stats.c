@@ -27,8 +27,8 @@ static void fixed_columns(void **state)
 {
     MPIACC_Stats s = {.size = sizeof s};
     static const struct { int col; const char *name; } cols[] = {
-        {MPIACC_PROTO_STAGED, "staged"}, {MPIACC_PROTO_ORDERED, "ordered"}, {MPIACC_PROTO_EAGER, "eager"},
-        {MPIACC_PROTO_PIPELINED, "pipelined"}, {MPIACC_PROTO_IPC, "IPC"}, {MPIACC_PROTO_COLL, "coll"}};
+        {MPIACC_PROTO_STAGED, "staged"}, {MPIACC_PROTO_ORDERED, "ordered"}, {MPIACC_PROTO_DEVICE, "device"},
+        {MPIACC_PROTO_MPI, "MPI"}, {MPIACC_PROTO_COLL, "coll"}};
     assert_true(MPIACC_PROTO_NFIXED <= MPIACC_STATS_PROTOCOLS);
     assert_int_equal(MPIACC_Get_stats(&s), MPI_SUCCESS);
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) assert_string_equal(s.protocol[cols[i].col], cols[i].name);

@@ -31,9 +31,8 @@ static void test_defaults(void **state)
     assert_int_equal(mpiacc_env_bool("MPIACC_EAGER_INIT"), 0);
     assert_int_equal(mpiacc_env_bool("MPIACC_DIRECT"), 0);
     assert_int_equal(mpiacc_env_bool("MPIACC_IPC"), 1);
-    assert_int_equal(mpiacc_env_size("MPIACC_EAGER_MAX"), 65536);
-    assert_int_equal(mpiacc_env_size("MPIACC_IPC_MIN"), 0);
-    assert_int_equal(mpiacc_env_size("MPIACC_PIPELINE_CHUNK"), 1 << 20);
+    assert_int_equal(mpiacc_env_enum("MPIACC_TRANSPORT"), 0); /* auto */
+    assert_int_equal(mpiacc_env_size("MPIACC_COLL_ONE_SHOT_MAX"), 8 << 20);
     assert_int_equal(mpiacc_env_int("MPIACC_IPC_CACHE"), 64);
     assert_int_equal(mpiacc_env_enum("MPIACC_CUDA_PACK"), 0);
     assert_int_equal(mpiacc_env_bool("MPIACC_CUDA_GENERIC"), 0);
@@ -82,8 +81,10 @@ static void test_unknown(void)
     assert_int_equal(unknown("MPIACC_log"), 1);
     assert_non_null(strstr(warnings, "MPIACC_log is not an mpiacc variable and is ignored: did you mean MPIACC_LOG? "
                                      "(names are upper case)"));
-    assert_int_equal(unknown("mpiacc_eager_max"), 1);
-    assert_non_null(strstr(warnings, "did you mean MPIACC_EAGER_MAX?"));
+    assert_int_equal(unknown("mpiacc_eager_init"), 1);
+    assert_non_null(strstr(warnings, "did you mean MPIACC_EAGER_INIT?"));
+    assert_int_equal(unknown("MPIACC_EAGER_MAX"), 1);
+    assert_non_null(strstr(warnings, "MPIACC_EAGER_MAX is set but no longer read: the direct protocol is gone"));
     assert_int_equal(unknown("MPIACC_ZZZZZZZZZZZZZZZZZZ"), 1);
     assert_non_null(strstr(warnings, "MPIACC_ZZZZZZZZZZZZZZZZZZ is not an mpiacc variable and is ignored (the closest is"));
     assert_int_equal(unknown("MPIACC_OCL_CHECK_RELEASED"), 1);
@@ -109,8 +110,8 @@ static void test_values(void **state)
     assert_int_equal(mpiacc_env_bool("MPIACC_IPC"), 0);         /* "False" */
     assert_int_equal(mpiacc_env_enum("MPIACC_LOG"), MPIACC_LOG_WARN); /* "Warn" */
     assert_int_equal(mpiacc_env_enum("MPIACC_CUDA_PACK"), 3);   /* "memcpy2d" */
-    assert_int_equal(mpiacc_env_size("MPIACC_EAGER_MAX"), 4096); /* "4K" */
-    assert_int_equal(mpiacc_env_size("MPIACC_PIPELINE_CHUNK"), 2 << 20); /* "2m" */
+    assert_int_equal(mpiacc_env_size("MPIACC_COLL_ONE_SHOT_MAX"), 4096); /* "4K" */
+    assert_int_equal(mpiacc_env_enum("MPIACC_TRANSPORT"), 1);            /* "Staged" */
     assert_int_equal(mpiacc_env_enum("MPIACC_OCL_RECT"), 2);    /* "ALWAYS" */
     /* bad values: the default, one warning each naming the accepted values */
     assert_int_equal(mpiacc_env_bool("MPIACC_CUDA_GENERIC"), 0); /* "maybe" */
@@ -125,7 +126,7 @@ static void test_values(void **state)
     assert_int_equal(warned("MPIACC_IPC_CACHE"), 1);
     assert_non_null(strstr(warnings, "stream|query|event|flag"));
     assert_non_null(strstr(warnings, "1/0, true/false, yes/no, on/off"));
-    assert_int_equal(warned("MPIACC_DISABLE") + warned("MPIACC_EAGER_MAX") + warned("MPIACC_LOG"), 0);
+    assert_int_equal(warned("MPIACC_DISABLE") + warned("MPIACC_COLL_ONE_SHOT_MAX") + warned("MPIACC_LOG"), 0);
     for (int i = 0; i < mpiacc_env_count(); i++) {
         mpiacc_env_desc_t d;
         mpiacc_env_info(i, &d);
@@ -166,12 +167,13 @@ int main(int argc, char **argv)
     static const char *const set[][2] = {
         {"MPIACC_DISABLE", "no"},         {"MPIACC_EAGER_INIT", "YES"},    {"MPIACC_DIRECT", "On"},
         {"MPIACC_IPC", "False"},          {"MPIACC_LOG", "Warn"},          {"MPIACC_CUDA_PACK", "memcpy2d"},
-        {"MPIACC_EAGER_MAX", "4K"},       {"MPIACC_PIPELINE_CHUNK", "2m"}, {"MPIACC_OCL_RECT", "ALWAYS"},
+        {"MPIACC_COLL_ONE_SHOT_MAX", "4K"}, {"MPIACC_TRANSPORT", "Staged"}, {"MPIACC_OCL_RECT", "ALWAYS"},
         {"MPIACC_CUDA_GENERIC", "maybe"}, {"MPIACC_CUDA_SYNC", "fast"},    {"MPIACC_OCL_RECT_MIN", "12x"},
         {"MPIACC_IPC_CACHE", "-3"},
         /* names mpiacc does not read: one warning each naming the closest
          * variable, except the tests', benchmarks' and scripts' own */
-        {"MPIACC_LOGG", "info"},          {"MPIACC_log", "debug"},         {"mpiacc_eager_max", "1"},
+        {"MPIACC_LOGG", "info"},          {"MPIACC_log", "debug"},         {"mpiacc_eager_init", "1"},
+        {"MPIACC_EAGER_MAX", "4K"},
         {"MPIACC_ZZZZZZZZZZZZZZZZZZ", "1"}, {"MPIACC_OCL_CHECK_RELEASED", "1"}, {"MPIACC_TEST_ANYTHING", "1"},
         {"MPIACC_BENCH_ITERS", "5"},      {"MPIACC_BUILD_DIR", "b"}};
     const struct CMUnitTest defaults[] = {cmocka_unit_test(test_defaults)};

@@ -1,0 +1,14 @@
+/* core/core_testhooks.h: knobs for tests (core_testhooks.c, built into
+ * libmpiacc_internal.a only). */
+#ifndef MPIACC_CORE_TESTHOOKS_H_INCLUDED
+#define MPIACC_CORE_TESTHOOKS_H_INCLUDED
+
+#include "core.h"
+
+/* Before MPI_Init: `table` serves buffers of `kind` instead of the
+ * backend mpiacc would use (NULL: that backend again), e.g. a host backend
+ * with device staging for the device protocol's CPU stand-in
+ * (tests/reqpool/test_device_proto.c).  The table must outlive MPI_Finalize. */
+void mpiacc_backend_test_replace(int kind, const mpiacc_backend_t *table);
+
+#endif
