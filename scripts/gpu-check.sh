@@ -243,8 +243,9 @@ fi
 # Two to four ranks on one GPU without MPS time-slice it; with MPS they run
 # as on separate GPUs.  Not for the OpenCL tests (NVIDIA's OpenCL fails
 # under MPS) nor test_cuda_sync (its gate-kernel case times out under MPS).
-if [[ -d $build ]] && ((ngpu == 1)) && command -v nvidia-cuda-mps-control >/dev/null; then
-  section "one GPU: 2-4 ranks under MPS"
+if [[ -d $build ]] && ((ngpu == 1 || ${GPU_CHECK_MPS:-1} == 1)) && command -v nvidia-cuda-mps-control >/dev/null; then
+  section "one GPU: 2-4 ranks under MPS$( ((ngpu > 1)) && echo " (CUDA_VISIBLE_DEVICES=0 of $ngpu GPUs)")"
+  ((ngpu > 1)) && export CUDA_VISIBLE_DEVICES=0
   export CUDA_MPS_PIPE_DIRECTORY=$out/mps-pipe CUDA_MPS_LOG_DIRECTORY=$out/mps-log
   mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
   if nvidia-cuda-mps-control -d >>"$out/mps.log" 2>&1; then
@@ -256,7 +257,7 @@ if [[ -d $build ]] && ((ngpu == 1)) && command -v nvidia-cuda-mps-control >/dev/
     note "MPS daemon did not start: ctest-cuda-mps NOT RUN"
     failed=1
   fi
-  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY CUDA_VISIBLE_DEVICES
 fi
 
 if [[ -d $build ]]; then
@@ -322,7 +323,7 @@ elif [[ -d $t ]]; then
   san memcheck-cuda_paths memcheck 90 2 "$t/test_cuda_paths" CUDA_MODULE_LOADING=EAGER
   # on-device collectives (their reduction and many-piece copy kernels, the
   # nonblocking form), stream-ordered completion
-  san memcheck-cuda_coll_ipc memcheck 90 3 "$t/test_cuda_coll_ipc" MPIACC_DIRECT=1
+  san memcheck-cuda_coll_ipc memcheck 90 3 "$t/test_cuda_coll_ipc" MPIACC_COLL_ENGINE=ipc
   san memcheck-cuda_reduce memcheck 90 2 "$t/test_cuda_reduce"
   san memcheck-cuda_copyn memcheck 90 2 "$t/test_cuda_copyn"
   san memcheck-cuda_stream_order memcheck 60 2 "$t/test_cuda_stream_order" CUDA_MODULE_LOADING=EAGER
@@ -330,14 +331,14 @@ elif [[ -d $t ]]; then
   # cases: stream-ordered completion runs here ungated, in Stencil2D's halo
   # exchanges (receives in stream order; staged sends and receives)
   sten=$build/examples/stencil2d/stencil2d
-  for proto in direct default; do
-    pflag=()
-    [[ $proto == direct ]] && pflag=(--direct)
-    step "memcheck-stencil_stream_order_$proto" 120 "${run_env[@]}" MPIACC_TEST_SANITIZER=1 "$mpiexec" -n 2 \
+  for mode in stream_order overlap; do
+    mflag=(--stream-ordered --stream-ordered-sends)
+    [[ $mode == overlap ]] && mflag=(--overlap)
+    step "memcheck-stencil_$mode" 120 "${run_env[@]}" MPIACC_TEST_SANITIZER=1 "$mpiexec" -n 2 \
       "$sanitizer" --tool memcheck --error-exitcode 1 "$sten" --backend cuda --customSize 64,64 --num-iters 20 \
-      --passes 1 --msize 1x2 "${pflag[@]}" --stream-ordered --stream-ordered-sends
+      --passes 1 --msize 1x2 "${mflag[@]}"
     ((step_skipped)) ||
-      echo "    sanitizer errors: $(grep -Eo "ERROR SUMMARY: [0-9]+" "$out/memcheck-stencil_stream_order_$proto.log" |
+      echo "    sanitizer errors: $(grep -Eo "ERROR SUMMARY: [0-9]+" "$out/memcheck-stencil_$mode.log" |
         awk '{s += $3} END {print s + 0}')" >>"$summary"
   done
 fi

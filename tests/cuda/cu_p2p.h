@@ -37,6 +37,9 @@
 #include "p2p_kernels.h"
 
 static int cu_rank, cu_size, cu_ndev, cu_sanitizer;
+/* This process's device: node-local rank % device count (one rank per GPU
+ * where there are enough; ranks share one under MPS otherwise). */
+static int cu_dev;
 static cudaStream_t cu_us, cu_us2; /* user streams (non-blocking) */
 
 #define CU_CK(call_)                                                                                        \
@@ -128,7 +131,15 @@ static inline int cu_init(int *argc, char ***argv, int required, int min_ranks)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     if (cu_size < min_ranks) mpiacc_test_skip_all("needs %d MPI processes, got %d", min_ranks, cu_size);
-    CU_CK(cudaSetDevice(0));
+    {
+        MPI_Comm node;
+        int lrank = 0;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        MPI_Comm_rank(node, &lrank);
+        MPI_Comm_free(&node);
+        cu_dev = lrank % cu_ndev;
+    }
+    CU_CK(cudaSetDevice(cu_dev));
     CU_CK(cudaStreamCreateWithFlags(&cu_us, cudaStreamNonBlocking));
     CU_CK(cudaStreamCreateWithFlags(&cu_us2, cudaStreamNonBlocking));
     return provided;

@@ -450,6 +450,6 @@ int main(int argc, char **argv)
     CU_CK(cudaFree(dpk));
     CU_CK(cudaStreamDestroy(nbs));
     free(h1), free(h2), free(h3), free(hp);
-    CU_CK(cudaSetDevice(0)); /* cu_fini's streams live on device 0 */
+    CU_CK(cudaSetDevice(cu_dev)); /* cu_fini's streams live on cu_dev */
     return cu_fini(fails);
 }

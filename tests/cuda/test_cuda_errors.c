@@ -70,7 +70,7 @@ static MPI_Datatype make(const row_t *w, cudaStream_t *made)
     if (w->stream_dev >= 0) {
         CU_CK(cudaSetDevice(w->stream_dev));
         CU_CK(cudaStreamCreateWithFlags(made, cudaStreamNonBlocking));
-        CU_CK(cudaSetDevice(0));
+        CU_CK(cudaSetDevice(cu_dev));
         MPI_CK(MPI_Type_set_attr(t, MPIACC_STREAM, (void *)*made));
     }
     return t;

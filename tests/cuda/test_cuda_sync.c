@@ -419,7 +419,7 @@ static void device_and_null_stream(void **state)
         CU_CK(cudaMalloc((void **)&dd, BYTES));
         CU_CK(cu_k_fill(NULL, dd, BYTES, cu_rank == 0 ? s : olds));
         CU_CK(cudaDeviceSynchronize());
-        CU_CK(cudaSetDevice(0));
+        CU_CK(cudaSetDevice(cu_dev));
         if (cu_rank == 0) {
             MPI_CK(MPI_Send(dd, 1, t, 1, 50, MPI_COMM_WORLD));
         } else {
@@ -432,10 +432,11 @@ static void device_and_null_stream(void **state)
             bad += cu_differs(h1, h3, BYTES, "receive with MPIACC_DEVICE");
         }
         CU_CK(cudaGetDevice(&cur));
-        if (cur != 0) CU_BAD(bad, "current device %d after a call with MPIACC_DEVICE %d, expected 0", cur, dev);
+        if (cur != cu_dev)
+            CU_BAD(bad, "current device %d after a call with MPIACC_DEVICE %d, expected %d", cur, dev, cu_dev);
         CU_CK(cudaSetDevice(dev));
         CU_CK(cudaFree(dd));
-        CU_CK(cudaSetDevice(0));
+        CU_CK(cudaSetDevice(cu_dev));
         MPI_CK(MPI_Type_free(&t));
     }
     /* MPIACC_STREAM = NULL: the legacy default stream */

@@ -38,7 +38,7 @@ static void *worker(void *p)
     cudaStream_t s;
     unsigned char *ds, *dr, *h = malloc(BYTES), *exp = malloc(BYTES), *pk = malloc(BYTES);
     MPI_Datatype tv, tc;
-    CU_CK(cudaSetDevice(0));
+    CU_CK(cudaSetDevice(cu_dev)); /* a new thread starts on device 0 */
     CU_CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     CU_CK(cudaMalloc((void **)&ds, BYTES));
     CU_CK(cudaMalloc((void **)&dr, BYTES));
