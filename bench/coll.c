@@ -53,6 +53,7 @@
 #include "ocl_common.h"
 #endif
 #include "bench.h"
+#include "local_rank.h"
 #include "mpiacc.h"
 #ifdef COLL_HAVE_NCCL
 #include "coll_nccl.h"
@@ -443,15 +444,12 @@ int main(int argc, char **argv)
     int local_rank, found, periodic = 1;
     char why[128], nwhy[160];
     FILE *csv = NULL;
-    MPI_Comm node;
     memset(&s, 0, sizeof s);
     s.nb = nonblocking;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &s.size);
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &local_rank);
-    MPI_Comm_free(&node);
+    local_rank_size(MPI_COMM_WORLD, &local_rank, NULL);
     found = dev_open(&d, backend, local_rank, why, sizeof why);
     MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!found || (sord && !d.cuda)) {

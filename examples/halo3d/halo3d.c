@@ -28,6 +28,7 @@
 #endif
 
 #include "cli.h"
+#include "local_rank.h"
 #include "halo3d.h"
 
 #if H3_WITH_MPIACC
@@ -493,7 +494,7 @@ int main(int argc, char **argv)
 {
     opts_t o;
     ctx_t c;
-    MPI_Comm cart = MPI_COMM_NULL, node;
+    MPI_Comm cart = MPI_COMM_NULL;
     result_t probe[H3_NMETHODS * 2 * V_COUNT];
     int rank, rc = 0, found, first = 1;
     parse(argc, argv, &o);
@@ -502,10 +503,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     memset(&c, 0, sizeof c);
     mpi_name(&c);
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &c.local_rank);
-    MPI_Comm_size(node, &c.local_size);
-    MPI_Comm_free(&node);
+    local_rank_size(MPI_COMM_WORLD, &c.local_rank, &c.local_size); /* bench/common/local_rank.h */
     if (make_cart(&o, &cart, &c) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
     found = choose_backend(o.backend, &c);
     MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);

@@ -29,6 +29,7 @@
 #endif
 
 #include "cli.h"
+#include "local_rank.h"
 #include "st_run.h"
 
 st_calls_t st_calls;
@@ -412,16 +413,13 @@ static int choose_backend(const char *want, ctx_t *c)
     return found;
 }
 
-/* The node-local rank and size (MPI_COMM_TYPE_SHARED, ordered by world
- * rank), and the CPU reference's threads: the node's processors shared
- * among the node's ranks, unless OMP_NUM_THREADS says otherwise. */
+/* The node-local rank and size (bench/common/local_rank.h: the launcher's
+ * word, else MPI_COMM_TYPE_SHARED), and the CPU reference's threads: the
+ * node's processors shared among the node's ranks, unless OMP_NUM_THREADS
+ * says otherwise. */
 static int node_ranks(ctx_t *c)
 {
-    MPI_Comm node;
-    ST_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-    MPI_Comm_rank(node, &c->local_rank);
-    MPI_Comm_size(node, &c->local_size);
-    MPI_Comm_free(&node);
+    local_rank_size(MPI_COMM_WORLD, &c->local_rank, &c->local_size);
 #ifdef _OPENMP
     if (!getenv("OMP_NUM_THREADS"))
         omp_set_num_threads(omp_get_num_procs() / c->local_size > 1 ? omp_get_num_procs() / c->local_size : 1);

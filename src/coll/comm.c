@@ -213,7 +213,7 @@ static int make(mpiacc_coll_op_t *c, int kind, mpiacc_coll_comm_t **out)
     PMPI_Comm_rank(cs->hidden, &cs->rank);
     PMPI_Comm_size(cs->hidden, &cs->size);
     my_facts(cs, a, &mine, &dev);
-    MPIACC_CHECK(PMPI_Comm_split_type(cs->hidden, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPIACC_CHECK(mpiacc_core_host_split(cs->hidden, &node)); /* the host, not MPICH's NOLOCAL view */
     MPIACC_CHECK(PMPI_Allreduce(&cs->rank, &leader, 1, MPI_INT, MPI_MIN, node));
     mine.node = leader;
     if (!(f = malloc(sizeof *f * (size_t)cs->size))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");

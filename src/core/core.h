@@ -142,6 +142,11 @@ extern int mpiacc_core_thread_level;
  * src/dispatch/memkind.c. */
 extern int mpiacc_core_classify;
 
+/* The processes of comm on this host (host.c: by MPI_Get_processor_name,
+ * not MPICH's MPI_COMM_TYPE_SHARED, which MPIR_CVAR_NOLOCAL and
+ * MPIR_CVAR_NUM_CLIQUES change), ordered by rank in comm; collective. */
+int mpiacc_core_host_split(MPI_Comm comm, MPI_Comm *host);
+
 /* ---- memory classes (pointer queries) --------------------------------- */
 
 /* What a backend's classify() says about an address (MPIACC_UVA=1; the MPI

@@ -298,7 +298,7 @@ static int cu_dev_staging_get(const mpiacc_attrs_t *a, size_t bytes, void **p, s
     *cap = 0;
     MPIACC_CHECK(mpiacc_cuda_enter_call_device(a, NULL, &dev, &old));
     entered = 1;
-    MPIACC_CHECK(mpiacc_cuda_buf_get(dev, bytes ? bytes : 1, &b));
+    MPIACC_CHECK(mpiacc_cuda_buf_get_ipc(dev, bytes ? bytes : 1, &b));
     *p = b->p;
     *cap = (size_t)1 << b->cls;
     *tok = b;

@@ -410,24 +410,36 @@ static int size_class(size_t bytes)
     return c;
 }
 
-int mpiacc_cuda_buf_get(int dev, size_t bytes, mpiacc_cuda_buf_t **out)
+static int buf_get(int dev, size_t bytes, int ipc, mpiacc_cuda_buf_t **out)
 {
     int mpi_errno = MPI_SUCCESS;
     mpiacc_cuda_dev_t *D = &mpiacc_cuda_devs[dev];
+    mpiacc_cuda_buf_t **list = ipc ? D->ipcbufs : D->bufs;
     int c = size_class(bytes);
     mpiacc_cuda_buf_t *b;
     LOCK();
-    b = D->bufs[c];
-    if (b) D->bufs[c] = b->next;
+    b = list[c];
+    if (b) list[c] = b->next;
     UNLOCK();
     if (!b) {
         if (!(b = calloc(1, sizeof *b))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
         b->cls = c;
         b->dev = dev;
-        mpi_errno = mpiacc_cuda_dev_alloc(dev, (size_t)1 << c, &b->p);
-        if (mpi_errno != MPI_SUCCESS) {
-            free(b);
-            goto fn_fail;
+        b->ipc = ipc;
+        if (ipc) {
+            cudaError_t e = cudaMalloc(&b->p, (size_t)1 << c);
+            if (e != cudaSuccess) {
+                free(b);
+                MPIACC_FAIL(e == cudaErrorMemoryAllocation ? MPIACC_ERRK_NOMEM : MPIACC_ERRK_CUDA,
+                            "CUDA: allocating %zu bytes of staging on device %d failed: %s (%s)", (size_t)1 << c, dev,
+                            cudaGetErrorName(e), cudaGetErrorString(e));
+            }
+        } else {
+            mpi_errno = mpiacc_cuda_dev_alloc(dev, (size_t)1 << c, &b->p);
+            if (mpi_errno != MPI_SUCCESS) {
+                free(b);
+                goto fn_fail;
+            }
         }
     }
     *out = b;
@@ -438,10 +450,15 @@ fn_fail:
     goto fn_exit;
 }
 
+int mpiacc_cuda_buf_get(int dev, size_t bytes, mpiacc_cuda_buf_t **out) { return buf_get(dev, bytes, 0, out); }
+
+int mpiacc_cuda_buf_get_ipc(int dev, size_t bytes, mpiacc_cuda_buf_t **out) { return buf_get(dev, bytes, 1, out); }
+
 static void buf_put_locked(int dev, mpiacc_cuda_buf_t *b)
 {
-    b->next = mpiacc_cuda_devs[dev].bufs[b->cls];
-    mpiacc_cuda_devs[dev].bufs[b->cls] = b;
+    mpiacc_cuda_buf_t **list = b->ipc ? mpiacc_cuda_devs[dev].ipcbufs : mpiacc_cuda_devs[dev].bufs;
+    b->next = list[b->cls];
+    list[b->cls] = b;
 }
 
 void mpiacc_cuda_buf_put(mpiacc_cuda_buf_t *b)
@@ -546,13 +563,20 @@ void mpiacc_cuda_pool_finalize(void)
             if (h->tmp) mpiacc_cuda_dev_free(dev, h->tmp->p), free(h->tmp), h->tmp = NULL;
         }
         mpiacc_cuda_blob_drop_dev(dev);
-        for (int k = 0; k < MPIACC_CUDA_NCLASS; k++)
+        for (int k = 0; k < MPIACC_CUDA_NCLASS; k++) {
             while (D->bufs[k]) {
                 mpiacc_cuda_buf_t *b = D->bufs[k];
                 D->bufs[k] = b->next;
                 mpiacc_cuda_dev_free(dev, b->p);
                 free(b);
             }
+            while (D->ipcbufs[k]) {
+                mpiacc_cuda_buf_t *b = D->ipcbufs[k];
+                D->ipcbufs[k] = b->next;
+                cudaFree(b->p);
+                free(b);
+            }
+        }
         for (int i = 0; i < D->nevents; i++) cudaEventDestroy(D->events[i]);
         free(D->events);
         for (int i = 0; i < D->nstreams; i++) cudaStreamDestroy(D->streams[i]);

@@ -30,6 +30,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "local_rank.h"
 #include "testutil.h"
 #include "mpiacc.h"
 #include "core/core.h"
@@ -132,11 +133,8 @@ static inline int cu_init(int *argc, char ***argv, int required, int min_ranks)
     }
     if (cu_size < min_ranks) mpiacc_test_skip_all("needs %d MPI processes, got %d", min_ranks, cu_size);
     {
-        MPI_Comm node;
         int lrank = 0;
-        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-        MPI_Comm_rank(node, &lrank);
-        MPI_Comm_free(&node);
+        local_rank_size(MPI_COMM_WORLD, &lrank, NULL); /* bench/common/local_rank.h */
         cu_dev = lrank % cu_ndev;
     }
     CU_CK(cudaSetDevice(cu_dev));

@@ -406,8 +406,7 @@ int main(int argc, char **argv)
 {
     int fails, lrank = 0, provided;
     const char *e;
-    MPI_Comm node;
-    const struct CMUnitTest tests[] = {
+        const struct CMUnitTest tests[] = {
         cmocka_unit_test(send_after_pageable_copy),
         cmocka_unit_test(recv_after_memset),
         cmocka_unit_test(random_layouts),
@@ -418,9 +417,7 @@ int main(int argc, char **argv)
     (void)provided; /* the writer thread makes no MPI call */
     if (cu_size != 2) mpiacc_test_skip_all("runs on exactly 2 ranks, got %d", cu_size);
     if ((e = getenv("MPIACC_TEST_ROUNDS")) && atoi(e) > 0) rounds = atoi(e);
-    MPI_CK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-    MPI_CK(MPI_Comm_rank(node, &lrank));
-    MPI_CK(MPI_Comm_free(&node));
+    local_rank_size(MPI_COMM_WORLD, &lrank, NULL); /* bench/common/local_rank.h */
     e = getenv("MPIACC_TEST_SHARED_GPU");
     dev = e && *e && strcmp(e, "0") != 0 ? 0 : lrank % cu_ndev;
     {

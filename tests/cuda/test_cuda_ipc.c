@@ -457,8 +457,7 @@ static void errors(void **state)
 int main(int argc, char **argv)
 {
     int fails, provided, local = 0, ipcev = 0;
-    MPI_Comm node;
-    cudaError_t e;
+        cudaError_t e;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(layouts),        cmocka_unit_test(random_layouts), cmocka_unit_test(realloc_same_address),
         cmocka_unit_test(not_exportable), cmocka_unit_test(producer_still_running), cmocka_unit_test(lru_bound),
@@ -478,9 +477,7 @@ int main(int argc, char **argv)
                 mpiacc_backend_why_absent(MPIACC_KIND_CUDA));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &local);
-    MPI_Comm_free(&node);
+    local_rank_size(MPI_COMM_WORLD, &local, NULL); /* bench/common/local_rank.h */
     mydev = local % cu_ndev;
     peer = 1 - cu_rank;
     CU_CK(cudaSetDevice(mydev));

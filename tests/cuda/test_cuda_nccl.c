@@ -400,8 +400,7 @@ int main(int argc, char **argv)
 {
     int failed, dims[1] = {0}, periods[1] = {1}, local;
     const char *e = getenv("MPIACC_TEST_COLL_ENGINE");
-    MPI_Comm node;
-    for (int i = 1; i < argc; i++)
+        for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help")) {
             printf("usage: mpiexec -n N %s\nCollectives on CUDA buffers on their engine (NCCL with one rank per GPU; "
                    "MPIACC_TEST_SHARED_GPU=1: every rank on device 0) against MPI on host copies; "
@@ -412,9 +411,7 @@ int main(int argc, char **argv)
         }
     cu_init(&argc, &argv, MPI_THREAD_SINGLE, 1);
     if (e && *e) expect = !strcmp(e, "nccl") ? 0 : !strcmp(e, "ipc") ? 1 : !strcmp(e, "staged") ? 2 : -1;
-    MPI_CK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-    MPI_CK(MPI_Comm_rank(node, &local));
-    MPI_CK(MPI_Comm_free(&node));
+    local_rank_size(MPI_COMM_WORLD, &local, NULL); /* bench/common/local_rank.h */
     dev = getenv("MPIACC_TEST_SHARED_GPU") ? 0 : local % cu_ndev;
     CU_CK(cudaStreamDestroy(cu_us));
     CU_CK(cudaStreamDestroy(cu_us2));

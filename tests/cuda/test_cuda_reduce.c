@@ -378,8 +378,7 @@ static void run_bench(void)
 int main(int argc, char **argv)
 {
     int fails = 0, provided, local = 0, ipcev = 0, bad;
-    MPI_Comm node;
-    cudaError_t e;
+        cudaError_t e;
     static const struct option lo[] = {{"bench", no_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'}, {0}};
     const struct CMUnitTest tests[] = {cmocka_unit_test(all_pairs), cmocka_unit_test(large),
                                        cmocka_unit_test(in_place), cmocka_unit_test(errors)};
@@ -412,9 +411,7 @@ int main(int argc, char **argv)
                 mpiacc_backend_why_absent(MPIACC_KIND_CUDA));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &local);
-    MPI_Comm_free(&node);
+    local_rank_size(MPI_COMM_WORLD, &local, NULL); /* bench/common/local_rank.h */
     mydev = local % cu_ndev;
     CU_CK(cudaSetDevice(mydev));
     CU_CK(cudaDeviceGetAttribute(&ipcev, cudaDevAttrIpcEventSupport, mydev));

@@ -226,17 +226,14 @@ static void refused(void **state)
 int main(int argc, char **argv)
 {
     int fails, lrank = 0;
-    MPI_Comm node;
-    const struct CMUnitTest tests[] = {
+        const struct CMUnitTest tests[] = {
         cmocka_unit_test(support), cmocka_unit_test(device_default), cmocka_unit_test(managed),
         cmocka_unit_test(pinned),  cmocka_unit_test(asserted), cmocka_unit_test(refused),
     };
     cu_init(&argc, &argv, MPI_THREAD_SINGLE, 2);
     if (cu_size != 2) mpiacc_test_skip_all("runs on exactly 2 ranks, got %d", cu_size);
     if (!mpiacc_dispatch_uva) mpiacc_test_skip_all("run with MPIACC_UVA=1 (CTest sets it)");
-    MPI_CK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-    MPI_CK(MPI_Comm_rank(node, &lrank));
-    MPI_CK(MPI_Comm_free(&node));
+    local_rank_size(MPI_COMM_WORLD, &lrank, NULL); /* bench/common/local_rank.h */
     dev = lrank % cu_ndev;
     CU_CK(cudaSetDevice(dev));
     peer = 1 - cu_rank;
