@@ -401,7 +401,7 @@ int main(int argc, char **argv)
         {"no-nccl", CLI_FLAG, &no_nccl, "leave out the NCCL-alone baseline", NULL, CLI_ANY},
         {"stream-ordered", CLI_FLAG, &sord,
          "MPI_Allreduce with MPIACC_ORDER_STREAM: return time and back-to-back calls (CUDA)", NULL, CLI_ANY},
-        {"direct", CLI_FLAG, &direct, "ignored (collectives no longer depend on direct communicators)", NULL,
+        {"direct", CLI_FLAG, &direct, "accepted and ignored (an option of mpiacc 0.1)", NULL,
          CLI_ANY},
         {"nonblocking", CLI_FLAG, &nonblocking, "time the nonblocking forms (MPI_Iallreduce ... then MPI_Wait)",
          NULL, CLI_ANY},
@@ -472,7 +472,7 @@ int main(int argc, char **argv)
                "forms; MPIACC_COLL_ENGINE=%s; NCCL alone: %s%s%s\n",
                nonblocking ? "nonblocking (MPI_I* + MPI_Wait)" : "blocking", env && *env ? env : "(unset: auto)",
                nccl ? "yes" : "no", nccl || no_nccl ? "" : ", ", nccl || no_nccl ? "" : nwhy);
-        if (direct) printf("# --direct is ignored: collectives no longer depend on direct communicators\n");
+        if (direct) printf("# --direct is accepted and ignored (an option of mpiacc 0.1)\n");
         if (!sord)
             csv = bench_csv_open(csvpath, "op,bytes,iterations,device_avg_us,device_max_us,nccl_avg_us,host_avg_us,"
                                           "host_max_us,device_over_nccl,device_over_host,check,backend,ranks,engine,"

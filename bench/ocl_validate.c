@@ -87,7 +87,8 @@ int main(int argc, char **argv)
         "ocl_validate", "ocl_validate [options]",
         "Cost of checking the application's cl_mem (a host pointer or a released cl_mem\n"
         "becomes MPI_ERR_BUFFER instead of a crash): each case with the check on and off,\n"
-        "same run. One process, OpenCL device of MPIACC_TEST_OPENCL_PLATFORM.",
+        "same run. One process, on the OpenCL platform that MPIACC_TEST_OPENCL_PLATFORM\n"
+        "names (part of its name or vendor; default: the first platform with a device).",
         opts, sizeof opts / sizeof opts[0]};
     cli_parse(&prog, argc, argv);
     size = (int)bytes;

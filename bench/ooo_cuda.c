@@ -46,6 +46,7 @@
 #include <mpi.h>
 
 #include "bench.h"
+#include "cu_nodev.h"
 #include "mpiacc.h"
 #include "ooo_model.h"
 
@@ -283,7 +284,8 @@ int main(int argc, char **argv)
     t_run = MPI_Wtime();
     cudaError_t e = cudaGetDeviceCount(&ndev);
     if (size != 3 || e != cudaSuccess || ndev == 0) {
-        if (rank == 0) printf("SKIPPED: needs 3 ranks and a CUDA device (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "ok");
+        if (rank == 0)
+            printf("SKIPPED: %s\n", size != 3 ? "needs 3 ranks" : cu_nodev_why(e, ndev, (char[160]){0}, 160));
         MPI_Finalize();
         return 0;
     }

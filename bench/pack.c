@@ -70,6 +70,7 @@
 #include <cuda_runtime_api.h>
 
 #include "bench.h"
+#include "cu_nodev.h"
 #include "cuda/cuda_testhooks.h"
 #include "pack_floor.h"
 #include "pack_kernels.h"
@@ -438,7 +439,8 @@ int main(int argc, char **argv)
     B = mpiacc_backend_get(MPIACC_KIND_CUDA);
     if (!B) {
         cudaError_t e = cudaGetDeviceCount(&n);
-        printf("SKIPPED: no CUDA device: %s\n", e != cudaSuccess ? cudaGetErrorString(e) : "none");
+        printf("SKIPPED: %s\n", e != cudaSuccess || n <= 0 ? cu_nodev_why(e, n, (char[160]){0}, 160)
+                                                          : "mpiacc's CUDA backend did not start");
         MPI_Finalize();
         return 0;
     }

@@ -32,6 +32,7 @@
 #include <mpi.h>
 
 #include "bench.h"
+#include "cu_nodev.h"
 #include "engine/engine.h"
 #include "mpiacc.h"
 
@@ -166,8 +167,7 @@ int main(int argc, char **argv)
     cudaError_t e = cudaGetDeviceCount(&ndev);
     if (size != 2 || e != cudaSuccess || ndev == 0) {
         if (rank == 0)
-            printf("SKIPPED: needs 2 ranks and a CUDA device (%s)\n",
-                   size != 2 ? "not 2 ranks" : e != cudaSuccess ? cudaGetErrorString(e) : "no device");
+            printf("SKIPPED: %s\n", size != 2 ? "needs 2 ranks" : cu_nodev_why(e, ndev, (char[160]){0}, 160));
         MPI_Finalize();
         return 0;
     }

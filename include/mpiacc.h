@@ -200,7 +200,7 @@
  *    UCX netmod leaves a truncated receive's buffer undefined).  A device
  *    receive handed to MPI as it is (below) truncates as MPI does.
  *  - Every MPI function taking a buffer and a datatype is interposed (the
- *    README's table "MPI functions and device buffers" lists each one).
+ *    list in docs/mpi-calls.md names each one).
  *    One-sided (MPI_Put, MPI_Get, MPI_Accumulate...), file I/O
  *    (MPI_File_read*, MPI_File_write*, MPI_File_set_view), partitioned
  *    (MPI_Psend_init, MPI_Precv_init) and external32 (MPI_Pack_external,

@@ -2,8 +2,10 @@
 # The main job: sets up a fresh machine, builds (with visible progress),
 # shows what mpiacc found, the lines of the Stencil2D port that carry the
 # datatype attributes, then runs Stencil2D with manual staging and with
-# mpiacc side by side (CUDA when a GPU is present, else OpenCL on PoCL) and
-# says what the numbers mean here.  Extra arguments go to stencil2d.
+# mpiacc side by side (CUDA when a GPU is present, else OpenCL on PoCL),
+# launched by mpiacc-run as a user's program would be (MPICH's UCX netmod on
+# the CUDA-enabled UCX), and says what the numbers mean here.  Extra
+# arguments go to stencil2d.
 # Environment: MPI_HOME (default .venv/), MPIACC_BUILD_DIR (default build),
 # MPIACC_CMAKE_ARGS (extra configure flags).
 set -euo pipefail
@@ -13,6 +15,7 @@ bash scripts/setup.sh
 build=${MPIACC_BUILD_DIR:-build}
 mpi_home=${MPI_HOME:-$root/.venv}
 mpiexec="$mpi_home/bin/mpiexec"
+run="$build/tools/mpiacc-run" # the build's mpiacc-run: the ranks' transport as for a user's program
 jobs=$(nproc 2>/dev/null || echo 2)
 section() { printf '\n== %s\n' "$*"; }
 
@@ -43,8 +46,12 @@ if [ "$rc" -ne 0 ]; then
 fi
 echo "   built in $((SECONDS - start)) s (log: $build/demo-build.log)"
 
-section "2/4 What mpiacc found on this machine (tools/mpiacc-info; --help for more)"
-"$mpiexec" -n 1 "$build/tools/mpiacc-info" | sed -n '/^  backends compiled in/p; /^run time:/,/^environment/{/^environment/d; p}'
+section "2/4 What mpiacc found on this machine (mpiacc-info, started by mpiacc-run; --help for more)"
+"$run" --mpiexec "$mpiexec" -n 1 "$build/tools/mpiacc-info" |
+  sed -n '/^  backends compiled in/p; /^run time:/,/^environment/{/^environment/d; p}'
+echo "   transport: how CUDA device messages travel. By default they go to MPI as device memory where"
+echo "   MPI's transport takes it (MPICH's UCX netmod on a CUDA-enabled UCX, as mpiacc-run starts the"
+echo "   ranks; needs a GPU), else they are staged through host memory; OpenCL buffers are always staged."
 
 st=examples/stencil2d
 if [ ! -x "$build/$st/stencil2d" ]; then
@@ -57,34 +64,34 @@ if nvidia-smi -L >/dev/null 2>&1; then
 else
   backend=opencl attrs='MPIACC_BUF_OPENCL|MPIACC_CL_QUEUE'
 fi
-section "3/4 The Stencil2D port: what the application writes ($st/st_exchange.c)"
+section "3/4 The Stencil2D port: what the application writes ($st/st_mpiacc.c)"
 echo "   The halo datatypes are tagged once with where the data lives and what produces it"
 echo "   (the $backend lines; MPIACC_BUF_TYPE says the buffer kind, the second attribute the"
 echo "   stream or in-order queue whose work the data depends on):"
-grep -n 'MPI_Type_set_attr(t, ' "$st/st_exchange.c" | grep -E "$attrs" |
+grep -n 'MPI_Type_set_attr(t, ' "$st/st_mpiacc.c" | grep -E "$attrs" |
   sed 's/^\([0-9]*\):[[:space:]]*/   \1: /'
 if [ "$backend" = opencl ]; then
   echo "   A cl_mem cannot be offset, so each halo's byte offset is in its datatype"
   echo "   (MPI_Type_create_hindexed_block around the row or column type, tagged the same way)."
 fi
 echo "   and the exchange passes the device buffer to MPI as it is (no copy, no synchronisation):"
-grep -n -A1 'MPI_Isend(x->sbuf' "$st/st_exchange.c" | sed 's/^\([0-9]*\)[:-][[:space:]]*/   \1: /'
+grep -n -A1 'MPI_Isend(x->sbuf' "$st/st_mpiacc.c" | sed 's/^\([0-9]*\)[:-][[:space:]]*/   \1: /'
 echo "   The manual variant stages every halo through the host with explicit copies and waits"
-echo "   ($st/stencil_opencl.c and stencil_cuda.cu, between ST-LOC-BEGIN manual and ST-LOC-END)."
+echo "   ($st/st_mpi.c, stencil_opencl.c and stencil_cuda.cu, between ST-LOC-BEGIN manual and ST-LOC-END)."
 
 cores=$(nproc 2>/dev/null || echo 1)
 load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0) # before the run: other programs' share
 if [ "$backend" = cuda ]; then
   ranks=2
   section "4/4 Stencil2D, CUDA, $ranks ranks: manual staging vs mpiacc"
-  "$mpiexec" -n "$ranks" "$build/$st/stencil2d" --backend cuda --size 4 --num-iters 200 --passes 3 "$@"
+  "$run" --mpiexec "$mpiexec" -n "$ranks" "$build/$st/stencil2d" --backend cuda --size 4 --num-iters 200 --passes 3 "$@"
 else
   # 4 ranks (a 2 x 2 grid: halos in both directions) when the cores allow,
   # else 2 (2 x 1): more ranks than cores measures the scheduler, not mpiacc
   ranks=4
   [ "$cores" -ge 4 ] || ranks=2
   section "4/4 Stencil2D, OpenCL (no GPU found), $ranks ranks on $cores cores: manual staging vs mpiacc"
-  "$mpiexec" -n "$ranks" "$build/$st/stencil2d" --backend opencl --customSize 256,256 --num-iters 100 --passes 3 "$@"
+  "$run" --mpiexec "$mpiexec" -n "$ranks" "$build/$st/stencil2d" --backend opencl --customSize 256,256 --num-iters 100 --passes 3 "$@"
 fi
 
 section "What the numbers mean here"
@@ -114,19 +121,23 @@ if [ "$backend" = opencl ]; then
    where mpiacc shows on this machine; read the copies/x and syncs/x columns instead (the
    manual variant's copy and wait calls per exchange, which mpiacc's variant does not
    write) and the validation line (both variants match the CPU reference, and each other
-   exactly). The GPU measurements are in README.md, section Performance.
+   exactly). The GPU measurements are in README.md, section "Performance", and in
+   docs/performance.md.
 EOF
 else
   cat <<'EOF'
    On a GPU the mpiacc variant moves halos without the application's staging copies and
-   host synchronisation; compare the GFLOPS and exch ms/x columns of the two rows. The
-   other benchmarks (scripts/gpu-bench.sh) are described in README.md, section Benchmarks.
+   host synchronisation: where the transport line above says "MPICH's UCX netmod", its halos
+   go to MPI as device memory (packed on the GPU), else they are staged through host memory
+   by mpiacc. Compare the GFLOPS and exch ms/x columns of the two rows. The other benchmarks
+   (scripts/gpu-bench.sh) are described in docs/performance.md, section "The benchmarks".
 EOF
 fi
 
 section "Where to look next"
 cat <<EOF
-   README.md              what mpiacc does, installing, environment variables, benchmarks
+   README.md              the user's guide: "Install", "A complete program" (CUDA and OpenCL),
+                          the attributes, "Environment", "Performance", "Troubleshooting"
    include/mpiacc.h       the public API (the attributes and buffer kinds)
    $st     the whole port (README.md there); $build/$st/stencil2d --help
    scripts/test.sh        builds and runs the test suite (skipped tests listed with the reason)

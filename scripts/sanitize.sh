@@ -26,12 +26,13 @@ jobs=${MPIACC_SANITIZE_JOBS:-$(nproc 2>/dev/null || echo 2)}
 mpi_home=${MPI_HOME:-$root/.venv}
 
 # Left out under ASan: the install test rebuilds the project without
-# sanitizers; test_ocl_stream_order_abandon makes MPI_Finalize give up an
+# sanitizers; readme_programs links plain programs (no ASan runtime) against
+# the installed, instrumented library; test_ocl_stream_order_abandon makes MPI_Finalize give up an
 # operation whose GPU work never ran, whose handles and staging are then
 # left allocated by design (a leak report).  (The released-cl_mem cases run:
 # the check copies the handle's first word through a system call, which
 # ASan does not count as a read of freed memory.)
-ASAN_EXCLUDE='install_consumable|stream_order_abandon'
+ASAN_EXCLUDE='install_consumable|readme_programs|stream_order_abandon'
 # Multi-threaded tests (MPI_THREAD_MULTIPLE): OpenCL threads, the pool's
 # thread case, and the finalize tests whose helper threads open gates (the
 # stream-order test's last case is one).

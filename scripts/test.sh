@@ -41,7 +41,11 @@ set +e
 ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600 | tee "$build/ctest.out"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 set -e
+# A test skips when it lacks something it needs: a device (the CUDA tests on a
+# machine without a GPU: "no CUDA device"), or software from outside the
+# project (the OSU, IMB and mpi4py client tests).
 skipped=$(sed -n 's/^[[:space:]]*[0-9]* - \(.*\) (Skipped)$/\1/p' "$build/ctest.out")
+whys=""
 if [ -n "$skipped" ]; then
   echo
   echo "Skipped tests and why:"
@@ -50,7 +54,10 @@ if [ -n "$skipped" ]; then
                          cur == t && /SKIPPED: / {sub(/.*SKIPPED: /, ""); print; exit}' \
           "$build/Testing/Temporary/LastTest.log")
     printf '  %-36s %s\n' "$t" "${why:-(no reason printed)}"
+    whys+="${why:-(no reason printed)}"$'\n'
   done
+  echo "Skipped tests by reason:"
+  printf '%s' "$whys" | sort | uniq -c | sort -rn | sed 's/^ */  /'
 fi
 
 # The UCX netmod pass: every multi-rank test of the host and OpenCL
@@ -103,7 +110,7 @@ counts() {
        END {if (total == "") exit 1; printf "%d %d %d %d\n", total, total - failed - skipped, failed, skipped}' "$1"
 }
 echo
-echo "test.sh summary (CTest; skipped: the test found no device it needs, reason above)"
+echo "test.sh summary (CTest; a skipped test lacks a device or outside software it needs: reasons above)"
 printf '  %-34s %7s %7s %8s %6s\n' build passed failed skipped tests
 tp=0 tf=0 ts=0 tt=0
 row() { # label ctest.out

@@ -32,6 +32,7 @@
 
 #include "local_rank.h"
 #include "testutil.h"
+#include "cu_nodev.h"
 #include "mpiacc.h"
 #include "core/core.h"
 #include "cu_pattern.h"
@@ -124,7 +125,7 @@ static inline int cu_init(int *argc, char ***argv, int required, int min_ranks)
     cu_sanitizer = s && *s && strcmp(s, "0") != 0;
     e = cudaGetDeviceCount(&cu_ndev);
     if (e != cudaSuccess || cu_ndev <= 0)
-        mpiacc_test_skip_all("no CUDA device: %s", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+        mpiacc_test_skip_all("%s", cu_nodev_why(e, cu_ndev, (char[160]){0}, 160));
     if (!mpiacc_backend_get(MPIACC_KIND_CUDA)) {
         /* A device but no backend: a real failure, not a skip. */
         fprintf(stderr, "[rank %d] %d CUDA device(s) but mpiacc's CUDA backend is absent: %s\n", cu_rank, cu_ndev,

@@ -19,6 +19,7 @@
 #include "testutil.h"
 #include "cuda/cuda_testhooks.h"
 #include "cu_cases.h"
+#include "cu_nodev.h"
 #include "cu_randtype.h"
 #include "regress_types.h"
 #include "test_kernels.h"
@@ -592,8 +593,8 @@ int main(int argc, char **argv)
     B = mpiacc_backend_get(MPIACC_KIND_CUDA);
     if (!B) {
         e = cudaGetDeviceCount(&n);
-        mpiacc_test_skip_all("no CUDA device: %s", e != cudaSuccess ? cudaGetErrorString(e)
-                                                                    : mpiacc_backend_why_absent(MPIACC_KIND_CUDA));
+        if (e != cudaSuccess || n <= 0) mpiacc_test_skip_all("%s", cu_nodev_why(e, n, (char[160]){0}, 160));
+        mpiacc_test_skip_all("no CUDA device: %s", mpiacc_backend_why_absent(MPIACC_KIND_CUDA));
     }
     seed32 = (unsigned)mpiacc_test_seed();
     e = cudaSetDevice(0);

@@ -471,7 +471,7 @@ int main(int argc, char **argv)
     if (cu_size != 2) mpiacc_test_skip_all("runs on exactly 2 ranks, got %d", cu_size);
     e = cudaGetDeviceCount(&cu_ndev);
     if (e != cudaSuccess || cu_ndev <= 0)
-        mpiacc_test_skip_all("no CUDA device: %s", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+        mpiacc_test_skip_all("%s", cu_nodev_why(e, cu_ndev, (char[160]){0}, 160));
     if (!(B = mpiacc_backend_get(MPIACC_KIND_CUDA)) || !(I = B->ipc)) {
         fprintf(stderr, "[rank %d] CUDA devices but no CUDA backend with IPC: %s\n", cu_rank,
                 mpiacc_backend_why_absent(MPIACC_KIND_CUDA));

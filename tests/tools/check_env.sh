@@ -6,7 +6,7 @@
 #  - a name passed to mpiacc_env_*() that the table or the README lacks fails;
 #  - a README row that the table lacks, or a table entry the README lacks, fails;
 #  - a default in the README that differs from the table's fails.
-# MPIACC_TEST_* variables (tests only) belong to README's "Testing" table.
+# MPIACC_TEST_* variables (tests only) belong to tests/README.md's table "Variables of the tests".
 # Every other MPIACC_* name the project itself sets or reads -- scripts (${MPIACC_X}),
 # CTest environments, the tests' and benchmarks' getenv -- must be one the
 # library does not warn about as unknown: a variable of the table, a
