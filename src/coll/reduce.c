@@ -82,6 +82,19 @@ int mpiacc_coll_reduce_prepare(mpiacc_coll_op_t *c, const char *name)
 {
     int mpi_errno = MPI_SUCCESS;
     const mpiacc_coll_sig_t *sig = sig_of(c);
+    mpiacc_coll_sig_t *own = NULL;
+    if (!sig && is_predefined(c->a.op) && c->a.rtype != MPI_DATATYPE_NULL) {
+        /* nothing staged on this process (counts of 0): MPI still needs the
+         * predefined type under the user's (MPICH refuses MPI_SUM & co. on a
+         * dup of one, which a tagged datatype is) */
+        MPIACC_CHECK(mpiacc_coll_sig_get(c->a.rtype, &own));
+        if (own->leaf != MPI_DATATYPE_NULL) {
+            c->red_type = own->leaf;
+            c->red_count = own->n;
+        }
+        mpiacc_coll_sig_release(own);
+        goto fn_exit;
+    }
     if (!sig) goto fn_exit;
     if (is_predefined(c->a.op)) {
         if (sig->leaf == MPI_DATATYPE_NULL)

@@ -141,6 +141,13 @@ extern int mpiacc_core_thread_level;
  * include a device kind): the host fast path's one extra load.  Set by
  * src/dispatch/memkind.c. */
 extern int mpiacc_core_classify;
+/* Non-zero when receives from MPI_ANY_SOURCE go through a matched probe
+ * (PMPI_Improbe + PMPI_Imrecv) instead of MPI's wildcard receive: MPICH's
+ * ch4 on its UCX netmod, whose wildcard receive never completes when its
+ * message is already waiting at UCX (MPICH 5.0.2).  Set by src/engine at
+ * MPI_Init; read by the interposer's receive fast path
+ * (src/reqpool/reqpool.h, src/protocol/wildcard.c). */
+extern int mpiacc_core_wildcard_probe;
 
 /* The processes of comm on this host (host.c: by MPI_Get_processor_name,
  * not MPICH's MPI_COMM_TYPE_SHARED, which MPIR_CVAR_NOLOCAL and

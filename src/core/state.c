@@ -5,3 +5,4 @@ int mpiacc_core_disabled;
 int mpiacc_core_initialized;
 int mpiacc_core_thread_level = MPI_THREAD_SINGLE;
 int mpiacc_core_classify;
+int mpiacc_core_wildcard_probe;

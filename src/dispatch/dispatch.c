@@ -347,6 +347,46 @@ fn_fail:
     goto fn_exit;
 }
 
+/* A host receive: MPI's own, except one from MPI_ANY_SOURCE while those go
+ * through a matched probe (mpiacc_core_wildcard_probe: MPICH's UCX netmod
+ * loses a wildcard receive whose message already waits at UCX).  Blocking:
+ * the pool's earlier wildcard receives get their chance first, then this
+ * call probes until its message is there and receives it (PMPI_Mrecv:
+ * MPI's result, raised by MPI).  Nonblocking: an op of the wildcard
+ * protocol (src/protocol/wildcard.c) holding a dup of the datatype. */
+static int host_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                     MPI_Status *status, int nonblocking, MPI_Request *req)
+{
+    int mpi_errno = MPI_SUCCESS, flag = 0;
+    MPI_Message msg = MPI_MESSAGE_NULL;
+    mpiacc_rp_op_t *op = NULL;
+    if (src != MPI_ANY_SOURCE || !mpiacc_core_wildcard_probe)
+        return nonblocking ? PMPI_Irecv_c(buf, count, dt, src, tag, comm, req)
+                           : PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
+    if (!nonblocking) {
+        while (!flag) {
+            if (mpiacc_rp_match_pending_for(tag, comm)) continue; /* an earlier receive comes first */
+            if ((mpi_errno = PMPI_Improbe(MPI_ANY_SOURCE, tag, comm, &flag, &msg, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+                return mpi_errno; /* raised by MPI */
+        }
+        return PMPI_Mrecv_c(buf, count, dt, &msg, status);
+    }
+    if (!req) MPIACC_FAIL(MPIACC_ERRK_ARG, "the request argument is NULL");
+    if (!(op = mpiacc_rp_op_alloc(0, MPIACC_RP_SEND_STD, buf, count, src, tag, comm)))
+        MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for an operation");
+    op->proto = &mpiacc_proto_wildcard;
+    MPIACC_CHECK(PMPI_Type_dup(dt, &op->host_type)); /* the application may free dt now */
+    mpi_errno = mpiacc_rp_submit(op, req, 0);
+    op = NULL; /* disposed of by submit on failure */
+    if (mpi_errno != MPI_SUCCESS) goto fn_fail;
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    mpiacc_rp_discard(op);
+    mpi_errno = mpiacc_err_return_comm(comm, mpi_errno);
+    goto fn_exit;
+}
+
 int mpiacc_dispatch_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                          MPI_Status *status, int nonblocking, MPI_Request *req)
 {
@@ -355,16 +395,14 @@ int mpiacc_dispatch_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, i
     mpiacc_attrs_t a;
 
     if (mpiacc_core_classify && mpiacc_dispatch_untagged_host(dt, buf, comm)) /* see mpiacc_dispatch_send */
-        return nonblocking ? PMPI_Irecv_c(buf, count, dt, src, tag, comm, req)
-                           : PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
+        return host_recv(buf, count, dt, src, tag, comm, status, nonblocking, req);
     MPIACC_CHECK(check_args(0, count, dt, src, tag, comm, nonblocking, req));
     if (src != MPI_PROC_NULL) {
         MPIACC_CHECK(mpiacc_dispatch_attrs(dt, buf, comm, &a));
         if (wants_pool(&a) && mpiacc_core_disabled) MPIACC_CHECK(disabled_error(&a));
     }
     if (src == MPI_PROC_NULL || !wants_pool(&a)) /* MPI_PROC_NULL: no data moves */
-        return nonblocking ? PMPI_Irecv_c(buf, count, dt, src, tag, comm, req)
-                           : PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
+        return host_recv(buf, count, dt, src, tag, comm, status, nonblocking, req);
     {
         const call_t c = {.is_send = 0, .peer = src, .tag = tag, .mode = MPIACC_RP_SEND_STD,
                           .nonblocking = nonblocking, .comm = comm, .req = req, .status = status};

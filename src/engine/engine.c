@@ -200,6 +200,13 @@ static int probe(void)
     char why[384];
     int mine, all, rank = 0;
     gather_facts(&f);
+    /* MPI_ANY_SOURCE receives through a matched probe on MPICH's UCX
+     * netmod, whatever the device path (core.h; src/protocol/wildcard.c) */
+    mpiacc_core_wildcard_probe = f.mpich_ch4 && !strcmp(f.netmod, "ucx");
+    if (mpiacc_core_wildcard_probe)
+        MPIACC_LOG_ONCE(MPIACC_LOG_INFO, "wildcard probe",
+                        "MPI_ANY_SOURCE receives are matched with MPI_Improbe and MPI_Imrecv (MPICH's UCX netmod "
+                        "loses a wildcard receive whose message is already waiting at UCX)");
     mine = mpiacc_engine_rule(&f, why, sizeof why);
     all = mpiacc_engine_agree(mine, MPI_COMM_WORLD);
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -228,6 +235,7 @@ static const char *reason(void) { return reason_text; }
 static void finalize(void)
 {
     kinds = 0;
+    mpiacc_core_wildcard_probe = 0;
     snprintf(reason_text, sizeof reason_text, "not decided (MPI is finalized)");
 }
 

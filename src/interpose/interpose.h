@@ -43,6 +43,14 @@ static inline int mpiacc_interpose_untagged(MPI_Datatype dt)
     return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE && !mpiacc_core_classify;
 }
 
+/* A receive's fast path: an untagged datatype, and not a receive from
+ * MPI_ANY_SOURCE while those go through a matched probe
+ * (mpiacc_core_wildcard_probe: MPICH's UCX netmod, src/protocol/wildcard.c). */
+static inline int mpiacc_interpose_recv_fast(MPI_Datatype dt, int src)
+{
+    return mpiacc_interpose_untagged(dt) && (src != MPI_ANY_SOURCE || !mpiacc_core_wildcard_probe);
+}
+
 /* ---- refuse.c: calls that do not take device buffers ---------------- */
 
 /* Where a refusal is raised: the window's, file's or communicator's error

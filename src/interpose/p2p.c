@@ -95,28 +95,28 @@ MPIACC_INTERPOSE_EXPORT int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_D
 MPIACC_INTERPOSE_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                                      MPI_Status *status)
 {
-    if (mpiacc_interpose_untagged(dt)) return PMPI_Recv(buf, count, dt, src, tag, comm, status);
+    if (mpiacc_interpose_recv_fast(dt, src)) return PMPI_Recv(buf, count, dt, src, tag, comm, status);
     return mpiacc_dispatch_recv(buf, count, dt, src, tag, comm, status, 0, NULL);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                                        MPI_Status *status)
 {
-    if (mpiacc_interpose_untagged(dt)) return PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
+    if (mpiacc_interpose_recv_fast(dt, src)) return PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
     return mpiacc_dispatch_recv(buf, count, dt, src, tag, comm, status, 0, NULL);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                                       MPI_Request *req)
 {
-    if (mpiacc_interpose_untagged(dt)) return PMPI_Irecv(buf, count, dt, src, tag, comm, req);
+    if (mpiacc_interpose_recv_fast(dt, src)) return PMPI_Irecv(buf, count, dt, src, tag, comm, req);
     return mpiacc_dispatch_recv(buf, count, dt, src, tag, comm, NULL, 1, req);
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
                                         MPI_Comm comm, MPI_Request *req)
 {
-    if (mpiacc_interpose_untagged(dt)) return PMPI_Irecv_c(buf, count, dt, src, tag, comm, req);
+    if (mpiacc_interpose_recv_fast(dt, src)) return PMPI_Irecv_c(buf, count, dt, src, tag, comm, req);
     return mpiacc_dispatch_recv(buf, count, dt, src, tag, comm, NULL, 1, req);
 }
 
@@ -126,7 +126,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datat
                                          void *rbuf, int rcount, MPI_Datatype rtype, int src, int rtag,
                                          MPI_Comm comm, MPI_Status *status)
 {
-    if (mpiacc_interpose_send_fast(stype) && mpiacc_interpose_untagged(rtype))
+    if (mpiacc_interpose_send_fast(stype) && mpiacc_interpose_recv_fast(rtype, src))
         return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status);
     return mpiacc_dispatch_sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status);
 }
@@ -135,7 +135,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Sendrecv_c(const void *sbuf, MPI_Count scount, M
                                            int stag, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src,
                                            int rtag, MPI_Comm comm, MPI_Status *status)
 {
-    if (mpiacc_interpose_send_fast(stype) && mpiacc_interpose_untagged(rtype))
+    if (mpiacc_interpose_send_fast(stype) && mpiacc_interpose_recv_fast(rtype, src))
         return PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status);
     return mpiacc_dispatch_sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status);
 }

@@ -38,7 +38,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Isendrecv(const void *sbuf, int scount, MPI_Data
                                           void *rbuf, int rcount, MPI_Datatype rtype, int src, int rtag,
                                           MPI_Comm comm, MPI_Request *req)
 {
-    if (mpiacc_interpose_send_fast(stype) && mpiacc_interpose_untagged(rtype))
+    if (mpiacc_interpose_send_fast(stype) && mpiacc_interpose_recv_fast(rtype, src))
         return PMPI_Isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, req);
     return mpiacc_dispatch_isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, req);
 }
@@ -76,7 +76,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Isendrecv_c(const void *sbuf, MPI_Count scount, 
                                           void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src, int rtag,
                                           MPI_Comm comm, MPI_Request *req)
 {
-    if (mpiacc_interpose_send_fast(stype) && mpiacc_interpose_untagged(rtype))
+    if (mpiacc_interpose_send_fast(stype) && mpiacc_interpose_recv_fast(rtype, src))
         return PMPI_Isendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, req);
     return mpiacc_dispatch_isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, req);
 }

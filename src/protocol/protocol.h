@@ -21,6 +21,9 @@ extern const mpiacc_proto_t mpiacc_proto_mrecv;
 /* ordered.c: a host send queued behind unissued device sends to the same
  * peer; sends the user's datatype when its turn comes. */
 extern const mpiacc_proto_t mpiacc_proto_ordered;
+/* wildcard.c: a host receive from MPI_ANY_SOURCE matched by a probe
+ * (mpiacc_core_wildcard_probe); op->host_type: a dup of the user's type. */
+extern const mpiacc_proto_t mpiacc_proto_wildcard;
 
 /* device.c: the device protocol — the message handed to MPI as device
  * memory (the user's bytes when dense, else packed on the device into

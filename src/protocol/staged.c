@@ -36,6 +36,10 @@ static int start(mpiacc_rp_op_t *op)
          * fit.  A longer one is truncated by MPI itself, which raises it on
          * the communicator there, and the op fails with MPI's error,
          * delivering nothing (op.c). */
+        if (op->peer == MPI_ANY_SOURCE && mpiacc_core_wildcard_probe) { /* reqpool.h: matched by a probe */
+            MPIACC_CHECK(mpiacc_rp_match_start(op));
+            goto fn_exit;
+        }
         MPIACC_CHECK(PMPI_Irecv_c(op->staging, mpiacc_proto_staging_capacity(op->staging_class), MPI_PACKED,
                                   op->peer, op->tag, op->comm, &op->inner));
         mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
@@ -90,6 +94,13 @@ static int received(mpiacc_rp_op_t *op, int *complete)
     return after_dep(op);
 }
 
+/* A receive from MPI_ANY_SOURCE whose message a probe found: into the
+ * whole staging, as start would have posted it. */
+static int matched(mpiacc_rp_op_t *op, MPI_Message *msg)
+{
+    return PMPI_Imrecv_c(op->staging, mpiacc_proto_staging_capacity(op->staging_class), MPI_PACKED, msg, &op->inner);
+}
+
 static void release(mpiacc_rp_op_t *op)
 {
     if (op->staging) mpiacc_proto_staging_put(op->attrs.kind, op->staging, op->staging_class);
@@ -103,5 +114,6 @@ const mpiacc_proto_t mpiacc_proto_staged = {
     .advance = advance,
     .issue = issue,
     .received = received,
+    .matched = matched,
     .release = release,
 };

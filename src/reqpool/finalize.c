@@ -51,12 +51,16 @@ static int finalize_pass(int cancel_recvs, int *posted, int *only_recvs)
     mpiacc_rp_progress_locked();
     *posted = *only_recvs = 1;
     for (mpiacc_rp_op_t *op = mpiacc_rp_pool.head; op; op = op->next) {
-        if (op->state != MPIACC_RP_IN_FLIGHT) *posted = 0;
-        if (op->is_send || op->is_coll || op->state != MPIACC_RP_IN_FLIGHT) *only_recvs = 0;
+        /* a receive from MPI_ANY_SOURCE still looking for its message
+         * (MATCHING) waits like one MPI holds */
+        int waiting = op->state == MPIACC_RP_IN_FLIGHT || op->state == MPIACC_RP_MATCHING;
+        if (!waiting) *posted = 0;
+        if (op->is_send || op->is_coll || !waiting) *only_recvs = 0;
         else if (cancel_recvs) atomic_store(&op->cancel_req, 1);
     }
     n = mpiacc_rp_pool.nactive;
     pthread_mutex_unlock(&mpiacc_rp_pool.lock);
+    mpiacc_rp_match_pending(); /* probes (and cancels) for them, outside the lock */
     MPIX_Stream_progress(MPIX_STREAM_NULL);
     if (n) sched_yield();
     return n;

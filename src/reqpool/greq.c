@@ -62,7 +62,9 @@ static int cancel_fn(void *extra, int complete)
  * until the request is complete, and the progress hook does the work. */
 static int wait_fn(int count, void **states, double timeout, MPI_Status *status)
 {
-    int mpi_errno = MPIX_Stream_progress(MPIX_STREAM_NULL);
+    int mpi_errno;
+    mpiacc_rp_match_pending(); /* receives from MPI_ANY_SOURCE looking for their message (op.c) */
+    mpi_errno = MPIX_Stream_progress(MPIX_STREAM_NULL);
     /* The caller is blocked on device work anyway: let other threads run
      * (a CPU OpenCL device's workers, other ranks of an oversubscribed
      * node).  On an idle core this returns at once. */
@@ -74,6 +76,7 @@ static int wait_fn(int count, void **states, double timeout, MPI_Status *status)
  * then skip their own progress for this request: drive it here too. */
 static int greq_poll_fn(void *extra, MPI_Status *status)
 {
+    mpiacc_rp_match_pending();
     return MPIX_Stream_progress(MPIX_STREAM_NULL);
 }
 

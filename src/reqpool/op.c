@@ -35,6 +35,20 @@
  *   NEW --(PMPI_Imrecv of the message into staging, at call time)---> IN_FLIGHT
  *   then as a staged receive (same states and arrows)
  *
+ *  Receive from MPI_ANY_SOURCE where mpiacc_core_wildcard_probe is set
+ *  (MPICH's UCX netmod loses such a receive whose message already waits
+ *  at UCX): matched by a probe [generic: mpiacc_rp_match_start at call
+ *  time, mpiacc_rp_match_pending from waits and tests, never the progress
+ *  hook; the protocol's matched() posts PMPI_Imrecv]: a device receive
+ *  [staged] into its staging, a host one [wildcard, protocol/wildcard.c]
+ *  into the user's buffer (then IN_FLIGHT --> DONE: MPI's status; MPI's
+ *  truncation is the op's error)
+ *   NEW --(PMPI_Improbe at call time found the message)-------------> IN_FLIGHT
+ *   NEW --(not found)------------------------------------------------> MATCHING
+ *   MATCHING --(a later probe found it)-------------------------------> IN_FLIGHT
+ *   MATCHING --(MPI_Cancel)--------------------------------------> CANCELLED
+ *   then as the protocol's receive (staged: UNPACKING ...; wildcard: DONE)
+ *
  *  Device protocol (src/protocol/device.c; chosen by protocol/choose.c
  *  where MPI's transport takes the kind's device memory, src/engine, and
  *  the message cannot be from this process to itself).  MPI carries
@@ -195,7 +209,7 @@ _Static_assert(MPIACC_RP_T_ERROR >= MPIACC_RP_NSTATES && MPIACC_RP_T_CANCEL >= M
                "the pseudo-targets must not collide with a state");
 
 atomic_long mpiacc_rp_transitions[MPIACC_RP_NSTATES][MPIACC_RP_NTARGETS];
-_Static_assert(MPIACC_RP_NSTATES == 9, "a new state needs its name in mpiacc_rp_state_name");
+_Static_assert(MPIACC_RP_NSTATES == 10, "a new state needs its name in mpiacc_rp_state_name");
 
 const char *mpiacc_rp_state_name(int s)
 {
@@ -204,7 +218,7 @@ const char *mpiacc_rp_state_name(int s)
         [MPIACC_RP_PACKING] = "PACKING",   [MPIACC_RP_READY] = "READY",
         [MPIACC_RP_IN_FLIGHT] = "IN_FLIGHT", [MPIACC_RP_UNPACKING] = "UNPACKING",
         [MPIACC_RP_DONE] = "DONE",         [MPIACC_RP_COPYING] = "COPYING",
-        [MPIACC_RP_EXCHANGING] = "EXCHANGING",
+        [MPIACC_RP_EXCHANGING] = "EXCHANGING", [MPIACC_RP_MATCHING] = "MATCHING",
         [MPIACC_RP_T_ERROR] = "ERROR",     [MPIACC_RP_T_CANCEL] = "CANCELLED",
         [MPIACC_RP_T_EARLY] = "EARLY",
     };
@@ -225,6 +239,7 @@ static const char *transition_word(const mpiacc_rp_op_t *op, int to)
     case MPIACC_RP_UNPACKING: return "received, unpack dispatched";
     case MPIACC_RP_COPYING: return "device work enqueued";
     case MPIACC_RP_EXCHANGING: return "exchanging records with the other processes";
+    case MPIACC_RP_MATCHING: return "waiting for a message from any source (probed)";
     case MPIACC_RP_DONE: return "completed";
     case MPIACC_RP_T_ERROR: return "failed";
     case MPIACC_RP_T_CANCEL: return "cancelled";
@@ -286,6 +301,7 @@ void mpiacc_rp_discard(mpiacc_rp_op_t *op)
 static void finish(mpiacc_rp_op_t *op, int to, int error)
 {
     MPI_Request greq = op->greq;
+    if (op->state == MPIACC_RP_MATCHING) atomic_fetch_sub_explicit(&mpiacc_rp_matching, 1, memory_order_relaxed);
     if (op->detached) {
         mpiacc_rp_sendq_remove(op);
         if (op->inner != MPI_REQUEST_NULL) PMPI_Request_free(&op->inner);
@@ -403,6 +419,8 @@ static int advance(mpiacc_rp_op_t *op)
             break;
         case MPIACC_RP_DONE:
             return 1;
+        case MPIACC_RP_MATCHING: /* probes progress MPI: not from here (mpiacc_rp_match_pending) */
+            break;
         default: /* the protocol's own states */
             done = 0;
             MPIACC_CHECK(op->proto->advance(op, &done));
@@ -428,6 +446,95 @@ void mpiacc_rp_progress_locked(void)
         next = op->next;
         advance(op);
     }
+}
+
+/* ---- receives from MPI_ANY_SOURCE through a matched probe ------------------ */
+
+atomic_int mpiacc_rp_matching;
+
+/* One probe for op's message; *found: received (IN_FLIGHT).  Lock held. */
+static int match_once(mpiacc_rp_op_t *op, int *found)
+{
+    int mpi_errno = MPI_SUCCESS, flag = 0;
+    MPI_Message msg = MPI_MESSAGE_NULL;
+    *found = 0;
+    MPIACC_CHECK(PMPI_Improbe(MPI_ANY_SOURCE, op->tag, op->comm, &flag, &msg, MPI_STATUS_IGNORE));
+    if (!flag) goto fn_exit;
+    if (!op->proto->matched) MPIACC_FAIL(MPIACC_ERRK_INTERN, "%s protocol: no matched step", op->proto->name);
+    MPIACC_CHECK(op->proto->matched(op, &msg));
+    if (op->state == MPIACC_RP_MATCHING) atomic_fetch_sub_explicit(&mpiacc_rp_matching, 1, memory_order_relaxed);
+    mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
+    *found = 1;
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* Whether a message of (tag, comm) could match op (a receive from any
+ * source): the same communicator, and tags equal or one of them a wildcard. */
+static int overlaps(const mpiacc_rp_op_t *op, int tag, MPI_Comm comm)
+{
+    return op->comm == comm && (op->tag == tag || op->tag == MPI_ANY_TAG || tag == MPI_ANY_TAG);
+}
+
+/* Whether an op before `end` (NULL: any) that overlaps (tag, comm) is
+ * still MATCHING; lock held. */
+static int earlier_unmatched(const mpiacc_rp_op_t *end, int tag, MPI_Comm comm)
+{
+    for (const mpiacc_rp_op_t *o = mpiacc_rp_pool.head; o && o != end; o = o->next)
+        if (o->state == MPIACC_RP_MATCHING && overlaps(o, tag, comm)) return 1;
+    return 0;
+}
+
+int mpiacc_rp_match_start(mpiacc_rp_op_t *op)
+{
+    int mpi_errno = MPI_SUCCESS, found = 0;
+    /* behind an earlier receive that could take the same message: wait */
+    if (!earlier_unmatched(NULL, op->tag, op->comm)) MPIACC_CHECK(match_once(op, &found));
+    if (found) goto fn_exit;
+    atomic_fetch_add_explicit(&mpiacc_rp_matching, 1, memory_order_relaxed);
+    mpiacc_rp_move(op, MPIACC_RP_MATCHING);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* One sweep in call order.  A probe progresses MPI, so a message can
+ * arrive between two probes: an op whose earlier overlapping op found
+ * nothing in this sweep does not probe (it would take a message MPI's
+ * order of posted receives gives to the earlier one). */
+int mpiacc_rp_match_pending_for(int tag, MPI_Comm comm)
+{
+    mpiacc_rp_op_t *op, *next;
+    int blocked;
+    if (atomic_load_explicit(&mpiacc_rp_matching, memory_order_relaxed) == 0) return 0;
+    pthread_mutex_lock(&mpiacc_rp_pool.lock);
+    for (op = mpiacc_rp_pool.head; op; op = next) {
+        int found = 0, mpi_errno;
+        next = op->next;
+        if (op->state != MPIACC_RP_MATCHING) continue;
+        if (atomic_exchange(&op->cancel_req, 0)) {
+            finish(op, MPIACC_RP_T_CANCEL, MPI_SUCCESS);
+            continue;
+        }
+        if (earlier_unmatched(op, op->tag, op->comm)) continue;
+        mpi_errno = match_once(op, &found);
+        if (mpi_errno != MPI_SUCCESS) {
+            finish(op, MPIACC_RP_T_ERROR, mpi_errno);
+        } else if (found) {
+            advance(op);
+        }
+    }
+    blocked = comm != MPI_COMM_NULL && earlier_unmatched(NULL, tag, comm);
+    pthread_mutex_unlock(&mpiacc_rp_pool.lock);
+    return blocked;
+}
+
+void mpiacc_rp_match_pending(void)
+{
+    (void)mpiacc_rp_match_pending_for(0, MPI_COMM_NULL);
 }
 
 /* ---- progress hook ------------------------------------------------------- */

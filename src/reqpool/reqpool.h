@@ -34,6 +34,8 @@ typedef enum {
     /* on-device collectives (src/coll/ipc_nb.c) */
     MPIACC_RP_COPYING,     /* collective: reads of the peers' memory enqueued   */
     MPIACC_RP_EXCHANGING,  /* collective: records or a phase's flags being gathered on `data` */
+    /* receives from MPI_ANY_SOURCE through a matched probe (mpiacc_core_wildcard_probe) */
+    MPIACC_RP_MATCHING,    /* receive: its message not found yet (PMPI_Improbe) */
     MPIACC_RP_NSTATES
 } mpiacc_rp_state_t;
 
@@ -80,6 +82,11 @@ typedef struct mpiacc_proto {
      * than the inner receive's buffer (MPI's truncation) never gets here:
      * the op fails with MPI's error, nothing delivered. */
     int (*received)(struct mpiacc_rp_op *op, int *complete);
+    /* Optional: a receive from MPI_ANY_SOURCE matched by a probe
+     * (mpiacc_rp_match_start, mpiacc_rp_match_pending): posts
+     * PMPI_Imrecv of *msg into op->inner (op.c then moves it to
+     * IN_FLIGHT). */
+    int (*matched)(struct mpiacc_rp_op *op, MPI_Message *msg);
     /* Frees what the protocol holds (staging, datatype copies); may be
      * called on a partly set-up op; idempotent. */
     void (*release)(struct mpiacc_rp_op *op);
@@ -323,6 +330,27 @@ void mpiacc_rp_finish_detached(mpiacc_rp_op_t *op, int to, int error, int keep);
 void mpiacc_rp_late_put(MPI_Comm comm, int err);
 int mpiacc_rp_late_take(MPI_Comm comm);
 void mpiacc_rp_late_drop_all(void);
+
+/* ---- receives from MPI_ANY_SOURCE through a matched probe (op.c) ------
+ *
+ * Where mpiacc_core_wildcard_probe is set (MPICH on its UCX netmod: an
+ * MPI_ANY_SOURCE receive whose message is already waiting at UCX never
+ * completes in MPICH 5.0.2), such a receive is matched with PMPI_Improbe
+ * and received with PMPI_Imrecv.  Its protocol's start calls
+ * mpiacc_rp_match_start (lock held): one probe now, the message received
+ * (IN_FLIGHT) or the op waiting in MATCHING.  Probes progress MPI, so they
+ * are never made from the progress hook: mpiacc_rp_match_pending (lock
+ * not held) probes for every waiting op, in call order, from the waits and
+ * tests of the generalized requests (greq.c) and the blocking receives. */
+int mpiacc_rp_match_start(mpiacc_rp_op_t *op);
+void mpiacc_rp_match_pending(void);
+/* The same sweep, then whether a waiting op could still take a message of
+ * (tag, comm): a blocking receive from MPI_ANY_SOURCE probes for itself
+ * only once none can (MPI's order of posted receives).  Matches in call
+ * order: an op behind an overlapping one that found nothing waits. */
+int mpiacc_rp_match_pending_for(int tag, MPI_Comm comm);
+/* Ops in MATCHING (one relaxed load for the callers above). */
+extern atomic_int mpiacc_rp_matching;
 
 /* Counters for tests: transitions taken since MPI_Init. */
 extern atomic_long mpiacc_rp_transitions[MPIACC_RP_NSTATES][MPIACC_RP_NTARGETS];

@@ -32,6 +32,7 @@
  *                           the legacy default stream
  */
 #include "cu_p2p.h"
+#include "engine/engine.h"
 #include "test_kernels.h"
 
 #define N (1 << 16) /* ints per buffer */
@@ -113,6 +114,16 @@ static void first_use_never_blocks(void **state)
     int bad = 0;
     (void)state;
     CU_SKIP_UNDER_SANITIZER();
+    /* Where MPI's transport takes the device memory (src/engine), the first
+     * message between two processes is UCX's: its CUDA IPC mapping of the
+     * peer's memory waits for kernels already running on the device (seen
+     * on H100 and H200, 2026-11-27; README "Known limits"). */
+    if (mpiacc_engine_mpi.takes(MPIACC_KIND_CUDA)) {
+        if (cu_rank == 0)
+            printf("first_use_never_blocks: SKIPPED: the first message goes through MPI's transport (UCX maps the "
+                   "peer's memory and waits for running kernels)\n");
+        skip();
+    }
     cu_watchdog("first_use_never_blocks", 60);
     if (cu_rank <= 1) {
         MPI_Datatype t = cu_tag(vec, CU_STREAM, cu_us);

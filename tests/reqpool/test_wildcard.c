@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Receives from MPI_ANY_SOURCE through a matched probe (src/protocol/
+ * wildcard.c, the MATCHING arrows of src/reqpool/op.c).  CTest runs it on
+ * MPICH's UCX netmod with MPIR_CVAR_NOLOCAL=1, where MPICH 5.0.2 loses a
+ * wildcard receive whose message already waits at UCX (the messages here
+ * are made to wait with MPI_Iprobe of another tag first: MPI's own wildcard
+ * receive hangs on every run of that pattern), and with the environment
+ * as it is (the same where MPICH's first netmod is UCX, as in the PyPI
+ * wheel; where it is not, receives are MPI's own and the arrows are
+ * asserted absent).  2 ranks: rank 0 sends, rank 1 receives.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pool_util.h"
+#include "core/core.h"
+
+#define N 64
+#define S_MATCH MPIACC_RP_MATCHING
+static int rank;
+
+/* Rank 0: one message of N ints (seed) with tag; rank 1 lets it reach MPI
+ * (probes of another tag progress MPI) before the case posts its receive. */
+static void sent(int tag, int seed)
+{
+    int b[N], flag = 0, other;
+    if (rank == 0) {
+        fill_ints(b, N, seed);
+        assert_int_equal(MPI_Send(b, N, MPI_INT, 1, tag, MPI_COMM_WORLD), MPI_SUCCESS);
+    } else {
+        double t0 = MPI_Wtime();
+        do MPI_Iprobe(0, tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        while (!flag && MPI_Wtime() - t0 < 10);
+        assert_true(flag);
+        for (int i = 0; i < 5; i++) MPI_Iprobe(0, 999, MPI_COMM_WORLD, &other, MPI_STATUS_IGNORE);
+    }
+}
+
+static void check(const int *b, int seed, const MPI_Status *st, int tag)
+{
+    int want[N], count = -1;
+    fill_ints(want, N, seed);
+    assert_memory_equal(b, want, sizeof want);
+    assert_int_equal(st->MPI_SOURCE, 0);
+    assert_int_equal(st->MPI_TAG, tag);
+    MPI_Get_count(st, MPI_INT, &count);
+    assert_int_equal(count, N);
+}
+
+/* The message waits at MPI: found at the call (NEW -> IN_FLIGHT). */
+static void waiting_message(void **state)
+{
+    int b[N];
+    long f0 = transitions(S_NEW, S_FLIGHT), m0 = transitions(S_NEW, S_MATCH);
+    MPI_Request r;
+    MPI_Status st;
+    (void)state;
+    sent(1, 11);
+    if (rank != 1) return;
+    assert_int_equal(MPI_Irecv(b, N, MPI_INT, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+    assert_int_equal(MPI_Wait(&r, &st), MPI_SUCCESS);
+    check(b, 11, &st, 1);
+    assert_int_equal(transitions(S_NEW, S_FLIGHT) - f0, mpiacc_core_wildcard_probe ? 1 : 0);
+    assert_int_equal(transitions(S_NEW, S_MATCH) - m0, 0);
+}
+
+/* Posted before its message: MATCHING until a wait's probe finds it. */
+static void posted_first(void **state)
+{
+    int b[N], flag = 0;
+    long m0 = transitions(S_NEW, S_MATCH), mf0 = transitions(S_MATCH, S_FLIGHT);
+    long d0 = transitions(S_FLIGHT, S_DONE);
+    MPI_Request r = MPI_REQUEST_NULL;
+    MPI_Status st;
+    (void)state;
+    if (rank == 1) assert_int_equal(MPI_Irecv(b, N, MPI_INT, MPI_ANY_SOURCE, 2, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        fill_ints(b, N, 22);
+        assert_int_equal(MPI_Send(b, N, MPI_INT, 1, 2, MPI_COMM_WORLD), MPI_SUCCESS);
+        return;
+    }
+    while (!flag) assert_int_equal(MPI_Test(&r, &flag, &st), MPI_SUCCESS);
+    check(b, 22, &st, 2);
+    if (mpiacc_core_wildcard_probe) {
+        assert_int_equal(transitions(S_NEW, S_MATCH) - m0, 1);
+        assert_int_equal(transitions(S_MATCH, S_FLIGHT) - mf0, 1);
+        assert_int_equal(transitions(S_FLIGHT, S_DONE) - d0, 1);
+    }
+}
+
+/* A blocking wildcard receive after a pending one of the same tag: the
+ * earlier call gets the first message (MPI's order of posted receives). */
+static void order_kept(void **state)
+{
+    int a[N], b[N];
+    MPI_Request r = MPI_REQUEST_NULL;
+    MPI_Status st;
+    (void)state;
+    if (rank == 1) assert_int_equal(MPI_Irecv(a, N, MPI_INT, MPI_ANY_SOURCE, 3, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        fill_ints(a, N, 31);
+        assert_int_equal(MPI_Send(a, N, MPI_INT, 1, 3, MPI_COMM_WORLD), MPI_SUCCESS);
+        fill_ints(a, N, 32);
+        assert_int_equal(MPI_Send(a, N, MPI_INT, 1, 3, MPI_COMM_WORLD), MPI_SUCCESS);
+        return;
+    }
+    assert_int_equal(MPI_Recv(b, N, MPI_INT, MPI_ANY_SOURCE, 3, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+    check(b, 32, &st, 3);
+    assert_int_equal(MPI_Wait(&r, &st), MPI_SUCCESS);
+    check(a, 31, &st, 3);
+}
+
+/* MPI_Cancel of a receive still looking for its message (MATCHING ->
+ * CANCELLED); a gated host datatype (the staged protocol) from any source
+ * is matched the same way and delivers its bytes. */
+static void cancel_and_staged(void **state)
+{
+    int b[N];
+    atomic_int gate = 1;
+    long c0 = transitions(S_MATCH, S_CANCEL);
+    MPI_Request r;
+    MPI_Status st;
+    MPI_Datatype t = pool_type(N, 0, &gate);
+    int cancelled = 0;
+    (void)state;
+    if (rank == 1) {
+        assert_int_equal(MPI_Irecv(b, N, MPI_INT, MPI_ANY_SOURCE, 4, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+        assert_int_equal(MPI_Cancel(&r), MPI_SUCCESS);
+        assert_int_equal(MPI_Wait(&r, &st), MPI_SUCCESS);
+        MPI_Test_cancelled(&st, &cancelled);
+        assert_true(cancelled);
+        if (mpiacc_core_wildcard_probe) assert_int_equal(transitions(S_MATCH, S_CANCEL) - c0, 1);
+    }
+    sent(5, 55);
+    if (rank == 1) {
+        assert_int_equal(MPI_Recv(b, 1, t, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+        check(b, 55, &st, 5);
+    }
+    MPI_Type_free(&t);
+}
+
+/* A longer message: MPI's truncation, the op's error. */
+static void truncated(void **state)
+{
+    int b[N];
+    MPI_Request r;
+    MPI_Status st;
+    int cls = MPI_SUCCESS;
+    (void)state;
+    sent(6, 66);
+    if (rank != 1) return;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    assert_int_equal(MPI_Irecv(b, N / 2, MPI_INT, MPI_ANY_SOURCE, 6, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+    MPI_Error_class(MPI_Wait(&r, &st), &cls);
+    assert_int_equal(cls, MPI_ERR_TRUNCATE);
+}
+
+int main(int argc, char **argv)
+{
+    int size, fails;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(waiting_message, pool_barrier),
+        cmocka_unit_test_setup(posted_first, pool_barrier),
+        cmocka_unit_test_setup(order_kept, pool_barrier),
+        cmocka_unit_test_setup(cancel_and_staged, pool_barrier),
+        cmocka_unit_test_setup(truncated, pool_barrier),
+    };
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size != 2) mpiacc_test_skip_all("runs on 2 ranks, got %d", size);
+    if (rank == 0) printf("wildcard receives through a matched probe: %s\n", mpiacc_core_wildcard_probe ? "yes" : "no");
+    fails = cmocka_run_group_tests(tests, NULL, NULL);
+    MPI_Finalize();
+    return fails ? 1 : 0;
+}
