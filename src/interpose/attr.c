@@ -19,7 +19,14 @@ static int is_ours(int keyval)
 
 MPIACC_INTERPOSE_EXPORT int MPI_Type_set_attr(MPI_Datatype type, int keyval, void *value)
 {
-    int err = mpiacc_attrs_check_set(type, keyval, value);
+    /* an invalid value's message names the call (core.h) */
+    static const mpiacc_err_sig_t sig = {"MPI_Type_set_attr", "datatype type_keyval attribute_val", "tip"};
+    const mpiacc_err_arg_t args[] = {{.t = type}, {.i = keyval}, {.p = value}};
+    mpiacc_err_call_t call = {&sig, args, NULL, 0};
+    int err;
+    mpiacc_err_enter(&call);
+    err = mpiacc_attrs_check_set(type, keyval, value);
+    mpiacc_err_leave(&call);
     if (err != MPI_SUCCESS) return mpiacc_err_return_comm(MPI_COMM_NULL, err);
     err = PMPI_Type_set_attr(type, keyval, value);
     if (err == MPI_SUCCESS && is_ours(keyval)) mpiacc_attrs_changed(type, keyval);

@@ -117,14 +117,8 @@ static int issue(mpiacc_rp_op_t *op)
  * then MPI_ERR_TRUNCATE. */
 static int received(mpiacc_rp_op_t *op, int *complete)
 {
-    MPI_Count want = op->type ? op->type->size * op->count : 0;
     *complete = 0;
-    if (op->bytes > want) {
-        op->error = mpiacc_err(MPIACC_ERRK_TRUNCATE,
-                               "message from rank %d (tag %d) truncated: longer than the %lld bytes received",
-                               op->st_source, op->st_tag, (long long)want);
-        op->bytes = want;
-    }
+    mpiacc_proto_truncate(op);
     return after_dep(op);
 }
 

@@ -74,6 +74,11 @@ int mpiacc_proto_dep_test_host(mpiacc_rp_op_t *op, int *ready);
  * (host memory, or device staging when on_device) enqueued into op->xfer:
  * PACKING / UNPACKING; DEP_PENDING while the dependency is not done. */
 int mpiacc_proto_xfer_after_dep(mpiacc_rp_op_t *op, int *ready, void *host, int on_device, MPI_Count n);
+/* A receive whose message (op->bytes, received into staging larger than
+ * the receive) is longer than the receive: MPI_ERR_TRUNCATE in op->error,
+ * naming both sizes, and op->bytes cut to what fits (delivered, as MPI
+ * fills a host buffer). */
+void mpiacc_proto_truncate(mpiacc_rp_op_t *op);
 /* Whether the pack/unpack handle *xfer is done (then released, *xfer
  * NULL); a failed one counts as done, and its error is returned. */
 int mpiacc_proto_xfer_done(mpiacc_rp_op_t *op, void **xfer, int *done);

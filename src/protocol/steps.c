@@ -6,22 +6,6 @@
  */
 #include "protocol.h"
 
-int mpiacc_proto_dep_test(mpiacc_rp_op_t *op, int *ready)
-{
-    int mpi_errno = MPI_SUCCESS, done = 1;
-    if (op->be->host_waits && op->dep) {
-        MPIACC_CHECK(op->be->test(op->dep, &done));
-        if (!done) goto fn_exit;
-        op->be->release(op->dep);
-        op->dep = NULL;
-    }
-    *ready = 1;
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
-}
-
 int mpiacc_proto_dep_test_host(mpiacc_rp_op_t *op, int *ready)
 {
     int mpi_errno = MPI_SUCCESS, done = 1;
@@ -36,6 +20,24 @@ fn_exit:
     return mpi_errno;
 fn_fail:
     goto fn_exit;
+}
+
+int mpiacc_proto_dep_test(mpiacc_rp_op_t *op, int *ready)
+{
+    if (op->be->host_waits) return mpiacc_proto_dep_test_host(op, ready);
+    *ready = 1; /* a chaining backend passes op->dep to every pack/unpack */
+    return MPI_SUCCESS;
+}
+
+void mpiacc_proto_truncate(mpiacc_rp_op_t *op)
+{
+    MPI_Count want = op->type ? op->type->size * op->count : 0; /* checked at the call */
+    if (op->bytes <= want) return;
+    op->error = mpiacc_err(MPIACC_ERRK_TRUNCATE,
+                           "message truncated: the message from rank %d (tag %d) is %lld bytes, the receive takes "
+                           "%lld bytes",
+                           op->st_source, op->st_tag, (long long)op->bytes, (long long)want);
+    op->bytes = want;
 }
 
 int mpiacc_proto_xfer_after_dep(mpiacc_rp_op_t *op, int *ready, void *host, int on_device, MPI_Count n)

@@ -89,7 +89,7 @@ static void refusals(void **state)
             MPI_Error_string(rc, msg, &len);                                                         \
         }                                                                                            \
         ncases++;                                                                                    \
-        if (cls != MPI_ERR_TYPE || !strstr(msg, #name_ " ") || calls_on[w] != before[w] + 1 ||       \
+        if (cls != MPI_ERR_TYPE || !strstr(msg, #name_ "(") || calls_on[w] != before[w] + 1 ||       \
             last_code != rc) {                                                                       \
             bad++;                                                                                   \
             fprintf(stderr, "%s: rc %d class %d, handler %s called %d times, message \"%s\"\n", #name_, \
