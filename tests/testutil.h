@@ -30,4 +30,27 @@ int mpiacc_test_finish(const char *name, int failed);
 #define MPIACC_TEST_RUN(name_, tests_, setup_, teardown_) \
     mpiacc_test_finish((name_), cmocka_run_group_tests_name((name_), tests_, (setup_), (teardown_)))
 
+/* A program's --help (or -h) among its arguments: prints usage (a printf
+ * format whose one %s is the program's name) and returns 1: main then
+ * returns 0.  Otherwise 0. */
+int mpiacc_test_help(int argc, char **argv, const char *usage);
+/* After MPI_Init: this process's rank and the size of MPI_COMM_WORLD (either
+ * pointer may be NULL); every rank exits SKIPPED over max_ranks processes
+ * (0: no limit); *ring (when not NULL): a periodic one-dimensional
+ * Cartesian communicator of every process (the neighbour collectives'). */
+void mpiacc_test_world(int *rank, int *size, int max_ranks, MPI_Comm *ring);
+/* A program's end: MPI_Finalize (while MPI is initialised and not
+ * finalised) and main's status for `failed` failures:
+ *     return mpiacc_test_end(MPIACC_TEST_RUN("name", tests, NULL, NULL)); */
+int mpiacc_test_end(int failed);
+/* The whole main of a program that is one CMocka group on MPI_COMM_WORLD
+ * (tests_: a CMUnitTest array at file scope). */
+#define MPIACC_TEST_MAIN(usage_, name_, tests_)                                \
+    int main(int argc, char **argv)                                           \
+    {                                                                         \
+        if (mpiacc_test_help(argc, argv, (usage_))) return 0;                 \
+        MPI_Init(&argc, &argv);                                               \
+        return mpiacc_test_end(MPIACC_TEST_RUN((name_), (tests_), NULL, NULL)); \
+    }
+
 #endif

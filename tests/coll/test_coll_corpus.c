@@ -336,26 +336,18 @@ static void test_reductions(void **state)
 
 int main(int argc, char **argv)
 {
-    int dims[1] = {0}, periods[1] = {1}, failed;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help")) {
-            printf("usage: %s\nThe collectives' staged path against MPI's own on random datatypes "
-                   "(MPIACC_TEST_SEED, MPIACC_TEST_NTYPES, MPIACC_TEST_LONG).\n",
-                   argv[0]);
-            return 0;
-        }
+    int failed;
+    if (mpiacc_test_help(argc, argv, "usage: %s\nThe collectives' staged path against MPI's own on random datatypes "
+                                     "(MPIACC_TEST_SEED, MPIACC_TEST_NTYPES, MPIACC_TEST_LONG).\n"))
+        return 0;
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mpiacc_test_world(&rank, &size, 0, &cart);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    MPI_Dims_create(size, 1, dims);
-    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corpus),
         cmocka_unit_test(test_reductions),
     };
     failed = MPIACC_TEST_RUN("coll_corpus", tests, NULL, NULL);
     MPI_Comm_free(&cart);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(failed);
 }

@@ -390,25 +390,14 @@ static void test_check(void **state)
 
 int main(int argc, char **argv)
 {
-    int dims[1] = {0}, periods[1] = {1}, failed;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help")) {
-            printf("usage: %s\nThe NCCL path of the collectives layer through a stand-in engine that runs its "
-                   "programs with MPI on host buffers (MPIACC_BUF_HOST + MPIACC_EVENT), against MPI.\n",
-                   argv[0]);
-            return 0;
-        }
+    int failed;
+    if (mpiacc_test_help(argc, argv, "usage: %s\nThe NCCL path of the collectives layer through a stand-in engine "
+                                     "that runs its programs with MPI on host buffers (MPIACC_BUF_HOST + "
+                                     "MPIACC_EVENT), against MPI.\n"))
+        return 0;
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size > 8) {
-        if (rank == 0) printf("SKIPPED: over 8 ranks\n");
-        MPI_Finalize();
-        return 77;
-    }
+    mpiacc_test_world(&rank, &size, 8, &cart);
     mpiacc_coll_test_tables(MPIACC_KIND_HOST, &fake_engine, NULL);
-    MPI_Dims_create(size, 1, dims);
-    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corpus),    cmocka_unit_test(test_reductions), cmocka_unit_test(test_transitions),
         cmocka_unit_test(test_choice),    cmocka_unit_test(test_comm_freed), cmocka_unit_test(test_check),

@@ -317,20 +317,13 @@ static void test_copy_n(void **state)
 
 int main(int argc, char **argv)
 {
-    int dims[1] = {0}, periods[1] = {1}, failed;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help")) {
-            printf("usage: %s\nThe IPC engine's on-device collectives through a stand-in IPC table on host "
-                   "buffers (MPIACC_BUF_HOST + MPIACC_EVENT), against MPI.\n",
-                   argv[0]);
-            return 0;
-        }
+    int failed;
+    if (mpiacc_test_help(argc, argv, "usage: %s\nThe IPC engine's on-device collectives through a stand-in IPC table "
+                                     "on host buffers (MPIACC_BUF_HOST + MPIACC_EVENT), against MPI.\n"))
+        return 0;
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mpiacc_test_world(&rank, &size, 0, &cart);
     mpiacc_coll_test_tables(MPIACC_KIND_HOST, NULL, &fake);
-    MPI_Dims_create(size, 1, dims);
-    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corpus),   cmocka_unit_test(test_corpus_mixed), cmocka_unit_test(test_reductions),
         cmocka_unit_test(test_fallback), cmocka_unit_test(test_failure),   cmocka_unit_test(test_copy_n),
@@ -342,6 +335,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "rank %d: %ld exports, %ld released\n", rank, exports, releases);
         failed = 1;
     }
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(failed);
 }

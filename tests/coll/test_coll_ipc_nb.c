@@ -403,26 +403,14 @@ static void test_failure(void **state)
 
 int main(int argc, char **argv)
 {
-    int dims[1] = {0}, periods[1] = {1}, failed;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help")) {
-            printf("usage: %s\nNonblocking collectives of the IPC engine through a stand-in IPC table on host "
-                   "buffers: several outstanding, mixed with blocking ones, the fallback, a failing process, the "
-                   "state machine's arrows.\n",
-                   argv[0]);
-            return 0;
-        }
+    int failed;
+    if (mpiacc_test_help(argc, argv, "usage: %s\nNonblocking collectives of the IPC engine through a stand-in IPC "
+                                     "table on host buffers: several outstanding, mixed with blocking ones, the "
+                                     "fallback, a failing process, the state machine's arrows.\n"))
+        return 0;
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size > 8) {
-        if (rank == 0) printf("SKIPPED: over 8 ranks\n");
-        MPI_Finalize();
-        return 77;
-    }
+    mpiacc_test_world(&rank, &size, 8, &cart);
     mpiacc_coll_test_tables(MPIACC_KIND_HOST, NULL, &fake);
-    MPI_Dims_create(size, 1, dims);
-    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
     tt = tag_host(MPI_INT);
     pthread_t th;
     pthread_create(&th, NULL, flipper, NULL);
@@ -444,6 +432,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "rank %d: %ld exports, %ld released\n", rank, exports, releases);
         failed = 1;
     }
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(failed);
 }

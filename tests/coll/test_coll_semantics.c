@@ -234,12 +234,10 @@ static void test_threads(void **state)
 
 int main(int argc, char **argv)
 {
-    int provided, failed;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help")) {
-            printf("usage: %s\nOrder, completion, errors and threads of the collectives (CPU backend).\n", argv[0]);
-            return 0;
-        }
+    int provided;
+    if (mpiacc_test_help(argc, argv, "usage: %s\nOrder, completion, errors and threads of the collectives (CPU "
+                                     "backend).\n"))
+        return 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -249,7 +247,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_threads),
     };
-    failed = MPIACC_TEST_RUN("coll_semantics", tests, NULL, NULL);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("coll_semantics", tests, NULL, NULL));
 }

@@ -399,12 +399,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(agreeing_override_and_change), cmocka_unit_test(freed_constituent),
         cmocka_unit_test(empty_any_buffer),
     };
-    int failed;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    failed = MPIACC_TEST_RUN("attrs_inherit", tests, NULL, NULL);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("attrs_inherit", tests, NULL, NULL));
 }

@@ -84,7 +84,6 @@ static void invalid_values_refused(void **s)
 
 int main(int argc, char **argv)
 {
-    int failed;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(keyvals_valid),
         cmocka_unit_test(device_types_refused),
@@ -94,7 +93,5 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    failed = MPIACC_TEST_RUN("err_disable", tests, NULL, NULL);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("err_disable", tests, NULL, NULL));
 }

@@ -160,7 +160,6 @@ static int fatal(const char *which)
 
 int main(int argc, char **argv)
 {
-    int failed;
     const struct CMUnitTest tests[] = {cmocka_unit_test(p2p), cmocka_unit_test(collective), cmocka_unit_test(pack)};
     if (argc > 1 && !strcmp(argv[1], "--help")) {
         printf("usage: %s [--log | --fatal isend|bcast|pack]\nError messages name the call and its arguments, "
@@ -173,7 +172,5 @@ int main(int argc, char **argv)
     logging = argc > 1 && !strcmp(argv[1], "--log");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    failed = MPIACC_TEST_RUN(logging ? "err_text_log" : "err_text", tests, NULL, NULL);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN(logging ? "err_text_log" : "err_text", tests, NULL, NULL));
 }

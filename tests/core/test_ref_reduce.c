@@ -125,13 +125,10 @@ static void against_mpich(void **state)
 
 int main(int argc, char **argv)
 {
-    int fails;
     const struct CMUnitTest tests[] = {cmocka_unit_test(against_mpich)};
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     rng = mpiacc_test_seed();
-    fails = MPIACC_TEST_RUN("ref_reduce", tests, NULL, NULL);
-    MPI_Finalize();
-    return fails ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("ref_reduce", tests, NULL, NULL));
 }

@@ -141,14 +141,11 @@ static void refusals(void **state)
 
 int main(int argc, char **argv)
 {
-    int failed;
     const struct CMUnitTest tests[] = {cmocka_unit_test(refusals)};
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("usage: %s\nCalls every function mpiacc refuses with device buffers (one rank).\n", argv[0]);
         return 0;
     }
     MPI_Init(&argc, &argv);
-    failed = MPIACC_TEST_RUN("refusals", tests, NULL, NULL);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("refusals", tests, NULL, NULL));
 }

@@ -182,11 +182,8 @@ static void nonblocking_order(void **state)
 int main(int argc, char **argv)
 {
     int failed;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help")) {
-            printf("usage: %s\nCollectives on CUDA buffers (skipped without a CUDA device).\n", argv[0]);
-            return 0;
-        }
+    if (mpiacc_test_help(argc, argv, "usage: %s\nCollectives on CUDA buffers (skipped without a CUDA device).\n"))
+        return 0;
     cu_init(&argc, &argv, MPI_THREAD_SINGLE, 2);
     mixed = mpiacc_env_enum("MPIACC_COLL_ENGINE") == 3; /* auto|nccl|ipc|staged */
     const struct CMUnitTest tests[] = {

@@ -217,7 +217,6 @@ static void test_regress(void **state)
 
 int main(int argc, char **argv)
 {
-    int fails;
     MPI_Init(&argc, &argv);
     seed32 = (unsigned)mpiacc_test_seed();
     const struct CMUnitTest tests[] = {
@@ -226,7 +225,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_regress),
         cmocka_unit_test(test_corpus),
     };
-    fails = MPIACC_TEST_RUN("cuda_emul", tests, NULL, NULL);
-    MPI_Finalize();
-    return fails ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("cuda_emul", tests, NULL, NULL));
 }

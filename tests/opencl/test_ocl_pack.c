@@ -519,9 +519,6 @@ int main(int argc, char **argv)
         cmocka_unit_test(huge_extent),
         cmocka_unit_test(random_types),
     };
-    int failed;
     fx_init(&argc, &argv);
-    failed = MPIACC_TEST_RUN("opencl_pack", tests, NULL, NULL);
-    fx_fini();
-    return failed ? 1 : 0;
+    return fx_end(MPIACC_TEST_RUN("opencl_pack", tests, NULL, NULL));
 }

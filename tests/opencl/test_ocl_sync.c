@@ -358,9 +358,6 @@ int main(int argc, char **argv)
         cmocka_unit_test(describe_lists_devices),
         cmocka_unit_test(program_builds),
     };
-    int failed;
     fx_init(&argc, &argv);
-    failed = MPIACC_TEST_RUN("opencl_sync", tests, NULL, NULL);
-    fx_fini();
-    return failed ? 1 : 0;
+    return fx_end(MPIACC_TEST_RUN("opencl_sync", tests, NULL, NULL));
 }

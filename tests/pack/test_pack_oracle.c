@@ -284,7 +284,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "the CPU backend is missing (MPI_Init is not mpiacc's?)\n");
         return 1;
     }
-    rc = MPIACC_TEST_RUN("pack_oracle", tests, NULL, NULL);
-    MPI_Finalize();
-    return rc ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("pack_oracle", tests, NULL, NULL));
 }

@@ -187,7 +187,5 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    rc = MPIACC_TEST_RUN("pack_regress", tests, NULL, NULL);
-    MPI_Finalize();
-    return rc ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("pack_regress", tests, NULL, NULL));
 }

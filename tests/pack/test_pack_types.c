@@ -486,7 +486,5 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    rc = MPIACC_TEST_RUN("pack_types", tests, NULL, NULL);
-    MPI_Finalize();
-    return rc ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("pack_types", tests, NULL, NULL));
 }

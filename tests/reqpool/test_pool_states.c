@@ -290,7 +290,6 @@ static void trivial_operations(void **s)
 
 int main(int argc, char **argv)
 {
-    int failed;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(send_waits_for_dependency, pool_barrier),
         cmocka_unit_test_setup(send_without_dependency, pool_barrier),
@@ -307,7 +306,5 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    failed = MPIACC_TEST_RUN("pool_states", tests, NULL, NULL);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("pool_states", tests, NULL, NULL));
 }
