@@ -343,10 +343,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     mpiacc_test_world(&rank, &size, 0, &cart);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_corpus),
-        cmocka_unit_test(test_reductions),
-    };
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_corpus), cmocka_unit_test(test_reductions)};
     failed = MPIACC_TEST_RUN("coll_corpus", tests, NULL, NULL);
     MPI_Comm_free(&cart);
     return mpiacc_test_end(failed);

@@ -399,8 +399,8 @@ int main(int argc, char **argv)
     mpiacc_test_world(&rank, &size, 8, &cart);
     mpiacc_coll_test_tables(MPIACC_KIND_HOST, &fake_engine, NULL);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_corpus),    cmocka_unit_test(test_reductions), cmocka_unit_test(test_transitions),
-        cmocka_unit_test(test_choice),    cmocka_unit_test(test_comm_freed), cmocka_unit_test(test_check),
+        cmocka_unit_test(test_corpus), cmocka_unit_test(test_reductions), cmocka_unit_test(test_transitions),
+        cmocka_unit_test(test_choice), cmocka_unit_test(test_comm_freed), cmocka_unit_test(test_check),
     };
     failed = MPIACC_TEST_RUN("coll_dev", tests, NULL, NULL);
     MPI_Comm_free(&cart);

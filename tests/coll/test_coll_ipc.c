@@ -325,8 +325,8 @@ int main(int argc, char **argv)
     mpiacc_test_world(&rank, &size, 0, &cart);
     mpiacc_coll_test_tables(MPIACC_KIND_HOST, NULL, &fake);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_corpus),   cmocka_unit_test(test_corpus_mixed), cmocka_unit_test(test_reductions),
-        cmocka_unit_test(test_fallback), cmocka_unit_test(test_failure),   cmocka_unit_test(test_copy_n),
+        cmocka_unit_test(test_corpus), cmocka_unit_test(test_corpus_mixed), cmocka_unit_test(test_reductions),
+        cmocka_unit_test(test_fallback), cmocka_unit_test(test_failure), cmocka_unit_test(test_copy_n),
     };
     failed = MPIACC_TEST_RUN("coll_ipc", tests, NULL, NULL);
     MPI_Comm_free(&cart);

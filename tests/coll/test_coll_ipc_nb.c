@@ -415,11 +415,8 @@ int main(int argc, char **argv)
     pthread_t th;
     pthread_create(&th, NULL, flipper, NULL);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_outstanding),
-        cmocka_unit_test(test_outstanding_async),
-        cmocka_unit_test(test_comm_freed),
-        cmocka_unit_test(test_transitions),
-        cmocka_unit_test(test_fallback),
+        cmocka_unit_test(test_outstanding), cmocka_unit_test(test_outstanding_async),
+        cmocka_unit_test(test_comm_freed), cmocka_unit_test(test_transitions), cmocka_unit_test(test_fallback),
         cmocka_unit_test(test_failure),
     };
     failed = MPIACC_TEST_RUN("coll_ipc_nb", tests, NULL, NULL);

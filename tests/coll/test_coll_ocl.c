@@ -136,10 +136,7 @@ int main(int argc, char **argv)
     fx_init(&argc, &argv);
     mpiacc_test_world(&rank, &size, 0, &cart);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ocl_corpus),
-        cmocka_unit_test(test_ocl_reductions),
-    };
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_ocl_corpus), cmocka_unit_test(test_ocl_reductions)};
     failed = MPIACC_TEST_RUN("coll_ocl", tests, NULL, NULL);
     MPI_Comm_free(&cart);
     return fx_end(failed);

@@ -242,10 +242,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_order_slow_dependency),
-        cmocka_unit_test(test_out_of_order_completion),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_order_slow_dependency), cmocka_unit_test(test_out_of_order_completion),
+        cmocka_unit_test(test_errors), cmocka_unit_test(test_threads),
     };
     return mpiacc_test_end(MPIACC_TEST_RUN("coll_semantics", tests, NULL, NULL));
 }

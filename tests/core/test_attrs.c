@@ -193,11 +193,10 @@ int main(int argc, char **argv)
                  MPIACC_DEVICE == MPI_KEYVAL_INVALID;
     int failed;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(keyvals_valid_after_init), cmocka_unit_test(set_get_dup_free),
-        cmocka_unit_test(version),                  cmocka_unit_test(invalid_buffer_type),
-        cmocka_unit_test(invalid_device_ordinal),   cmocka_unit_test(null_host_event),
-        cmocka_unit_test(unavailable_backend),      cmocka_unit_test(host_tagged_self),
-        cmocka_unit_test(predefined_types),
+        cmocka_unit_test(keyvals_valid_after_init), cmocka_unit_test(set_get_dup_free), cmocka_unit_test(version),
+        cmocka_unit_test(invalid_buffer_type), cmocka_unit_test(invalid_device_ordinal),
+        cmocka_unit_test(null_host_event), cmocka_unit_test(unavailable_backend),
+        cmocka_unit_test(host_tagged_self), cmocka_unit_test(predefined_types),
     };
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

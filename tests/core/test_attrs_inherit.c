@@ -393,9 +393,9 @@ int main(int argc, char **argv)
 {
     /* the PMPI tests come first: no MPI_Type_set_attr has happened yet */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(pmpi_invalid_first),   cmocka_unit_test(pmpi_valid_first),
-        cmocka_unit_test(wrappers_inherit),     cmocka_unit_test(inherited_event_gates),
-        cmocka_unit_test(wrappers_data),        cmocka_unit_test(disagreeing_refused),
+        cmocka_unit_test(pmpi_invalid_first), cmocka_unit_test(pmpi_valid_first),
+        cmocka_unit_test(wrappers_inherit), cmocka_unit_test(inherited_event_gates),
+        cmocka_unit_test(wrappers_data), cmocka_unit_test(disagreeing_refused),
         cmocka_unit_test(agreeing_override_and_change), cmocka_unit_test(freed_constituent),
         cmocka_unit_test(empty_any_buffer),
     };

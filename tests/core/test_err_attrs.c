@@ -85,8 +85,7 @@ int main(int argc, char **argv)
 {
     MPI_Errhandler eh;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(refused_at_set_attr),
-        cmocka_unit_test(bypassed_values_fail_the_call),
+        cmocka_unit_test(refused_at_set_attr), cmocka_unit_test(bypassed_values_fail_the_call),
     };
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

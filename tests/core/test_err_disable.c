@@ -85,10 +85,8 @@ static void invalid_values_refused(void **s)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(keyvals_valid),
-        cmocka_unit_test(device_types_refused),
-        cmocka_unit_test(host_traffic_works),
-        cmocka_unit_test(invalid_values_refused),
+        cmocka_unit_test(keyvals_valid), cmocka_unit_test(device_types_refused),
+        cmocka_unit_test(host_traffic_works), cmocka_unit_test(invalid_values_refused),
     };
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

@@ -160,7 +160,9 @@ static int fatal(const char *which)
 
 int main(int argc, char **argv)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(p2p), cmocka_unit_test(collective), cmocka_unit_test(pack)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(p2p), cmocka_unit_test(collective), cmocka_unit_test(pack),
+    };
     if (argc > 1 && !strcmp(argv[1], "--help")) {
         printf("usage: %s [--log | --fatal isend|bcast|pack]\nError messages name the call and its arguments, "
                "print once, follow the error handler (one rank).\n",

@@ -63,8 +63,7 @@ static void pooled_host_op_starts_host_backend(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(host_only_starts_nothing),
-        cmocka_unit_test(pooled_host_op_starts_host_backend),
+        cmocka_unit_test(host_only_starts_nothing), cmocka_unit_test(pooled_host_op_starts_host_backend),
     };
     eager = argc > 1 && !strcmp(argv[1], "--eager");
     MPI_Init(&argc, &argv);

@@ -324,10 +324,9 @@ int main(int argc, char **argv)
     int size;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_query_support), cmocka_unit_test(test_world_kinds),
-        cmocka_unit_test(test_host_memory),   cmocka_unit_test(test_tagged_first),
-        cmocka_unit_test(test_assert_info),   cmocka_unit_test(test_assert_host_mixed),
-        cmocka_unit_test(test_assert_device), cmocka_unit_test(test_assert_host_lists),
-        cmocka_unit_test(test_pcache),
+        cmocka_unit_test(test_host_memory), cmocka_unit_test(test_tagged_first), cmocka_unit_test(test_assert_info),
+        cmocka_unit_test(test_assert_host_mixed), cmocka_unit_test(test_assert_device),
+        cmocka_unit_test(test_assert_host_lists), cmocka_unit_test(test_pcache),
     };
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -382,7 +382,7 @@ int main(int argc, char **argv)
 {
     int failed;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(restart_many), cmocka_unit_test(inactive),  cmocka_unit_test(mixed_arrays),
+        cmocka_unit_test(restart_many), cmocka_unit_test(inactive), cmocka_unit_test(mixed_arrays),
         cmocka_unit_test(dependency_at_start), cmocka_unit_test(free_and_cancel), cmocka_unit_test(errors),
         cmocka_unit_test(bsend_init), cmocka_unit_test(threads),
     };

@@ -604,11 +604,8 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_strided),
-        cmocka_unit_test(test_dependency),
-        cmocka_unit_test(test_regress),
-        cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_errors), cmocka_unit_test(test_strided), cmocka_unit_test(test_dependency),
+        cmocka_unit_test(test_regress), cmocka_unit_test(test_corpus),
     };
     fails = MPIACC_TEST_RUN("cuda_backend", tests, NULL, NULL);
     cudaStreamDestroy(ustream);

@@ -187,8 +187,8 @@ int main(int argc, char **argv)
     cu_init(&argc, &argv, MPI_THREAD_SINGLE, 2);
     mixed = mpiacc_env_enum("MPIACC_COLL_ENGINE") == 3; /* auto|nccl|ipc|staged */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(allreduce),         cmocka_unit_test(bcast_mixed),       cmocka_unit_test(alltoallw_vectors),
-        cmocka_unit_test(neighbor_halo),     cmocka_unit_test(nonblocking_order),
+        cmocka_unit_test(allreduce), cmocka_unit_test(bcast_mixed), cmocka_unit_test(alltoallw_vectors),
+        cmocka_unit_test(neighbor_halo), cmocka_unit_test(nonblocking_order),
     };
     failed = MPIACC_TEST_RUN("cuda_coll", tests, NULL, NULL);
     return cu_fini(failed);

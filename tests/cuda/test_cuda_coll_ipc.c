@@ -380,7 +380,7 @@ int main(int argc, char **argv)
         mpiacc_test_skip_all("MPIACC_COLL_ENGINE is not ipc");
     cu_watchdog("test_cuda_coll_ipc", 280);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(bcast),         cmocka_unit_test(allgather),  cmocka_unit_test(alltoall),
+        cmocka_unit_test(bcast), cmocka_unit_test(allgather), cmocka_unit_test(alltoall),
         cmocka_unit_test(neighbor_halo), cmocka_unit_test(reductions), cmocka_unit_test(fallback),
         cmocka_unit_test(nonblocking),
     };

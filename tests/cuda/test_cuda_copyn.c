@@ -294,8 +294,9 @@ int main(int argc, char **argv)
     MPI_Comm node;
     cudaError_t e;
     static const struct option lo[] = {{"bench", no_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'}, {0}};
-    const struct CMUnitTest tests[] = {cmocka_unit_test(one_piece), cmocka_unit_test(alltoall), cmocka_unit_test(many),
-                                       cmocka_unit_test(errors)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(one_piece), cmocka_unit_test(alltoall), cmocka_unit_test(many), cmocka_unit_test(errors),
+    };
     for (int c; (c = getopt_long(argc, argv, "bh", lo, NULL)) != -1;) {
         if (c == 'b') bench = 1;
         else {

@@ -220,9 +220,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     seed32 = (unsigned)mpiacc_test_seed();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cases),
-        cmocka_unit_test(test_engine),
-        cmocka_unit_test(test_regress),
+        cmocka_unit_test(test_cases), cmocka_unit_test(test_engine), cmocka_unit_test(test_regress),
         cmocka_unit_test(test_corpus),
     };
     return mpiacc_test_end(MPIACC_TEST_RUN("cuda_emul", tests, NULL, NULL));

@@ -460,10 +460,11 @@ int main(int argc, char **argv)
     MPI_Comm node;
     cudaError_t e;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(layouts),        cmocka_unit_test(random_layouts), cmocka_unit_test(realloc_same_address),
+        cmocka_unit_test(layouts), cmocka_unit_test(random_layouts), cmocka_unit_test(realloc_same_address),
         cmocka_unit_test(not_exportable), cmocka_unit_test(producer_still_running), cmocka_unit_test(lru_bound),
-        cmocka_unit_test(steady_state),   cmocka_unit_test(same_process),   cmocka_unit_test(concurrent_imports),
-        cmocka_unit_test(errors)};
+        cmocka_unit_test(steady_state), cmocka_unit_test(same_process), cmocka_unit_test(concurrent_imports),
+        cmocka_unit_test(errors),
+    };
     MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);

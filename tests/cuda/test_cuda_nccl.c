@@ -420,8 +420,8 @@ int main(int argc, char **argv)
     mpiacc_test_world(NULL, NULL, 0, &cart);
     cu_watchdog("test_cuda_nccl", 580);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(moves),  cmocka_unit_test(reductions), cmocka_unit_test(streams),
-        cmocka_unit_test(errors), cmocka_unit_test(comm_free),
+        cmocka_unit_test(moves), cmocka_unit_test(reductions), cmocka_unit_test(streams), cmocka_unit_test(errors),
+        cmocka_unit_test(comm_free),
     };
     failed = MPIACC_TEST_RUN("cuda_nccl", tests, NULL, NULL);
     MPI_Comm_free(&cart);

@@ -381,8 +381,9 @@ int main(int argc, char **argv)
     MPI_Comm node;
     cudaError_t e;
     static const struct option lo[] = {{"bench", no_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'}, {0}};
-    const struct CMUnitTest tests[] = {cmocka_unit_test(all_pairs), cmocka_unit_test(large),
-                                       cmocka_unit_test(in_place), cmocka_unit_test(errors)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(all_pairs), cmocka_unit_test(large), cmocka_unit_test(in_place), cmocka_unit_test(errors),
+    };
     for (int c; (c = getopt_long(argc, argv, "bh", lo, NULL)) != -1;) {
         if (c == 'b') bench = 1;
         else {

@@ -243,8 +243,10 @@ static void random_pairs(void **state)
 
 int main(int argc, char **argv)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(directed), cmocka_unit_test(rows), cmocka_unit_test(variant_names),
-                                       cmocka_unit_test(random_pairs)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(directed), cmocka_unit_test(rows), cmocka_unit_test(variant_names),
+        cmocka_unit_test(random_pairs),
+    };
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     rng = mpiacc_test_seed();

@@ -107,7 +107,9 @@ static void decision(void **state)
 
 int main(int argc, char **argv)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(rule), cmocka_unit_test(agree), cmocka_unit_test(decision)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(rule), cmocka_unit_test(agree), cmocka_unit_test(decision),
+    };
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--expect") && i + 1 < argc) expect = argv[++i];
         else if (!strcmp(argv[i], "--reason") && i + 1 < argc) reason = argv[++i];

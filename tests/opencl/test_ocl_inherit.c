@@ -255,9 +255,8 @@ static void empty_null_clmem(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(pmpi_tag_first),     cmocka_unit_test(wrappers),
-        cmocka_unit_test(pack_wrapper),       cmocka_unit_test(disagreeing_queues),
-        cmocka_unit_test(empty_null_clmem),
+        cmocka_unit_test(pmpi_tag_first), cmocka_unit_test(wrappers), cmocka_unit_test(pack_wrapper),
+        cmocka_unit_test(disagreeing_queues), cmocka_unit_test(empty_null_clmem),
     };
     fx_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -269,8 +269,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(implicit_sync_send), cmocka_unit_test(implicit_sync_recv),
-        cmocka_unit_test(out_of_order_queue), cmocka_unit_test(fig5_loop),
-        cmocka_unit_test(non_overtaking),
+        cmocka_unit_test(out_of_order_queue), cmocka_unit_test(fig5_loop), cmocka_unit_test(non_overtaking),
     };
     fx_init_pair(&argc, &argv, &rank, &peer);
     return fx_end(MPIACC_TEST_RUN("opencl_order", tests, NULL, NULL));

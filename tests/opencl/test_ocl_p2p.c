@@ -381,7 +381,7 @@ static void random_corpus(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(status_counts),  cmocka_unit_test(wildcards),      cmocka_unit_test(truncation),
+        cmocka_unit_test(status_counts), cmocka_unit_test(wildcards), cmocka_unit_test(truncation),
         cmocka_unit_test(empty_and_proc_null), cmocka_unit_test(cancel_receive), cmocka_unit_test(random_corpus),
     };
     fx_init_pair(&argc, &argv, &rank, &peer);

@@ -342,15 +342,11 @@ static void still_usable(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup(null_clmem, drain_strays),
-        cmocka_unit_test_setup(released_clmem, drain_strays),
-        cmocka_unit_test_setup(host_pointer, drain_strays),
-        cmocka_unit_test_setup(other_context, drain_strays),
-        cmocka_unit_test_setup(too_small, drain_strays),
-        cmocka_unit_test_setup(bad_attributes, drain_strays),
+        cmocka_unit_test_setup(null_clmem, drain_strays), cmocka_unit_test_setup(released_clmem, drain_strays),
+        cmocka_unit_test_setup(host_pointer, drain_strays), cmocka_unit_test_setup(other_context, drain_strays),
+        cmocka_unit_test_setup(too_small, drain_strays), cmocka_unit_test_setup(bad_attributes, drain_strays),
         cmocka_unit_test_setup(error_handler_called, drain_strays),
-        cmocka_unit_test_setup(failed_dependency, drain_strays),
-        cmocka_unit_test_setup(still_usable, drain_strays),
+        cmocka_unit_test_setup(failed_dependency, drain_strays), cmocka_unit_test_setup(still_usable, drain_strays),
     };
     fx_init_pair(&argc, &argv, &rank, &peer);
     return fx_end(MPIACC_TEST_RUN("opencl_p2p_errors", tests, NULL, NULL));

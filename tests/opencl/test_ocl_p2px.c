@@ -169,8 +169,10 @@ static void direct(void **state)
 int main(int argc, char **argv)
 {
     int failed;
-    const struct CMUnitTest tests[] = {cmocka_unit_test(persistent), cmocka_unit_test(sendrecv_replace),
-                                       cmocka_unit_test(bsend_mrecv), cmocka_unit_test(direct)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(persistent), cmocka_unit_test(sendrecv_replace), cmocka_unit_test(bsend_mrecv),
+        cmocka_unit_test(direct),
+    };
     if (mpiacc_test_help(argc, argv, "usage: mpiexec -n 2 %s\nPersistent requests, Sendrecv_replace, "
                                      "Isendrecv(_replace), Bsend, Mrecv on cl_mem buffers.\n"))
         return 0;

@@ -610,11 +610,10 @@ static int finalize_background(int abandon)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(recv_staged),    cmocka_unit_test(recv_eager),
-        cmocka_unit_test(recv_eager_held_sender),
-        cmocka_unit_test(recv_host_order), cmocka_unit_test(completion_calls),   cmocka_unit_test(cancel_before),
-        cmocka_unit_test(send_staged),    cmocka_unit_test(send_eager),          cmocka_unit_test(send_long),
-        cmocka_unit_test(send_sync_host), cmocka_unit_test(late_error),          cmocka_unit_test(arguments),
+        cmocka_unit_test(recv_staged), cmocka_unit_test(recv_eager), cmocka_unit_test(recv_eager_held_sender),
+        cmocka_unit_test(recv_host_order), cmocka_unit_test(completion_calls), cmocka_unit_test(cancel_before),
+        cmocka_unit_test(send_staged), cmocka_unit_test(send_eager), cmocka_unit_test(send_long),
+        cmocka_unit_test(send_sync_host), cmocka_unit_test(late_error), cmocka_unit_test(arguments),
         cmocka_unit_test(recv_out_of_order_queue), cmocka_unit_test(threads_and_free),
     };
     MPI_Info info;

@@ -492,13 +492,10 @@ int main(int argc, char **argv)
 {
     int failed, size;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup(fast_path, pool_barrier),
-        cmocka_unit_test_setup(dense_send_waits, pool_barrier),
+        cmocka_unit_test_setup(fast_path, pool_barrier), cmocka_unit_test_setup(dense_send_waits, pool_barrier),
         cmocka_unit_test_setup(dense_send_behind_queued, pool_barrier),
-        cmocka_unit_test_setup(packed_send, pool_barrier),
-        cmocka_unit_test_setup(device_receives, pool_barrier),
-        cmocka_unit_test_setup(truncation, pool_barrier),
-        cmocka_unit_test_setup(cancel, pool_barrier),
+        cmocka_unit_test_setup(packed_send, pool_barrier), cmocka_unit_test_setup(device_receives, pool_barrier),
+        cmocka_unit_test_setup(truncation, pool_barrier), cmocka_unit_test_setup(cancel, pool_barrier),
         cmocka_unit_test_setup(self_and_any_source, pool_barrier),
         cmocka_unit_test_setup(persistent_and_sendrecv, pool_barrier),
         cmocka_unit_test_setup(matched_receives, pool_barrier),

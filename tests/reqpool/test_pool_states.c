@@ -293,8 +293,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(send_waits_for_dependency, pool_barrier),
         cmocka_unit_test_setup(send_without_dependency, pool_barrier),
-        cmocka_unit_test_setup(receive_paths, pool_barrier),
-        cmocka_unit_test_setup(non_overtaking, pool_barrier),
+        cmocka_unit_test_setup(receive_paths, pool_barrier), cmocka_unit_test_setup(non_overtaking, pool_barrier),
         cmocka_unit_test_setup(out_of_order_completion, pool_barrier),
         cmocka_unit_test_setup(truncation_error, pool_barrier),
         cmocka_unit_test_setup(cancel_receive, pool_barrier),

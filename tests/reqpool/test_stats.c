@@ -104,8 +104,7 @@ static void older_struct_and_bad_args(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fixed_columns),
-        cmocka_unit_test(counts_after_traffic),
+        cmocka_unit_test(fixed_columns), cmocka_unit_test(counts_after_traffic),
         cmocka_unit_test(older_struct_and_bad_args),
     };
     MPI_Init(&argc, &argv);
