@@ -174,7 +174,7 @@ static void parse(int argc, char **argv, opts_t *o)
         {"val-print-limit", CLI_INT, &o->print_limit, "differing elements printed per rank", NULL, CLI_ANY},
         {"csv", CLI_FILE, &o->csv, "also write one row per run to this CSV file", NULL, CLI_ANY},
     };
-    const cli_prog_t prog = {
+    const cli_prog_t prog = CLI_PROG(
         H3_PROG, "mpiexec -n 8 " H3_PROG " [options]",
         "3D halo exchange of subarray faces on a Cartesian communicator (MPI_Dims_create), through\n"
         "MPI_Neighbor_alltoallw and through persistent requests (MPI_Send_init/MPI_Recv_init once,\n"
@@ -182,8 +182,7 @@ static void parse(int argc, char **argv, opts_t *o)
         "(tagged subarrays on the device array) and as written for a CUDA-aware MPI (own pack kernel,\n"
         "device pointers), a 7-point star stencil per iteration, with and without overlap; validated\n"
         "bitwise against the same exchange on host arrays.  Times per iteration and their timeline.\n"
-        "Exit status: 0 success, 1 validation error or failure, 2 bad options, 77 no device.",
-        opts, sizeof opts / sizeof opts[0]};
+        "Exit status: 0 success, 1 validation error or failure, 2 bad options, 77 no device.", opts);
     cli_parse(&prog, argc, argv);
     if (!parse_size(size, o->n)) bad_value(&prog, "size", size, "N or X,Y,Z");
     if (!parse_variants(variants, &o->var_mask))

@@ -141,18 +141,19 @@ static void parse(int argc, char **argv, opts_t *o)
         {"val-print-limit", CLI_INT, &o->print_limit, "offending elements printed per rank", NULL, CLI_ANY},
         {"csv", CLI_FILE, &o->csv, "also write one row per precision and run to this CSV file", NULL, CLI_ANY},
     };
-    const cli_prog_t prog = {ST_PROG, "mpiexec -n 4 " ST_PROG " [options]",
+    const cli_prog_t prog = CLI_PROG(
+        ST_PROG, "mpiexec -n 4 " ST_PROG " [options]",
 #if ST_WITH_MPIACC
-                             "SHOC's Stencil2D on mpiacc: the halo exchange with manual staging through the host,\n"
-                             "with mpiacc's datatype attributes and (CUDA) as written for a CUDA-aware MPI, with and\n"
-                             "without overlap of exchange and interior, validated against a CPU reference.\n"
+        "SHOC's Stencil2D on mpiacc: the halo exchange with manual staging through the host,\n"
+        "with mpiacc's datatype attributes and (CUDA) as written for a CUDA-aware MPI, with and\n"
+        "without overlap of exchange and interior, validated against a CPU reference.\n"
 #else
-                             "SHOC's Stencil2D with the halo exchange written for a CUDA-aware MPI (device pointers,\n"
-                             "own pack kernels, synchronisations), no mpiacc: runs on any MPICH-ABI MPI (libmpi.so.12)\n"
-                             "that takes CUDA device memory; validated against a CPU reference.\n"
+        "SHOC's Stencil2D with the halo exchange written for a CUDA-aware MPI (device pointers,\n"
+        "own pack kernels, synchronisations), no mpiacc: runs on any MPICH-ABI MPI (libmpi.so.12)\n"
+        "that takes CUDA device memory; validated against a CPU reference.\n"
 #endif
-                             "Exit status: 0 success, 1 validation error or failure, 2 bad options, 77 no device.",
-                             opts, sizeof opts / sizeof opts[0]};
+        "Exit status: 0 success, 1 validation error or failure, 2 bad options, 77 no device.",
+        opts);
     cli_parse(&prog, argc, argv);
     if (msize && !parse_msize(msize, o->pdims)) {
         if (cli_rank0()) {
