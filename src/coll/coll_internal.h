@@ -178,6 +178,8 @@ void mpiacc_coll_wait_turn(MPI_Comm comm);
 /* steps.c: the protocol of a nonblocking collective, and a blocking call's
  * steps in the calling thread (error raised on the communicator). */
 extern const mpiacc_proto_t mpiacc_coll_proto;
+/* steps.c: the release of every collective protocol (the op's mpiacc_coll_op_t). */
+void mpiacc_coll_proto_release(mpiacc_rp_op_t *op);
 int mpiacc_coll_blocking(mpiacc_coll_op_t *c, int pooled);
 
 extern const mpiacc_coll_family_t mpiacc_coll_bcast_family, mpiacc_coll_barrier_family;
