@@ -8,6 +8,8 @@
 
 #include <cuda_runtime.h>
 
+#include "ex_cuda.h"
+
 extern "C" {
 #include "halo3d.h"
 }
@@ -97,20 +99,6 @@ __global__ void h3_faces_k(T *a, T *st, int nz, int ny, int nx, int r, int X, in
 }
 
 /* H3-LOC-END */
-
-static int cu_probe(int local_rank, char *desc, size_t len, int *ndev)
-{
-    int n = 0;
-    cudaDeviceProp p;
-    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
-        cudaGetLastError();
-        return 0;
-    }
-    if (cudaGetDeviceProperties(&p, local_rank % n) != cudaSuccess) return 0;
-    snprintf(desc, len, "CUDA device %d of %d: %s", local_rank % n, n, p.name);
-    *ndev = n;
-    return 1;
-}
 
 static void cu_destroy(h3_dev_t *d)
 {
@@ -296,7 +284,7 @@ static h3_backend_t make_backend(void)
     h3_backend_t b;
     memset(&b, 0, sizeof b);
     b.name = "cuda";
-    b.probe = cu_probe;
+    b.probe = ex_cu_probe;
     b.create = cu_create;
     b.destroy = cu_destroy;
     b.reset = cu_reset;

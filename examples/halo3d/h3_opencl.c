@@ -11,6 +11,8 @@
 #include <CL/cl.h>
 #include <mpiacc.h>
 
+#include "ex_opencl.h"
+
 #include "halo3d.h"
 
 /* The same arithmetic as h3_host.c's step, in the same order. */
@@ -76,44 +78,6 @@ struct h3_dev {
         if (e_ != CL_SUCCESS) return h3_error("%s failed: OpenCL error %d", #call_, (int)e_); \
     } while (0)
 
-static int pick(int local_rank, cl_device_id *dev, int *gpu, int *ndev)
-{
-    cl_platform_id plats[16];
-    cl_uint np = 0;
-    if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS || np == 0) return 0;
-    for (int want_gpu = 1; want_gpu >= 0; want_gpu--) {
-        cl_device_id devs[64];
-        cl_uint total = 0;
-        for (cl_uint p = 0; p < np && total < 64; p++) {
-            cl_uint n = 0;
-            if (clGetDeviceIDs(plats[p], want_gpu ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_ALL, 64 - total,
-                               devs + total, &n) == CL_SUCCESS)
-                total += n;
-        }
-        if (total > 0) {
-            *dev = want_gpu ? devs[local_rank % total] : devs[0];
-            *gpu = want_gpu;
-            *ndev = want_gpu ? (int)total : 1;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-static int cl_probe(int local_rank, char *desc, size_t len, int *ndev)
-{
-    cl_device_id dev;
-    cl_platform_id plat;
-    char pname[128] = "?", dname[128] = "?";
-    int gpu;
-    if (!pick(local_rank, &dev, &gpu, ndev)) return 0;
-    clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
-    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
-    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
-    snprintf(desc, len, "OpenCL %s: %s", pname, dname);
-    return 1;
-}
-
 static void cl_destroy(h3_dev_t *d)
 {
     if (!d) return;
@@ -140,16 +104,12 @@ static int build(h3_dev_t *d, cl_device_id dev)
 {
     const h3_grid_t *g = d->g;
     cl_int e;
+    char log[4096];
     int a[6] = {g->n[0], g->n[1], g->n[2], g->r, g->X, g->Y};
     double w = h3_arm_weight(g->r);
     float wf = (float)w;
-    d->prog = clCreateProgramWithSource(d->ctx, 1, &kernel_src, NULL, &e);
-    CL_TRY(e);
-    if (clBuildProgram(d->prog, 1, &dev, g->dp ? "-DH3_DP" : "", NULL, NULL) != CL_SUCCESS) {
-        char log[4096] = "";
-        clGetProgramBuildInfo(d->prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+    if (ex_cl_build(d->ctx, dev, kernel_src, g->dp ? "-DH3_DP" : "", &d->prog, log, sizeof log) != CL_SUCCESS)
         return h3_error("OpenCL kernel build failed:\n%s", log);
-    }
     d->kstep = clCreateKernel(d->prog, "h3_step", &e);
     CL_TRY(e);
     d->kfaces = clCreateKernel(d->prog, "h3_faces", &e);
@@ -181,7 +141,7 @@ static int cl_create(const h3_grid_t *g, const void *init, h3_dev_t **out)
     *out = d;
     if (!d) return h3_error("out of memory");
     d->g = g;
-    if (!pick(g->local_rank, &dev, &d->gpu, &ndev)) return h3_error("no OpenCL device");
+    if (!ex_cl_pick(g->local_rank, &dev, &d->gpu, &ndev)) return h3_error("no OpenCL device");
     d->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
     CL_TRY(e);
     /* OpenCL 1.2 has no queue priorities: the two queues are ordered by events only */
@@ -309,7 +269,7 @@ static void *cl_queue(h3_dev_t *d) { return (void *)d->q; }
 
 static const h3_backend_t backend = {
     .name = "opencl",
-    .probe = cl_probe,
+    .probe = ex_cl_probe,
     .create = cl_create,
     .destroy = cl_destroy,
     .reset = cl_reset,

@@ -9,6 +9,8 @@
 
 #include <cuda_runtime.h>
 
+#include "ex_cuda.h"
+
 extern "C" {
 #include "stencil2d.h"
 }
@@ -86,20 +88,6 @@ __global__ void st_ring_k(const T *__restrict__ a, T *__restrict__ b, int R, int
     else if (k < 2 * C + 2 * R) x = (size_t)(k - 2 * C - R) * P + C - 1;
     else return;
     b[x] = a[x];
-}
-
-static int cu_probe(int local_rank, char *desc, size_t len, int *ndev)
-{
-    int n = 0;
-    cudaDeviceProp p;
-    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
-        cudaGetLastError();
-        return 0;
-    }
-    if (cudaGetDeviceProperties(&p, local_rank % n) != cudaSuccess) return 0;
-    snprintf(desc, len, "CUDA device %d of %d: %s", local_rank % n, n, p.name);
-    *ndev = n;
-    return 1;
 }
 
 static void cu_destroy(st_dev_t *d)
@@ -349,7 +337,7 @@ static st_backend_t make_backend(void)
     memset(&b, 0, sizeof b);
     b.name = "cuda";
     b.offsets_in_type = 0;
-    b.probe = cu_probe;
+    b.probe = ex_cu_probe;
     b.create = cu_create;
     b.destroy = cu_destroy;
     b.reset = cu_reset;

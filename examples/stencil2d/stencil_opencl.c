@@ -11,6 +11,8 @@
 #include <CL/cl.h>
 #include <mpiacc.h>
 
+#include "ex_opencl.h"
+
 #include "stencil2d.h"
 
 static const char *kernel_src =
@@ -82,46 +84,6 @@ struct st_dev {
         if (e_ != CL_SUCCESS) return st_error("%s failed: OpenCL error %d", #call_, (int)e_); \
     } while (0)
 
-/* A GPU device if any platform has one (the local_rank-th, cyclically, of
- * *ndev), else the first device of the first platform that has one (*ndev =
- * 1: every rank of the node uses it). */
-static int pick(int local_rank, cl_device_id *dev, int *gpu, int *ndev)
-{
-    cl_platform_id plats[16];
-    cl_uint np = 0;
-    if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS || np == 0) return 0;
-    for (int want_gpu = 1; want_gpu >= 0; want_gpu--) {
-        cl_device_id devs[64];
-        cl_uint total = 0;
-        for (cl_uint p = 0; p < np && total < 64; p++) {
-            cl_uint n = 0;
-            cl_device_type ty = want_gpu ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_ALL;
-            if (clGetDeviceIDs(plats[p], ty, 64 - total, devs + total, &n) == CL_SUCCESS) total += n;
-        }
-        if (total > 0) {
-            *dev = want_gpu ? devs[local_rank % total] : devs[0];
-            *gpu = want_gpu;
-            *ndev = want_gpu ? (int)total : 1;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-static int cl_probe(int local_rank, char *desc, size_t len, int *ndev)
-{
-    cl_device_id dev;
-    cl_platform_id plat;
-    char pname[128] = "?", dname[128] = "?";
-    int gpu;
-    if (!pick(local_rank, &dev, &gpu, ndev)) return 0;
-    clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
-    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
-    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
-    snprintf(desc, len, "OpenCL %s: %s", pname, dname);
-    return 1;
-}
-
 static void cl_destroy(st_dev_t *d)
 {
     if (!d) return;
@@ -148,16 +110,12 @@ static int build(st_dev_t *d, cl_device_id dev)
 {
     const st_grid_t *g = d->g;
     cl_int e;
+    char log[4096];
     int R = g->R, C = g->C, P = g->P;
     double w[3] = {g->wc, g->wk, g->wd};
     float wf[3] = {(float)g->wc, (float)g->wk, (float)g->wd};
-    d->prog = clCreateProgramWithSource(d->ctx, 1, &kernel_src, NULL, &e);
-    CL_TRY(e);
-    if (clBuildProgram(d->prog, 1, &dev, g->dp ? "-DST_DP" : "", NULL, NULL) != CL_SUCCESS) {
-        char log[4096] = "";
-        clGetProgramBuildInfo(d->prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+    if (ex_cl_build(d->ctx, dev, kernel_src, g->dp ? "-DST_DP" : "", &d->prog, log, sizeof log) != CL_SUCCESS)
         return st_error("OpenCL kernel build failed:\n%s", log);
-    }
     d->kstep = clCreateKernel(d->prog, "st_step", &e);
     CL_TRY(e);
     d->kband = clCreateKernel(d->prog, "st_band", &e);
@@ -195,7 +153,7 @@ static int cl_create(const st_grid_t *g, const void *init, st_dev_t **out)
     *out = d;
     if (!d) return st_error("out of memory");
     d->g = g;
-    if (!pick(g->local_rank, &dev, &d->gpu, &ndev)) return st_error("no OpenCL device");
+    if (!ex_cl_pick(g->local_rank, &dev, &d->gpu, &ndev)) return st_error("no OpenCL device");
     d->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
     CL_TRY(e);
     /* OpenCL 1.2 has no queue priorities (cl_khr_priority_hints is an
@@ -373,7 +331,7 @@ static void *cl_queue(st_dev_t *d) { return (void *)d->q; }
 static const st_backend_t backend = {
     .name = "opencl",
     .offsets_in_type = 1,
-    .probe = cl_probe,
+    .probe = ex_cl_probe,
     .create = cl_create,
     .destroy = cl_destroy,
     .reset = cl_reset,

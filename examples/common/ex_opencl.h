@@ -1,0 +1,69 @@
+/*
+ * examples/common/ex_opencl.h: what the examples' OpenCL backends share
+ * (halo3d/h3_opencl.c, stencil2d/stencil_opencl.c): the device a rank
+ * uses and its kernels' build.  GPU devices are preferred: the
+ * (node-local rank % count)-th; else the first device of the first
+ * platform that has one (e.g. PoCL on the CPU), for every rank of the node.
+ */
+#ifndef EX_OPENCL_H_INCLUDED
+#define EX_OPENCL_H_INCLUDED
+
+#include <stdio.h>
+
+#include <CL/cl.h>
+
+/* The device of node-local rank local_rank: 1 and *dev, *gpu (a GPU) and
+ * *ndev (how many ranks of a node may have a device each); 0 without one. */
+static inline int ex_cl_pick(int local_rank, cl_device_id *dev, int *gpu, int *ndev)
+{
+    cl_platform_id plats[16];
+    cl_uint np = 0;
+    if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS || np == 0) return 0;
+    for (int want_gpu = 1; want_gpu >= 0; want_gpu--) {
+        cl_device_id devs[64];
+        cl_uint total = 0;
+        for (cl_uint p = 0; p < np && total < 64; p++) {
+            cl_uint n = 0;
+            cl_device_type ty = want_gpu ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_ALL;
+            if (clGetDeviceIDs(plats[p], ty, 64 - total, devs + total, &n) == CL_SUCCESS) total += n;
+        }
+        if (total > 0) {
+            *dev = want_gpu ? devs[local_rank % total] : devs[0];
+            *gpu = want_gpu;
+            *ndev = want_gpu ? (int)total : 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The backends' probe: ex_cl_pick, and the device described in desc. */
+static inline int ex_cl_probe(int local_rank, char *desc, size_t len, int *ndev)
+{
+    cl_device_id dev;
+    cl_platform_id plat;
+    char pname[128] = "?", dname[128] = "?";
+    int gpu;
+    if (!ex_cl_pick(local_rank, &dev, &gpu, ndev)) return 0;
+    clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
+    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
+    snprintf(desc, len, "OpenCL %s: %s", pname, dname);
+    return 1;
+}
+
+/* The program of src built for dev with options (*prog); on a failed
+ * build, its log in log[0, len). */
+static inline cl_int ex_cl_build(cl_context ctx, cl_device_id dev, const char *src, const char *options,
+                                 cl_program *prog, char *log, size_t len)
+{
+    cl_int e;
+    log[0] = 0;
+    *prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
+    if (e != CL_SUCCESS) return e;
+    e = clBuildProgram(*prog, 1, &dev, options, NULL, NULL);
+    if (e != CL_SUCCESS) clGetProgramBuildInfo(*prog, dev, CL_PROGRAM_BUILD_LOG, len - 1, log, NULL);
+    return e;
+}
+
+#endif
