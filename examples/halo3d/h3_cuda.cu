@@ -27,7 +27,7 @@ struct h3_dev {
     do {                                                                                                 \
         cudaError_t e_ = (call_);                                                                        \
         if (e_ != cudaSuccess)                                                                           \
-            return h3_error("%s failed: %s (%s)", #call_, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
+            return ex_error("%s failed: %s (%s)", #call_, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
     } while (0)
 
 /* The same arithmetic as h3_host.c's step, in the same order (exact
@@ -132,7 +132,7 @@ static int cu_create(const h3_grid_t *g, const void *init, h3_dev_t **out)
     size_t fbytes = (size_t)g->face_total * g->es;
     h3_dev_t *d = (h3_dev_t *)calloc(1, sizeof *d);
     *out = d;
-    if (!d) return h3_error("out of memory");
+    if (!d) return ex_error("out of memory");
     d->g = g;
     CU_TRY(cudaGetDeviceCount(&n));
     CU_TRY(cudaSetDevice(g->local_rank % n));

@@ -75,7 +75,7 @@ struct h3_dev {
 #define CL_TRY(call_)                                                                       \
     do {                                                                                    \
         cl_int e_ = (call_);                                                                \
-        if (e_ != CL_SUCCESS) return h3_error("%s failed: OpenCL error %d", #call_, (int)e_); \
+        if (e_ != CL_SUCCESS) return ex_error("%s failed: OpenCL error %d", #call_, (int)e_); \
     } while (0)
 
 static void cl_destroy(h3_dev_t *d)
@@ -109,7 +109,7 @@ static int build(h3_dev_t *d, cl_device_id dev)
     double w = h3_arm_weight(g->r);
     float wf = (float)w;
     if (ex_cl_build(d->ctx, dev, kernel_src, g->dp ? "-DH3_DP" : "", &d->prog, log, sizeof log) != CL_SUCCESS)
-        return h3_error("OpenCL kernel build failed:\n%s", log);
+        return ex_error("OpenCL kernel build failed:\n%s", log);
     d->kstep = clCreateKernel(d->prog, "h3_step", &e);
     CL_TRY(e);
     d->kfaces = clCreateKernel(d->prog, "h3_faces", &e);
@@ -139,9 +139,9 @@ static int cl_create(const h3_grid_t *g, const void *init, h3_dev_t **out)
     size_t fbytes = (size_t)g->face_total * g->es;
     h3_dev_t *d = calloc(1, sizeof *d);
     *out = d;
-    if (!d) return h3_error("out of memory");
+    if (!d) return ex_error("out of memory");
     d->g = g;
-    if (!ex_cl_pick(g->local_rank, &dev, &d->gpu, &ndev)) return h3_error("no OpenCL device");
+    if (!ex_cl_pick(g->local_rank, &dev, &d->gpu, &ndev)) return ex_error("no OpenCL device");
     d->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
     CL_TRY(e);
     /* OpenCL 1.2 has no queue priorities: the two queues are ordered by events only */
@@ -158,7 +158,7 @@ static int cl_create(const h3_grid_t *g, const void *init, h3_dev_t **out)
         d->stage[b] = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, fbytes, NULL, &e);
         CL_TRY(e);
         d->host[b] = calloc(1, fbytes);
-        if (!d->host[b]) return h3_error("out of host memory");
+        if (!d->host[b]) return ex_error("out of host memory");
     }
     if (build(d, dev)) return 1;
     return cl_reset(d);

@@ -216,7 +216,7 @@ static int make_grid(const opts_t *o, MPI_Comm cart, int local_rank, int dp, h3_
     MPI_Comm_rank(cart, &g->rank);
     MPI_Comm_size(cart, &g->nranks);
     for (int d = 0; d < 3; d++)
-        if (g->n[d] < g->r) return h3_error("the interior (%d) must be at least the radius (%d)", g->n[d], g->r);
+        if (g->n[d] < g->r) return ex_error("the interior (%d) must be at least the radius (%d)", g->n[d], g->r);
     H3_MPI(MPI_Cart_coords(cart, g->rank, 3, g->coords));
     for (int d = 0; d < 3; d++) H3_MPI(MPI_Cart_shift(cart, d, 1, &g->nbr[2 * d], &g->nbr[2 * d + 1]));
     for (int f = 0; f < H3_FACES; f++) {
@@ -274,7 +274,7 @@ static int run(const opts_t *o, const h3_grid_t *g, const h3_backend_t *be, cons
     h3_xchg_t x;
     double *t = calloc((size_t)o->passes, sizeof *t), tk;
     int rc = 1, cur = 0, have_x = 0, m = res->method;
-    if (!t) return h3_error("out of memory");
+    if (!t) return ex_error("out of memory");
     if ((rc = be->create(g, init, &d)) != 0) goto done;
     if (res->variant == V_MANUAL) rc = h3_xchg_staged(g, m, be->host_send(d), be->host_recv(d), 0, &x);
     else if (res->variant == V_CUDA_AWARE)
@@ -295,49 +295,12 @@ static int run(const opts_t *o, const h3_grid_t *g, const h3_backend_t *be, cons
         t[p] *= 1e6 / o->iters;
     }
     if ((rc = be->download(d, cur, out)) != 0) goto done;
-    res->min = h3_min(t, o->passes), res->max = h3_max(t, o->passes), res->med = h3_median(t, o->passes);
+    res->min = ex_min(t, o->passes), res->max = ex_max(t, o->passes), res->med = ex_median(t, o->passes);
 done:
     if (have_x) h3_xchg_free(&x);
     if (d) be->destroy(d);
     free(t);
     return rc;
-}
-
-static int choose_backend(const char *want, ctx_t *c)
-{
-    const h3_backend_t *cu = h3_cuda_backend(), *cl = h3_opencl_backend();
-    int found = 0;
-    c->be = NULL, c->ndev = 0;
-    if (!strcmp(want, "cuda") || !strcmp(want, "auto")) {
-        c->be = cu;
-        if (cu && cu->probe(c->local_rank, c->desc, sizeof c->desc, &c->ndev)) found = 1;
-    }
-    if (!found && (!strcmp(want, "opencl") || !strcmp(want, "auto"))) {
-        c->be = cl;
-        if (cl && cl->probe(c->local_rank, c->desc, sizeof c->desc, &c->ndev)) found = 1;
-    }
-    if (!c->be) snprintf(c->desc, sizeof c->desc, "backend '%s' not compiled in", want);
-    else if (!found) snprintf(c->desc, sizeof c->desc, "no %s device found", c->be->name);
-    return found;
-}
-
-/* The MPI library in a few words. */
-static void mpi_name(ctx_t *c)
-{
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-    const char *v, *nm = getenv("MPIR_CVAR_CH4_NETMOD");
-    int len = 0;
-    MPI_Get_library_version(lib, &len);
-    if ((v = strstr(lib, "MPICH Version:"))) {
-        for (v += 14; *v == ' ' || *v == '\t'; v++) {}
-        snprintf(c->mpi, sizeof c->mpi, "mpich %.*s%s%s", (int)strcspn(v, " \t\n,"), v, nm && *nm ? "/" : "",
-                 nm ? nm : "");
-    } else if ((v = strstr(lib, "Intel(R) MPI Library"))) {
-        for (v += 20; *v == ' '; v++) {}
-        snprintf(c->mpi, sizeof c->mpi, "impi %.*s", (int)strcspn(v, " \t\n,"), v);
-    } else {
-        snprintf(c->mpi, sizeof c->mpi, "%.*s", (int)strcspn(lib, "\n,"), lib);
-    }
 }
 
 /* The runs of one precision: per method, manual, then mpiacc and
@@ -399,7 +362,7 @@ static void write_csv(const opts_t *o, const h3_grid_t *g, const ctx_t *c, const
     if (!o->csv) return;
     if (!f) {
         if (!(f = fopen(o->csv, "w"))) {
-            h3_error("cannot write %s", o->csv);
+            ex_error("cannot write %s", o->csv);
             return;
         }
         fprintf(f, "precision,method,variant,overlap,backend,ranks,dims,periodic,nx,ny,nz,radius,face_bytes,iters,"
@@ -450,14 +413,14 @@ static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const ctx_t *c,
     if (first && g.rank == 0) print_header(o, &g, c);
     bytes = g.elems * g.es;
     if (!(init = malloc(bytes)) || !(out = malloc(bytes))) {
-        rc = h3_error("out of host memory");
+        rc = ex_error("out of host memory");
         goto done;
     }
     h3_init(&g, init);
     for (int m = 0; m < H3_NMETHODS; m++) {
         if (!(o->meth_mask & (1 << m))) continue;
         if (!(ref[m] = malloc(bytes))) {
-            rc = h3_error("out of host memory");
+            rc = ex_error("out of host memory");
             goto done;
         }
         if ((rc = h3_cpu_reference(&g, m, o->iters, ref[m])) != 0) goto done;
@@ -472,7 +435,7 @@ static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const ctx_t *c,
         snprintf(what, sizeof what, "%s %s%s", h3_method_name[res[k].method], vname[res[k].variant],
                  res[k].overlap ? "+overlap" : "");
         if ((rc = run(o, &g, c->be, init, out, &res[k])) != 0) {
-            h3_error("%s failed", what);
+            ex_error("%s failed", what);
             goto done;
         }
         res[k].errors = h3_compare(&g, out, ref[res[k].method], o->print_limit, what);
@@ -495,18 +458,24 @@ int main(int argc, char **argv)
     MPI_Comm cart = MPI_COMM_NULL, node;
     result_t probe[H3_NMETHODS * 2 * V_COUNT];
     int rank, rc = 0, found, first = 1;
+    ex_prog = "halo3d";
     parse(argc, argv, &o);
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     memset(&c, 0, sizeof c);
-    mpi_name(&c);
+    ex_mpi_name(c.mpi, sizeof c.mpi);
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &c.local_rank);
     MPI_Comm_size(node, &c.local_size);
     MPI_Comm_free(&node);
     if (make_cart(&o, &cart, &c) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
-    found = choose_backend(o.backend, &c);
+    {
+        const h3_backend_t *be[2] = {h3_cuda_backend(), h3_opencl_backend()};
+        ex_probe_fn *const probes[2] = {be[0] ? be[0]->probe : NULL, be[1] ? be[1]->probe : NULL};
+        int k = ex_choose_backend(o.backend, probes, c.local_rank, c.desc, sizeof c.desc, &c.ndev, &found);
+        c.be = k >= 0 ? be[k] : NULL;
+    }
     MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!found || !plan(&o, &c, probe)) {
         if (rank == 0)

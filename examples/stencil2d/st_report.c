@@ -46,28 +46,6 @@ double st_hidden(const result_t *r, int h)
     return f < 0 ? 0 : f > 1 ? 1 : f;
 }
 
-void st_mpi_name(ctx_t *c)
-{
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-    const char *v, *nm = getenv("MPIR_CVAR_CH4_NETMOD");
-    int len = 0;
-    MPI_Get_library_version(lib, &len);
-    if ((v = strstr(lib, "MPICH Version:"))) {
-        v += strlen("MPICH Version:");
-        while (*v == ' ' || *v == '\t') v++;
-        snprintf(c->mpi, sizeof c->mpi, "mpich %.*s%s%s", (int)strcspn(v, " \t\n"), v, nm && *nm ? "/" : "",
-                 nm ? nm : "");
-    } else if ((v = strstr(lib, "Intel(R) MPI Library"))) {
-        v += strlen("Intel(R) MPI Library");
-        while (*v == ' ') v++;
-        snprintf(c->mpi, sizeof c->mpi, "impi %.*s", (int)strcspn(v, " \t\n,"), v);
-    } else {
-        snprintf(c->mpi, sizeof c->mpi, "%.*s", (int)strcspn(lib, "\n,"), lib);
-    }
-    for (char *p = c->mpi; *p; p++)
-        if (*p == ',' || !isprint((unsigned char)*p)) *p = ' ';
-}
-
 void st_print_header(const opts_t *o, const st_grid_t *g, const ctx_t *c)
 {
     const st_backend_t *be = c->be;
@@ -148,7 +126,7 @@ void st_write_csv(const opts_t *o, const st_grid_t *g, const ctx_t *c, const res
     if (!o->csv) return;
     if (!f) {
         if (!(f = fopen(o->csv, "w"))) {
-            st_error("cannot write %s", o->csv);
+            ex_error("cannot write %s", o->csv);
             return;
         }
         fprintf(f, "precision,variant,overlap,backend,ranks,rows,cols,h,iters,passes,gflops_median,gflops_min,"

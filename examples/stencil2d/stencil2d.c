@@ -187,7 +187,7 @@ static int make_cart(const opts_t *o, MPI_Comm *cart, ctx_t *c)
         else ST_MPI(MPI_Dims_create(n, 2, c->dims));
     }
     if ((long)c->dims[0] * c->dims[1] != n)
-        return st_error("--msize %dx%d does not match %d ranks", c->dims[0], c->dims[1], n);
+        return ex_error("--msize %dx%d does not match %d ranks", c->dims[0], c->dims[1], n);
     ST_MPI(MPI_Cart_create(MPI_COMM_WORLD, 2, c->dims, periods, 0, cart));
     return 0;
 }
@@ -205,7 +205,7 @@ static int make_grid(const opts_t *o, MPI_Comm cart, int local_rank, int dp, st_
     g->local_rank = local_rank;
     MPI_Comm_rank(cart, &g->rank);
     MPI_Comm_size(cart, &g->nranks);
-    if (o->rows < h || o->cols < h) return st_error("the local block must be at least h x h");
+    if (o->rows < h || o->cols < h) return ex_error("the local block must be at least h x h");
     ST_MPI(MPI_Cart_shift(cart, 0, 1, &g->nbr[ST_ROWS][0], &g->nbr[ST_ROWS][1])); /* north, south */
     ST_MPI(MPI_Cart_shift(cart, 1, 1, &g->nbr[ST_COLS][0], &g->nbr[ST_COLS][1])); /* west, east */
     /* rows: send row h north (tag 7) into its rows R-h..; send rows R-2h south (tag 8) */
@@ -287,7 +287,7 @@ static int run(const opts_t *o, const st_grid_t *g, const st_backend_t *be, cons
     mx = &x;
 #endif
     if (!gf || !ts) {
-        rc = st_error("out of memory");
+        rc = ex_error("out of memory");
         goto done;
     }
     if ((rc = be->create(g, init, &d)) != 0) goto done;
@@ -306,9 +306,9 @@ static int run(const opts_t *o, const st_grid_t *g, const st_backend_t *be, cons
         gf[p] = flops / ts[p] / 1e9;
     }
     if ((rc = be->download(d, cur, out)) != 0) goto done;
-    res->gflops_min = st_min(gf, o->passes), res->gflops_max = st_max(gf, o->passes);
-    res->gflops_med = st_median(gf, o->passes);
-    res->iter_us = 1e6 * st_median(ts, o->passes) / o->iters;
+    res->gflops_min = ex_min(gf, o->passes), res->gflops_max = ex_max(gf, o->passes);
+    res->gflops_med = ex_median(gf, o->passes);
+    res->iter_us = 1e6 * ex_median(ts, o->passes) / o->iters;
     c[0] = nexch ? (double)(st_calls.copies - c0.copies) / o->passes / nexch : 0;
     c[1] = nexch ? (double)(st_calls.syncs - c0.syncs) / o->passes / nexch : 0;
     MPI_Allreduce(MPI_IN_PLACE, c, 2, MPI_DOUBLE, MPI_MAX, g->cart);
@@ -354,7 +354,7 @@ static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const ctx_t *c,
     bytes = (size_t)g.R * g.P * g.es;
     ref = malloc(bytes), init = malloc(bytes), out = malloc(bytes), out0 = n > 1 ? malloc(bytes) : NULL;
     if (!ref || !init || !out || (n > 1 && !out0)) {
-        rc = st_error("out of host memory");
+        rc = ex_error("out of host memory");
         goto done;
     }
     tref = MPI_Wtime();
@@ -367,7 +367,7 @@ static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const ctx_t *c,
         char what[32];
         snprintf(what, sizeof what, "%s%s", st_vname[res[k].variant], res[k].overlap ? "+overlap" : "");
         if ((rc = run(o, &g, c->be, init, out, &res[k])) != 0) {
-            st_error("%s failed", what);
+            ex_error("%s failed", what);
             goto done;
         }
         res[k].errors = st_compare(&g, out, ref, o->thr, o->print_limit, what);
@@ -391,26 +391,6 @@ done:
     MPI_Type_free(&g.host_type[ST_ROWS]);
     MPI_Type_free(&g.host_type[ST_COLS]);
     return rc;
-}
-
-/* The backend (c->be) and this rank's device (c->desc, c->ndev); 1 when
- * a device was found. */
-static int choose_backend(const char *want, ctx_t *c)
-{
-    const st_backend_t *cu = st_cuda_backend(), *cl = st_opencl_backend();
-    int found = 0;
-    c->be = NULL, c->ndev = 0;
-    if (!strcmp(want, "cuda") || !strcmp(want, "auto")) {
-        c->be = cu;
-        if (cu && cu->probe(c->local_rank, c->desc, sizeof c->desc, &c->ndev)) found = 1;
-    }
-    if (!found && (!strcmp(want, "opencl") || !strcmp(want, "auto"))) {
-        c->be = cl;
-        if (cl && cl->probe(c->local_rank, c->desc, sizeof c->desc, &c->ndev)) found = 1;
-    }
-    if (!c->be) snprintf(c->desc, sizeof c->desc, "backend '%s' not compiled in", want);
-    else if (!found) snprintf(c->desc, sizeof c->desc, "no %s device found", c->be->name);
-    return found;
 }
 
 /* The node-local rank and size (MPI_COMM_TYPE_SHARED, ordered by world
@@ -445,13 +425,19 @@ int main(int argc, char **argv)
     MPI_Comm cart = MPI_COMM_NULL;
     result_t probe[2 * V_COUNT];
     int rank, rc, found, first = 1;
+    ex_prog = "stencil2d";
     parse(argc, argv, &o);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     memset(&c, 0, sizeof c);
-    st_mpi_name(&c);
+    ex_mpi_name(c.mpi, sizeof c.mpi);
     if ((rc = node_ranks(&c)) != 0 || (rc = make_cart(&o, &cart, &c)) != 0) goto done;
-    found = choose_backend(o.backend, &c);
+    {
+        const st_backend_t *be[2] = {st_cuda_backend(), st_opencl_backend()};
+        ex_probe_fn *const probes[2] = {be[0] ? be[0]->probe : NULL, be[1] ? be[1]->probe : NULL};
+        int k = ex_choose_backend(o.backend, probes, c.local_rank, c.desc, sizeof c.desc, &c.ndev, &found);
+        c.be = k >= 0 ? be[k] : NULL;
+    }
     MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!found) {
         if (rank == 0) printf("SKIPPED: %s\n", c.desc);

@@ -31,7 +31,7 @@ struct st_dev {
     do {                                                                                       \
         cudaError_t e_ = (call_);                                                              \
         if (e_ != cudaSuccess)                                                                 \
-            return st_error("%s failed: %s (%s)", #call_, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
+            return ex_error("%s failed: %s (%s)", #call_, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
     } while (0)
 
 /* One point, rounded as written (no contraction into FMA): every kernel
@@ -124,7 +124,7 @@ static int cu_create(const st_grid_t *g, const void *init, st_dev_t **out)
     size_t bytes = (size_t)g->R * g->P * g->es;
     st_dev_t *d = (st_dev_t *)calloc(1, sizeof *d);
     *out = d;
-    if (!d) return st_error("out of memory");
+    if (!d) return ex_error("out of memory");
     d->g = g;
     CU_TRY(cudaGetDeviceCount(&n));
     CU_TRY(cudaSetDevice(g->local_rank % n));
@@ -319,7 +319,7 @@ static int cu_unpack_cols(st_dev_t *d, int buf, int mask) { return cols(d, buf, 
 static void *cu_col_buf(st_dev_t *d, int dir, int s)
 {
     if (!d->cb[dir][s] && cudaMalloc(&d->cb[dir][s], (size_t)d->g->R * d->g->h * d->g->es) != cudaSuccess) {
-        st_error("cudaMalloc of a column buffer failed");
+        ex_error("cudaMalloc of a column buffer failed");
         return NULL;
     }
     return d->cb[dir][s];

@@ -81,7 +81,7 @@ struct st_dev {
 #define CL_TRY(call_)                                                                      \
     do {                                                                                   \
         cl_int e_ = (call_);                                                               \
-        if (e_ != CL_SUCCESS) return st_error("%s failed: OpenCL error %d", #call_, (int)e_); \
+        if (e_ != CL_SUCCESS) return ex_error("%s failed: OpenCL error %d", #call_, (int)e_); \
     } while (0)
 
 static void cl_destroy(st_dev_t *d)
@@ -115,7 +115,7 @@ static int build(st_dev_t *d, cl_device_id dev)
     double w[3] = {g->wc, g->wk, g->wd};
     float wf[3] = {(float)g->wc, (float)g->wk, (float)g->wd};
     if (ex_cl_build(d->ctx, dev, kernel_src, g->dp ? "-DST_DP" : "", &d->prog, log, sizeof log) != CL_SUCCESS)
-        return st_error("OpenCL kernel build failed:\n%s", log);
+        return ex_error("OpenCL kernel build failed:\n%s", log);
     d->kstep = clCreateKernel(d->prog, "st_step", &e);
     CL_TRY(e);
     d->kband = clCreateKernel(d->prog, "st_band", &e);
@@ -151,9 +151,9 @@ static int cl_create(const st_grid_t *g, const void *init, st_dev_t **out)
     size_t bytes = (size_t)g->R * g->P * g->es;
     st_dev_t *d = calloc(1, sizeof *d);
     *out = d;
-    if (!d) return st_error("out of memory");
+    if (!d) return ex_error("out of memory");
     d->g = g;
-    if (!ex_cl_pick(g->local_rank, &dev, &d->gpu, &ndev)) return st_error("no OpenCL device");
+    if (!ex_cl_pick(g->local_rank, &dev, &d->gpu, &ndev)) return ex_error("no OpenCL device");
     d->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
     CL_TRY(e);
     /* OpenCL 1.2 has no queue priorities (cl_khr_priority_hints is an
@@ -169,7 +169,7 @@ static int cl_create(const st_grid_t *g, const void *init, st_dev_t **out)
     }
     CL_TRY(clEnqueueWriteBuffer(d->q, d->m[2], CL_TRUE, 0, bytes, init, 0, NULL, NULL));
     d->host = aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (!d->host) return st_error("out of host memory");
+    if (!d->host) return ex_error("out of host memory");
     memset(d->host, 0, bytes);
     if (build(d, dev)) return 1;
     return cl_reset(d);
@@ -219,7 +219,7 @@ static int enqueue_band(st_dev_t *d, int buf, cl_uint nw, const cl_event *wait, 
         if (q < n) rv[q].s[0] = r[q].i0, rv[q].s[1] = r[q].j0, rv[q].s[2] = r[q].nr, rv[q].s[3] = r[q].nc;
     }
     gws = (size_t)end.s[3];
-    if (!gws) return clEnqueueMarkerWithWaitList(d->q, nw, nw ? wait : NULL, ev) == CL_SUCCESS ? 0 : st_error("marker failed");
+    if (!gws) return clEnqueueMarkerWithWaitList(d->q, nw, nw ? wait : NULL, ev) == CL_SUCCESS ? 0 : ex_error("marker failed");
     if (d->gpu) gws = (gws + l - 1) / l * l;
     CL_TRY(clSetKernelArg(d->kband, 0, sizeof(cl_mem), &d->m[buf]));
     CL_TRY(clSetKernelArg(d->kband, 1, sizeof(cl_mem), &d->m[!buf]));
