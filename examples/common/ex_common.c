@@ -1,4 +1,5 @@
 /* examples/common/ex_common.c: see ex_common.h. */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +32,27 @@ int ex_mpi_error(const char *what, int rc)
     int len = 0;
     if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "error %d", rc);
     return ex_error("%s failed: %s", what, msg);
+}
+
+const char *const ex_variant_name[3] = {"manual", "mpiacc", "cuda-aware"};
+
+int ex_parse_variants(const char *s, int with_mpiacc, int *mask)
+{
+    enum { MANUAL, MPIACC, CUDA_AWARE };
+    char buf[128], *tok, *save = NULL;
+    *mask = 0;
+    if (strlen(s) >= sizeof buf) return 0;
+    strcpy(buf, s);
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int v = -1;
+        for (int k = 0; k < 3; k++)
+            if (!strcmp(tok, ex_variant_name[k])) v = k;
+        if (v >= 0 && (with_mpiacc || v == CUDA_AWARE)) *mask |= 1 << v;
+        else if (with_mpiacc && !strcmp(tok, "both")) *mask |= 1 << MANUAL | 1 << MPIACC;
+        else if (!strcmp(tok, "all")) *mask |= with_mpiacc ? 7 : 1 << CUDA_AWARE;
+        else return 0;
+    }
+    return *mask != 0;
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -24,6 +24,13 @@ double ex_median(double *v, int n);
 double ex_min(const double *v, int n);
 double ex_max(const double *v, int n);
 
+/* The variants both examples compare (their V_* constants), and the
+ * --variant option: a comma-separated list of their names, "both"
+ * (manual,mpiacc) and "all" (every variant of the program: cuda-aware
+ * only without mpiacc); the mask of variants, 0 on a bad token. */
+extern const char *const ex_variant_name[3];
+int ex_parse_variants(const char *s, int with_mpiacc, int *mask);
+
 /* The MPI library in a few words ("mpich 5.0.2/ucx", "impi 2021.14"). */
 void ex_mpi_name(char *out, size_t len);
 

@@ -10,6 +10,18 @@
 
 #include <cuda_runtime.h>
 
+extern "C" {
+#include "ex_common.h"
+}
+
+/* Returns ex_error's 1 from the calling function when a CUDA call fails. */
+#define CU_TRY(call_)                                                                                    \
+    do {                                                                                                 \
+        cudaError_t e_ = (call_);                                                                        \
+        if (e_ != cudaSuccess)                                                                           \
+            return ex_error("%s failed: %s (%s)", #call_, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
+    } while (0)
+
 /* The backends' probe: 1 and the device described in desc, *ndev the
  * devices of the node; 0 without one. */
 static inline int ex_cu_probe(int local_rank, char *desc, size_t len, int *ndev)

@@ -12,6 +12,15 @@
 
 #include <CL/cl.h>
 
+#include "ex_common.h"
+
+/* Returns ex_error's 1 from the calling function when an OpenCL call fails. */
+#define CL_TRY(call_)                                                                        \
+    do {                                                                                     \
+        cl_int e_ = (call_);                                                                 \
+        if (e_ != CL_SUCCESS) return ex_error("%s failed: OpenCL error %d", #call_, (int)e_); \
+    } while (0)
+
 /* The device of node-local rank local_rank: 1 and *dev, *gpu (a GPU) and
  * *ndev (how many ranks of a node may have a device each); 0 without one. */
 static inline int ex_cl_pick(int local_rank, cl_device_id *dev, int *gpu, int *ndev)

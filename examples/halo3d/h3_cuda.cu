@@ -23,13 +23,6 @@ struct h3_dev {
     long nshell, ncore;
 };
 
-#define CU_TRY(call_)                                                                                    \
-    do {                                                                                                 \
-        cudaError_t e_ = (call_);                                                                        \
-        if (e_ != cudaSuccess)                                                                           \
-            return ex_error("%s failed: %s (%s)", #call_, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
-    } while (0)
-
 /* The same arithmetic as h3_host.c's step, in the same order (exact
  * products: contraction into FMA changes no bit). */
 template <typename T>

@@ -72,12 +72,6 @@ struct h3_dev {
     long nshell, ncore;
 };
 
-#define CL_TRY(call_)                                                                       \
-    do {                                                                                    \
-        cl_int e_ = (call_);                                                                \
-        if (e_ != CL_SUCCESS) return ex_error("%s failed: OpenCL error %d", #call_, (int)e_); \
-    } while (0)
-
 static void cl_destroy(h3_dev_t *d)
 {
     if (!d) return;

@@ -56,7 +56,6 @@
 #endif
 
 enum { V_MANUAL = 0, V_MPIACC = 1, V_CUDA_AWARE = 2, V_COUNT };
-static const char *const vname[V_COUNT] = {"manual", "mpiacc", "cuda-aware"};
 
 typedef struct opts {
     int n[3]; /* nz, ny, nx per rank */
@@ -114,25 +113,6 @@ static int parse_size(const char *s, int n[3])
     return 1;
 }
 
-/* --variant: a comma-separated list (see H3_VARIANTS); 0 on a bad token. */
-static int parse_variants(const char *s, int *mask)
-{
-    char buf[128], *tok, *save = NULL;
-    *mask = 0;
-    if (strlen(s) >= sizeof buf) return 0;
-    strcpy(buf, s);
-    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int v = -1;
-        for (int k = 0; k < V_COUNT; k++)
-            if (!strcmp(tok, vname[k])) v = k;
-        if (v >= 0 && (H3_WITH_MPIACC || v == V_CUDA_AWARE)) *mask |= 1 << v;
-        else if (H3_WITH_MPIACC && !strcmp(tok, "both")) *mask |= 1 << V_MANUAL | 1 << V_MPIACC;
-        else if (!strcmp(tok, "all")) *mask |= H3_WITH_MPIACC ? 7 : 1 << V_CUDA_AWARE;
-        else return 0;
-    }
-    return *mask != 0;
-}
-
 static void bad_value(const cli_prog_t *prog, const char *opt, const char *v, const char *expected)
 {
     if (cli_rank0()) {
@@ -185,7 +165,7 @@ static void parse(int argc, char **argv, opts_t *o)
         "Exit status: 0 success, 1 validation error or failure, 2 bad options, 77 no device.", opts);
     cli_parse(&prog, argc, argv);
     if (!parse_size(size, o->n)) bad_value(&prog, "size", size, "N or X,Y,Z");
-    if (!parse_variants(variants, &o->var_mask))
+    if (!ex_parse_variants(variants, H3_WITH_MPIACC, &o->var_mask))
         bad_value(&prog, "variant", variants, "a comma-separated list of " H3_VARIANTS);
     o->overlap = overlap_both ? 2 : overlap;
     o->prec_mask = prec + 1, o->meth_mask = meth + 1, o->backend = backends[backend];
@@ -369,7 +349,7 @@ static void write_csv(const opts_t *o, const h3_grid_t *g, const ctx_t *c, const
                    "passes,iter_us_median,iter_us_min,iter_us_max,kernel_us,exch_us,exposed_us,hidden,errors,mpi\n");
     }
     fprintf(f, "%s,%s,%s,%d,%s,%d,%dx%dx%d,%d,%d,%d,%d,%d,%zu,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%ld,%s\n",
-            g->dp ? "dp" : "sp", h3_method_name[r->method], vname[r->variant], r->overlap, c->be->name, g->nranks,
+            g->dp ? "dp" : "sp", h3_method_name[r->method], ex_variant_name[r->variant], r->overlap, c->be->name, g->nranks,
             c->dims[0], c->dims[1], c->dims[2], !o->open, g->n[2], g->n[1], g->n[0], g->r,
             (size_t)g->face_total * g->es, o->iters, o->passes, r->med, r->min, r->max, r->kernel_us, r->exch_us,
             r->med - r->kernel_us, hidden(r), r->errors, c->mpi);
@@ -382,7 +362,7 @@ static void print_table(const h3_grid_t *g, const result_t *r, int n, long refdi
            "min", "max", "kernel us", "exch us", "exposed", "hidden", "errors");
     for (int k = 0; k < n; k++) {
         char nm[32];
-        snprintf(nm, sizeof nm, "%s%s", vname[r[k].variant], r[k].overlap ? "+overlap" : "");
+        snprintf(nm, sizeof nm, "%s%s", ex_variant_name[r[k].variant], r[k].overlap ? "+overlap" : "");
         printf("   %-11s %-19s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %5.0f%% %7ld\n", h3_method_name[r[k].method], nm,
                r[k].med, r[k].min, r[k].max, r[k].kernel_us, r[k].exch_us, r[k].med - r[k].kernel_us,
                100 * hidden(&r[k]), r[k].errors);
@@ -392,7 +372,7 @@ static void print_table(const h3_grid_t *g, const result_t *r, int n, long refdi
             if (r[k].variant == V_MPIACC && r[j].variant != V_MPIACC && r[j].method == r[k].method &&
                 (r[j].variant == V_MANUAL ? !r[k].overlap : r[j].overlap == r[k].overlap))
                 printf("   %-11s %s%s / mpiacc%s: %.3fx per iteration (above 1: mpiacc faster)\n",
-                       h3_method_name[r[k].method], vname[r[j].variant], r[j].overlap ? "+overlap" : "",
+                       h3_method_name[r[k].method], ex_variant_name[r[j].variant], r[j].overlap ? "+overlap" : "",
                        r[k].overlap ? "+overlap" : "", r[j].med / r[k].med);
     if (refdiff) printf("   the host references of the two methods differ in %ld elements\n", refdiff);
     printf("   validation: %s (bitwise against the same exchange on host arrays)\n", failed ? "FAILED" : "PASSED");
@@ -432,7 +412,7 @@ static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const ctx_t *c,
     }
     for (int k = 0; k < n; k++) {
         char what[64];
-        snprintf(what, sizeof what, "%s %s%s", h3_method_name[res[k].method], vname[res[k].variant],
+        snprintf(what, sizeof what, "%s %s%s", h3_method_name[res[k].method], ex_variant_name[res[k].variant],
                  res[k].overlap ? "+overlap" : "");
         if ((rc = run(o, &g, c->be, init, out, &res[k])) != 0) {
             ex_error("%s failed", what);

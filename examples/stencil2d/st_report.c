@@ -34,7 +34,6 @@
 #define ST_LOC_CUDA_AWARE_KERNELS 0
 #endif
 
-const char *const st_vname[V_COUNT] = {"manual", "mpiacc", "cuda-aware"};
 
 double st_exposed_us(const result_t *r) { return r->iter_us - r->kernel_us; }
 
@@ -91,7 +90,7 @@ void st_print_header(const opts_t *o, const st_grid_t *g, const ctx_t *c)
 
 static void run_name(const result_t *r, char *s, size_t n)
 {
-    snprintf(s, n, "%s%s", st_vname[r->variant], r->overlap ? "+overlap" : "");
+    snprintf(s, n, "%s%s", ex_variant_name[r->variant], r->overlap ? "+overlap" : "");
 }
 
 void st_print_table(const opts_t *o, int dp, const result_t *r, int n, double maxdiff, int ok, double tref)
@@ -135,7 +134,7 @@ void st_write_csv(const opts_t *o, const st_grid_t *g, const ctx_t *c, const res
     }
     for (int k = 0; k < n; k++)
         fprintf(f, "%s,%s,%d,%s,%d,%d,%d,%d,%d,%d,%.6f,%.6f,%.6f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.2f,%ld,%dx%d,%d,%s\n",
-                g->dp ? "dp" : "sp", st_vname[r[k].variant], r[k].overlap, c->be->name, g->nranks, g->rows, g->cols,
+                g->dp ? "dp" : "sp", ex_variant_name[r[k].variant], r[k].overlap, c->be->name, g->nranks, g->rows, g->cols,
                 g->h, o->iters, o->passes, r[k].gflops_med, r[k].gflops_min, r[k].gflops_max, r[k].iter_us,
                 r[k].kernel_us, r[k].exch_us, st_exposed_us(&r[k]), st_hidden(&r[k], g->h), r[k].copies_x,
                 r[k].syncs_x, r[k].errors, c->dims[0], c->dims[1], c->gpus, c->mpi);

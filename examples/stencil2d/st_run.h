@@ -12,7 +12,6 @@
 #endif
 
 enum { V_MANUAL, V_MPIACC, V_CUDA_AWARE, V_COUNT };
-extern const char *const st_vname[V_COUNT];
 
 typedef struct opts {
     int rows, cols, iters, h, passes, pdims[2];

@@ -76,27 +76,6 @@ static int parse_msize(const char *s, int d[2])
     return 1;
 }
 
-/* --variant: a comma-separated list of manual, mpiacc, cuda-aware, both
- * (manual,mpiacc), all (every variant of this program and backend); 0 on
- * a bad token. */
-static int parse_variants(const char *s, int *mask)
-{
-    char buf[128], *tok, *save = NULL;
-    *mask = 0;
-    if (strlen(s) >= sizeof buf) return 0;
-    strcpy(buf, s);
-    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int v = -1;
-        for (int k = 0; k < V_COUNT; k++)
-            if (!strcmp(tok, st_vname[k])) v = k;
-        if (v >= 0 && (ST_WITH_MPIACC || v == V_CUDA_AWARE)) *mask |= 1 << v;
-        else if (ST_WITH_MPIACC && !strcmp(tok, "both")) *mask |= 1 << V_MANUAL | 1 << V_MPIACC;
-        else if (!strcmp(tok, "all")) *mask |= ST_WITH_MPIACC ? 7 : 1 << V_CUDA_AWARE;
-        else return 0;
-    }
-    return *mask != 0;
-}
-
 /* Fills o from the command line (before MPI_Init; --help and bad options
  * exit, see bench/common/cli.h). */
 static void parse(int argc, char **argv, opts_t *o)
@@ -162,7 +141,7 @@ static void parse(int argc, char **argv, opts_t *o)
         }
         exit(2);
     }
-    if (!parse_variants(variants, &o->var_mask)) {
+    if (!ex_parse_variants(variants, ST_WITH_MPIACC, &o->var_mask)) {
         if (cli_rank0()) {
             fprintf(stderr, ST_PROG ": bad value '%s' for --variant (expected a comma-separated list of %s)\n",
                     variants, ST_VARIANTS);
@@ -365,7 +344,7 @@ static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const ctx_t *c,
     if ((rc = st_host_exchange(&g, init)) != 0) goto done;
     for (int k = 0; k < n; k++) {
         char what[32];
-        snprintf(what, sizeof what, "%s%s", st_vname[res[k].variant], res[k].overlap ? "+overlap" : "");
+        snprintf(what, sizeof what, "%s%s", ex_variant_name[res[k].variant], res[k].overlap ? "+overlap" : "");
         if ((rc = run(o, &g, c->be, init, out, &res[k])) != 0) {
             ex_error("%s failed", what);
             goto done;

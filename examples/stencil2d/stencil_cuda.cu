@@ -27,13 +27,6 @@ struct st_dev {
     long nsplit, nlow;
 };
 
-#define CU_TRY(call_)                                                                          \
-    do {                                                                                       \
-        cudaError_t e_ = (call_);                                                              \
-        if (e_ != cudaSuccess)                                                                 \
-            return ex_error("%s failed: %s (%s)", #call_, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
-    } while (0)
-
 /* One point, rounded as written (no contraction into FMA): every kernel
  * computing it gives the same bits. */
 __device__ __forceinline__ float st_mul(float a, float b) { return __fmul_rn(a, b); }

@@ -78,12 +78,6 @@ struct st_dev {
     long nsplit, nlow;
 };
 
-#define CL_TRY(call_)                                                                      \
-    do {                                                                                   \
-        cl_int e_ = (call_);                                                               \
-        if (e_ != CL_SUCCESS) return ex_error("%s failed: OpenCL error %d", #call_, (int)e_); \
-    } while (0)
-
 static void cl_destroy(st_dev_t *d)
 {
     if (!d) return;
