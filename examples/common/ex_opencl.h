@@ -75,4 +75,45 @@ static inline cl_int ex_cl_build(cl_context ctx, cl_device_id dev, const char *s
     return e;
 }
 
+/* The device of node-local rank local_rank (ex_cl_pick: *dev, *gpu), its
+ * context, two in-order queues -- the main one (q) and a second one (ql):
+ * OpenCL 1.2 has no queue priorities, they are ordered by events only --
+ * and three buffers of `bytes`, the third a copy of init: 0, or
+ * ex_error's 1. */
+static inline int ex_cl_setup(int local_rank, cl_device_id *dev, int *gpu, cl_context *ctx, cl_command_queue *q,
+                              cl_command_queue *ql, cl_mem m[3], size_t bytes, const void *init)
+{
+    cl_int e;
+    int ndev;
+    if (!ex_cl_pick(local_rank, dev, gpu, &ndev)) return ex_error("no OpenCL device");
+    *ctx = clCreateContext(NULL, 1, dev, NULL, NULL, &e);
+    CL_TRY(e);
+    *q = clCreateCommandQueue(*ctx, *dev, 0, &e);
+    CL_TRY(e);
+    *ql = clCreateCommandQueue(*ctx, *dev, 0, &e);
+    CL_TRY(e);
+    for (int b = 0; b < 3; b++) {
+        m[b] = clCreateBuffer(*ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
+        CL_TRY(e);
+    }
+    CL_TRY(clEnqueueWriteBuffer(*q, m[2], CL_TRUE, 0, bytes, init, 0, NULL, NULL));
+    return 0;
+}
+
+/* Both buffers m[0], m[1] = the copy of init (m[2]), both queues idle. */
+static inline int ex_cl_reset(cl_command_queue q, cl_command_queue ql, cl_mem m[3], size_t bytes)
+{
+    CL_TRY(clFinish(ql));
+    for (int b = 0; b < 2; b++) CL_TRY(clEnqueueCopyBuffer(q, m[2], m[b], 0, 0, bytes, 0, NULL, NULL));
+    CL_TRY(clFinish(q));
+    return 0;
+}
+
+/* Keeps ev in *slot (releasing what was there). */
+static inline void ex_cl_keep(cl_event *slot, cl_event ev)
+{
+    if (*slot) clReleaseEvent(*slot);
+    *slot = ev;
+}
+
 #endif

@@ -111,29 +111,18 @@ static void cu_destroy(h3_dev_t *d)
 
 static int cu_reset(h3_dev_t *d)
 {
-    for (int b = 0; b < 2; b++)
-        CU_TRY(cudaMemcpyAsync(d->m[b], d->m[2], d->g->elems * d->g->es, cudaMemcpyDeviceToDevice, d->s));
-    CU_TRY(cudaStreamSynchronize(d->s));
-    CU_TRY(cudaStreamSynchronize(d->lo));
     d->nshell = d->ncore = 0;
-    return 0;
+    return ex_cu_reset(d->s, d->lo, d->m, d->g->elems * d->g->es);
 }
 
 static int cu_create(const h3_grid_t *g, const void *init, h3_dev_t **out)
 {
-    int n = 0, least = 0, greatest = 0;
     size_t fbytes = (size_t)g->face_total * g->es;
     h3_dev_t *d = (h3_dev_t *)calloc(1, sizeof *d);
     *out = d;
     if (!d) return ex_error("out of memory");
     d->g = g;
-    CU_TRY(cudaGetDeviceCount(&n));
-    CU_TRY(cudaSetDevice(g->local_rank % n));
-    CU_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    CU_TRY(cudaStreamCreateWithPriority(&d->s, cudaStreamNonBlocking, greatest));
-    CU_TRY(cudaStreamCreateWithPriority(&d->lo, cudaStreamNonBlocking, least));
-    for (int b = 0; b < 3; b++) CU_TRY(cudaMalloc(&d->m[b], g->elems * g->es));
-    CU_TRY(cudaMemcpy(d->m[2], init, g->elems * g->es, cudaMemcpyHostToDevice));
+    if (ex_cu_setup(g->local_rank, &d->s, &d->lo, d->m, g->elems * g->es, init)) return 1;
     for (int b = 0; b < 2; b++) {
         CU_TRY(cudaMalloc(&d->stage[b], fbytes));
         CU_TRY(cudaMemset(d->stage[b], 0, fbytes));

@@ -117,37 +117,20 @@ static int build(h3_dev_t *d, cl_device_id dev)
 
 static int cl_reset(h3_dev_t *d)
 {
-    CL_TRY(clFinish(d->ql));
-    for (int b = 0; b < 2; b++)
-        CL_TRY(clEnqueueCopyBuffer(d->q, d->m[2], d->m[b], 0, 0, d->g->elems * d->g->es, 0, NULL, NULL));
-    CL_TRY(clFinish(d->q));
     d->nshell = d->ncore = 0;
-    return 0;
+    return ex_cl_reset(d->q, d->ql, d->m, d->g->elems * d->g->es);
 }
 
 static int cl_create(const h3_grid_t *g, const void *init, h3_dev_t **out)
 {
     cl_device_id dev;
     cl_int e;
-    int ndev;
     size_t fbytes = (size_t)g->face_total * g->es;
     h3_dev_t *d = calloc(1, sizeof *d);
     *out = d;
     if (!d) return ex_error("out of memory");
     d->g = g;
-    if (!ex_cl_pick(g->local_rank, &dev, &d->gpu, &ndev)) return ex_error("no OpenCL device");
-    d->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
-    CL_TRY(e);
-    /* OpenCL 1.2 has no queue priorities: the two queues are ordered by events only */
-    d->q = clCreateCommandQueue(d->ctx, dev, 0, &e);
-    CL_TRY(e);
-    d->ql = clCreateCommandQueue(d->ctx, dev, 0, &e);
-    CL_TRY(e);
-    for (int b = 0; b < 3; b++) {
-        d->m[b] = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, g->elems * g->es, NULL, &e);
-        CL_TRY(e);
-    }
-    CL_TRY(clEnqueueWriteBuffer(d->q, d->m[2], CL_TRUE, 0, g->elems * g->es, init, 0, NULL, NULL));
+    if (ex_cl_setup(g->local_rank, &dev, &d->gpu, &d->ctx, &d->q, &d->ql, d->m, g->elems * g->es, init)) return 1;
     for (int b = 0; b < 2; b++) {
         d->stage[b] = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, fbytes, NULL, &e);
         CL_TRY(e);
@@ -163,12 +146,6 @@ static int cl_download(h3_dev_t *d, int buf, void *dst)
     CL_TRY(clFinish(d->ql));
     CL_TRY(clEnqueueReadBuffer(d->q, d->m[buf], CL_TRUE, 0, d->g->elems * d->g->es, dst, 0, NULL, NULL));
     return 0;
-}
-
-static void keep(cl_event *slot, cl_event ev)
-{
-    if (*slot) clReleaseEvent(*slot);
-    *slot = ev;
 }
 
 /* One box on queue q after the events in wait; its event in *ev (may be NULL). */
@@ -200,7 +177,7 @@ static int cl_step(h3_dev_t *d, int buf, int how)
         cl_uint nw = d->nshell ? 1 : 0;
         if (!h3_core_box(g, &bx[0])) bx[0].nx = 0;
         if (enqueue_box(d, buf, &bx[0], d->ql, nw, nw ? &d->hs[(d->nshell - 1) & 1] : NULL, &ev)) return 1;
-        keep(&d->lc[d->ncore++ & 1], ev);
+        ex_cl_keep(&d->lc[d->ncore++ & 1], ev);
         return 0;
     }
     /* shell: after the core before the one just enqueued; one box per kernel */
@@ -210,7 +187,7 @@ static int cl_step(h3_dev_t *d, int buf, int how)
         if (enqueue_box(d, buf, &bx[q], d->q, nw, nw ? &d->lc[(d->ncore - 2) & 1] : NULL, q == n - 1 ? &ev : NULL))
             return 1;
     }
-    keep(&d->hs[d->nshell++ & 1], ev);
+    ex_cl_keep(&d->hs[d->nshell++ & 1], ev);
     return 0;
 }
 

@@ -103,34 +103,23 @@ static void cu_destroy(st_dev_t *d)
 
 static int cu_reset(st_dev_t *d)
 {
-    size_t bytes = (size_t)d->g->R * d->g->P * d->g->es;
-    for (int b = 0; b < 2; b++) CU_TRY(cudaMemcpyAsync(d->m[b], d->m[2], bytes, cudaMemcpyDeviceToDevice, d->s));
-    CU_TRY(cudaStreamSynchronize(d->s));
-    CU_TRY(cudaStreamSynchronize(d->lo));
     d->nsplit = d->nlow = 0;
-    return 0;
+    return ex_cu_reset(d->s, d->lo, d->m, (size_t)d->g->R * d->g->P * d->g->es);
 }
 
 static int cu_create(const st_grid_t *g, const void *init, st_dev_t **out)
 {
-    int n = 0, least = 0, greatest = 0;
     size_t bytes = (size_t)g->R * g->P * g->es;
     st_dev_t *d = (st_dev_t *)calloc(1, sizeof *d);
     *out = d;
     if (!d) return ex_error("out of memory");
     d->g = g;
-    CU_TRY(cudaGetDeviceCount(&n));
-    CU_TRY(cudaSetDevice(g->local_rank % n));
-    CU_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    CU_TRY(cudaStreamCreateWithPriority(&d->s, cudaStreamNonBlocking, greatest));
-    CU_TRY(cudaStreamCreateWithPriority(&d->lo, cudaStreamNonBlocking, least));
+    if (ex_cu_setup(g->local_rank, &d->s, &d->lo, d->m, bytes, init)) return 1;
     for (int k = 0; k < 2; k++) {
         CU_TRY(cudaEventCreateWithFlags(&d->hb[k], cudaEventDisableTiming));
         CU_TRY(cudaEventCreateWithFlags(&d->le[k], cudaEventDisableTiming));
     }
     CU_TRY(cudaEventCreateWithFlags(&d->mark, cudaEventDisableTiming));
-    for (int b = 0; b < 3; b++) CU_TRY(cudaMalloc(&d->m[b], bytes));
-    CU_TRY(cudaMemcpy(d->m[2], init, bytes, cudaMemcpyHostToDevice));
     return cu_reset(d);
 }
 

@@ -129,39 +129,21 @@ static int build(st_dev_t *d, cl_device_id dev)
 
 static int cl_reset(st_dev_t *d)
 {
-    size_t bytes = (size_t)d->g->R * d->g->P * d->g->es;
-    CL_TRY(clFinish(d->ql));
-    for (int b = 0; b < 2; b++) CL_TRY(clEnqueueCopyBuffer(d->q, d->m[2], d->m[b], 0, 0, bytes, 0, NULL, NULL));
-    CL_TRY(clFinish(d->q));
     d->nsplit = d->nlow = 0;
-    return 0;
+    return ex_cl_reset(d->q, d->ql, d->m, (size_t)d->g->R * d->g->P * d->g->es);
 }
 
 static int cl_create(const st_grid_t *g, const void *init, st_dev_t **out)
 {
     cl_device_id dev;
-    cl_int e;
-    int ndev;
     size_t bytes = (size_t)g->R * g->P * g->es;
     st_dev_t *d = calloc(1, sizeof *d);
     *out = d;
     if (!d) return ex_error("out of memory");
     d->g = g;
-    if (!ex_cl_pick(g->local_rank, &dev, &d->gpu, &ndev)) return ex_error("no OpenCL device");
-    d->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
-    CL_TRY(e);
-    /* OpenCL 1.2 has no queue priorities (cl_khr_priority_hints is an
-     * extension): the main queue gets the boundary and the exchange, the
-     * second one the interior, ordered by events only. */
-    d->q = clCreateCommandQueue(d->ctx, dev, 0, &e);
-    CL_TRY(e);
-    d->ql = clCreateCommandQueue(d->ctx, dev, 0, &e);
-    CL_TRY(e);
-    for (int b = 0; b < 3; b++) {
-        d->m[b] = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
-        CL_TRY(e);
-    }
-    CL_TRY(clEnqueueWriteBuffer(d->q, d->m[2], CL_TRUE, 0, bytes, init, 0, NULL, NULL));
+    /* the main queue gets the boundary and the exchange, the second one the
+     * interior (OpenCL 1.2 has no queue priorities: ordered by events) */
+    if (ex_cl_setup(g->local_rank, &dev, &d->gpu, &d->ctx, &d->q, &d->ql, d->m, bytes, init)) return 1;
     d->host = aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!d->host) return ex_error("out of host memory");
     memset(d->host, 0, bytes);
@@ -175,13 +157,6 @@ static int cl_download(st_dev_t *d, int buf, void *dst)
     CL_TRY(clEnqueueReadBuffer(d->q, d->m[buf], CL_TRUE, 0, (size_t)d->g->R * d->g->P * d->g->es, dst,
                                0, NULL, NULL));
     return 0;
-}
-
-/* Keeps ev in *slot (releasing what was there). */
-static void keep(cl_event *slot, cl_event ev)
-{
-    if (*slot) clReleaseEvent(*slot);
-    *slot = ev;
 }
 
 static int enqueue_rect(st_dev_t *d, int buf, const st_rect_t *r, cl_command_queue q, cl_uint nw,
@@ -238,7 +213,7 @@ static int cl_step(st_dev_t *d, int buf, int how)
         /* boundary band: after the second queue's last kernel */
         cl_event hb = NULL;
         if (enqueue_band(d, buf, d->nlow ? 1 : 0, d->nlow ? &d->le[(d->nlow - 1) & 1] : NULL, &hb)) return 1;
-        keep(&d->hb[d->nsplit & 1], hb);
+        ex_cl_keep(&d->hb[d->nsplit & 1], hb);
         /* interior: after the previous split's band, not its exchange */
         cl_uint nw = d->nsplit ? 1 : 0;
         const cl_event *prev = nw ? &d->hb[(d->nsplit - 1) & 1] : NULL;
@@ -246,7 +221,7 @@ static int cl_step(st_dev_t *d, int buf, int how)
         else if (enqueue_rect(d, buf, &in, d->ql, nw, prev, &ev)) return 1;
         d->nsplit++;
     }
-    keep(&d->le[d->nlow & 1], ev);
+    ex_cl_keep(&d->le[d->nlow & 1], ev);
     d->nlow++;
     return 0;
 }
