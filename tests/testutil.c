@@ -17,6 +17,14 @@ static int mpi_live(void)
     return inited && !finalized;
 }
 
+const char *mpiacc_test_mpi_error(int code)
+{
+    static _Thread_local char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(code, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "error code %d", code);
+    return msg;
+}
+
 int mpiacc_test_help(int argc, char **argv, const char *usage)
 {
     for (int i = 1; i < argc; i++)

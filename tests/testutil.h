@@ -30,6 +30,17 @@ int mpiacc_test_finish(const char *name, int failed);
 #define MPIACC_TEST_RUN(name_, tests_, setup_, teardown_) \
     mpiacc_test_finish((name_), cmocka_run_group_tests_name((name_), tests_, (setup_), (teardown_)))
 
+/* MPI's string of an error code (a per-thread buffer, valid until the
+ * thread's next call). */
+const char *mpiacc_test_mpi_error(int code);
+/* Fails the CMocka test, naming the call and MPI's string, unless call_
+ * returns MPI_SUCCESS. */
+#define MPIACC_TEST_MPI_OK(call_)                                                                            \
+    do {                                                                                                     \
+        int m_ = (call_);                                                                                    \
+        if (m_ != MPI_SUCCESS) fail_msg("%s:%d: %s: %s", __FILE__, __LINE__, #call_, mpiacc_test_mpi_error(m_)); \
+    } while (0)
+
 /* A program's --help (or -h) among its arguments: prints usage (a printf
  * format whose one %s is the program's name) and returns 1: main then
  * returns 0.  Otherwise 0. */
