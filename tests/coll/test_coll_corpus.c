@@ -26,27 +26,6 @@ static MPI_Datatype tag_host(MPI_Datatype t)
     return d;
 }
 
-/* Whether unpacking two elements of t writes some byte twice (a receive
- * type must not). */
-static int overlaps(MPI_Datatype t)
-{
-    MPI_Count lo, hi, sz;
-    int pos = 0, ok;
-    MPI_Type_size_c(t, &sz);
-    sz *= 2;
-    tg_bounds(t, 2, &lo, &hi);
-    if (sz == 0 || hi - lo > 1 << 20) return 1;
-    unsigned char *buf = calloc((size_t)(hi - lo), 1), *in = malloc((size_t)sz), *out = malloc((size_t)sz);
-    for (MPI_Count i = 0; i < sz; i++)
-        in[i] = (unsigned char)(i * 37 + 11 + (i >> 8));
-    MPI_Unpack(in, (int)sz, &pos, buf - lo, 2, t, MPI_COMM_SELF);
-    pos = 0;
-    MPI_Pack(buf - lo, 2, t, out, (int)sz, &pos, MPI_COMM_SELF);
-    ok = memcmp(in, out, (size_t)sz) == 0;
-    free(buf), free(in), free(out);
-    return !ok;
-}
-
 static void fill(unsigned char *p, size_t n, uint64_t seed)
 {
     for (size_t i = 0; i < n; i++)
@@ -115,7 +94,7 @@ static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
                                 fprintf(stderr, "packed differ at %d (element %lld)\n", q, (long long)(q / tsz));
                                 break;
                             }
-                        fprintf(stderr, "combiner chain: %s overlaps %d\n", tg_combiner_name(t), overlaps(t));
+                        fprintf(stderr, "combiner chain: %s overlaps %d\n", tg_combiner_name(t), tg_overlaps(t, 2));
                     }
                 }
                 break;
@@ -140,7 +119,7 @@ static void test_corpus(void **state)
         MPI_Datatype t = tg_make(&src, (int)(1 + i % 4));
         int ov;
         MPI_Type_commit(&t);
-        ov = overlaps(t);
+        ov = tg_overlaps(t, 2);
         /* every rank decides alike (same seed) */
         MPI_Allreduce(MPI_IN_PLACE, &ov, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (!ov) {
