@@ -74,101 +74,75 @@ static int coll_call(const shape_t *sh, MPI_Comm comm, void *sb, MPI_Datatype st
     if (sh->in_place && (k == K_SCATTER || k == K_SCATTERV)) s = sb, r = MPI_IN_PLACE;
     *req = MPI_REQUEST_NULL;
     MPI_Comm_rank(comm, &me);
-#define CALL(blk, nblk, blkc, nblkc) rc = c ? (nb ? (nblkc) : (blkc)) : (nb ? (nblk) : (blk))
+/* The four forms of collective B (nonblocking: I): blocking or not, with
+ * the int arguments args or the MPI_Count ones cargs, as the shape says. */
+#define WITH_REQ(...) (__VA_ARGS__, req)
+#define FORMS(B, I, args, cargs)                                                                       \
+    rc = c ? (nb ? MPI_##I##_c WITH_REQ cargs : MPI_##B##_c cargs) : (nb ? MPI_##I WITH_REQ args : MPI_##B args)
     switch (k) {
     case K_BCAST:
-        CALL(MPI_Bcast(rb, sh->cnt, rt, sh->root, comm), MPI_Ibcast(rb, sh->cnt, rt, sh->root, comm, req),
-             MPI_Bcast_c(rb, sh->cnt, rt, sh->root, comm), MPI_Ibcast_c(rb, sh->cnt, rt, sh->root, comm, req));
+        FORMS(Bcast, Ibcast, (rb, sh->cnt, rt, sh->root, comm), (rb, sh->cnt, rt, sh->root, comm));
         break;
     case K_GATHER:
-        CALL(MPI_Gather(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm),
-             MPI_Igather(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm, req),
-             MPI_Gather_c(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm),
-             MPI_Igather_c(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm, req));
+        FORMS(Gather, Igather, (s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm),
+              (s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm));
         break;
     case K_GATHERV:
-        CALL(MPI_Gatherv(s, sh->counts[me], st, r, sh->counts, sh->displs, rt, sh->root, comm),
-             MPI_Igatherv(s, sh->counts[me], st, r, sh->counts, sh->displs, rt, sh->root, comm, req),
-             MPI_Gatherv_c(s, sh->counts[me], st, r, sh->ccounts, sh->cdispls, rt, sh->root, comm),
-             MPI_Igatherv_c(s, sh->counts[me], st, r, sh->ccounts, sh->cdispls, rt, sh->root, comm, req));
+        FORMS(Gatherv, Igatherv, (s, sh->counts[me], st, r, sh->counts, sh->displs, rt, sh->root, comm),
+              (s, sh->counts[me], st, r, sh->ccounts, sh->cdispls, rt, sh->root, comm));
         break;
     case K_SCATTER:
-        CALL(MPI_Scatter(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm),
-             MPI_Iscatter(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm, req),
-             MPI_Scatter_c(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm),
-             MPI_Iscatter_c(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm, req));
+        FORMS(Scatter, Iscatter, (s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm),
+              (s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm));
         break;
     case K_SCATTERV:
-        CALL(MPI_Scatterv(s, sh->counts, sh->displs, st, r, sh->counts[me], rt, sh->root, comm),
-             MPI_Iscatterv(s, sh->counts, sh->displs, st, r, sh->counts[me], rt, sh->root, comm, req),
-             MPI_Scatterv_c(s, sh->ccounts, sh->cdispls, st, r, sh->counts[me], rt, sh->root, comm),
-             MPI_Iscatterv_c(s, sh->ccounts, sh->cdispls, st, r, sh->counts[me], rt, sh->root, comm, req));
+        FORMS(Scatterv, Iscatterv, (s, sh->counts, sh->displs, st, r, sh->counts[me], rt, sh->root, comm),
+              (s, sh->ccounts, sh->cdispls, st, r, sh->counts[me], rt, sh->root, comm));
         break;
     case K_ALLGATHER:
-        CALL(MPI_Allgather(s, sh->cnt, st, r, sh->cnt, rt, comm),
-             MPI_Iallgather(s, sh->cnt, st, r, sh->cnt, rt, comm, req),
-             MPI_Allgather_c(s, sh->cnt, st, r, sh->cnt, rt, comm),
-             MPI_Iallgather_c(s, sh->cnt, st, r, sh->cnt, rt, comm, req));
+        FORMS(Allgather, Iallgather, (s, sh->cnt, st, r, sh->cnt, rt, comm), (s, sh->cnt, st, r, sh->cnt, rt, comm));
         break;
     case K_ALLGATHERV:
     case K_NALLGATHERV: {
         int rk = me;
         if (k == K_ALLGATHERV)
-            CALL(MPI_Allgatherv(s, sh->counts[rk], st, r, sh->counts, sh->displs, rt, comm),
-                 MPI_Iallgatherv(s, sh->counts[rk], st, r, sh->counts, sh->displs, rt, comm, req),
-                 MPI_Allgatherv_c(s, sh->counts[rk], st, r, sh->ccounts, sh->cdispls, rt, comm),
-                 MPI_Iallgatherv_c(s, sh->counts[rk], st, r, sh->ccounts, sh->cdispls, rt, comm, req));
+            FORMS(Allgatherv, Iallgatherv, (s, sh->counts[rk], st, r, sh->counts, sh->displs, rt, comm),
+                  (s, sh->counts[rk], st, r, sh->ccounts, sh->cdispls, rt, comm));
         else
-            CALL(MPI_Neighbor_allgatherv(s, sh->cnt, st, r, sh->counts, sh->displs, rt, comm),
-                 MPI_Ineighbor_allgatherv(s, sh->cnt, st, r, sh->counts, sh->displs, rt, comm, req),
-                 MPI_Neighbor_allgatherv_c(s, sh->cnt, st, r, sh->ccounts, sh->cdispls, rt, comm),
-                 MPI_Ineighbor_allgatherv_c(s, sh->cnt, st, r, sh->ccounts, sh->cdispls, rt, comm, req));
+            FORMS(Neighbor_allgatherv, Ineighbor_allgatherv, (s, sh->cnt, st, r, sh->counts, sh->displs, rt, comm),
+                  (s, sh->cnt, st, r, sh->ccounts, sh->cdispls, rt, comm));
         break;
     }
     case K_ALLTOALL:
-        CALL(MPI_Alltoall(s, sh->cnt, st, r, sh->cnt, rt, comm),
-             MPI_Ialltoall(s, sh->cnt, st, r, sh->cnt, rt, comm, req),
-             MPI_Alltoall_c(s, sh->cnt, st, r, sh->cnt, rt, comm),
-             MPI_Ialltoall_c(s, sh->cnt, st, r, sh->cnt, rt, comm, req));
+        FORMS(Alltoall, Ialltoall, (s, sh->cnt, st, r, sh->cnt, rt, comm), (s, sh->cnt, st, r, sh->cnt, rt, comm));
         break;
     case K_ALLTOALLV:
-        CALL(MPI_Alltoallv(s, sh->counts, sh->displs, st, r, sh->counts, sh->displs, rt, comm),
-             MPI_Ialltoallv(s, sh->counts, sh->displs, st, r, sh->counts, sh->displs, rt, comm, req),
-             MPI_Alltoallv_c(s, sh->ccounts, sh->cdispls, st, r, sh->ccounts, sh->cdispls, rt, comm),
-             MPI_Ialltoallv_c(s, sh->ccounts, sh->cdispls, st, r, sh->ccounts, sh->cdispls, rt, comm, req));
+        FORMS(Alltoallv, Ialltoallv, (s, sh->counts, sh->displs, st, r, sh->counts, sh->displs, rt, comm),
+              (s, sh->ccounts, sh->cdispls, st, r, sh->ccounts, sh->cdispls, rt, comm));
         break;
     case K_ALLTOALLW:
-        CALL(MPI_Alltoallw(s, sh->counts, wd, sts, r, sh->counts, wd, rts, comm),
-             MPI_Ialltoallw(s, sh->counts, wd, sts, r, sh->counts, wd, rts, comm, req),
-             MPI_Alltoallw_c(s, sh->ccounts, sh->wdispls, sts, r, sh->ccounts, sh->wdispls, rts, comm),
-             MPI_Ialltoallw_c(s, sh->ccounts, sh->wdispls, sts, r, sh->ccounts, sh->wdispls, rts, comm, req));
+        FORMS(Alltoallw, Ialltoallw, (s, sh->counts, wd, sts, r, sh->counts, wd, rts, comm),
+              (s, sh->ccounts, sh->wdispls, sts, r, sh->ccounts, sh->wdispls, rts, comm));
         break;
     case K_NALLGATHER:
-        CALL(MPI_Neighbor_allgather(s, sh->cnt, st, r, sh->cnt, rt, comm),
-             MPI_Ineighbor_allgather(s, sh->cnt, st, r, sh->cnt, rt, comm, req),
-             MPI_Neighbor_allgather_c(s, sh->cnt, st, r, sh->cnt, rt, comm),
-             MPI_Ineighbor_allgather_c(s, sh->cnt, st, r, sh->cnt, rt, comm, req));
+        FORMS(Neighbor_allgather, Ineighbor_allgather, (s, sh->cnt, st, r, sh->cnt, rt, comm),
+              (s, sh->cnt, st, r, sh->cnt, rt, comm));
         break;
     case K_NALLTOALL:
-        CALL(MPI_Neighbor_alltoall(s, sh->cnt, st, r, sh->cnt, rt, comm),
-             MPI_Ineighbor_alltoall(s, sh->cnt, st, r, sh->cnt, rt, comm, req),
-             MPI_Neighbor_alltoall_c(s, sh->cnt, st, r, sh->cnt, rt, comm),
-             MPI_Ineighbor_alltoall_c(s, sh->cnt, st, r, sh->cnt, rt, comm, req));
+        FORMS(Neighbor_alltoall, Ineighbor_alltoall, (s, sh->cnt, st, r, sh->cnt, rt, comm),
+              (s, sh->cnt, st, r, sh->cnt, rt, comm));
         break;
     case K_NALLTOALLV:
-        CALL(MPI_Neighbor_alltoallv(s, sh->counts, sh->displs, st, r, sh->counts, sh->displs, rt, comm),
-             MPI_Ineighbor_alltoallv(s, sh->counts, sh->displs, st, r, sh->counts, sh->displs, rt, comm, req),
-             MPI_Neighbor_alltoallv_c(s, sh->ccounts, sh->cdispls, st, r, sh->ccounts, sh->cdispls, rt, comm),
-             MPI_Ineighbor_alltoallv_c(s, sh->ccounts, sh->cdispls, st, r, sh->ccounts, sh->cdispls, rt, comm, req));
+        FORMS(Neighbor_alltoallv, Ineighbor_alltoallv, (s, sh->counts, sh->displs, st, r, sh->counts, sh->displs, rt, comm),
+              (s, sh->ccounts, sh->cdispls, st, r, sh->ccounts, sh->cdispls, rt, comm));
         break;
     case K_NALLTOALLW:
-        CALL(MPI_Neighbor_alltoallw(s, sh->counts, sh->wdispls, sts, r, sh->counts, sh->wdispls, rts, comm),
-             MPI_Ineighbor_alltoallw(s, sh->counts, sh->wdispls, sts, r, sh->counts, sh->wdispls, rts, comm, req),
-             MPI_Neighbor_alltoallw_c(s, sh->ccounts, sh->wdispls, sts, r, sh->ccounts, sh->wdispls, rts, comm),
-             MPI_Ineighbor_alltoallw_c(s, sh->ccounts, sh->wdispls, sts, r, sh->ccounts, sh->wdispls, rts, comm, req));
+        FORMS(Neighbor_alltoallw, Ineighbor_alltoallw, (s, sh->counts, sh->wdispls, sts, r, sh->counts, sh->wdispls, rts, comm),
+              (s, sh->ccounts, sh->wdispls, sts, r, sh->ccounts, sh->wdispls, rts, comm));
         break;
     }
-#undef CALL
+#undef FORMS
+#undef WITH_REQ
     return rc;
 }
 
