@@ -6,6 +6,7 @@
 #ifndef COLL_HARNESS_H_INCLUDED
 #define COLL_HARNESS_H_INCLUDED
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,35 @@
 #include "testutil.h"
 #include "typegen.h"
 #include "mpiacc.h"
+
+/* The event of the tagged copies: set, so their data is always ready. */
+static atomic_int ready = 1;
+
+/* A copy of t tagged MPIACC_BUF_HOST with an event (the pool's CPU
+ * backend, so the collectives' staged and device paths run on host). */
+static inline MPI_Datatype tag_host(MPI_Datatype t)
+{
+    MPI_Datatype d;
+    assert_int_equal(MPI_Type_dup(t, &d), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_set_attr(d, MPIACC_BUF_TYPE, (void *)(intptr_t)MPIACC_BUF_HOST), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_set_attr(d, MPIACC_EVENT, (void *)&ready), MPI_SUCCESS);
+    return d;
+}
+
+/* The corpus tests' buffers of one case: m[0] and m[1] (send and receive
+ * sides, bytes each) with values of iter and rank, m[2] and m[3] their
+ * copies (the run under test starts from the oracle's initial bytes). */
+static inline void four_buffers(unsigned char *m[4], size_t bytes, long iter, int rank)
+{
+    for (int i = 0; i < 4; i++) m[i] = malloc(bytes);
+    for (size_t i = 0; i < bytes; i++) {
+        uint64_t s0 = (uint64_t)iter * 977 + (uint64_t)rank, s1 = (uint64_t)iter * 1013 + (uint64_t)rank * 7;
+        m[0][i] = (unsigned char)((s0 >> (i % 7)) + i * 131 + (i >> 5));
+        m[1][i] = (unsigned char)((s1 >> (i % 7)) + i * 131 + (i >> 5));
+    }
+    memcpy(m[2], m[0], bytes);
+    memcpy(m[3], m[1], bytes);
+}
 
 enum {
     K_BCAST,

@@ -14,23 +14,7 @@
 
 static int rank, size;
 static MPI_Comm cart;
-static atomic_int ready = 1;
 static long ncalls, ntagged;
-
-static MPI_Datatype tag_host(MPI_Datatype t)
-{
-    MPI_Datatype d;
-    assert_int_equal(MPI_Type_dup(t, &d), MPI_SUCCESS);
-    assert_int_equal(MPI_Type_set_attr(d, MPIACC_BUF_TYPE, (void *)(intptr_t)MPIACC_BUF_HOST), MPI_SUCCESS);
-    assert_int_equal(MPI_Type_set_attr(d, MPIACC_EVENT, (void *)&ready), MPI_SUCCESS);
-    return d;
-}
-
-static void fill(unsigned char *p, size_t n, uint64_t seed)
-{
-    for (size_t i = 0; i < n; i++)
-        p[i] = (unsigned char)((seed >> (i % 7)) + i * 131 + (i >> 5));
-}
 
 static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
 {
@@ -51,12 +35,7 @@ static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
     tg_bounds(t, E, &lo, &hi);
     size_t bytes = (size_t)(hi - lo) + 8;
     unsigned char *m[4];
-    for (int i = 0; i < 4; i++)
-        m[i] = malloc(bytes);
-    fill(m[0], bytes, (uint64_t)iter * 977 + (uint64_t)rank);
-    fill(m[1], bytes, (uint64_t)iter * 1013 + (uint64_t)rank * 7);
-    memcpy(m[2], m[0], bytes);
-    memcpy(m[3], m[1], bytes);
+    four_buffers(m, bytes, iter, rank);
     /* oracle */
     assert_int_equal(coll_call(&sh, comm, m[0] - lo, t, m[1] - lo, t, &req), MPI_SUCCESS);
     assert_int_equal(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);

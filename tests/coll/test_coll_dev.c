@@ -29,11 +29,6 @@
 static long tr(int from, int to) { return atomic_load(&mpiacc_rp_transitions[from][to]); }
 static long staged(void) { return atomic_load(&mpiacc_coll_staged_runs); }
 
-static void fill(unsigned char *p, size_t n, uint64_t seed)
-{
-    for (size_t i = 0; i < n; i++) p[i] = (unsigned char)((seed >> (i % 7)) + i * 131 + (i >> 5));
-}
-
 /* ---- every moving kind ------------------------------------------------------------ */
 
 static void move_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
@@ -50,11 +45,7 @@ static void move_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
     make_shape(&sh, kind, rs, ext, rank, size);
     tg_bounds(t, span_elems(&sh, sh.n) + 1, &lo, &hi);
     size_t bytes = (size_t)(hi - lo) + 8;
-    for (int i = 0; i < 4; i++) m[i] = malloc(bytes);
-    fill(m[0], bytes, (uint64_t)iter * 977 + (uint64_t)rank);
-    fill(m[1], bytes, (uint64_t)iter * 1013 + (uint64_t)rank * 7);
-    memcpy(m[2], m[0], bytes);
-    memcpy(m[3], m[1], bytes);
+    four_buffers(m, bytes, iter, rank);
     assert_int_equal(coll_call(&sh, comm, m[0] - lo, t, m[1] - lo, t, &req), MPI_SUCCESS);
     assert_int_equal(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
     e0 = engine_runs();

@@ -24,12 +24,6 @@
 #include "coll_harness.h"
 #include "coll_ipc_fake.h"
 
-static void fill(unsigned char *p, size_t n, uint64_t seed)
-{
-    for (size_t i = 0; i < n; i++)
-        p[i] = (unsigned char)((seed >> (i % 7)) + i * 131 + (i >> 5));
-}
-
 static int moves_on_device(int k)
 {
     return k == K_BCAST || k == K_ALLGATHER || k == K_ALLGATHERV || k == K_ALLTOALL || k == K_ALLTOALLV ||
@@ -57,12 +51,7 @@ static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter, int mixed
     tg_bounds(t, E, &lo, &hi);
     size_t bytes = (size_t)(hi - lo) + 8;
     unsigned char *m[4];
-    for (int i = 0; i < 4; i++)
-        m[i] = malloc(bytes);
-    fill(m[0], bytes, (uint64_t)iter * 977 + (uint64_t)rank);
-    fill(m[1], bytes, (uint64_t)iter * 1013 + (uint64_t)rank * 7);
-    memcpy(m[2], m[0], bytes);
-    memcpy(m[3], m[1], bytes);
+    four_buffers(m, bytes, iter, rank);
     assert_int_equal(coll_call(&sh, comm, m[0] - lo, t, m[1] - lo, t, &req), MPI_SUCCESS);
     assert_int_equal(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
     ts = !mixed || (mask & 1) ? tt : t;
