@@ -189,8 +189,8 @@ extern const mpiacc_coll_family_t mpiacc_coll_alltoall_family;
 extern const mpiacc_coll_family_t mpiacc_coll_neighbor_family;
 /* neighbor.c: the neighbours of c's topology, src[nrecv] (in-neighbours,
  * receive block order) and dst[nsend] (out-neighbours, send block order),
- * malloc'd (the caller frees them, also on failure); *cart for a Cartesian
- * topology. */
+ * one allocation (the caller frees src, also on failure); *cart for a
+ * Cartesian topology. */
 int mpiacc_coll_neighbors(mpiacc_coll_op_t *c, int **src, int **dst, int *cart);
 
 /* reduce.c: before posting (host copies to natural layout) and after

@@ -266,7 +266,7 @@ fn_fail:
  * block 2d+1 before block 2d; graphs: the q-th edge matches the q-th. */
 static int neighborhood(mpiacc_coll_op_t *c, mpiacc_coll_prog_t *P, const view_t *in, const view_t *out)
 {
-    int mpi_errno = MPI_SUCCESS, *src = NULL, *dst = NULL, cart = 0, S = MPIACC_COLL_S, R = MPIACC_COLL_R;
+    int mpi_errno = MPI_SUCCESS, *src = NULL, *dst, cart = 0, S = MPIACC_COLL_S, R = MPIACC_COLL_R;
     int one = c->kind == MPIACC_COLL_NEIGHBOR_ALLGATHER || c->kind == MPIACC_COLL_NEIGHBOR_ALLGATHERV;
     MPIACC_CHECK(mpiacc_coll_neighbors(c, &src, &dst, &cart));
     for (int k = 0; k < c->nsend; k++)
@@ -279,8 +279,7 @@ static int neighborhood(mpiacc_coll_op_t *c, mpiacc_coll_prog_t *P, const view_t
                           MPI_BYTE, MPI_OP_NULL, src[m]));
     }
 fn_exit:
-    free(src);
-    free(dst);
+    free(src); /* dst with it */
     return mpi_errno;
 fn_fail:
     goto fn_exit;

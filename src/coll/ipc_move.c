@@ -50,7 +50,7 @@ static int offer_slot(mpiacc_coll_ipc_t *ci, int s, int i, int dest)
 
 static int prepare(mpiacc_coll_ipc_t *ci)
 {
-    int mpi_errno = MPI_SUCCESS, *src = NULL, *dst = NULL, cart;
+    int mpi_errno = MPI_SUCCESS, *src = NULL, *dst, cart;
     mpiacc_coll_op_t *c = ci->c;
     mpiacc_coll_buf_t *bs = &c->b[MPIACC_COLL_S], *br = &c->b[MPIACC_COLL_R];
     int ip = c->a.sbuf == MPI_IN_PLACE;
@@ -84,8 +84,7 @@ static int prepare(mpiacc_coll_ipc_t *ci)
         break;
     }
 fn_exit:
-    free(src);
-    free(dst);
+    free(src); /* dst with it */
     return mpi_errno;
 fn_fail:
     goto fn_exit;
@@ -210,7 +209,7 @@ static int reads_flush(mpiacc_coll_ipc_t *ci, reads_t *R)
 
 static int run(mpiacc_coll_ipc_t *ci)
 {
-    int mpi_errno = MPI_SUCCESS, *src = NULL, *dst = NULL, cart = 0, err;
+    int mpi_errno = MPI_SUCCESS, *src = NULL, *dst, cart = 0, err;
     mpiacc_coll_op_t *c = ci->c;
     mpiacc_coll_buf_t *br = &c->b[MPIACC_COLL_R];
     int ip = c->a.sbuf == MPI_IN_PLACE, me = c->rank;
@@ -242,8 +241,7 @@ static int run(mpiacc_coll_ipc_t *ci)
 fn_exit:
     err = reads_flush(ci, &R); /* what was gathered is read even after a failure (peers wait for the flag) */
     if (mpi_errno == MPI_SUCCESS) mpi_errno = err;
-    free(src);
-    free(dst);
+    free(src); /* dst with it */
     return mpi_errno;
 fn_fail:
     goto fn_exit;

@@ -11,9 +11,10 @@
 int mpiacc_coll_neighbors(mpiacc_coll_op_t *c, int **src, int **dst, int *cart)
 {
     int mpi_errno = MPI_SUCCESS, topo, nd;
-    *src = malloc(sizeof(int) * (size_t)(c->nrecv > 0 ? c->nrecv : 1));
-    *dst = malloc(sizeof(int) * (size_t)(c->nsend > 0 ? c->nsend : 1));
-    if (!*src || !*dst) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a collective");
+    int nr = c->nrecv > 0 ? c->nrecv : 0, ns = c->nsend > 0 ? c->nsend : 0;
+    *src = malloc(sizeof(int) * (size_t)(nr + ns + 1));
+    *dst = *src ? *src + nr : NULL;
+    if (!*src) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a collective");
     MPIACC_CHECK(PMPI_Topo_test(c->a.comm, &topo));
     *cart = topo == MPI_CART;
     if (topo == MPI_CART) {
@@ -41,15 +42,14 @@ fn_fail:
  * of the buffer untouched, so the staging there is never unpacked. */
 static int skip_null_sources(mpiacc_coll_op_t *c)
 {
-    int mpi_errno = MPI_SUCCESS, *src = NULL, *dst = NULL, cart;
+    int mpi_errno = MPI_SUCCESS, *src = NULL, *dst, cart;
     mpiacc_coll_buf_t *b = &c->b[MPIACC_COLL_R];
     if (c->nrecv <= 0 || b->nslots != c->nrecv) return MPI_SUCCESS;
     MPIACC_CHECK(mpiacc_coll_neighbors(c, &src, &dst, &cart));
     for (int i = 0; i < c->nrecv; i++)
         if (src[i] == MPI_PROC_NULL) b->slots[i].unpack = 0;
 fn_exit:
-    free(src);
-    free(dst);
+    free(src); /* dst with it */
     return mpi_errno;
 fn_fail:
     goto fn_exit;
