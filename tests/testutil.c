@@ -1,4 +1,5 @@
 #include "testutil.h"
+#include "mpiacc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,27 @@ const char *mpiacc_test_mpi_error(int code)
     int len = 0;
     if (MPI_Error_string(code, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "error code %d", code);
     return msg;
+}
+
+MPI_Datatype mpiacc_test_host_tagged(MPI_Datatype t, void *flag)
+{
+    static int ready = 1;
+    MPI_Datatype d;
+    assert_int_equal(MPI_Type_dup(t, &d), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_set_attr(d, MPIACC_BUF_TYPE, MPIACC_BUF_HOST), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_set_attr(d, MPIACC_EVENT, flag ? flag : &ready), MPI_SUCCESS);
+    return d;
+}
+
+void mpiacc_test_error(int code, int cls, const char *needle)
+{
+    int got = MPI_SUCCESS;
+    const char *msg;
+    assert_int_not_equal(code, MPI_SUCCESS);
+    MPI_Error_class(code, &got);
+    msg = mpiacc_test_mpi_error(code);
+    if (got != cls) fail_msg("error class %d (\"%s\"), expected %d", got, msg, cls);
+    if (needle && !strstr(msg, needle)) fail_msg("error string \"%s\" lacks \"%s\"", msg, needle);
 }
 
 int mpiacc_test_help(int argc, char **argv, const char *usage)

@@ -41,6 +41,14 @@ const char *mpiacc_test_mpi_error(int code);
         if (m_ != MPI_SUCCESS) fail_msg("%s:%d: %s: %s", __FILE__, __LINE__, #call_, mpiacc_test_mpi_error(m_)); \
     } while (0)
 
+/* A duplicate of t tagged MPIACC_BUF_HOST with MPIACC_EVENT flag (an int
+ * or atomic_int; NULL: a flag that is always set), so that it goes through
+ * the request pool's CPU backend. */
+MPI_Datatype mpiacc_test_host_tagged(MPI_Datatype t, void *flag);
+/* Fails the CMocka test unless code is an error of class cls whose string
+ * holds needle (when not NULL). */
+void mpiacc_test_error(int code, int cls, const char *needle);
+
 /* A program's --help (or -h) among its arguments: prints usage (a printf
  * format whose one %s is the program's name) and returns 1: main then
  * returns 0.  Otherwise 0. */

@@ -6,7 +6,6 @@
 #ifndef COLL_HARNESS_H_INCLUDED
 #define COLL_HARNESS_H_INCLUDED
 
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,19 +14,9 @@
 #include "typegen.h"
 #include "mpiacc.h"
 
-/* The event of the tagged copies: set, so their data is always ready. */
-static atomic_int ready = 1;
-
-/* A copy of t tagged MPIACC_BUF_HOST with an event (the pool's CPU
- * backend, so the collectives' staged and device paths run on host). */
-static inline MPI_Datatype tag_host(MPI_Datatype t)
-{
-    MPI_Datatype d;
-    assert_int_equal(MPI_Type_dup(t, &d), MPI_SUCCESS);
-    assert_int_equal(MPI_Type_set_attr(d, MPIACC_BUF_TYPE, (void *)(intptr_t)MPIACC_BUF_HOST), MPI_SUCCESS);
-    assert_int_equal(MPI_Type_set_attr(d, MPIACC_EVENT, (void *)&ready), MPI_SUCCESS);
-    return d;
-}
+/* A copy of t tagged MPIACC_BUF_HOST with an event that is set (the pool's
+ * CPU backend, so the collectives' staged and device paths run on host). */
+#define tag_host(t_) mpiacc_test_host_tagged((t_), NULL)
 
 /* The corpus tests' buffers of one case: m[0] and m[1] (send and receive
  * sides, bytes each) with values of iter and rank, m[2] and m[3] their

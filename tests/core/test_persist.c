@@ -25,11 +25,9 @@ static MPI_Datatype tagged_vector(int *flag)
 {
     MPI_Datatype v, t;
     MPI_Type_vector(NB, 2, 3, MPI_INT, &v);
-    MPI_Type_dup(v, &t);
+    MPI_Type_commit(&v);
+    t = mpiacc_test_host_tagged(v, flag);
     MPI_Type_free(&v);
-    MPI_Type_commit(&t);
-    MPI_Type_set_attr(t, MPIACC_BUF_TYPE, MPIACC_BUF_HOST);
-    MPI_Type_set_attr(t, MPIACC_EVENT, flag);
     return t;
 }
 
