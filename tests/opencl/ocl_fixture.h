@@ -180,6 +180,31 @@ static void fx_stays_pending(void *h, double secs)
     }
 }
 
+/* MPI_Test on r for `secs` seconds, failing if it completes (its data or
+ * dependency is held back: why). */
+static void fx_req_stays_pending(MPI_Request *r, double secs, const char *why)
+{
+    double t0 = fx_now();
+    int flag = 0, rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    while (fx_now() - t0 < secs) {
+        assert_int_equal(MPI_Test(r, &flag, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        if (flag) fail_msg("rank %d: the operation completed while %s", rank, why);
+    }
+}
+
+/* MPI_Wait, failing after 20 s instead of hanging. */
+static void fx_req_wait(MPI_Request *r, MPI_Status *st)
+{
+    double t0 = fx_now();
+    int flag = 0, rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    while (!flag) {
+        assert_int_equal(MPI_Test(r, &flag, st), MPI_SUCCESS);
+        if (!flag && fx_now() - t0 > 20) fail_msg("rank %d: operation not complete after 20 s", rank);
+    }
+}
+
 /* Under valgrind (its preload library is in LD_PRELOAD), a freed block
  * keeps its bytes, so a released cl_mem still begins with its dispatch
  * pointer and the backend's released-handle check cannot see it (the
