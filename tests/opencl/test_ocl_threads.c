@@ -95,7 +95,7 @@ static void threads_exchange(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(threads_exchange)};
-    int failed, provided;
+    int provided;
     fx_init(&argc, &argv);
     MPI_Query_thread(&provided);
     if (provided < MPI_THREAD_MULTIPLE) mpiacc_test_skip_all("MPI_THREAD_MULTIPLE not provided");

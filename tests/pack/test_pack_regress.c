@@ -173,7 +173,6 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(darray_engine), cmocka_unit_test(darray_cpu_backend), cmocka_unit_test(huge_extent),
     };
-    int rc;
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

@@ -476,7 +476,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_errors), cmocka_unit_test(test_cache_dup), cmocka_unit_test(test_threads),
         cmocka_unit_test(test_empty_type),
     };
-    int rc, provided;
+    int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
