@@ -211,4 +211,26 @@ static int span_elems(const shape_t *sh, int nblocks)
     return m < 1 ? 1 : m;
 }
 
+/* A corpus case: its shape (kind, drawn from rs), *E elements of t from *lo
+ * in each buffer, the four buffers (four_buffers) and the oracle's result
+ * in m[0] and m[1] (MPI with t on every side); returns the bytes of each
+ * buffer. */
+static inline size_t coll_oracle(shape_t *sh, int kind, uint64_t *rs, MPI_Datatype t, MPI_Comm comm, long iter,
+                                 int rank, int size, int *E, MPI_Count *lo, unsigned char *m[4])
+{
+    MPI_Aint lb, ext;
+    MPI_Count hi;
+    MPI_Request req;
+    size_t bytes;
+    MPI_Type_get_extent(t, &lb, &ext);
+    make_shape(sh, kind, rs, ext, rank, size);
+    *E = span_elems(sh, sh->n) + 1;
+    tg_bounds(t, *E, lo, &hi);
+    bytes = (size_t)(hi - *lo) + 8;
+    four_buffers(m, bytes, iter, rank);
+    assert_int_equal(coll_call(sh, comm, m[0] - *lo, t, m[1] - *lo, t, &req), MPI_SUCCESS);
+    assert_int_equal(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    return bytes;
+}
+
 #endif

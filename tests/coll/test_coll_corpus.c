@@ -19,27 +19,19 @@ static long ncalls, ntagged;
 static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
 {
     MPI_Aint lb, ext;
-    MPI_Count lo, hi;
+    MPI_Count lo;
     shape_t sh;
     int mask, E, err;
     MPI_Comm comm = is_neighbor(kind) ? cart : MPI_COMM_WORLD;
     MPI_Datatype tt = tag_host(t), ts, tr;
     MPI_Request req;
-    MPI_Type_get_extent(t, &lb, &ext);
-    make_shape(&sh, kind, rs, ext, rank, size);
-    if (getenv("COLL_TEST_TRACE"))
-        fprintf(stderr, "rank %d: %s form %d in place %d cnt %d iter %ld\n", rank, kind_names[kind], sh.form,
-                sh.in_place, sh.cnt, iter);
-    mask = (int)mpiacc_test_rand(rs);
-    E = span_elems(&sh, sh.n) + 1;
-    tg_bounds(t, E, &lo, &hi);
-    size_t bytes = (size_t)(hi - lo) + 8;
     unsigned char *m[4];
-    four_buffers(m, bytes, iter, rank);
-    /* oracle */
-    assert_int_equal(coll_call(&sh, comm, m[0] - lo, t, m[1] - lo, t, &req), MPI_SUCCESS);
-    assert_int_equal(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
-    if (getenv("COLL_TEST_TRACE")) fprintf(stderr, "rank %d: oracle done (root %d)\n", rank, sh.root);
+    size_t bytes = coll_oracle(&sh, kind, rs, t, comm, iter, rank, size, &E, &lo, m);
+    MPI_Type_get_extent(t, &lb, &ext);
+    if (getenv("COLL_TEST_TRACE"))
+        fprintf(stderr, "rank %d: %s form %d in place %d cnt %d iter %ld: oracle done (root %d)\n", rank,
+                kind_names[kind], sh.form, sh.in_place, sh.cnt, iter, sh.root);
+    mask = (int)mpiacc_test_rand(rs);
     /* under test: tagged on some ranks and sides */
     ts = (mask >> rank) & 1 ? tt : t;
     tr = (mask >> (rank + 8)) & 1 ? tt : t;

@@ -33,21 +33,15 @@ static long staged(void) { return atomic_load(&mpiacc_coll_staged_runs); }
 
 static void move_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
 {
-    MPI_Count lo, hi;
-    MPI_Aint lb, ext;
+    MPI_Count lo;
     shape_t sh;
     MPI_Comm comm = is_neighbor(kind) ? cart : MPI_COMM_WORLD;
     MPI_Datatype tt = tag_host(t);
     MPI_Request req;
     unsigned char *m[4];
     long e0;
-    MPI_Type_get_extent(t, &lb, &ext);
-    make_shape(&sh, kind, rs, ext, rank, size);
-    tg_bounds(t, span_elems(&sh, sh.n) + 1, &lo, &hi);
-    size_t bytes = (size_t)(hi - lo) + 8;
-    four_buffers(m, bytes, iter, rank);
-    assert_int_equal(coll_call(&sh, comm, m[0] - lo, t, m[1] - lo, t, &req), MPI_SUCCESS);
-    assert_int_equal(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    int E;
+    size_t bytes = coll_oracle(&sh, kind, rs, t, comm, iter, rank, size, &E, &lo, m);
     e0 = engine_runs();
     if (coll_call(&sh, comm, m[2] - lo, tt, m[3] - lo, tt, &req) != MPI_SUCCESS)
         fail_msg("%s form %d: error (iter %ld)", kind_names[kind], sh.form, iter);

@@ -36,24 +36,16 @@ static int moves_on_device(int k)
  * other then). */
 static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter, int mixed, int expect, long *ran)
 {
-    MPI_Aint lb, ext;
-    MPI_Count lo, hi;
+    MPI_Count lo;
     shape_t sh;
     int mask, E;
     MPI_Comm comm = is_neighbor(kind) ? cart : MPI_COMM_WORLD;
     MPI_Datatype tt = tag_host(t), ts, tr;
     MPI_Request req;
     long r0;
-    MPI_Type_get_extent(t, &lb, &ext);
-    make_shape(&sh, kind, rs, ext, rank, size);
-    mask = (int)mpiacc_test_rand(rs);
-    E = span_elems(&sh, sh.n) + 1;
-    tg_bounds(t, E, &lo, &hi);
-    size_t bytes = (size_t)(hi - lo) + 8;
     unsigned char *m[4];
-    four_buffers(m, bytes, iter, rank);
-    assert_int_equal(coll_call(&sh, comm, m[0] - lo, t, m[1] - lo, t, &req), MPI_SUCCESS);
-    assert_int_equal(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    size_t bytes = coll_oracle(&sh, kind, rs, t, comm, iter, rank, size, &E, &lo, m);
+    mask = (int)mpiacc_test_rand(rs);
     ts = !mixed || (mask & 1) ? tt : t;
     tr = !mixed || (mask & 2) ? tt : t;
     r0 = runs();
