@@ -70,6 +70,14 @@ void mpiacc_test_world(int *rank, int *size, int max_ranks, MPI_Comm *ring)
     MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, ring);
 }
 
+void mpiacc_test_init(int *argc, char ***argv, const char *usage, int *rank, int *size, int max_ranks,
+                      MPI_Comm *ring)
+{
+    if (mpiacc_test_help(*argc, *argv, usage)) exit(0);
+    MPI_Init(argc, argv);
+    mpiacc_test_world(rank, size, max_ranks, ring);
+}
+
 int mpiacc_test_end(int failed)
 {
     if (mpi_live()) MPI_Finalize();

@@ -58,6 +58,9 @@ int mpiacc_test_help(int argc, char **argv, const char *usage);
  * (0: no limit); *ring (when not NULL): a periodic one-dimensional
  * Cartesian communicator of every process (the neighbour collectives'). */
 void mpiacc_test_world(int *rank, int *size, int max_ranks, MPI_Comm *ring);
+/* A program's start: --help (usage; exits 0), MPI_Init, mpiacc_test_world. */
+void mpiacc_test_init(int *argc, char ***argv, const char *usage, int *rank, int *size, int max_ranks,
+                      MPI_Comm *ring);
 /* A program's end: MPI_Finalize (while MPI is initialised and not
  * finalised) and main's status for `failed` failures:
  *     return mpiacc_test_end(MPIACC_TEST_RUN("name", tests, NULL, NULL)); */
@@ -67,8 +70,7 @@ int mpiacc_test_end(int failed);
 #define MPIACC_TEST_MAIN(usage_, name_, tests_)                                \
     int main(int argc, char **argv)                                           \
     {                                                                         \
-        if (mpiacc_test_help(argc, argv, (usage_))) return 0;                 \
-        MPI_Init(&argc, &argv);                                               \
+        mpiacc_test_init(&argc, &argv, (usage_), NULL, NULL, 0, NULL);        \
         return mpiacc_test_end(MPIACC_TEST_RUN((name_), (tests_), NULL, NULL)); \
     }
 

@@ -200,6 +200,14 @@ static const struct mpiacc_backend_ipc fake_no_n = {.export_buf = fake_export,
 
 /* ---- helpers ----------------------------------------------------------------- */
 
+/* 1 (and a message) when an export was not released. */
+static int fake_unbalanced(void)
+{
+    if (exports == releases) return 0;
+    fprintf(stderr, "rank %d: %ld exports, %ld released\n", rank, exports, releases);
+    return 1;
+}
+
 static long runs(void) { return atomic_load(&mpiacc_coll_device_runs); }
 static long fallbacks(void) { return atomic_load(&mpiacc_coll_staged_runs); }
 

@@ -185,10 +185,8 @@ static void test_call(void **state)
 
 int main(int argc, char **argv)
 {
-    if (mpiacc_test_help(argc, argv, "usage: %s\nThe engine chosen per communicator from every process's facts, and "
-                                     "which calls the engine takes (pure functions, one rank).\n"))
-        return 0;
-    MPI_Init(&argc, &argv);
+    mpiacc_test_init(&argc, &argv, "usage: %s\nThe engine chosen per communicator from every process's facts, and "
+                                   "which calls the engine takes (pure functions, one rank).\n", NULL, NULL, 0, NULL);
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_engine), cmocka_unit_test(test_call)};
     return mpiacc_test_end(MPIACC_TEST_RUN("coll_choice", tests, NULL, NULL));
 }

@@ -287,11 +287,9 @@ static void test_reductions(void **state)
 int main(int argc, char **argv)
 {
     int failed;
-    if (mpiacc_test_help(argc, argv, "usage: %s\nThe collectives' staged path against MPI's own on random datatypes "
-                                     "(MPIACC_TEST_SEED, MPIACC_TEST_NTYPES, MPIACC_TEST_LONG).\n"))
-        return 0;
-    MPI_Init(&argc, &argv);
-    mpiacc_test_world(&rank, &size, 0, &cart);
+    mpiacc_test_init(&argc, &argv, "usage: %s\nThe collectives' staged path against MPI's own on random datatypes "
+                                   "(MPIACC_TEST_SEED, MPIACC_TEST_NTYPES, MPIACC_TEST_LONG).\n",
+                                   &rank, &size, 0, &cart);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_corpus), cmocka_unit_test(test_reductions)};
     failed = MPIACC_TEST_RUN("coll_corpus", tests, NULL, NULL);

@@ -357,12 +357,9 @@ static void test_check(void **state)
 int main(int argc, char **argv)
 {
     int failed;
-    if (mpiacc_test_help(argc, argv, "usage: %s\nThe NCCL path of the collectives layer through a stand-in engine "
-                                     "that runs its programs with MPI on host buffers (MPIACC_BUF_HOST + "
-                                     "MPIACC_EVENT), against MPI.\n"))
-        return 0;
-    MPI_Init(&argc, &argv);
-    mpiacc_test_world(&rank, &size, 8, &cart);
+    mpiacc_test_init(&argc, &argv, "usage: %s\nThe NCCL path of the collectives layer through a stand-in engine "
+                                   "that runs its programs with MPI on host buffers (MPIACC_BUF_HOST + "
+                                   "MPIACC_EVENT), against MPI.\n", &rank, &size, 8, &cart);
     mpiacc_coll_test_tables(MPIACC_KIND_HOST, &fake_engine, NULL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corpus), cmocka_unit_test(test_reductions), cmocka_unit_test(test_transitions),
