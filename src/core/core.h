@@ -146,14 +146,16 @@ int mpiacc_err_class(int err);
 
 /*
  * MPIACC_LOG levels (one line per message on stderr, "[mpiacc LEVEL rank R]"):
- *  warn (the default): misuse warnings and errors, each cause once
- *        (MPIACC_LOG_ONCE);
- *  info: also the first use of each path (buffer kind, protocol, direction),
+ *  warn (the default): misuse warnings, each cause once (MPIACC_LOG_ONCE);
+ *        an error is printed by the error handler it is raised with, not
+ *        here (mpiacc_err);
+ *  info: also each error (each cause once), the first use of each path
+ *        (buffer kind, protocol, direction),
  *        backends starting, and at MPI_Finalize a per-rank summary of
  *        MPIACC_Get_stats' figures;
- *  debug: also every MPI call that reaches the request pool and every state
- *        transition of every operation (op id, peer, tag, bytes, backend),
- *        and every occurrence of a once-per-cause message.
+ *  debug: also every error, every MPI call that reaches the request pool
+ *        and every state transition of every operation (op id, peer, tag,
+ *        bytes, backend), and every occurrence of a once-per-cause message.
  */
 typedef enum { MPIACC_LOG_OFF = 0, MPIACC_LOG_WARN, MPIACC_LOG_INFO, MPIACC_LOG_DEBUG } mpiacc_loglevel_t;
 

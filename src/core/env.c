@@ -30,8 +30,9 @@ static const env_var_t table[] = {
     {"MPIACC_DISABLE", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
      "forward every MPI call to MPI untouched (mpiacc does nothing)"},
     {"MPIACC_LOG", MPIACC_ENV_ENUM, "warn", "off|warn|info|debug", 0, 0,
-     "diagnostics on stderr: warn = misuse warnings and errors (each cause once), info = + each path's "
-     "first use and a per-rank summary at MPI_Finalize, debug = + every call and state transition"},
+     "diagnostics on stderr: warn = misuse warnings (errors are the error handler's: MPI_ERRORS_ARE_FATAL "
+     "prints the message, MPI_ERRORS_RETURN returns it), info = + errors (each cause once), each path's first "
+     "use and a per-rank summary at MPI_Finalize, debug = + every error, call and state transition"},
     {"MPIACC_EAGER_INIT", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
      "start the device backends at MPI_Init (default: lazily, at the first tagged operation)"},
     {"MPIACC_FINALIZE_TIMEOUT", MPIACC_ENV_INT, "10", NULL, 0, 86400,
