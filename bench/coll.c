@@ -405,9 +405,9 @@ int main(int argc, char **argv)
          CLI_ANY},
         {"nonblocking", CLI_FLAG, &nonblocking, "time the nonblocking forms (MPI_Iallreduce ... then MPI_Wait)",
          NULL, CLI_ANY},
-        {"csv", CLI_FILE, &csvpath, "also write the rows to this CSV file", NULL, CLI_ANY},
+        CLI_OPT_CSV(&csvpath),
     };
-    const cli_prog_t prog = {
+    const cli_prog_t prog = CLI_PROG(
         "coll", "mpiexec -n 4 coll [options]",
         "OSU-style latency of MPI_Allreduce, MPI_Bcast, MPI_Allgather, MPI_Alltoall, MPI_Alltoallv and\n"
         "MPI_Neighbor_alltoallw (periodic 1-D ring) with device buffers through mpiacc, against NCCL\n"
@@ -417,8 +417,7 @@ int main(int argc, char **argv)
         "calls took: nccl, ipc, staged, mixed; --nonblocking: the MPI_I* forms, each followed by\n"
         "MPI_Wait; --engine: MPIACC_COLL_ENGINE for the run; --stream-ordered: MPIACC_ORDER_STREAM).\n"
         "Ops: allreduce, bcast, allgather, alltoall, alltoallv, neighbor_alltoallw.\n"
-        "Exit status: 0, 1 a result check failed, 2 bad options, 77 no device.",
-        opts, sizeof opts / sizeof opts[0]};
+        "Exit status: 0, 1 a result check failed, 2 bad options, 77 no device.", opts);
     cli_parse(&prog, argc, argv);
     for (const char *p = ops; *p;) {
         size_t l = strcspn(p, ",");

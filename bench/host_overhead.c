@@ -115,18 +115,15 @@ int main(int argc, char **argv)
     cli_opt_t opts[] = {
         {"iters", CLI_INT, &iters, "round trips per block (warm-up: iters/4)", NULL, 4, 1e9},
         {"rounds", CLI_INT, &rounds, "rounds (pairs of blocks)", NULL, 1, 1e6},
-        {"csv", CLI_FILE, &csv, "also write the rows to this CSV file", NULL, CLI_ANY},
+        CLI_OPT_CSV(&csv),
         {"uva", CLI_FLAG, &uva, "run mpiacc in pointer-query mode (sets MPIACC_UVA=1 before MPI_Init)", NULL, CLI_ANY},
         {"coll", CLI_FLAG, &coll, "compare 8 B collectives (Bcast, Allreduce, Gather, Iallreduce+Wait) instead", NULL,
          CLI_ANY},
     };
-    const cli_prog_t prog = {"host_overhead", "mpiexec -n 2 host_overhead [options]",
-                             "Cost of mpiacc's interposition on host ping-pong (MPI-ACC Fig 3): plain MPICH\n"
-                             "(PMPI_*) against mpiacc's MPI_Send/MPI_Recv, one-way latency, same run;\n"
-                             "--coll: the same for 8 B host collectives (time per call).",
-                             opts, sizeof opts / sizeof opts[0]};
-
-    cli_parse(&prog, argc, argv);
+    CLI_PARSE(argc, argv, "host_overhead", "mpiexec -n 2 host_overhead [options]",
+              "Cost of mpiacc's interposition on host ping-pong (MPI-ACC Fig 3): plain MPICH\n"
+              "(PMPI_*) against mpiacc's MPI_Send/MPI_Recv, one-way latency, same run;\n"
+              "--coll: the same for 8 B host collectives (time per call).", opts);
     if (uva) setenv("MPIACC_UVA", "1", 1);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

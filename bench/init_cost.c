@@ -116,15 +116,13 @@ int main(int argc, char **argv)
         {"runs", CLI_INT, &runs, "launches per configuration", NULL, CLI_POSITIVE},
         {"np", CLI_INT, &np, "ranks of each launch", NULL, CLI_POSITIVE},
     };
-    const cli_prog_t prog = {"init_cost", "init_cost [options]",
-                             "Times MPI_Init + MPI_Finalize of a small program under mpiexec in four configurations,\n"
-                             "interleaved run by run: plain MPICH, mpiacc, mpiacc with MPIACC_DISABLE=1, mpiacc\n"
-                             "with MPIACC_EAGER_INIT=1; prints medians and their ratios to plain MPICH.",
-                             opts, (int)(sizeof opts / sizeof opts[0])};
-
     /* --child: the measured program, started by launch() */
     if (argc == 2 && !strcmp(argv[1], "--child")) return child(argc, argv);
-    cli_parse(&prog, argc, argv);
+    CLI_PARSE(argc, argv, "init_cost", "init_cost [options]",
+              "Times MPI_Init + MPI_Finalize of a small program under mpiexec in four configurations,\n"
+              "interleaved run by run: plain MPICH, mpiacc, mpiacc with MPIACC_DISABLE=1, mpiacc\n"
+              "with MPIACC_EAGER_INIT=1; prints medians and their ratios to plain MPICH.",
+              opts);
     if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) <= 0) {
         fprintf(stderr, "%s: cannot find its own executable\n", argv[0]);
         return 1;

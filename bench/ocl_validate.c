@@ -83,14 +83,11 @@ int main(int argc, char **argv)
         {"rounds", CLI_INT, &rounds, "rounds with the check on and off, alternating", NULL, 1, 1e6},
         {"size", CLI_SIZE, &bytes, "message bytes of the pack and sendrecv cases", NULL, 1, 1 << 26},
     };
-    const cli_prog_t prog = {
-        "ocl_validate", "ocl_validate [options]",
-        "Cost of checking the application's cl_mem (a host pointer or a released cl_mem\n"
-        "becomes MPI_ERR_BUFFER instead of a crash): each case with the check on and off,\n"
-        "same run. One process, on the OpenCL platform that MPIACC_TEST_OPENCL_PLATFORM\n"
-        "names (part of its name or vendor; default: the first platform with a device).",
-        opts, sizeof opts / sizeof opts[0]};
-    cli_parse(&prog, argc, argv);
+    CLI_PARSE(argc, argv, "ocl_validate", "ocl_validate [options]",
+              "Cost of checking the application's cl_mem (a host pointer or a released cl_mem\n"
+              "becomes MPI_ERR_BUFFER instead of a crash): each case with the check on and off,\n"
+              "same run. One process, on the OpenCL platform that MPIACC_TEST_OPENCL_PLATFORM\n"
+              "names (part of its name or vendor; default: the first platform with a device).", opts);
     size = (int)bytes;
     MPI_Init(&argc, &argv);
     memset(&s, 0, sizeof s);

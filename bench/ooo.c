@@ -285,16 +285,14 @@ int main(int argc, char **argv)
         {"size", CLI_SIZE, &size0, "bytes sent after each kernel (sweeps size1 and fit scale the second, up to 32x)",
          NULL, 4, 32 << 20},
         {"reps", CLI_INT, &reps, "repetitions per point (median; at most 64)", NULL, 1, 64},
-        {"csv", CLI_FILE, &csvpath, "also write the rows to this CSV file", NULL, CLI_ANY},
+        CLI_OPT_CSV(&csvpath),
         {"test-loop", CLI_FLAG, &test_loop, "advanced variant: MPI_Test each request instead of MPI_Testany", NULL,
          CLI_ANY},
     };
-    const cli_prog_t prog = {"ooo", "mpiexec -n 3 ooo [options]",
-                             "MPI-ACC Fig 7 with OpenCL queues: out-of-order completion, simple and advanced\n"
-                             "explicit synchronisation against mpiacc's queue attribute, same run; the ideal\n"
-                             "out-of-order schedule from the kernel and transfer times measured alone.",
-                             opts, sizeof opts / sizeof opts[0]};
-    cli_parse(&prog, argc, argv);
+    CLI_PARSE(argc, argv, "ooo", "mpiexec -n 3 ooo [options]",
+              "MPI-ACC Fig 7 with OpenCL queues: out-of-order completion, simple and advanced\n"
+              "explicit synchronisation against mpiacc's queue attribute, same run; the ideal\n"
+              "out-of-order schedule from the kernel and transfer times measured alone.", opts);
     use_testany = !test_loop;
     s0 = (size_t)size0;
     MPI_Init(&argc, &argv);

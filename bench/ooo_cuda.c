@@ -269,15 +269,13 @@ int main(int argc, char **argv)
     const long long maxb = 128ll << 20;
     double t_run;
     cli_opt_t opts[] = {
-        {"csv", CLI_FILE, &csvpath, "also write the rows to this CSV file", NULL, CLI_ANY},
+        CLI_OPT_CSV(&csvpath),
         {"reps", CLI_INT, &reps, "timed rounds per variant and point (median)", NULL, 1, 1e6},
     };
-    const cli_prog_t prog = {"ooo_cuda", "mpiexec -n 3 ooo_cuda [options]",
-                             "MPI-ACC Fig 7 with CUDA streams: out-of-order completion, simple and advanced\n"
-                             "explicit synchronisation against mpiacc's stream attribute, same run; the ideal\n"
-                             "out-of-order schedule from the kernel and transfer times measured alone.",
-                             opts, sizeof opts / sizeof opts[0]};
-    cli_parse(&prog, argc, argv);
+    CLI_PARSE(argc, argv, "ooo_cuda", "mpiexec -n 3 ooo_cuda [options]",
+              "MPI-ACC Fig 7 with CUDA streams: out-of-order completion, simple and advanced\n"
+              "explicit synchronisation against mpiacc's stream attribute, same run; the ideal\n"
+              "out-of-order schedule from the kernel and transfer times measured alone.", opts);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

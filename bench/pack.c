@@ -428,12 +428,10 @@ int main(int argc, char **argv)
         {"quick", CLI_FLAG, &quick, "vector rows only, 3D faces up to 64^3", NULL, CLI_ANY},
         {"cold", CLI_FLAG, &cold, "evict L2 (256 MiB memset) before every timed blocking call", NULL, CLI_ANY},
     };
-    const cli_prog_t prog = {"pack", "pack [options]",
-                             "Pack/unpack throughput of the CUDA backend (TEMPI grid, Jenkins' types) against\n"
-                             "cudaMemcpy2D, per-block copies, MPICH's MPI_Pack and a hand-specialised pack of\n"
-                             "each 1-D strided pattern (kmin), same run.",
-                             opts, sizeof opts / sizeof opts[0]};
-    cli_parse(&prog, argc, argv);
+    CLI_PARSE(argc, argv, "pack", "pack [options]",
+              "Pack/unpack throughput of the CUDA backend (TEMPI grid, Jenkins' types) against\n"
+              "cudaMemcpy2D, per-block copies, MPICH's MPI_Pack and a hand-specialised pack of\n"
+              "each 1-D strided pattern (kmin), same run.", opts);
     MPI_Init(&argc, &argv);
     t_start = MPI_Wtime();
     B = mpiacc_backend_get(MPIACC_KIND_CUDA);

@@ -148,19 +148,17 @@ int main(int argc, char **argv)
         {"iterations", CLI_INT, &iters_opt, "timed round trips per measurement (0: 1000 / 200 / 100 by size)", NULL, 0,
          1000000},
         {"quick", CLI_FLAG, &quick, "a fifth of the iterations", NULL, CLI_ANY},
-        {"csv", CLI_FILE, &csvpath, "also write the rows to this CSV file", NULL, CLI_ANY},
+        CLI_OPT_CSV(&csvpath),
     };
-    const cli_prog_t prog = {
-        "pingpong", "mpiexec -n 2 pingpong [options]",
-        "CUDA device-to-device ping-pong through mpiacc with nothing set, one-way microseconds (median),\n"
-        "against a plain CUDA-aware program on the same MPI transport (device pointers straight to MPI,\n"
-        "without mpiacc) and host contiguous ping-pong, measured in the same run; vectors of small blocks\n"
-        "against the contiguous message of the same payload.  The header says whether MPI's transport takes\n"
-        "device memory (e.g. MPICH on a CUDA-enabled UCX: mpiacc-run, or LD_LIBRARY_PATH=<libucx-cu13 lib>\n"
-        "MPIR_CVAR_CH4_NETMOD=ucx MPIR_CVAR_NOLOCAL=1) and why; without it mpiacc stages through host memory\n"
-        "and the plain column is not measured.  Two ranks; one GPU each, or both on one GPU (use MPS).",
-        opts, sizeof opts / sizeof opts[0]};
-    cli_parse(&prog, argc, argv);
+    CLI_PARSE(argc, argv, 
+              "pingpong", "mpiexec -n 2 pingpong [options]",
+              "CUDA device-to-device ping-pong through mpiacc with nothing set, one-way microseconds (median),\n"
+              "against a plain CUDA-aware program on the same MPI transport (device pointers straight to MPI,\n"
+              "without mpiacc) and host contiguous ping-pong, measured in the same run; vectors of small blocks\n"
+              "against the contiguous message of the same payload.  The header says whether MPI's transport takes\n"
+              "device memory (e.g. MPICH on a CUDA-enabled UCX: mpiacc-run, or LD_LIBRARY_PATH=<libucx-cu13 lib>\n"
+              "MPIR_CVAR_CH4_NETMOD=ucx MPIR_CVAR_NOLOCAL=1) and why; without it mpiacc stages through host memory\n"
+              "and the plain column is not measured.  Two ranks; one GPU each, or both on one GPU (use MPS).", opts);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

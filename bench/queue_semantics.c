@@ -52,13 +52,11 @@ int main(int argc, char **argv)
         {"msg", CLI_SIZE, &msgll, "bytes of the message sent after the write", NULL, 1, 1 << 30},
         {"max-mib", CLI_INT, &maxmib, "largest write (MiB); writes of 0, 1, 4, 16, ... MiB", NULL, 1, 4096},
         {"reps", CLI_INT, &reps, "repetitions per point (median; at most 64)", NULL, 1, 64},
-        {"csv", CLI_FILE, &csvpath, "also write the rows to this CSV file", NULL, CLI_ANY},
+        CLI_OPT_CSV(&csvpath),
     };
-    const cli_prog_t prog = {"queue_semantics", "mpiexec -n 2 queue_semantics [options]",
-                             "MPI-ACC Fig 8: MPI_Send of a cl_mem tagged with an in-order or an out-of-order\n"
-                             "queue behind an independent write, against the send alone, same run.",
-                             opts, sizeof opts / sizeof opts[0]};
-    cli_parse(&prog, argc, argv);
+    CLI_PARSE(argc, argv, "queue_semantics", "mpiexec -n 2 queue_semantics [options]",
+              "MPI-ACC Fig 8: MPI_Send of a cl_mem tagged with an in-order or an out-of-order\n"
+              "queue behind an independent write, against the send alone, same run.", opts);
     msg = (size_t)msgll;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

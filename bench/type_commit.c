@@ -60,13 +60,11 @@ int main(int argc, char **argv)
     FILE *csv;
     cli_opt_t opts[] = {
         {"iters", CLI_INT, &iters, "types created per construction and variant (rounded down to 4k)", NULL, 4, 1e9},
-        {"csv", CLI_FILE, &csvpath, "also write the rows to this CSV file", NULL, CLI_ANY},
+        CLI_OPT_CSV(&csvpath),
     };
-    const cli_prog_t prog = {"type_commit", "type_commit [options]",
-                             "Time to create+commit+free TEMPI's 3D object constructions with plain MPICH and\n"
-                             "with mpiacc's datatype analysis added, same run.",
-                             opts, sizeof opts / sizeof opts[0]};
-    cli_parse(&prog, argc, argv);
+    CLI_PARSE(argc, argv, "type_commit", "type_commit [options]",
+              "Time to create+commit+free TEMPI's 3D object constructions with plain MPICH and\n"
+              "with mpiacc's datatype analysis added, same run.", opts);
     MPI_Init(&argc, &argv);
     bench_header("type_commit", "datatype create+commit+free, MPICH alone vs + mpiacc analysis", "host", "-");
     printf("# %d iterations each\n", iters);

@@ -54,11 +54,9 @@ int main(int argc, char **argv)
         {"iters", CLI_INT, &iters, "calls per round", NULL, 4096, 1e9},
         {"rounds", CLI_INT, &rounds, "rounds", NULL, 1, 1e6},
     };
-    const cli_prog_t prog = {"uva_lookup", "uva_lookup [options]",
-                             "Cost of MPIACC_UVA=1's buffer classification per call, in isolation:\n"
-                             "mode off, cached host granule, uncached (pointer query), no cache at all.",
-                             opts, sizeof opts / sizeof opts[0]};
-    cli_parse(&prog, argc, argv);
+    CLI_PARSE(argc, argv, "uva_lookup", "uva_lookup [options]",
+              "Cost of MPIACC_UVA=1's buffer classification per call, in isolation:\n"
+              "mode off, cached host granule, uncached (pointer query), no cache at all.", opts);
     setenv("MPIACC_UVA", "1", 1);
     MPI_Init(&argc, &argv);
     bufs = malloc((size_t)4097 * 4096);

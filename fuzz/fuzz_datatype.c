@@ -30,6 +30,7 @@
 #include "typegen.h"
 #include "mpiacc.h"
 #include "pack/pack.h"
+#include "blob_overlaps.h"
 
 #define SMALL ((MPI_Count)1 << 20) /* largest span / packed size actually packed */
 
@@ -114,19 +115,6 @@ static MPI_Datatype host_tagged(MPI_Datatype ty)
     return h;
 }
 
-static int overlapping(const mpiacc_pack_type_t *t, MPI_Count count, MPI_Count lo, MPI_Count span)
-{
-    unsigned char *seen = calloc((size_t)span, 1);
-    int ov = 0;
-    for (MPI_Count p = 0; p < count * t->size && !ov; p++) {
-        MPI_Count o = mpiacc_tv_offset(t->blob, p) - lo;
-        CHECK(o >= 0 && o < span);
-        ov = seen[o]++;
-    }
-    free(seen);
-    return ov;
-}
-
 /* Whether p - lo (the buffer pointer for data at offset lo) would wrap
  * around the address space: a type whose small span lies far from its
  * buffer needs its memory at such an address, which this process cannot
@@ -166,7 +154,9 @@ static void check_bytes(tg_src_t *src, MPI_Datatype ty, MPI_Datatype h, const mp
         MPI_Count l = f + (MPI_Count)tg_next(src, (uint64_t)(total - f + 1));
         CHECK(mpiacc_pack_cpu_pack(t, in - lo, count, f, l, mine) == MPI_SUCCESS);
         CHECK(memcmp(ref + f, mine, (size_t)(l - f)) == 0);
-        if (!overlapping(t, count, lo, span)) {
+        int ov = blob_overlaps(t, count, lo, span);
+        CHECK(ov >= 0);
+        if (!ov) {
             pos = 0;
             CHECK(MPI_Unpack_c(ref, total, &pos, d1 - lo, count, ty, MPI_COMM_SELF) == MPI_SUCCESS);
             CHECK(mpiacc_pack_cpu_unpack(t, d2 - lo, count, 0, total, ref) == MPI_SUCCESS);

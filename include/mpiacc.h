@@ -245,7 +245,9 @@
  *    MPI_ERR_OTHER-class error naming MPIACC_DISABLE, instead of handing
  *    the device buffer to MPI as host memory.
  *  - MPIACC_LOG=off|warn|info|debug: diagnostics on stderr (default: warn,
- *    misuse warnings and errors, each cause once).
+ *    misuse warnings, each cause once; errors are printed by the error
+ *    handler they are raised with -- MPI_ERRORS_ARE_FATAL prints the
+ *    message, MPI_ERRORS_RETURN prints nothing -- and logged from info on).
  *  - MPIACC_EAGER_INIT=1: start the CUDA/OpenCL backends in MPI_Init
  *    (default: each starts at the first operation on a buffer of its kind,
  *    so programs that never tag a datatype pay nothing for them).

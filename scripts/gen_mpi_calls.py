@@ -156,6 +156,43 @@ class Family:
     def emit(self, f):
         return []
 
+    def traced(self, f, body):
+        """The slow path: a call of slow_NAME, a function of its own (so
+        that nothing of it reaches the fast path) whose body (statements
+        setting rc_) runs with the call and its arguments current for error
+        messages (core.h, mpiacc_err_call_t)."""
+        args = ", ".join("{.%s = %s}" % (ARG_MEMBER[letter(f, n)], n) for n in f.names)
+        f.slow = ["static __attribute__((noinline, cold)) int slow_%s(%s)" % (f.name, ", ".join(f.params)), "{",
+                  "    static const mpiacc_err_sig_t sig_ = {\"%s\", \"%s\", \"%s\"};"
+                  % (f.name, " ".join(f.names), "".join(letter(f, n) for n in f.names)),
+                  "    const mpiacc_err_arg_t arg_[] = {%s};" % args,
+                  "    mpiacc_err_call_t call_ = {&sig_, arg_, NULL, 0};",
+                  "    int rc_;",
+                  "    mpiacc_err_enter(&call_);"] + body + ["    mpiacc_err_leave(&call_);", "    return rc_;", "}", ""]
+        return ["    return slow_%s(%s);" % (f.name, f.args())]
+
+
+# How an argument prints in an error message (core.h, mpiacc_err_sig_t) and
+# the member of mpiacc_err_arg_t that holds it.
+ARG_MEMBER = {"b": "p", "p": "p", "s": "p", "i": "i", "r": "i", "g": "i", "t": "t", "c": "c", "o": "o", "w": "w",
+              "f": "f", "n": "n"}
+
+
+def letter(f, n):
+    t = f.types[n]
+    if re.fullmatch(r"(const )?void \*", t):
+        return "b"
+    if t == "MPI_Status *":
+        return "s"
+    if t.endswith("*") or t.endswith("[]"):
+        return "p"
+    if t in ("int", "MPI_Count", "MPI_Aint", "MPI_Offset"):
+        return "r" if n in ("dest", "source", "root", "target_rank") else "g" if n.endswith("tag") else "i"
+    handles = {"MPI_Datatype": "t", "MPI_Comm": "c", "MPI_Op": "o", "MPI_Win": "w", "MPI_File": "f", "MPI_Info": "n"}
+    if t not in handles:
+        fail(f.line.where, "%s: no way to print parameter %s of type %s" % (f.name, n, t))
+    return handles[t]
+
 
 class Hand(Family):
     """Written by hand in src/interpose/FILE: only described."""
@@ -235,8 +272,8 @@ class Coll(Family):
                 fast = " && ".join("mpiacc_interpose_untagged(%s)" % x for x in self.types(f.line))
                 refuse = ["        MPI_Datatype t[2] = {%s, %s};" % tuple(t),
                           "        int rc = mpiacc_coll_refuse(\"%s\", %s, 2, t);" % (f.name, k["comm"])]
-            return ["    if (%s)" % fast, "        return %s;" % pmpi, "    {"] + refuse + \
-                ["        if (rc != MPI_SUCCESS) return rc;", "    }", "    return %s;" % pmpi]
+            return ["    if (%s)" % fast, "        return %s;" % pmpi] + self.traced(f, [
+                "    {"] + refuse + ["        rc_ = rc != MPI_SUCCESS ? rc : %s;" % pmpi, "    }"])
         fast = {"coll_fast": "mpiacc_interpose_coll_fast(%s, %s)" % tuple(t),
                 "coll_fast_on": "mpiacc_interpose_coll_fast_on(%s, %s, %s, %s)" % (t[0], t[1], k.get("comm"), kind),
                 "coll_fast_w": "mpiacc_interpose_coll_fast_w(%s)" % wargs,
@@ -253,8 +290,8 @@ class Coll(Family):
             init.append(".op = MPI_OP_NULL")
         if f.kind == "i":
             init.append(".req = %s" % next(n for n in f.names if f.types[n] == "MPI_Request *"))
-        return ["    if (%s)" % fast, "        return %s;" % pmpi,
-                "    mpiacc_coll_args_t a = {%s};" % ", ".join(init), "    return mpiacc_coll_call(&a);"]
+        return ["    if (%s)" % fast, "        return %s;" % pmpi] + self.traced(
+            f, ["    mpiacc_coll_args_t a = {%s};" % ", ".join(init), "    rc_ = mpiacc_coll_call(&a);"])
 
 
 class Refuse(Family):
@@ -290,13 +327,13 @@ class Refuse(Family):
         out = ["    const MPI_Datatype t[] = {%s};" % ", ".join(types)]
         if bufs:
             out += ["    const void *const b[] = {%s};" % ", ".join(bufs),
-                    "    if (mpiacc_interpose_any_tagged(t, %d) ||" % len(types),
-                    "        (mpiacc_core_classify && mpiacc_interpose_untagged_device(t, %d, b, %d, %s)))"
+                    "    if (!mpiacc_interpose_any_tagged(t, %d) &&" % len(types),
+                    "        !(mpiacc_core_classify && mpiacc_interpose_untagged_device(t, %d, b, %d, %s)))"
                     % (len(types), len(bufs), comm)]
         else:
-            out.append("    if (mpiacc_interpose_any_tagged(t, %d))" % len(types))
-        return out + ["        return mpiacc_interpose_refuse(\"%s\", t, %d, %s, %s);" % (f.name, len(types), on, obj),
-                      "    return P%s(%s);" % (f.name, f.args())]
+            out.append("    if (!mpiacc_interpose_any_tagged(t, %d))" % len(types))
+        return out + ["        return P%s(%s);" % (f.name, f.args())] + self.traced(
+            f, [out[0], "    rc_ = mpiacc_interpose_refuse(\"%s\", t, %d, %s, %s);" % (f.name, len(types), on, obj)])
 
     def case(self, f):
         """CASE(name, where, call) for test_refusals.c, which defines the
@@ -320,11 +357,119 @@ class Refuse(Family):
         return "CASE(%s, %s, %s(%s))" % (f.name, where, f.name, ", ".join(args))
 
 
-FAMILIES = {"hand": Hand(), "coll": Coll(), "refuse": Refuse()}
+class P2p(Family):
+    """Point-to-point (src/dispatch): the host fast path (a send's datatype
+    through mpiacc_interpose_send_fast, a receive's through
+    mpiacc_interpose_recv_fast, any other through mpiacc_interpose_untagged;
+    a persistent form's through untagged alone),
+    to PMPI, else the dispatcher function CALLS[call] names for the form."""
+    SENDS = {"send", "bsend", "sendrecv", "sendrecv_replace"}
+    # call: the dispatcher's call for the forms b, i and p; {a}: the form's
+    # parameters but its request and status, {mode}, {req}, {status}
+    CALLS = {
+        "send": ("mpiacc_dispatch_send({a}, {mode}, 0, NULL)", "mpiacc_dispatch_send({a}, {mode}, 1, {req})",
+                 "mpiacc_dispatch_persist_init(MPIACC_DISPATCH_P_SEND, {mode}, {a}, {req})"),
+        "bsend": ("mpiacc_dispatch_bsend({a}, 0, NULL)", "mpiacc_dispatch_bsend({a}, 1, {req})",
+                  "mpiacc_dispatch_persist_init(MPIACC_DISPATCH_P_BSEND, MPIACC_RP_SEND_STD, {a}, {req})"),
+        "recv": ("mpiacc_dispatch_recv({a}, {status}, 0, NULL)", "mpiacc_dispatch_recv({a}, NULL, 1, {req})",
+                 "mpiacc_dispatch_persist_init(MPIACC_DISPATCH_P_RECV, MPIACC_RP_SEND_STD, {a}, {req})"),
+        "sendrecv": ("mpiacc_dispatch_sendrecv({a}, {status})", "mpiacc_dispatch_isendrecv({a}, {req})", None),
+        "sendrecv_replace": ("mpiacc_dispatch_sendrecv_replace({a}, {status})",
+                             "mpiacc_dispatch_isendrecv_replace({a}, {req})", None),
+        "mrecv": ("mpiacc_dispatch_mrecv({a}, {status}, 0, NULL)", "mpiacc_dispatch_mrecv({a}, NULL, 1, {req})", None),
+    }
+    # what the fast path calls instead of PMPI (a matched receive forgets a
+    # noted message first: interpose.h)
+    HOST = {"mrecv": ("mpiacc_interpose_host_mrecv({a}, {status}, NULL)",
+                      "mpiacc_interpose_host_mrecv({a}, MPI_STATUS_IGNORE, {req})", None)}
+
+    def check(self, line):
+        k = line.keys
+        if k.get("call") not in self.CALLS:
+            fail(line.where, "p2p needs call=%s" % "|".join(self.CALLS))
+        if set(k) - {"call", "mode"} or (("mode" in k) != (k["call"] == "send")):
+            fail(line.where, "p2p takes call=CALL, and mode=MPIACC_RP_SEND_* with call=send only")
+        for f in line.forms_:
+            if self.CALLS[k["call"]]["bip".index(f.kind)] is None:
+                fail(line.where, "%s: call=%s has no %s form" % (f.name, k["call"], f.kind))
+
+    def unit(self, f):
+        return "p2p_persist.c" if f.kind == "p" else "p2p_%s.c" % f.line.paragraph
+
+    def group(self, f):
+        return "persistent point-to-point" if f.kind == "p" else f.line.group
+
+    def status(self, f):
+        return "handled", "dispatcher (src/dispatch)"
+
+    def fast(self, f):
+        types = [n for n in f.names if f.types[n] == "MPI_Datatype"]
+        tests = ["mpiacc_interpose_untagged(%s)" % t for t in types]
+        if f.kind != "p" and f.line.keys["call"] in self.SENDS:
+            tests[0] = "mpiacc_interpose_send_fast(%s)" % types[0]
+        # a receive from MPI_ANY_SOURCE leaves the fast path where those are
+        # matched by a probe (mpiacc_interpose_recv_fast, interpose.h)
+        if f.kind != "p" and f.line.keys["call"] in ("recv", "sendrecv") and "source" in f.names:
+            tests[-1] = "mpiacc_interpose_recv_fast(%s, source)" % types[-1]
+        return " && ".join(tests)
+
+    def fill(self, f, template):
+        req = next((n for n in f.names if f.types[n] == "MPI_Request *"), None)
+        status = next((n for n in f.names if f.types[n] == "MPI_Status *"), None)
+        a = ", ".join(n for n in f.names if n not in (req, status))
+        return template.format(a=a, mode=f.line.keys.get("mode"), req=req, status=status)
+
+    def emit(self, f):
+        i = "bip".index(f.kind)
+        host = self.HOST.get(f.line.keys["call"])
+        host = self.fill(f, host[i]) if host else "P%s(%s)" % (f.name, f.args())
+        return ["    if (%s) return %s;" % (self.fast(f), host)] + \
+            self.traced(f, ["    rc_ = %s;" % self.fill(f, self.CALLS[f.line.keys["call"]][i])])
+
+
+class Pack(Family):
+    """MPI_Pack / MPI_Unpack: the host fast path to PMPI, else
+    mpiacc_dispatch_pack (a device datatype packs device to device; *host
+    set: a host one, forwarded).  The int forms go through an MPI_Count
+    position."""
+
+    def check(self, line):
+        if line.keys or line.name not in ("MPI_Pack", "MPI_Unpack"):
+            fail(line.where, "pack: MPI_Pack and MPI_Unpack, no keys")
+
+    def unit(self, f):
+        return "pack.c"
+
+    def status(self, f):
+        return "handled", "dispatcher (src/dispatch)"
+
+    def emit(self, f):
+        dt = next(n for n in f.names if f.types[n] == "MPI_Datatype")
+        pos = next(n for n in f.names if f.types[n] in ("int *", "MPI_Count *"))
+        comm = next(n for n in f.names if f.types[n] == "MPI_Comm")
+        data = [n for n in f.names if n not in (dt, pos, comm)]  # in, in size, out, out size
+        pmpi = "P%s(%s)" % (f.name, f.args())
+        narrow = f.types[pos] == "int *"
+        call = "mpiacc_dispatch_pack(%d, %s, %s, %s, %s, %s, %s, %s, &host)" % (
+            f.line.name == "MPI_Pack", data[0], data[1], dt, data[2], data[3], "&pos" if narrow else pos, comm)
+        body = ["    if (!%s) {" % pos, "        rc_ = mpiacc_interpose_null_position(%s);" % comm, "    } else {"]
+        body += (["        pos = *%s;" % pos] if narrow else []) + ["        rc_ = %s;" % call,
+                                                                     "        if (host) rc_ = %s;" % pmpi]
+        body += (["        else if (rc_ == MPI_SUCCESS) *%s = (int)pos;" % pos] if narrow else []) + ["    }"]
+        return ["    if (mpiacc_interpose_untagged(%s)) return %s;" % (dt, pmpi)] + self.traced(
+            f, ["    int host;"] + (["    MPI_Count pos;"] if narrow else []) + body)
+
+
+FAMILIES = {"hand": Hand(), "coll": Coll(), "refuse": Refuse(), "p2p": P2p(), "pack": Pack()}
 
 # ---- outputs -----------------------------------------------------------------------
 
 HEADERS = {
+    "p2p": ["Point-to-point, every form: the host fast path (a datatype without an mpiacc attribute,",
+            "and for a send no device send waiting for its turn) to PMPI, else the dispatcher",
+            "(src/dispatch); a persistent form makes mpiacc's persistent request (src/dispatch/persist.c)."],
+    "pack": ["MPI_Pack / MPI_Unpack: the host fast path to PMPI, else mpiacc_dispatch_pack (a device",
+             "datatype packs device to device; a host one is forwarded to MPI)."],
     "coll": ["The collectives (src/coll), blocking and nonblocking, int and MPI_Count forms: the host",
              "fast path (an inline helper of interpose.h) to PMPI, else a mpiacc_coll_args_t for",
              "mpiacc_coll_call; the persistent forms refuse a pooled datatype (mpiacc_coll_refuse,",
@@ -356,7 +501,8 @@ def sources(lines):
         text = ["/*", " * %s -- do not edit." % GENERATED, " *"] + \
                [" * " + h for h in HEADERS[forms[0].line.family]] + [" */", '#include "interpose/interpose.h"', ""]
         for f in forms:
-            text += [f.signature(), "{"] + FAMILIES[f.line.family].emit(f) + ["}", ""]
+            body = FAMILIES[f.line.family].emit(f)
+            text += getattr(f, "slow", []) + [f.signature(), "{"] + body + ["}", ""]
         out[name] = "\n".join(text)
     cases = ["/* %s -- do not edit." % GENERATED, " * One CASE per function refused with a device-tagged datatype (test_refusals.c). */"]
     cases += [FAMILIES["refuse"].case(f) for line in lines if line.family == "refuse" for f in line.forms_]

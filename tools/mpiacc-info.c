@@ -212,11 +212,11 @@ int main(int argc, char **argv)
         {"config", CLI_FLAG, &config, "print the build configuration only (no MPI, no device)", NULL, CLI_ANY},
         {"env", CLI_FLAG, &env, "print the MPIACC_* environment variables only", NULL, CLI_ANY},
     };
-    const cli_prog_t prog = {"mpiacc-info", "mpiacc-info [options]",
-                             "Version, build configuration, devices and OpenCL platforms found at run time, and\n"
-                             "every MPIACC_* environment variable with its default, current value and meaning.",
-                             opts, sizeof opts / sizeof opts[0]};
-    cli_parse(&prog, argc, argv);
+    CLI_PARSE(argc, argv, 
+              "mpiacc-info", "mpiacc-info [options]",
+              "Version, build configuration, devices and OpenCL platforms found at run time, and\n"
+              "every MPIACC_* environment variable with its default, current value and meaning.",
+              opts);
     if (version) {
         printf("mpiacc-info (mpiacc) %s\n", MPIACC_CONFIG_VERSION);
         return 0;

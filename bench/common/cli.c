@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/number.h"
 
 int cli_rank0(void)
 {
@@ -88,24 +89,7 @@ static int in_range(const cli_opt_t *o, double x) { return o->lo > o->hi || (x >
 
 static int parse_ll(const char *s, long long *v, int suffix)
 {
-    char *end;
-    int shift = 0;
-    if (!*s || isspace((unsigned char)*s)) return 0;
-    errno = 0;
-    *v = strtoll(s, &end, 10);
-    if (errno || end == s) return 0;
-    if (suffix && *end) {
-        switch (toupper((unsigned char)*end)) {
-        case 'K': shift = 10; break;
-        case 'M': shift = 20; break;
-        case 'G': shift = 30; break;
-        default: return 0;
-        }
-        end++;
-    }
-    if (*end) return 0;
-    *v *= 1LL << shift;
-    return 1;
+    return *s && !isspace((unsigned char)*s) && mpiacc_env_number(s, suffix, v);
 }
 
 /* Stores the value of o from s; returns 0 when it is malformed. */

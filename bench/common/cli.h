@@ -56,6 +56,19 @@ typedef struct cli_prog {
     int nopts;
 } cli_prog_t;
 
+/* The options' table entry of the usual --csv FILE, and a program's
+ * description from its table (an array). */
+#define CLI_OPT_CSV(dest_) {"csv", CLI_FILE, (dest_), "also write the rows to this CSV file", NULL, CLI_ANY}
+#define CLI_PROG(name_, synopsis_, about_, opts_) \
+    {(name_), (synopsis_), (about_), (opts_), (int)(sizeof(opts_) / sizeof((opts_)[0]))}
+
+/* cli_parse of the program CLI_PROG describes. */
+#define CLI_PARSE(argc_, argv_, name_, synopsis_, about_, opts_)                \
+    do {                                                                       \
+        const cli_prog_t cli_prog_ = CLI_PROG(name_, synopsis_, about_, opts_); \
+        cli_parse(&cli_prog_, (argc_), (argv_));                               \
+    } while (0)
+
 /* Parses argv (returns only on success; --help and errors exit, see
  * above).  The defaults shown by --help are the values in *dest before the
  * call. */

@@ -8,6 +8,8 @@
 
 #include <cuda_runtime.h>
 
+#include "ex_cuda.h"
+
 extern "C" {
 #include "halo3d.h"
 }
@@ -20,13 +22,6 @@ struct h3_dev {
     cudaEvent_t hs[2], lc[2]; /* after each shell / core (parity)          */
     long nshell, ncore;
 };
-
-#define CU_TRY(call_)                                                                                    \
-    do {                                                                                                 \
-        cudaError_t e_ = (call_);                                                                        \
-        if (e_ != cudaSuccess)                                                                           \
-            return h3_error("%s failed: %s (%s)", #call_, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
-    } while (0)
 
 /* The same arithmetic as h3_host.c's step, in the same order (exact
  * products: contraction into FMA changes no bit). */
@@ -98,20 +93,6 @@ __global__ void h3_faces_k(T *a, T *st, int nz, int ny, int nx, int r, int X, in
 
 /* H3-LOC-END */
 
-static int cu_probe(int local_rank, char *desc, size_t len, int *ndev)
-{
-    int n = 0;
-    cudaDeviceProp p;
-    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
-        cudaGetLastError();
-        return 0;
-    }
-    if (cudaGetDeviceProperties(&p, local_rank % n) != cudaSuccess) return 0;
-    snprintf(desc, len, "CUDA device %d of %d: %s", local_rank % n, n, p.name);
-    *ndev = n;
-    return 1;
-}
-
 static void cu_destroy(h3_dev_t *d)
 {
     if (!d) return;
@@ -130,29 +111,18 @@ static void cu_destroy(h3_dev_t *d)
 
 static int cu_reset(h3_dev_t *d)
 {
-    for (int b = 0; b < 2; b++)
-        CU_TRY(cudaMemcpyAsync(d->m[b], d->m[2], d->g->elems * d->g->es, cudaMemcpyDeviceToDevice, d->s));
-    CU_TRY(cudaStreamSynchronize(d->s));
-    CU_TRY(cudaStreamSynchronize(d->lo));
     d->nshell = d->ncore = 0;
-    return 0;
+    return ex_cu_reset(d->s, d->lo, d->m, d->g->elems * d->g->es);
 }
 
 static int cu_create(const h3_grid_t *g, const void *init, h3_dev_t **out)
 {
-    int n = 0, least = 0, greatest = 0;
     size_t fbytes = (size_t)g->face_total * g->es;
     h3_dev_t *d = (h3_dev_t *)calloc(1, sizeof *d);
     *out = d;
-    if (!d) return h3_error("out of memory");
+    if (!d) return ex_error("out of memory");
     d->g = g;
-    CU_TRY(cudaGetDeviceCount(&n));
-    CU_TRY(cudaSetDevice(g->local_rank % n));
-    CU_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    CU_TRY(cudaStreamCreateWithPriority(&d->s, cudaStreamNonBlocking, greatest));
-    CU_TRY(cudaStreamCreateWithPriority(&d->lo, cudaStreamNonBlocking, least));
-    for (int b = 0; b < 3; b++) CU_TRY(cudaMalloc(&d->m[b], g->elems * g->es));
-    CU_TRY(cudaMemcpy(d->m[2], init, g->elems * g->es, cudaMemcpyHostToDevice));
+    if (ex_cu_setup(g->local_rank, &d->s, &d->lo, d->m, g->elems * g->es, init)) return 1;
     for (int b = 0; b < 2; b++) {
         CU_TRY(cudaMalloc(&d->stage[b], fbytes));
         CU_TRY(cudaMemset(d->stage[b], 0, fbytes));
@@ -296,7 +266,7 @@ static h3_backend_t make_backend(void)
     h3_backend_t b;
     memset(&b, 0, sizeof b);
     b.name = "cuda";
-    b.probe = cu_probe;
+    b.probe = ex_cu_probe;
     b.create = cu_create;
     b.destroy = cu_destroy;
     b.reset = cu_reset;

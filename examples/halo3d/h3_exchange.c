@@ -23,28 +23,6 @@
 
 const char *const h3_method_name[H3_NMETHODS] = {"alltoallw", "persistent"};
 
-int h3_error(const char *fmt, ...)
-{
-    int rank = -1, init = 0;
-    va_list ap;
-    MPI_Initialized(&init);
-    if (init) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    fprintf(stderr, "halo3d: rank %d: ", rank);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return 1;
-}
-
-int h3_mpi_error(const char *what, int rc)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "error %d", rc);
-    return h3_error("%s failed: %s", what, msg);
-}
-
 void h3_face_box(const h3_grid_t *g, int f, int recv, int sub[3], int start[3])
 {
     int d = f / 2, upper = f % 2;
@@ -56,7 +34,7 @@ void h3_face_box(const h3_grid_t *g, int f, int recv, int sub[3], int start[3])
 
 static int own(h3_xchg_t *x, MPI_Datatype t)
 {
-    if (x->nowned >= 2 * H3_FACES) return h3_error("too many datatypes");
+    if (x->nowned >= 2 * H3_FACES) return ex_error("too many datatypes");
     x->owned[x->nowned++] = t;
     return 0;
 }

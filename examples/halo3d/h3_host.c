@@ -86,7 +86,7 @@ int h3_cpu_reference(const h3_grid_t *g, int method, int iters, void *out)
     h3_xchg_t x;
     int cur = 0, rc = 0, have_x = 0;
     if (!m[0] || !m[1]) {
-        rc = h3_error("out of host memory (%zu bytes)", 2 * bytes);
+        rc = ex_error("out of host memory (%zu bytes)", 2 * bytes);
         goto done;
     }
     h3_init(g, m[0]);
@@ -137,31 +137,3 @@ int h3_shell_boxes(const h3_grid_t *g, h3_box_t b[6])
     return n;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double h3_median(double *v, int n)
-{
-    if (n <= 0) return 0;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double h3_min(const double *v, int n)
-{
-    double m = n > 0 ? v[0] : 0;
-    for (int i = 1; i < n; i++)
-        if (v[i] < m) m = v[i];
-    return m;
-}
-
-double h3_max(const double *v, int n)
-{
-    double m = n > 0 ? v[0] : 0;
-    for (int i = 1; i < n; i++)
-        if (v[i] > m) m = v[i];
-    return m;
-}

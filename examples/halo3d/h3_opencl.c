@@ -11,6 +11,8 @@
 #include <CL/cl.h>
 #include <mpiacc.h>
 
+#include "ex_opencl.h"
+
 #include "halo3d.h"
 
 /* The same arithmetic as h3_host.c's step, in the same order. */
@@ -70,50 +72,6 @@ struct h3_dev {
     long nshell, ncore;
 };
 
-#define CL_TRY(call_)                                                                       \
-    do {                                                                                    \
-        cl_int e_ = (call_);                                                                \
-        if (e_ != CL_SUCCESS) return h3_error("%s failed: OpenCL error %d", #call_, (int)e_); \
-    } while (0)
-
-static int pick(int local_rank, cl_device_id *dev, int *gpu, int *ndev)
-{
-    cl_platform_id plats[16];
-    cl_uint np = 0;
-    if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS || np == 0) return 0;
-    for (int want_gpu = 1; want_gpu >= 0; want_gpu--) {
-        cl_device_id devs[64];
-        cl_uint total = 0;
-        for (cl_uint p = 0; p < np && total < 64; p++) {
-            cl_uint n = 0;
-            if (clGetDeviceIDs(plats[p], want_gpu ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_ALL, 64 - total,
-                               devs + total, &n) == CL_SUCCESS)
-                total += n;
-        }
-        if (total > 0) {
-            *dev = want_gpu ? devs[local_rank % total] : devs[0];
-            *gpu = want_gpu;
-            *ndev = want_gpu ? (int)total : 1;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-static int cl_probe(int local_rank, char *desc, size_t len, int *ndev)
-{
-    cl_device_id dev;
-    cl_platform_id plat;
-    char pname[128] = "?", dname[128] = "?";
-    int gpu;
-    if (!pick(local_rank, &dev, &gpu, ndev)) return 0;
-    clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
-    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
-    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
-    snprintf(desc, len, "OpenCL %s: %s", pname, dname);
-    return 1;
-}
-
 static void cl_destroy(h3_dev_t *d)
 {
     if (!d) return;
@@ -140,16 +98,12 @@ static int build(h3_dev_t *d, cl_device_id dev)
 {
     const h3_grid_t *g = d->g;
     cl_int e;
+    char log[4096];
     int a[6] = {g->n[0], g->n[1], g->n[2], g->r, g->X, g->Y};
     double w = h3_arm_weight(g->r);
     float wf = (float)w;
-    d->prog = clCreateProgramWithSource(d->ctx, 1, &kernel_src, NULL, &e);
-    CL_TRY(e);
-    if (clBuildProgram(d->prog, 1, &dev, g->dp ? "-DH3_DP" : "", NULL, NULL) != CL_SUCCESS) {
-        char log[4096] = "";
-        clGetProgramBuildInfo(d->prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-        return h3_error("OpenCL kernel build failed:\n%s", log);
-    }
+    if (ex_cl_build(d->ctx, dev, kernel_src, g->dp ? "-DH3_DP" : "", &d->prog, log, sizeof log) != CL_SUCCESS)
+        return ex_error("OpenCL kernel build failed:\n%s", log);
     d->kstep = clCreateKernel(d->prog, "h3_step", &e);
     CL_TRY(e);
     d->kfaces = clCreateKernel(d->prog, "h3_faces", &e);
@@ -163,42 +117,25 @@ static int build(h3_dev_t *d, cl_device_id dev)
 
 static int cl_reset(h3_dev_t *d)
 {
-    CL_TRY(clFinish(d->ql));
-    for (int b = 0; b < 2; b++)
-        CL_TRY(clEnqueueCopyBuffer(d->q, d->m[2], d->m[b], 0, 0, d->g->elems * d->g->es, 0, NULL, NULL));
-    CL_TRY(clFinish(d->q));
     d->nshell = d->ncore = 0;
-    return 0;
+    return ex_cl_reset(d->q, d->ql, d->m, d->g->elems * d->g->es);
 }
 
 static int cl_create(const h3_grid_t *g, const void *init, h3_dev_t **out)
 {
     cl_device_id dev;
     cl_int e;
-    int ndev;
     size_t fbytes = (size_t)g->face_total * g->es;
     h3_dev_t *d = calloc(1, sizeof *d);
     *out = d;
-    if (!d) return h3_error("out of memory");
+    if (!d) return ex_error("out of memory");
     d->g = g;
-    if (!pick(g->local_rank, &dev, &d->gpu, &ndev)) return h3_error("no OpenCL device");
-    d->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
-    CL_TRY(e);
-    /* OpenCL 1.2 has no queue priorities: the two queues are ordered by events only */
-    d->q = clCreateCommandQueue(d->ctx, dev, 0, &e);
-    CL_TRY(e);
-    d->ql = clCreateCommandQueue(d->ctx, dev, 0, &e);
-    CL_TRY(e);
-    for (int b = 0; b < 3; b++) {
-        d->m[b] = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, g->elems * g->es, NULL, &e);
-        CL_TRY(e);
-    }
-    CL_TRY(clEnqueueWriteBuffer(d->q, d->m[2], CL_TRUE, 0, g->elems * g->es, init, 0, NULL, NULL));
+    if (ex_cl_setup(g->local_rank, &dev, &d->gpu, &d->ctx, &d->q, &d->ql, d->m, g->elems * g->es, init)) return 1;
     for (int b = 0; b < 2; b++) {
         d->stage[b] = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, fbytes, NULL, &e);
         CL_TRY(e);
         d->host[b] = calloc(1, fbytes);
-        if (!d->host[b]) return h3_error("out of host memory");
+        if (!d->host[b]) return ex_error("out of host memory");
     }
     if (build(d, dev)) return 1;
     return cl_reset(d);
@@ -209,12 +146,6 @@ static int cl_download(h3_dev_t *d, int buf, void *dst)
     CL_TRY(clFinish(d->ql));
     CL_TRY(clEnqueueReadBuffer(d->q, d->m[buf], CL_TRUE, 0, d->g->elems * d->g->es, dst, 0, NULL, NULL));
     return 0;
-}
-
-static void keep(cl_event *slot, cl_event ev)
-{
-    if (*slot) clReleaseEvent(*slot);
-    *slot = ev;
 }
 
 /* One box on queue q after the events in wait; its event in *ev (may be NULL). */
@@ -246,7 +177,7 @@ static int cl_step(h3_dev_t *d, int buf, int how)
         cl_uint nw = d->nshell ? 1 : 0;
         if (!h3_core_box(g, &bx[0])) bx[0].nx = 0;
         if (enqueue_box(d, buf, &bx[0], d->ql, nw, nw ? &d->hs[(d->nshell - 1) & 1] : NULL, &ev)) return 1;
-        keep(&d->lc[d->ncore++ & 1], ev);
+        ex_cl_keep(&d->lc[d->ncore++ & 1], ev);
         return 0;
     }
     /* shell: after the core before the one just enqueued; one box per kernel */
@@ -256,7 +187,7 @@ static int cl_step(h3_dev_t *d, int buf, int how)
         if (enqueue_box(d, buf, &bx[q], d->q, nw, nw ? &d->lc[(d->ncore - 2) & 1] : NULL, q == n - 1 ? &ev : NULL))
             return 1;
     }
-    keep(&d->hs[d->nshell++ & 1], ev);
+    ex_cl_keep(&d->hs[d->nshell++ & 1], ev);
     return 0;
 }
 
@@ -309,7 +240,7 @@ static void *cl_queue(h3_dev_t *d) { return (void *)d->q; }
 
 static const h3_backend_t backend = {
     .name = "opencl",
-    .probe = cl_probe,
+    .probe = ex_cl_probe,
     .create = cl_create,
     .destroy = cl_destroy,
     .reset = cl_reset,

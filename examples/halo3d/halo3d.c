@@ -57,7 +57,6 @@
 #endif
 
 enum { V_MANUAL = 0, V_MPIACC = 1, V_CUDA_AWARE = 2, V_COUNT };
-static const char *const vname[V_COUNT] = {"manual", "mpiacc", "cuda-aware"};
 
 typedef struct opts {
     int n[3]; /* nz, ny, nx per rank */
@@ -115,25 +114,6 @@ static int parse_size(const char *s, int n[3])
     return 1;
 }
 
-/* --variant: a comma-separated list (see H3_VARIANTS); 0 on a bad token. */
-static int parse_variants(const char *s, int *mask)
-{
-    char buf[128], *tok, *save = NULL;
-    *mask = 0;
-    if (strlen(s) >= sizeof buf) return 0;
-    strcpy(buf, s);
-    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int v = -1;
-        for (int k = 0; k < V_COUNT; k++)
-            if (!strcmp(tok, vname[k])) v = k;
-        if (v >= 0 && (H3_WITH_MPIACC || v == V_CUDA_AWARE)) *mask |= 1 << v;
-        else if (H3_WITH_MPIACC && !strcmp(tok, "both")) *mask |= 1 << V_MANUAL | 1 << V_MPIACC;
-        else if (!strcmp(tok, "all")) *mask |= H3_WITH_MPIACC ? 7 : 1 << V_CUDA_AWARE;
-        else return 0;
-    }
-    return *mask != 0;
-}
-
 static void bad_value(const cli_prog_t *prog, const char *opt, const char *v, const char *expected)
 {
     if (cli_rank0()) {
@@ -175,7 +155,7 @@ static void parse(int argc, char **argv, opts_t *o)
         {"val-print-limit", CLI_INT, &o->print_limit, "differing elements printed per rank", NULL, CLI_ANY},
         {"csv", CLI_FILE, &o->csv, "also write one row per run to this CSV file", NULL, CLI_ANY},
     };
-    const cli_prog_t prog = {
+    const cli_prog_t prog = CLI_PROG(
         H3_PROG, "mpiexec -n 8 " H3_PROG " [options]",
         "3D halo exchange of subarray faces on a Cartesian communicator (MPI_Dims_create), through\n"
         "MPI_Neighbor_alltoallw and through persistent requests (MPI_Send_init/MPI_Recv_init once,\n"
@@ -183,11 +163,10 @@ static void parse(int argc, char **argv, opts_t *o)
         "(tagged subarrays on the device array) and as written for a CUDA-aware MPI (own pack kernel,\n"
         "device pointers), a 7-point star stencil per iteration, with and without overlap; validated\n"
         "bitwise against the same exchange on host arrays.  Times per iteration and their timeline.\n"
-        "Exit status: 0 success, 1 validation error or failure, 2 bad options, 77 no device.",
-        opts, sizeof opts / sizeof opts[0]};
+        "Exit status: 0 success, 1 validation error or failure, 2 bad options, 77 no device.", opts);
     cli_parse(&prog, argc, argv);
     if (!parse_size(size, o->n)) bad_value(&prog, "size", size, "N or X,Y,Z");
-    if (!parse_variants(variants, &o->var_mask))
+    if (!ex_parse_variants(variants, H3_WITH_MPIACC, &o->var_mask))
         bad_value(&prog, "variant", variants, "a comma-separated list of " H3_VARIANTS);
     o->overlap = overlap_both ? 2 : overlap;
     o->prec_mask = prec + 1, o->meth_mask = meth + 1, o->backend = backends[backend];
@@ -218,7 +197,7 @@ static int make_grid(const opts_t *o, MPI_Comm cart, int local_rank, int dp, h3_
     MPI_Comm_rank(cart, &g->rank);
     MPI_Comm_size(cart, &g->nranks);
     for (int d = 0; d < 3; d++)
-        if (g->n[d] < g->r) return h3_error("the interior (%d) must be at least the radius (%d)", g->n[d], g->r);
+        if (g->n[d] < g->r) return ex_error("the interior (%d) must be at least the radius (%d)", g->n[d], g->r);
     H3_MPI(MPI_Cart_coords(cart, g->rank, 3, g->coords));
     for (int d = 0; d < 3; d++) H3_MPI(MPI_Cart_shift(cart, d, 1, &g->nbr[2 * d], &g->nbr[2 * d + 1]));
     for (int f = 0; f < H3_FACES; f++) {
@@ -276,7 +255,7 @@ static int run(const opts_t *o, const h3_grid_t *g, const h3_backend_t *be, cons
     h3_xchg_t x;
     double *t = calloc((size_t)o->passes, sizeof *t), tk;
     int rc = 1, cur = 0, have_x = 0, m = res->method;
-    if (!t) return h3_error("out of memory");
+    if (!t) return ex_error("out of memory");
     if ((rc = be->create(g, init, &d)) != 0) goto done;
     if (res->variant == V_MANUAL) rc = h3_xchg_staged(g, m, be->host_send(d), be->host_recv(d), 0, &x);
     else if (res->variant == V_CUDA_AWARE)
@@ -297,49 +276,12 @@ static int run(const opts_t *o, const h3_grid_t *g, const h3_backend_t *be, cons
         t[p] *= 1e6 / o->iters;
     }
     if ((rc = be->download(d, cur, out)) != 0) goto done;
-    res->min = h3_min(t, o->passes), res->max = h3_max(t, o->passes), res->med = h3_median(t, o->passes);
+    res->min = ex_min(t, o->passes), res->max = ex_max(t, o->passes), res->med = ex_median(t, o->passes);
 done:
     if (have_x) h3_xchg_free(&x);
     if (d) be->destroy(d);
     free(t);
     return rc;
-}
-
-static int choose_backend(const char *want, ctx_t *c)
-{
-    const h3_backend_t *cu = h3_cuda_backend(), *cl = h3_opencl_backend();
-    int found = 0;
-    c->be = NULL, c->ndev = 0;
-    if (!strcmp(want, "cuda") || !strcmp(want, "auto")) {
-        c->be = cu;
-        if (cu && cu->probe(c->local_rank, c->desc, sizeof c->desc, &c->ndev)) found = 1;
-    }
-    if (!found && (!strcmp(want, "opencl") || !strcmp(want, "auto"))) {
-        c->be = cl;
-        if (cl && cl->probe(c->local_rank, c->desc, sizeof c->desc, &c->ndev)) found = 1;
-    }
-    if (!c->be) snprintf(c->desc, sizeof c->desc, "backend '%s' not compiled in", want);
-    else if (!found) snprintf(c->desc, sizeof c->desc, "no %s device found", c->be->name);
-    return found;
-}
-
-/* The MPI library in a few words. */
-static void mpi_name(ctx_t *c)
-{
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-    const char *v, *nm = getenv("MPIR_CVAR_CH4_NETMOD");
-    int len = 0;
-    MPI_Get_library_version(lib, &len);
-    if ((v = strstr(lib, "MPICH Version:"))) {
-        for (v += 14; *v == ' ' || *v == '\t'; v++) {}
-        snprintf(c->mpi, sizeof c->mpi, "mpich %.*s%s%s", (int)strcspn(v, " \t\n,"), v, nm && *nm ? "/" : "",
-                 nm ? nm : "");
-    } else if ((v = strstr(lib, "Intel(R) MPI Library"))) {
-        for (v += 20; *v == ' '; v++) {}
-        snprintf(c->mpi, sizeof c->mpi, "impi %.*s", (int)strcspn(v, " \t\n,"), v);
-    } else {
-        snprintf(c->mpi, sizeof c->mpi, "%.*s", (int)strcspn(lib, "\n,"), lib);
-    }
 }
 
 /* The runs of one precision: per method, manual, then mpiacc and
@@ -401,14 +343,14 @@ static void write_csv(const opts_t *o, const h3_grid_t *g, const ctx_t *c, const
     if (!o->csv) return;
     if (!f) {
         if (!(f = fopen(o->csv, "w"))) {
-            h3_error("cannot write %s", o->csv);
+            ex_error("cannot write %s", o->csv);
             return;
         }
         fprintf(f, "precision,method,variant,overlap,backend,ranks,dims,periodic,nx,ny,nz,radius,face_bytes,iters,"
                    "passes,iter_us_median,iter_us_min,iter_us_max,kernel_us,exch_us,exposed_us,hidden,errors,mpi\n");
     }
     fprintf(f, "%s,%s,%s,%d,%s,%d,%dx%dx%d,%d,%d,%d,%d,%d,%zu,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%ld,%s\n",
-            g->dp ? "dp" : "sp", h3_method_name[r->method], vname[r->variant], r->overlap, c->be->name, g->nranks,
+            g->dp ? "dp" : "sp", h3_method_name[r->method], ex_variant_name[r->variant], r->overlap, c->be->name, g->nranks,
             c->dims[0], c->dims[1], c->dims[2], !o->open, g->n[2], g->n[1], g->n[0], g->r,
             (size_t)g->face_total * g->es, o->iters, o->passes, r->med, r->min, r->max, r->kernel_us, r->exch_us,
             r->med - r->kernel_us, hidden(r), r->errors, c->mpi);
@@ -421,7 +363,7 @@ static void print_table(const h3_grid_t *g, const result_t *r, int n, long refdi
            "min", "max", "kernel us", "exch us", "exposed", "hidden", "errors");
     for (int k = 0; k < n; k++) {
         char nm[32];
-        snprintf(nm, sizeof nm, "%s%s", vname[r[k].variant], r[k].overlap ? "+overlap" : "");
+        snprintf(nm, sizeof nm, "%s%s", ex_variant_name[r[k].variant], r[k].overlap ? "+overlap" : "");
         printf("   %-11s %-19s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %5.0f%% %7ld\n", h3_method_name[r[k].method], nm,
                r[k].med, r[k].min, r[k].max, r[k].kernel_us, r[k].exch_us, r[k].med - r[k].kernel_us,
                100 * hidden(&r[k]), r[k].errors);
@@ -431,7 +373,7 @@ static void print_table(const h3_grid_t *g, const result_t *r, int n, long refdi
             if (r[k].variant == V_MPIACC && r[j].variant != V_MPIACC && r[j].method == r[k].method &&
                 (r[j].variant == V_MANUAL ? !r[k].overlap : r[j].overlap == r[k].overlap))
                 printf("   %-11s %s%s / mpiacc%s: %.3fx per iteration (above 1: mpiacc faster)\n",
-                       h3_method_name[r[k].method], vname[r[j].variant], r[j].overlap ? "+overlap" : "",
+                       h3_method_name[r[k].method], ex_variant_name[r[j].variant], r[j].overlap ? "+overlap" : "",
                        r[k].overlap ? "+overlap" : "", r[j].med / r[k].med);
     if (refdiff) printf("   the host references of the two methods differ in %ld elements\n", refdiff);
     printf("   validation: %s (bitwise against the same exchange on host arrays)\n", failed ? "FAILED" : "PASSED");
@@ -452,14 +394,14 @@ static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const ctx_t *c,
     if (first && g.rank == 0) print_header(o, &g, c);
     bytes = g.elems * g.es;
     if (!(init = malloc(bytes)) || !(out = malloc(bytes))) {
-        rc = h3_error("out of host memory");
+        rc = ex_error("out of host memory");
         goto done;
     }
     h3_init(&g, init);
     for (int m = 0; m < H3_NMETHODS; m++) {
         if (!(o->meth_mask & (1 << m))) continue;
         if (!(ref[m] = malloc(bytes))) {
-            rc = h3_error("out of host memory");
+            rc = ex_error("out of host memory");
             goto done;
         }
         if ((rc = h3_cpu_reference(&g, m, o->iters, ref[m])) != 0) goto done;
@@ -471,10 +413,10 @@ static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const ctx_t *c,
     }
     for (int k = 0; k < n; k++) {
         char what[64];
-        snprintf(what, sizeof what, "%s %s%s", h3_method_name[res[k].method], vname[res[k].variant],
+        snprintf(what, sizeof what, "%s %s%s", h3_method_name[res[k].method], ex_variant_name[res[k].variant],
                  res[k].overlap ? "+overlap" : "");
         if ((rc = run(o, &g, c->be, init, out, &res[k])) != 0) {
-            h3_error("%s failed", what);
+            ex_error("%s failed", what);
             goto done;
         }
         res[k].errors = h3_compare(&g, out, ref[res[k].method], o->print_limit, what);
@@ -497,15 +439,21 @@ int main(int argc, char **argv)
     MPI_Comm cart = MPI_COMM_NULL;
     result_t probe[H3_NMETHODS * 2 * V_COUNT];
     int rank, rc = 0, found, first = 1;
+    ex_prog = "halo3d";
     parse(argc, argv, &o);
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     memset(&c, 0, sizeof c);
-    mpi_name(&c);
+    ex_mpi_name(c.mpi, sizeof c.mpi);
     local_rank_size(MPI_COMM_WORLD, &c.local_rank, &c.local_size); /* bench/common/local_rank.h */
     if (make_cart(&o, &cart, &c) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
-    found = choose_backend(o.backend, &c);
+    {
+        const h3_backend_t *be[2] = {h3_cuda_backend(), h3_opencl_backend()};
+        ex_probe_fn *const probes[2] = {be[0] ? be[0]->probe : NULL, be[1] ? be[1]->probe : NULL};
+        int k = ex_choose_backend(o.backend, probes, c.local_rank, c.desc, sizeof c.desc, &c.ndev, &found);
+        c.be = k >= 0 ? be[k] : NULL;
+    }
     MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!found || !plan(&o, &c, probe)) {
         if (rank == 0)

@@ -25,6 +25,8 @@
 
 #include <mpi.h>
 
+#include "ex_common.h"
+
 enum { H3_FACES = 6 };
 
 typedef struct h3_grid {
@@ -177,21 +179,11 @@ int h3_exchange_cuda_aware(const h3_grid_t *g, const h3_backend_t *be, h3_dev_t 
 
 /* The CPU reference: iters x (exchange, step) from the initial array. */
 int h3_cpu_reference(const h3_grid_t *g, int method, int iters, void *out);
-double h3_median(double *v, int n);
-double h3_min(const double *v, int n);
-double h3_max(const double *v, int n);
-
-int h3_error(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-int h3_mpi_error(const char *what, int rc);
 
 #define H3_MPI(call_)                                                   \
     do {                                                                \
         int h3_rc_ = (call_);                                           \
-        if (h3_rc_ != MPI_SUCCESS) return h3_mpi_error(#call_, h3_rc_); \
+        if (h3_rc_ != MPI_SUCCESS) return ex_mpi_error(#call_, h3_rc_); \
     } while (0)
 
 #endif

@@ -126,35 +126,6 @@ int st_interior_rect(const st_grid_t *g, st_rect_t *r)
     return r->nr > 0 && r->nc > 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double st_median(double *v, int n)
-{
-    if (n <= 0) return 0;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double st_min(const double *v, int n)
-{
-    double m = n > 0 ? v[0] : 0;
-    for (int i = 1; i < n; i++)
-        if (v[i] < m) m = v[i];
-    return m;
-}
-
-double st_max(const double *v, int n)
-{
-    double m = n > 0 ? v[0] : 0;
-    for (int i = 1; i < n; i++)
-        if (v[i] > m) m = v[i];
-    return m;
-}
-
 /* SHOC's schedule: one exchange before the first iteration, then one before
  * iteration it whenever it > 0 and it % h == 0, each followed by the ring
  * refresh of the other matrix. */
@@ -164,7 +135,7 @@ int st_cpu_reference(const st_grid_t *g, int iters, void *out)
     void *m[2] = {malloc(bytes), malloc(bytes)};
     int cur = 0, rc = 0;
     if (!m[0] || !m[1]) {
-        rc = st_error("out of host memory (%zu bytes)", 2 * bytes);
+        rc = ex_error("out of host memory (%zu bytes)", 2 * bytes);
         goto done;
     }
     st_init_matrix(g, m[0]);

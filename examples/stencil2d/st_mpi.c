@@ -16,28 +16,6 @@
 
 #include "stencil2d.h"
 
-int st_error(const char *fmt, ...)
-{
-    int rank = -1, init = 0;
-    va_list ap;
-    MPI_Initialized(&init);
-    if (init) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    fprintf(stderr, "stencil2d: rank %d: ", rank);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return 1;
-}
-
-int st_mpi_error(const char *what, int rc)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "error %d", rc);
-    return st_error("%s failed: %s", what, msg);
-}
-
 /* ST-LOC-BEGIN manual */
 int st_host_exchange(const st_grid_t *g, void *m)
 {

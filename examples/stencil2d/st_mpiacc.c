@@ -52,7 +52,7 @@ static int tag_type(const st_backend_t *be, st_dev_t *d, int stream_ordered, MPI
 
 static int own(st_mpx_t *x, MPI_Datatype t)
 {
-    if (x->nowned >= (int)(sizeof x->owned / sizeof x->owned[0])) return st_error("too many datatypes");
+    if (x->nowned >= (int)(sizeof x->owned / sizeof x->owned[0])) return ex_error("too many datatypes");
     x->owned[x->nowned++] = t;
     return 0;
 }

@@ -34,7 +34,6 @@
 #define ST_LOC_CUDA_AWARE_KERNELS 0
 #endif
 
-const char *const st_vname[V_COUNT] = {"manual", "mpiacc", "cuda-aware"};
 
 double st_exposed_us(const result_t *r) { return r->iter_us - r->kernel_us; }
 
@@ -44,28 +43,6 @@ double st_hidden(const result_t *r, int h)
     if (per_it <= 0) return 0;
     f = 1.0 - st_exposed_us(r) / per_it;
     return f < 0 ? 0 : f > 1 ? 1 : f;
-}
-
-void st_mpi_name(ctx_t *c)
-{
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-    const char *v, *nm = getenv("MPIR_CVAR_CH4_NETMOD");
-    int len = 0;
-    MPI_Get_library_version(lib, &len);
-    if ((v = strstr(lib, "MPICH Version:"))) {
-        v += strlen("MPICH Version:");
-        while (*v == ' ' || *v == '\t') v++;
-        snprintf(c->mpi, sizeof c->mpi, "mpich %.*s%s%s", (int)strcspn(v, " \t\n"), v, nm && *nm ? "/" : "",
-                 nm ? nm : "");
-    } else if ((v = strstr(lib, "Intel(R) MPI Library"))) {
-        v += strlen("Intel(R) MPI Library");
-        while (*v == ' ') v++;
-        snprintf(c->mpi, sizeof c->mpi, "impi %.*s", (int)strcspn(v, " \t\n,"), v);
-    } else {
-        snprintf(c->mpi, sizeof c->mpi, "%.*s", (int)strcspn(lib, "\n,"), lib);
-    }
-    for (char *p = c->mpi; *p; p++)
-        if (*p == ',' || !isprint((unsigned char)*p)) *p = ' ';
 }
 
 void st_print_header(const opts_t *o, const st_grid_t *g, const ctx_t *c)
@@ -113,7 +90,7 @@ void st_print_header(const opts_t *o, const st_grid_t *g, const ctx_t *c)
 
 static void run_name(const result_t *r, char *s, size_t n)
 {
-    snprintf(s, n, "%s%s", st_vname[r->variant], r->overlap ? "+overlap" : "");
+    snprintf(s, n, "%s%s", ex_variant_name[r->variant], r->overlap ? "+overlap" : "");
 }
 
 void st_print_table(const opts_t *o, int dp, const result_t *r, int n, double maxdiff, int ok, double tref)
@@ -148,7 +125,7 @@ void st_write_csv(const opts_t *o, const st_grid_t *g, const ctx_t *c, const res
     if (!o->csv) return;
     if (!f) {
         if (!(f = fopen(o->csv, "w"))) {
-            st_error("cannot write %s", o->csv);
+            ex_error("cannot write %s", o->csv);
             return;
         }
         fprintf(f, "precision,variant,overlap,backend,ranks,rows,cols,h,iters,passes,gflops_median,gflops_min,"
@@ -157,7 +134,7 @@ void st_write_csv(const opts_t *o, const st_grid_t *g, const ctx_t *c, const res
     }
     for (int k = 0; k < n; k++)
         fprintf(f, "%s,%s,%d,%s,%d,%d,%d,%d,%d,%d,%.6f,%.6f,%.6f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.2f,%ld,%dx%d,%d,%s\n",
-                g->dp ? "dp" : "sp", st_vname[r[k].variant], r[k].overlap, c->be->name, g->nranks, g->rows, g->cols,
+                g->dp ? "dp" : "sp", ex_variant_name[r[k].variant], r[k].overlap, c->be->name, g->nranks, g->rows, g->cols,
                 g->h, o->iters, o->passes, r[k].gflops_med, r[k].gflops_min, r[k].gflops_max, r[k].iter_us,
                 r[k].kernel_us, r[k].exch_us, st_exposed_us(&r[k]), st_hidden(&r[k], g->h), r[k].copies_x,
                 r[k].syncs_x, r[k].errors, c->dims[0], c->dims[1], c->gpus, c->mpi);

@@ -12,7 +12,6 @@
 #endif
 
 enum { V_MANUAL, V_MPIACC, V_CUDA_AWARE, V_COUNT };
-extern const char *const st_vname[V_COUNT];
 
 typedef struct opts {
     int rows, cols, iters, h, passes, pdims[2];
@@ -60,6 +59,5 @@ void st_print_header(const opts_t *o, const st_grid_t *g, const ctx_t *c);
 void st_print_table(const opts_t *o, int dp, const result_t *r, int n, double maxdiff, int ok, double tref);
 void st_write_csv(const opts_t *o, const st_grid_t *g, const ctx_t *c, const result_t *r, int n);
 /* The MPI library in a few words (c->mpi). */
-void st_mpi_name(ctx_t *c);
 
 #endif

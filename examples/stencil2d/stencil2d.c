@@ -77,27 +77,6 @@ static int parse_msize(const char *s, int d[2])
     return 1;
 }
 
-/* --variant: a comma-separated list of manual, mpiacc, cuda-aware, both
- * (manual,mpiacc), all (every variant of this program and backend); 0 on
- * a bad token. */
-static int parse_variants(const char *s, int *mask)
-{
-    char buf[128], *tok, *save = NULL;
-    *mask = 0;
-    if (strlen(s) >= sizeof buf) return 0;
-    strcpy(buf, s);
-    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int v = -1;
-        for (int k = 0; k < V_COUNT; k++)
-            if (!strcmp(tok, st_vname[k])) v = k;
-        if (v >= 0 && (ST_WITH_MPIACC || v == V_CUDA_AWARE)) *mask |= 1 << v;
-        else if (ST_WITH_MPIACC && !strcmp(tok, "both")) *mask |= 1 << V_MANUAL | 1 << V_MPIACC;
-        else if (!strcmp(tok, "all")) *mask |= ST_WITH_MPIACC ? 7 : 1 << V_CUDA_AWARE;
-        else return 0;
-    }
-    return *mask != 0;
-}
-
 /* Fills o from the command line (before MPI_Init; --help and bad options
  * exit, see bench/common/cli.h). */
 static void parse(int argc, char **argv, opts_t *o)
@@ -142,18 +121,19 @@ static void parse(int argc, char **argv, opts_t *o)
         {"val-print-limit", CLI_INT, &o->print_limit, "offending elements printed per rank", NULL, CLI_ANY},
         {"csv", CLI_FILE, &o->csv, "also write one row per precision and run to this CSV file", NULL, CLI_ANY},
     };
-    const cli_prog_t prog = {ST_PROG, "mpiexec -n 4 " ST_PROG " [options]",
+    const cli_prog_t prog = CLI_PROG(
+        ST_PROG, "mpiexec -n 4 " ST_PROG " [options]",
 #if ST_WITH_MPIACC
-                             "SHOC's Stencil2D on mpiacc: the halo exchange with manual staging through the host,\n"
-                             "with mpiacc's datatype attributes and (CUDA) as written for a CUDA-aware MPI, with and\n"
-                             "without overlap of exchange and interior, validated against a CPU reference.\n"
+        "SHOC's Stencil2D on mpiacc: the halo exchange with manual staging through the host,\n"
+        "with mpiacc's datatype attributes and (CUDA) as written for a CUDA-aware MPI, with and\n"
+        "without overlap of exchange and interior, validated against a CPU reference.\n"
 #else
-                             "SHOC's Stencil2D with the halo exchange written for a CUDA-aware MPI (device pointers,\n"
-                             "own pack kernels, synchronisations), no mpiacc: runs on any MPICH-ABI MPI (libmpi.so.12)\n"
-                             "that takes CUDA device memory; validated against a CPU reference.\n"
+        "SHOC's Stencil2D with the halo exchange written for a CUDA-aware MPI (device pointers,\n"
+        "own pack kernels, synchronisations), no mpiacc: runs on any MPICH-ABI MPI (libmpi.so.12)\n"
+        "that takes CUDA device memory; validated against a CPU reference.\n"
 #endif
-                             "Exit status: 0 success, 1 validation error or failure, 2 bad options, 77 no device.",
-                             opts, sizeof opts / sizeof opts[0]};
+        "Exit status: 0 success, 1 validation error or failure, 2 bad options, 77 no device.",
+        opts);
     cli_parse(&prog, argc, argv);
     if (msize && !parse_msize(msize, o->pdims)) {
         if (cli_rank0()) {
@@ -162,7 +142,7 @@ static void parse(int argc, char **argv, opts_t *o)
         }
         exit(2);
     }
-    if (!parse_variants(variants, &o->var_mask)) {
+    if (!ex_parse_variants(variants, ST_WITH_MPIACC, &o->var_mask)) {
         if (cli_rank0()) {
             fprintf(stderr, ST_PROG ": bad value '%s' for --variant (expected a comma-separated list of %s)\n",
                     variants, ST_VARIANTS);
@@ -187,7 +167,7 @@ static int make_cart(const opts_t *o, MPI_Comm *cart, ctx_t *c)
         else ST_MPI(MPI_Dims_create(n, 2, c->dims));
     }
     if ((long)c->dims[0] * c->dims[1] != n)
-        return st_error("--msize %dx%d does not match %d ranks", c->dims[0], c->dims[1], n);
+        return ex_error("--msize %dx%d does not match %d ranks", c->dims[0], c->dims[1], n);
     ST_MPI(MPI_Cart_create(MPI_COMM_WORLD, 2, c->dims, periods, 0, cart));
     return 0;
 }
@@ -205,7 +185,7 @@ static int make_grid(const opts_t *o, MPI_Comm cart, int local_rank, int dp, st_
     g->local_rank = local_rank;
     MPI_Comm_rank(cart, &g->rank);
     MPI_Comm_size(cart, &g->nranks);
-    if (o->rows < h || o->cols < h) return st_error("the local block must be at least h x h");
+    if (o->rows < h || o->cols < h) return ex_error("the local block must be at least h x h");
     ST_MPI(MPI_Cart_shift(cart, 0, 1, &g->nbr[ST_ROWS][0], &g->nbr[ST_ROWS][1])); /* north, south */
     ST_MPI(MPI_Cart_shift(cart, 1, 1, &g->nbr[ST_COLS][0], &g->nbr[ST_COLS][1])); /* west, east */
     /* rows: send row h north (tag 7) into its rows R-h..; send rows R-2h south (tag 8) */
@@ -287,7 +267,7 @@ static int run(const opts_t *o, const st_grid_t *g, const st_backend_t *be, cons
     mx = &x;
 #endif
     if (!gf || !ts) {
-        rc = st_error("out of memory");
+        rc = ex_error("out of memory");
         goto done;
     }
     if ((rc = be->create(g, init, &d)) != 0) goto done;
@@ -306,9 +286,9 @@ static int run(const opts_t *o, const st_grid_t *g, const st_backend_t *be, cons
         gf[p] = flops / ts[p] / 1e9;
     }
     if ((rc = be->download(d, cur, out)) != 0) goto done;
-    res->gflops_min = st_min(gf, o->passes), res->gflops_max = st_max(gf, o->passes);
-    res->gflops_med = st_median(gf, o->passes);
-    res->iter_us = 1e6 * st_median(ts, o->passes) / o->iters;
+    res->gflops_min = ex_min(gf, o->passes), res->gflops_max = ex_max(gf, o->passes);
+    res->gflops_med = ex_median(gf, o->passes);
+    res->iter_us = 1e6 * ex_median(ts, o->passes) / o->iters;
     c[0] = nexch ? (double)(st_calls.copies - c0.copies) / o->passes / nexch : 0;
     c[1] = nexch ? (double)(st_calls.syncs - c0.syncs) / o->passes / nexch : 0;
     MPI_Allreduce(MPI_IN_PLACE, c, 2, MPI_DOUBLE, MPI_MAX, g->cart);
@@ -354,7 +334,7 @@ static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const ctx_t *c,
     bytes = (size_t)g.R * g.P * g.es;
     ref = malloc(bytes), init = malloc(bytes), out = malloc(bytes), out0 = n > 1 ? malloc(bytes) : NULL;
     if (!ref || !init || !out || (n > 1 && !out0)) {
-        rc = st_error("out of host memory");
+        rc = ex_error("out of host memory");
         goto done;
     }
     tref = MPI_Wtime();
@@ -365,9 +345,9 @@ static int run_precision(const opts_t *o, MPI_Comm cart, int dp, const ctx_t *c,
     if ((rc = st_host_exchange(&g, init)) != 0) goto done;
     for (int k = 0; k < n; k++) {
         char what[32];
-        snprintf(what, sizeof what, "%s%s", st_vname[res[k].variant], res[k].overlap ? "+overlap" : "");
+        snprintf(what, sizeof what, "%s%s", ex_variant_name[res[k].variant], res[k].overlap ? "+overlap" : "");
         if ((rc = run(o, &g, c->be, init, out, &res[k])) != 0) {
-            st_error("%s failed", what);
+            ex_error("%s failed", what);
             goto done;
         }
         res[k].errors = st_compare(&g, out, ref, o->thr, o->print_limit, what);
@@ -391,26 +371,6 @@ done:
     MPI_Type_free(&g.host_type[ST_ROWS]);
     MPI_Type_free(&g.host_type[ST_COLS]);
     return rc;
-}
-
-/* The backend (c->be) and this rank's device (c->desc, c->ndev); 1 when
- * a device was found. */
-static int choose_backend(const char *want, ctx_t *c)
-{
-    const st_backend_t *cu = st_cuda_backend(), *cl = st_opencl_backend();
-    int found = 0;
-    c->be = NULL, c->ndev = 0;
-    if (!strcmp(want, "cuda") || !strcmp(want, "auto")) {
-        c->be = cu;
-        if (cu && cu->probe(c->local_rank, c->desc, sizeof c->desc, &c->ndev)) found = 1;
-    }
-    if (!found && (!strcmp(want, "opencl") || !strcmp(want, "auto"))) {
-        c->be = cl;
-        if (cl && cl->probe(c->local_rank, c->desc, sizeof c->desc, &c->ndev)) found = 1;
-    }
-    if (!c->be) snprintf(c->desc, sizeof c->desc, "backend '%s' not compiled in", want);
-    else if (!found) snprintf(c->desc, sizeof c->desc, "no %s device found", c->be->name);
-    return found;
 }
 
 /* The node-local rank and size (bench/common/local_rank.h: the launcher's
@@ -442,13 +402,19 @@ int main(int argc, char **argv)
     MPI_Comm cart = MPI_COMM_NULL;
     result_t probe[2 * V_COUNT];
     int rank, rc, found, first = 1;
+    ex_prog = "stencil2d";
     parse(argc, argv, &o);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     memset(&c, 0, sizeof c);
-    st_mpi_name(&c);
+    ex_mpi_name(c.mpi, sizeof c.mpi);
     if ((rc = node_ranks(&c)) != 0 || (rc = make_cart(&o, &cart, &c)) != 0) goto done;
-    found = choose_backend(o.backend, &c);
+    {
+        const st_backend_t *be[2] = {st_cuda_backend(), st_opencl_backend()};
+        ex_probe_fn *const probes[2] = {be[0] ? be[0]->probe : NULL, be[1] ? be[1]->probe : NULL};
+        int k = ex_choose_backend(o.backend, probes, c.local_rank, c.desc, sizeof c.desc, &c.ndev, &found);
+        c.be = k >= 0 ? be[k] : NULL;
+    }
     MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!found) {
         if (rank == 0) printf("SKIPPED: %s\n", c.desc);

@@ -31,6 +31,8 @@
 
 #include <mpi.h>
 
+#include "ex_common.h"
+
 /* Phases and sides of the halo exchange: phase 0 exchanges rows with the
  * north (side 0) and south (side 1) neighbours, phase 1 exchanges columns
  * (spanning all R rows, so corners travel in two hops) with west (side 0)
@@ -154,10 +156,6 @@ int st_cpu_reference(const st_grid_t *g, int iters, void *out);
 long st_compare(const st_grid_t *g, const void *a, const void *e, double thr, int max_print,
                 const char *what);
 double st_max_absdiff(const st_grid_t *g, const void *a, const void *b);
-/* Statistics of n values (v is sorted by st_median). */
-double st_median(double *v, int n);
-double st_min(const double *v, int n);
-double st_max(const double *v, int n);
 
 /* ---- exchanges ------------------------------------------------------------ */
 
@@ -187,18 +185,10 @@ void st_mpx_free(st_mpx_t *x);
 int st_exchange_mpiacc(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, const st_mpx_t *x,
                        int buf);
 
-/* Prints "stencil2d: <msg>" on stderr with the rank; returns 1. */
-int st_error(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-
 #define ST_MPI(call_)                                                        \
     do {                                                                     \
         int st_rc_ = (call_);                                                \
-        if (st_rc_ != MPI_SUCCESS) return st_mpi_error(#call_, st_rc_);      \
+        if (st_rc_ != MPI_SUCCESS) return ex_mpi_error(#call_, st_rc_);      \
     } while (0)
-int st_mpi_error(const char *what, int rc);
 
 #endif

@@ -9,6 +9,8 @@
 
 #include <cuda_runtime.h>
 
+#include "ex_cuda.h"
+
 extern "C" {
 #include "stencil2d.h"
 }
@@ -24,13 +26,6 @@ struct st_dev {
     cudaEvent_t mark;    /* the main stream before a ST_STEP_LOW step        */
     long nsplit, nlow;
 };
-
-#define CU_TRY(call_)                                                                          \
-    do {                                                                                       \
-        cudaError_t e_ = (call_);                                                              \
-        if (e_ != cudaSuccess)                                                                 \
-            return st_error("%s failed: %s (%s)", #call_, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
-    } while (0)
 
 /* One point, rounded as written (no contraction into FMA): every kernel
  * computing it gives the same bits. */
@@ -88,20 +83,6 @@ __global__ void st_ring_k(const T *__restrict__ a, T *__restrict__ b, int R, int
     b[x] = a[x];
 }
 
-static int cu_probe(int local_rank, char *desc, size_t len, int *ndev)
-{
-    int n = 0;
-    cudaDeviceProp p;
-    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
-        cudaGetLastError();
-        return 0;
-    }
-    if (cudaGetDeviceProperties(&p, local_rank % n) != cudaSuccess) return 0;
-    snprintf(desc, len, "CUDA device %d of %d: %s", local_rank % n, n, p.name);
-    *ndev = n;
-    return 1;
-}
-
 static void cu_destroy(st_dev_t *d)
 {
     if (!d) return;
@@ -122,34 +103,23 @@ static void cu_destroy(st_dev_t *d)
 
 static int cu_reset(st_dev_t *d)
 {
-    size_t bytes = (size_t)d->g->R * d->g->P * d->g->es;
-    for (int b = 0; b < 2; b++) CU_TRY(cudaMemcpyAsync(d->m[b], d->m[2], bytes, cudaMemcpyDeviceToDevice, d->s));
-    CU_TRY(cudaStreamSynchronize(d->s));
-    CU_TRY(cudaStreamSynchronize(d->lo));
     d->nsplit = d->nlow = 0;
-    return 0;
+    return ex_cu_reset(d->s, d->lo, d->m, (size_t)d->g->R * d->g->P * d->g->es);
 }
 
 static int cu_create(const st_grid_t *g, const void *init, st_dev_t **out)
 {
-    int n = 0, least = 0, greatest = 0;
     size_t bytes = (size_t)g->R * g->P * g->es;
     st_dev_t *d = (st_dev_t *)calloc(1, sizeof *d);
     *out = d;
-    if (!d) return st_error("out of memory");
+    if (!d) return ex_error("out of memory");
     d->g = g;
-    CU_TRY(cudaGetDeviceCount(&n));
-    CU_TRY(cudaSetDevice(g->local_rank % n));
-    CU_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    CU_TRY(cudaStreamCreateWithPriority(&d->s, cudaStreamNonBlocking, greatest));
-    CU_TRY(cudaStreamCreateWithPriority(&d->lo, cudaStreamNonBlocking, least));
+    if (ex_cu_setup(g->local_rank, &d->s, &d->lo, d->m, bytes, init)) return 1;
     for (int k = 0; k < 2; k++) {
         CU_TRY(cudaEventCreateWithFlags(&d->hb[k], cudaEventDisableTiming));
         CU_TRY(cudaEventCreateWithFlags(&d->le[k], cudaEventDisableTiming));
     }
     CU_TRY(cudaEventCreateWithFlags(&d->mark, cudaEventDisableTiming));
-    for (int b = 0; b < 3; b++) CU_TRY(cudaMalloc(&d->m[b], bytes));
-    CU_TRY(cudaMemcpy(d->m[2], init, bytes, cudaMemcpyHostToDevice));
     return cu_reset(d);
 }
 
@@ -331,7 +301,7 @@ static int cu_unpack_cols(st_dev_t *d, int buf, int mask) { return cols(d, buf, 
 static void *cu_col_buf(st_dev_t *d, int dir, int s)
 {
     if (!d->cb[dir][s] && cudaMalloc(&d->cb[dir][s], (size_t)d->g->R * d->g->h * d->g->es) != cudaSuccess) {
-        st_error("cudaMalloc of a column buffer failed");
+        ex_error("cudaMalloc of a column buffer failed");
         return NULL;
     }
     return d->cb[dir][s];
@@ -349,7 +319,7 @@ static st_backend_t make_backend(void)
     memset(&b, 0, sizeof b);
     b.name = "cuda";
     b.offsets_in_type = 0;
-    b.probe = cu_probe;
+    b.probe = ex_cu_probe;
     b.create = cu_create;
     b.destroy = cu_destroy;
     b.reset = cu_reset;

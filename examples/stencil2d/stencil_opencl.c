@@ -11,6 +11,8 @@
 #include <CL/cl.h>
 #include <mpiacc.h>
 
+#include "ex_opencl.h"
+
 #include "stencil2d.h"
 
 static const char *kernel_src =
@@ -76,52 +78,6 @@ struct st_dev {
     long nsplit, nlow;
 };
 
-#define CL_TRY(call_)                                                                      \
-    do {                                                                                   \
-        cl_int e_ = (call_);                                                               \
-        if (e_ != CL_SUCCESS) return st_error("%s failed: OpenCL error %d", #call_, (int)e_); \
-    } while (0)
-
-/* A GPU device if any platform has one (the local_rank-th, cyclically, of
- * *ndev), else the first device of the first platform that has one (*ndev =
- * 1: every rank of the node uses it). */
-static int pick(int local_rank, cl_device_id *dev, int *gpu, int *ndev)
-{
-    cl_platform_id plats[16];
-    cl_uint np = 0;
-    if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS || np == 0) return 0;
-    for (int want_gpu = 1; want_gpu >= 0; want_gpu--) {
-        cl_device_id devs[64];
-        cl_uint total = 0;
-        for (cl_uint p = 0; p < np && total < 64; p++) {
-            cl_uint n = 0;
-            cl_device_type ty = want_gpu ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_ALL;
-            if (clGetDeviceIDs(plats[p], ty, 64 - total, devs + total, &n) == CL_SUCCESS) total += n;
-        }
-        if (total > 0) {
-            *dev = want_gpu ? devs[local_rank % total] : devs[0];
-            *gpu = want_gpu;
-            *ndev = want_gpu ? (int)total : 1;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-static int cl_probe(int local_rank, char *desc, size_t len, int *ndev)
-{
-    cl_device_id dev;
-    cl_platform_id plat;
-    char pname[128] = "?", dname[128] = "?";
-    int gpu;
-    if (!pick(local_rank, &dev, &gpu, ndev)) return 0;
-    clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
-    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
-    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
-    snprintf(desc, len, "OpenCL %s: %s", pname, dname);
-    return 1;
-}
-
 static void cl_destroy(st_dev_t *d)
 {
     if (!d) return;
@@ -148,16 +104,12 @@ static int build(st_dev_t *d, cl_device_id dev)
 {
     const st_grid_t *g = d->g;
     cl_int e;
+    char log[4096];
     int R = g->R, C = g->C, P = g->P;
     double w[3] = {g->wc, g->wk, g->wd};
     float wf[3] = {(float)g->wc, (float)g->wk, (float)g->wd};
-    d->prog = clCreateProgramWithSource(d->ctx, 1, &kernel_src, NULL, &e);
-    CL_TRY(e);
-    if (clBuildProgram(d->prog, 1, &dev, g->dp ? "-DST_DP" : "", NULL, NULL) != CL_SUCCESS) {
-        char log[4096] = "";
-        clGetProgramBuildInfo(d->prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-        return st_error("OpenCL kernel build failed:\n%s", log);
-    }
+    if (ex_cl_build(d->ctx, dev, kernel_src, g->dp ? "-DST_DP" : "", &d->prog, log, sizeof log) != CL_SUCCESS)
+        return ex_error("OpenCL kernel build failed:\n%s", log);
     d->kstep = clCreateKernel(d->prog, "st_step", &e);
     CL_TRY(e);
     d->kband = clCreateKernel(d->prog, "st_band", &e);
@@ -177,41 +129,23 @@ static int build(st_dev_t *d, cl_device_id dev)
 
 static int cl_reset(st_dev_t *d)
 {
-    size_t bytes = (size_t)d->g->R * d->g->P * d->g->es;
-    CL_TRY(clFinish(d->ql));
-    for (int b = 0; b < 2; b++) CL_TRY(clEnqueueCopyBuffer(d->q, d->m[2], d->m[b], 0, 0, bytes, 0, NULL, NULL));
-    CL_TRY(clFinish(d->q));
     d->nsplit = d->nlow = 0;
-    return 0;
+    return ex_cl_reset(d->q, d->ql, d->m, (size_t)d->g->R * d->g->P * d->g->es);
 }
 
 static int cl_create(const st_grid_t *g, const void *init, st_dev_t **out)
 {
     cl_device_id dev;
-    cl_int e;
-    int ndev;
     size_t bytes = (size_t)g->R * g->P * g->es;
     st_dev_t *d = calloc(1, sizeof *d);
     *out = d;
-    if (!d) return st_error("out of memory");
+    if (!d) return ex_error("out of memory");
     d->g = g;
-    if (!pick(g->local_rank, &dev, &d->gpu, &ndev)) return st_error("no OpenCL device");
-    d->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
-    CL_TRY(e);
-    /* OpenCL 1.2 has no queue priorities (cl_khr_priority_hints is an
-     * extension): the main queue gets the boundary and the exchange, the
-     * second one the interior, ordered by events only. */
-    d->q = clCreateCommandQueue(d->ctx, dev, 0, &e);
-    CL_TRY(e);
-    d->ql = clCreateCommandQueue(d->ctx, dev, 0, &e);
-    CL_TRY(e);
-    for (int b = 0; b < 3; b++) {
-        d->m[b] = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
-        CL_TRY(e);
-    }
-    CL_TRY(clEnqueueWriteBuffer(d->q, d->m[2], CL_TRUE, 0, bytes, init, 0, NULL, NULL));
+    /* the main queue gets the boundary and the exchange, the second one the
+     * interior (OpenCL 1.2 has no queue priorities: ordered by events) */
+    if (ex_cl_setup(g->local_rank, &dev, &d->gpu, &d->ctx, &d->q, &d->ql, d->m, bytes, init)) return 1;
     d->host = aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (!d->host) return st_error("out of host memory");
+    if (!d->host) return ex_error("out of host memory");
     memset(d->host, 0, bytes);
     if (build(d, dev)) return 1;
     return cl_reset(d);
@@ -223,13 +157,6 @@ static int cl_download(st_dev_t *d, int buf, void *dst)
     CL_TRY(clEnqueueReadBuffer(d->q, d->m[buf], CL_TRUE, 0, (size_t)d->g->R * d->g->P * d->g->es, dst,
                                0, NULL, NULL));
     return 0;
-}
-
-/* Keeps ev in *slot (releasing what was there). */
-static void keep(cl_event *slot, cl_event ev)
-{
-    if (*slot) clReleaseEvent(*slot);
-    *slot = ev;
 }
 
 static int enqueue_rect(st_dev_t *d, int buf, const st_rect_t *r, cl_command_queue q, cl_uint nw,
@@ -261,7 +188,7 @@ static int enqueue_band(st_dev_t *d, int buf, cl_uint nw, const cl_event *wait, 
         if (q < n) rv[q].s[0] = r[q].i0, rv[q].s[1] = r[q].j0, rv[q].s[2] = r[q].nr, rv[q].s[3] = r[q].nc;
     }
     gws = (size_t)end.s[3];
-    if (!gws) return clEnqueueMarkerWithWaitList(d->q, nw, nw ? wait : NULL, ev) == CL_SUCCESS ? 0 : st_error("marker failed");
+    if (!gws) return clEnqueueMarkerWithWaitList(d->q, nw, nw ? wait : NULL, ev) == CL_SUCCESS ? 0 : ex_error("marker failed");
     if (d->gpu) gws = (gws + l - 1) / l * l;
     CL_TRY(clSetKernelArg(d->kband, 0, sizeof(cl_mem), &d->m[buf]));
     CL_TRY(clSetKernelArg(d->kband, 1, sizeof(cl_mem), &d->m[!buf]));
@@ -286,7 +213,7 @@ static int cl_step(st_dev_t *d, int buf, int how)
         /* boundary band: after the second queue's last kernel */
         cl_event hb = NULL;
         if (enqueue_band(d, buf, d->nlow ? 1 : 0, d->nlow ? &d->le[(d->nlow - 1) & 1] : NULL, &hb)) return 1;
-        keep(&d->hb[d->nsplit & 1], hb);
+        ex_cl_keep(&d->hb[d->nsplit & 1], hb);
         /* interior: after the previous split's band, not its exchange */
         cl_uint nw = d->nsplit ? 1 : 0;
         const cl_event *prev = nw ? &d->hb[(d->nsplit - 1) & 1] : NULL;
@@ -294,7 +221,7 @@ static int cl_step(st_dev_t *d, int buf, int how)
         else if (enqueue_rect(d, buf, &in, d->ql, nw, prev, &ev)) return 1;
         d->nsplit++;
     }
-    keep(&d->le[d->nlow & 1], ev);
+    ex_cl_keep(&d->le[d->nlow & 1], ev);
     d->nlow++;
     return 0;
 }
@@ -373,7 +300,7 @@ static void *cl_queue(st_dev_t *d) { return (void *)d->q; }
 static const st_backend_t backend = {
     .name = "opencl",
     .offsets_in_type = 1,
-    .probe = cl_probe,
+    .probe = ex_cl_probe,
     .create = cl_create,
     .destroy = cl_destroy,
     .reset = cl_reset,

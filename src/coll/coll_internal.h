@@ -178,6 +178,8 @@ void mpiacc_coll_wait_turn(MPI_Comm comm);
 /* steps.c: the protocol of a nonblocking collective, and a blocking call's
  * steps in the calling thread (error raised on the communicator). */
 extern const mpiacc_proto_t mpiacc_coll_proto;
+/* steps.c: the release of every collective protocol (the op's mpiacc_coll_op_t). */
+void mpiacc_coll_proto_release(mpiacc_rp_op_t *op);
 int mpiacc_coll_blocking(mpiacc_coll_op_t *c, int pooled);
 
 extern const mpiacc_coll_family_t mpiacc_coll_bcast_family, mpiacc_coll_barrier_family;
@@ -185,6 +187,11 @@ extern const mpiacc_coll_family_t mpiacc_coll_reduce_family;
 extern const mpiacc_coll_family_t mpiacc_coll_gather_family;
 extern const mpiacc_coll_family_t mpiacc_coll_alltoall_family;
 extern const mpiacc_coll_family_t mpiacc_coll_neighbor_family;
+/* neighbor.c: the neighbours of c's topology, src[nrecv] (in-neighbours,
+ * receive block order) and dst[nsend] (out-neighbours, send block order),
+ * one allocation (the caller frees src, also on failure); *cart for a
+ * Cartesian topology. */
+int mpiacc_coll_neighbors(mpiacc_coll_op_t *c, int **src, int **dst, int *cart);
 
 /* reduce.c: before posting (host copies to natural layout) and after
  * (back to packed) for a reduction with mirrors. */

@@ -258,36 +258,6 @@ fn_fail:
 
 /* ---- data movement ------------------------------------------------------------- */
 
-/* The neighbours: src[nrecv] (receive block order), dst[nsend] (send
- * block order); *cart for a Cartesian topology. */
-static int neighbors(mpiacc_coll_op_t *c, int **src, int **dst, int *cart)
-{
-    int mpi_errno = MPI_SUCCESS, topo, nd;
-    *src = malloc(sizeof(int) * (size_t)(c->nrecv > 0 ? c->nrecv : 1));
-    *dst = malloc(sizeof(int) * (size_t)(c->nsend > 0 ? c->nsend : 1));
-    if (!*src || !*dst) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a collective");
-    MPIACC_CHECK(PMPI_Topo_test(c->a.comm, &topo));
-    *cart = topo == MPI_CART;
-    if (topo == MPI_CART) {
-        MPIACC_CHECK(PMPI_Cartdim_get(c->a.comm, &nd));
-        for (int d = 0; d < nd; d++) {
-            MPIACC_CHECK(PMPI_Cart_shift(c->a.comm, d, 1, &(*src)[2 * d], &(*src)[2 * d + 1]));
-            (*dst)[2 * d] = (*src)[2 * d];
-            (*dst)[2 * d + 1] = (*src)[2 * d + 1];
-        }
-    } else if (topo == MPI_GRAPH) {
-        MPIACC_CHECK(PMPI_Graph_neighbors(c->a.comm, c->rank, c->nrecv, *src));
-        for (int i = 0; i < c->nsend; i++) (*dst)[i] = (*src)[i];
-    } else {
-        MPIACC_CHECK(PMPI_Dist_graph_neighbors(c->a.comm, c->nrecv, *src, MPI_UNWEIGHTED, c->nsend, *dst,
-                                               MPI_UNWEIGHTED));
-    }
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
-}
-
 /* Neighbourhood collectives: block k to dst[k], block m from src[m].  The
  * engine matches the sends and receives between two processes in order;
  * MPI's rule for Cartesian topologies (receive block 2d from the negative
@@ -296,9 +266,9 @@ fn_fail:
  * block 2d+1 before block 2d; graphs: the q-th edge matches the q-th. */
 static int neighborhood(mpiacc_coll_op_t *c, mpiacc_coll_prog_t *P, const view_t *in, const view_t *out)
 {
-    int mpi_errno = MPI_SUCCESS, *src = NULL, *dst = NULL, cart = 0, S = MPIACC_COLL_S, R = MPIACC_COLL_R;
+    int mpi_errno = MPI_SUCCESS, *src = NULL, *dst, cart = 0, S = MPIACC_COLL_S, R = MPIACC_COLL_R;
     int one = c->kind == MPIACC_COLL_NEIGHBOR_ALLGATHER || c->kind == MPIACC_COLL_NEIGHBOR_ALLGATHERV;
-    MPIACC_CHECK(neighbors(c, &src, &dst, &cart));
+    MPIACC_CHECK(mpiacc_coll_neighbors(c, &src, &dst, &cart));
     for (int k = 0; k < c->nsend; k++)
         MPIACC_CHECK(step(P, MPIACC_BCOLL_SEND, ref(in, slot_at(c, S, one ? 0 : k)), ref(in, 0),
                           slot_bytes(c, S, one ? 0 : k), MPI_BYTE, MPI_OP_NULL, dst[k]));
@@ -309,8 +279,7 @@ static int neighborhood(mpiacc_coll_op_t *c, mpiacc_coll_prog_t *P, const view_t
                           MPI_BYTE, MPI_OP_NULL, src[m]));
     }
 fn_exit:
-    free(src);
-    free(dst);
+    free(src); /* dst with it */
     return mpi_errno;
 fn_fail:
     goto fn_exit;

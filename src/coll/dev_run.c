@@ -106,18 +106,12 @@ static int advance(mpiacc_rp_op_t *op, int *complete)
     return err;
 }
 
-static void release(mpiacc_rp_op_t *op)
-{
-    mpiacc_coll_op_free(op->pstate);
-    op->pstate = NULL;
-}
-
 const mpiacc_proto_t mpiacc_coll_dev_proto = {
     .name = "collective on NCCL",
     .start = start,
     .advance = advance,
     .received = NULL,
-    .release = release,
+    .release = mpiacc_coll_proto_release,
 };
 
 /* ---- the call ---------------------------------------------------------------------- */

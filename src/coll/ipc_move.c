@@ -42,37 +42,6 @@ static size_t payload(mpiacc_coll_ipc_t *ci)
     return sizeof(mpiacc_coll_ipc_blk_t) * (size_t)(is_alltoall(k) ? ci->c->size : 1) + BLOB_ROOM;
 }
 
-/* The neighbours: src[nrecv] (in-neighbours, receive block order) and
- * dst[nsend] (out-neighbours, send block order); *cart for a Cartesian
- * topology. */
-static int neighbors(mpiacc_coll_op_t *c, int **src, int **dst, int *cart)
-{
-    int mpi_errno = MPI_SUCCESS, topo, nd;
-    *src = malloc(sizeof(int) * (size_t)(c->nrecv > 0 ? c->nrecv : 1));
-    *dst = malloc(sizeof(int) * (size_t)(c->nsend > 0 ? c->nsend : 1));
-    if (!*src || !*dst) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a collective");
-    MPIACC_CHECK(PMPI_Topo_test(c->a.comm, &topo));
-    *cart = topo == MPI_CART;
-    if (topo == MPI_CART) {
-        MPIACC_CHECK(PMPI_Cartdim_get(c->a.comm, &nd));
-        for (int d = 0; d < nd; d++) {
-            MPIACC_CHECK(PMPI_Cart_shift(c->a.comm, d, 1, &(*src)[2 * d], &(*src)[2 * d + 1]));
-            (*dst)[2 * d] = (*src)[2 * d];
-            (*dst)[2 * d + 1] = (*src)[2 * d + 1];
-        }
-    } else if (topo == MPI_GRAPH) {
-        MPIACC_CHECK(PMPI_Graph_neighbors(c->a.comm, c->rank, c->nrecv, *src));
-        for (int i = 0; i < c->nsend; i++) (*dst)[i] = (*src)[i];
-    } else {
-        MPIACC_CHECK(PMPI_Dist_graph_neighbors(c->a.comm, c->nrecv, *src, MPI_UNWEIGHTED, c->nsend, *dst,
-                                               MPI_UNWEIGHTED));
-    }
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
-}
-
 static int offer_slot(mpiacc_coll_ipc_t *ci, int s, int i, int dest)
 {
     mpiacc_coll_slot_t *sl = &ci->c->b[s].slots[i];
@@ -81,7 +50,7 @@ static int offer_slot(mpiacc_coll_ipc_t *ci, int s, int i, int dest)
 
 static int prepare(mpiacc_coll_ipc_t *ci)
 {
-    int mpi_errno = MPI_SUCCESS, *src = NULL, *dst = NULL, cart;
+    int mpi_errno = MPI_SUCCESS, *src = NULL, *dst, cart;
     mpiacc_coll_op_t *c = ci->c;
     mpiacc_coll_buf_t *bs = &c->b[MPIACC_COLL_S], *br = &c->b[MPIACC_COLL_R];
     int ip = c->a.sbuf == MPI_IN_PLACE;
@@ -110,13 +79,12 @@ static int prepare(mpiacc_coll_ipc_t *ci)
         break;
     default: /* neighbourhood alltoall(v,w) */
         if (bs->nslots != c->nsend) goto shape;
-        MPIACC_CHECK(neighbors(c, &src, &dst, &cart));
+        MPIACC_CHECK(mpiacc_coll_neighbors(c, &src, &dst, &cart));
         for (int j = 0; j < c->nsend; j++) MPIACC_CHECK(offer_slot(ci, MPIACC_COLL_S, j, dst[j]));
         break;
     }
 fn_exit:
-    free(src);
-    free(dst);
+    free(src); /* dst with it */
     return mpi_errno;
 fn_fail:
     goto fn_exit;
@@ -241,7 +209,7 @@ static int reads_flush(mpiacc_coll_ipc_t *ci, reads_t *R)
 
 static int run(mpiacc_coll_ipc_t *ci)
 {
-    int mpi_errno = MPI_SUCCESS, *src = NULL, *dst = NULL, cart = 0, err;
+    int mpi_errno = MPI_SUCCESS, *src = NULL, *dst, cart = 0, err;
     mpiacc_coll_op_t *c = ci->c;
     mpiacc_coll_buf_t *br = &c->b[MPIACC_COLL_R];
     int ip = c->a.sbuf == MPI_IN_PLACE, me = c->rank;
@@ -261,7 +229,7 @@ static int run(mpiacc_coll_ipc_t *ci)
         for (int i = 0; i < c->size && i < br->nslots; i++) read_block(ci, &R, i, me, i);
         break;
     default:
-        MPIACC_CHECK(neighbors(c, &src, &dst, &cart));
+        MPIACC_CHECK(mpiacc_coll_neighbors(c, &src, &dst, &cart));
         for (int m = 0; m < c->nrecv && m < br->nslots; m++) {
             if (src[m] == MPI_PROC_NULL) continue; /* MPI leaves that block alone */
             if (src[m] < 0 || src[m] >= c->size)
@@ -273,8 +241,7 @@ static int run(mpiacc_coll_ipc_t *ci)
 fn_exit:
     err = reads_flush(ci, &R); /* what was gathered is read even after a failure (peers wait for the flag) */
     if (mpi_errno == MPI_SUCCESS) mpi_errno = err;
-    free(src);
-    free(dst);
+    free(src); /* dst with it */
     return mpi_errno;
 fn_fail:
     goto fn_exit;

@@ -212,17 +212,11 @@ static int received(mpiacc_rp_op_t *op, int *complete)
     return MPI_SUCCESS;
 }
 
-static void release(mpiacc_rp_op_t *op)
-{
-    mpiacc_coll_op_free(op->pstate);
-    op->pstate = NULL;
-}
-
 const mpiacc_proto_t mpiacc_coll_ipc_proto = {
     .name = "collective on the device",
     .start = start,
     .advance = advance,
     .issue = issue,
     .received = received,
-    .release = release,
+    .release = mpiacc_coll_proto_release,
 };

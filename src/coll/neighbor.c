@@ -8,32 +8,48 @@
 
 #include "coll_internal.h"
 
+int mpiacc_coll_neighbors(mpiacc_coll_op_t *c, int **src, int **dst, int *cart)
+{
+    int mpi_errno = MPI_SUCCESS, topo, nd;
+    int nr = c->nrecv > 0 ? c->nrecv : 0, ns = c->nsend > 0 ? c->nsend : 0;
+    *src = malloc(sizeof(int) * (size_t)(nr + ns + 1));
+    *dst = *src ? *src + nr : NULL;
+    if (!*src) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a collective");
+    MPIACC_CHECK(PMPI_Topo_test(c->a.comm, &topo));
+    *cart = topo == MPI_CART;
+    if (topo == MPI_CART) {
+        MPIACC_CHECK(PMPI_Cartdim_get(c->a.comm, &nd));
+        for (int d = 0; d < nd; d++) {
+            MPIACC_CHECK(PMPI_Cart_shift(c->a.comm, d, 1, &(*src)[2 * d], &(*src)[2 * d + 1]));
+            (*dst)[2 * d] = (*src)[2 * d];
+            (*dst)[2 * d + 1] = (*src)[2 * d + 1];
+        }
+    } else if (topo == MPI_GRAPH) {
+        MPIACC_CHECK(PMPI_Graph_neighbors(c->a.comm, c->rank, c->nrecv, *src));
+        for (int i = 0; i < c->nsend; i++) (*dst)[i] = (*src)[i];
+    } else {
+        MPIACC_CHECK(PMPI_Dist_graph_neighbors(c->a.comm, c->nrecv, *src, MPI_UNWEIGHTED, c->nsend, *dst,
+                                               MPI_UNWEIGHTED));
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
 /* Receive blocks from MPI_PROC_NULL neighbours (a non-periodic Cartesian
  * dimension, or a graph naming it) receive nothing: MPI leaves their part
  * of the buffer untouched, so the staging there is never unpacked. */
 static int skip_null_sources(mpiacc_coll_op_t *c)
 {
-    int mpi_errno = MPI_SUCCESS, topo, n = c->nrecv, *src = NULL, nd, rank;
+    int mpi_errno = MPI_SUCCESS, *src = NULL, *dst, cart;
     mpiacc_coll_buf_t *b = &c->b[MPIACC_COLL_R];
-    if (n <= 0 || b->nslots != n) return MPI_SUCCESS;
-    MPIACC_CHECK(PMPI_Topo_test(c->a.comm, &topo));
-    if (!(src = malloc((size_t)n * sizeof *src))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory");
-    if (topo == MPI_CART) {
-        MPIACC_CHECK(PMPI_Cartdim_get(c->a.comm, &nd));
-        for (int d = 0; d < nd && 2 * d + 1 < n; d++)
-            MPIACC_CHECK(PMPI_Cart_shift(c->a.comm, d, 1, &src[2 * d], &src[2 * d + 1]));
-    } else if (topo == MPI_GRAPH) {
-        MPIACC_CHECK(PMPI_Comm_rank(c->a.comm, &rank));
-        MPIACC_CHECK(PMPI_Graph_neighbors(c->a.comm, rank, n, src));
-    } else if (topo == MPI_DIST_GRAPH) {
-        MPIACC_CHECK(PMPI_Dist_graph_neighbors(c->a.comm, n, src, MPI_UNWEIGHTED, 0, NULL, MPI_UNWEIGHTED));
-    } else {
-        goto fn_exit;
-    }
-    for (int i = 0; i < n; i++)
+    if (c->nrecv <= 0 || b->nslots != c->nrecv) return MPI_SUCCESS;
+    MPIACC_CHECK(mpiacc_coll_neighbors(c, &src, &dst, &cart));
+    for (int i = 0; i < c->nrecv; i++)
         if (src[i] == MPI_PROC_NULL) b->slots[i].unpack = 0;
 fn_exit:
-    free(src);
+    free(src); /* dst with it */
     return mpi_errno;
 fn_fail:
     goto fn_exit;

@@ -45,14 +45,8 @@ int mpiacc_coll_slot_add(mpiacc_coll_op_t *c, int s, MPI_Count count, MPI_Aint d
         b->cap = cap;
     }
     sl = &b->slots[b->nslots++];
-    memset(sl, 0, sizeof *sl);
-    sl->count = count;
-    sl->disp = disp;
-    sl->type = type;
-    sl->hoff = hoff;
-    sl->pack = pack;
-    sl->unpack = unpack;
-    sl->tmp = MPI_DATATYPE_NULL;
+    *sl = (mpiacc_coll_slot_t){.count = count, .disp = disp, .type = type, .hoff = hoff, .pack = pack,
+                               .unpack = unpack, .tmp = MPI_DATATYPE_NULL};
     b->used = 1;
     return MPI_SUCCESS;
 }

@@ -151,7 +151,7 @@ static int received(mpiacc_rp_op_t *op, int *complete)
     return MPI_SUCCESS;
 }
 
-static void release(mpiacc_rp_op_t *op)
+void mpiacc_coll_proto_release(mpiacc_rp_op_t *op)
 {
     mpiacc_coll_op_free(op->pstate);
     op->pstate = NULL;
@@ -163,7 +163,7 @@ const mpiacc_proto_t mpiacc_coll_proto = {
     .advance = advance,
     .issue = issue,
     .received = received,
-    .release = release,
+    .release = mpiacc_coll_proto_release,
 };
 
 /* While a blocking call waits for device work or its turn. */

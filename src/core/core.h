@@ -51,12 +51,65 @@ typedef enum mpiacc_errk {
     MPIACC_ERRK_MAX
 } mpiacc_errk_t;
 
-/* Formats a message, logs it (warn: once per format; debug: always) and
- * returns an error code of the kind's class whose MPI_Error_string is that
- * message (the bare class before MPI_Init).  Thread safe: each call gets its
- * own code, taken round-robin from a ring of MPIACC_ERR_RING codes per class,
- * so a message is only replaced after MPIACC_ERR_RING later errors of the
- * same class. */
+/* The user's MPI call, which error messages name with its arguments the
+ * way MPICH's do: "MPI_Isend(buf=0x7f.., count=4, datatype=0x4c000405
+ * 'halo_col', dest=1, tag=7, comm=MPI_COMM_WORLD, request=0x7ffd..): the
+ * datatype is not committed".  The generated entry points
+ * (src/interpose/gen) set it on their slow path only: a stack record of the
+ * arguments made current for the thread (mpiacc_err_enter) until the call
+ * returns (mpiacc_err_leave); the host fast path never touches it.  An
+ * operation keeps a copy (mpiacc_err_save) that is current while the pool
+ * advances it (src/reqpool/op.c), so that an error found later, in
+ * another call's progress, names the call that started the operation. */
+typedef union mpiacc_err_arg {
+    const void *p;
+    long long i;
+    MPI_Datatype t;
+    MPI_Comm c;
+    MPI_Op o;
+    MPI_Win w;
+    MPI_File f;
+    MPI_Info n;
+} mpiacc_err_arg_t;
+/* A function's name, its parameters' names (separated by one space) and a
+ * letter per parameter saying how its value prints: b buffer (MPI_IN_PLACE,
+ * NULL), p pointer, s status pointer (MPI_STATUS_IGNORE), i integer,
+ * r rank (MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ROOT), g tag (MPI_ANY_TAG),
+ * t datatype (with its name, MPI_Type_get_name), c communicator (with its
+ * name), o op, w window, f file, n info. */
+typedef struct mpiacc_err_sig {
+    const char *name, *params, *kinds;
+} mpiacc_err_sig_t;
+typedef struct mpiacc_err_call {
+    const mpiacc_err_sig_t *sig; /* NULL: no call (a message without one) */
+    const mpiacc_err_arg_t *args;
+    const struct mpiacc_err_call *prev;
+    int saved; /* a copy: the handles may be freed by now, so MPI is not asked their names */
+} mpiacc_err_call_t;
+extern _Thread_local const mpiacc_err_call_t *mpiacc_err_current;
+static inline void mpiacc_err_enter(mpiacc_err_call_t *c)
+{
+    c->prev = mpiacc_err_current;
+    mpiacc_err_current = c;
+}
+static inline void mpiacc_err_leave(const mpiacc_err_call_t *c) { mpiacc_err_current = c->prev; }
+/* An operation's copy of the call that started it (see src/reqpool/op.c). */
+#define MPIACC_ERR_MAXARGS 13
+typedef struct mpiacc_err_saved {
+    const mpiacc_err_sig_t *sig;
+    mpiacc_err_arg_t args[MPIACC_ERR_MAXARGS];
+} mpiacc_err_saved_t;
+void mpiacc_err_save(mpiacc_err_saved_t *s);
+
+/* Formats a message, prefixed with the current call and its arguments (or
+ * "mpiacc: " outside any), and returns an error code of the kind's class
+ * whose MPI_Error_string is that message (the bare class before MPI_Init).
+ * Nothing is printed: the error handler the code is raised with decides
+ * (MPI_ERRORS_ARE_FATAL prints the message, MPI_ERRORS_RETURN nothing);
+ * MPIACC_LOG=info logs each cause once, debug every error.  Thread safe:
+ * each call gets its own code, taken round-robin from a ring of
+ * MPIACC_ERR_RING codes per class, so a message is only replaced after
+ * MPIACC_ERR_RING later errors of the same class. */
 int mpiacc_err(mpiacc_errk_t kind, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -93,14 +146,16 @@ int mpiacc_err_class(int err);
 
 /*
  * MPIACC_LOG levels (one line per message on stderr, "[mpiacc LEVEL rank R]"):
- *  warn (the default): misuse warnings and errors, each cause once
- *        (MPIACC_LOG_ONCE);
- *  info: also the first use of each path (buffer kind, protocol, direction),
+ *  warn (the default): misuse warnings, each cause once (MPIACC_LOG_ONCE);
+ *        an error is printed by the error handler it is raised with, not
+ *        here (mpiacc_err);
+ *  info: also each error (each cause once), the first use of each path
+ *        (buffer kind, protocol, direction),
  *        backends starting, and at MPI_Finalize a per-rank summary of
  *        MPIACC_Get_stats' figures;
- *  debug: also every MPI call that reaches the request pool and every state
- *        transition of every operation (op id, peer, tag, bytes, backend),
- *        and every occurrence of a once-per-cause message.
+ *  debug: also every error, every MPI call that reaches the request pool
+ *        and every state transition of every operation (op id, peer, tag,
+ *        bytes, backend), and every occurrence of a once-per-cause message.
  */
 typedef enum { MPIACC_LOG_OFF = 0, MPIACC_LOG_WARN, MPIACC_LOG_INFO, MPIACC_LOG_DEBUG } mpiacc_loglevel_t;
 

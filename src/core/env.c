@@ -4,8 +4,6 @@
  * mpiacc knows but does not read (retired ones, the tests' and scripts'),
  * for the warning about unknown MPIACC_* names. */
 #include <ctype.h>
-#include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +12,7 @@
 
 #include "core.h"
 #include "env.h"
+#include "number.h"
 
 typedef struct env_var {
     const char *name;
@@ -31,8 +30,9 @@ static const env_var_t table[] = {
     {"MPIACC_DISABLE", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
      "forward every MPI call to MPI untouched (mpiacc does nothing)"},
     {"MPIACC_LOG", MPIACC_ENV_ENUM, "warn", "off|warn|info|debug", 0, 0,
-     "diagnostics on stderr: warn = misuse warnings and errors (each cause once), info = + each path's "
-     "first use and a per-rank summary at MPI_Finalize, debug = + every call and state transition"},
+     "diagnostics on stderr: warn = misuse warnings (errors are the error handler's: MPI_ERRORS_ARE_FATAL "
+     "prints the message, MPI_ERRORS_RETURN returns it), info = + errors (each cause once), each path's first "
+     "use and a per-rank summary at MPI_Finalize, debug = + every error, call and state transition"},
     {"MPIACC_EAGER_INIT", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
      "start the device backends at MPI_Init (default: lazily, at the first tagged operation)"},
     {"MPIACC_FINALIZE_TIMEOUT", MPIACC_ENV_INT, "10", NULL, 0, 86400,
@@ -139,29 +139,10 @@ static int parse_enum(const char *s, const char *words, long long *v)
 /* Integer with an optional K/M/G suffix (size) or none (int), in range. */
 static int parse_number(const char *s, int suffixes, long long min, long long max, long long *v)
 {
-    char *end;
     long long x;
-    int shift = 0;
     while (isspace((unsigned char)*s)) s++;
     if (!isdigit((unsigned char)*s) && !(*s == '-' && !suffixes)) return 0;
-    errno = 0;
-    x = strtoll(s, &end, 10);
-    if (errno || end == s) return 0;
-    if (suffixes && *end) {
-        switch (toupper((unsigned char)*end)) {
-        case 'K': shift = 10; break;
-        case 'M': shift = 20; break;
-        case 'G': shift = 30; break;
-        default: return 0;
-        }
-        end++;
-    }
-    if (*end) return 0;
-    if (shift) { /* sizes only, never negative here */
-        if (x > (LLONG_MAX >> shift)) return 0;
-        x <<= shift;
-    }
-    if (x < min || x > max) return 0;
+    if (!mpiacc_env_number(s, suffixes, &x) || x < min || x > max) return 0; /* sizes never negative here */
     *v = x;
     return 1;
 }

@@ -17,8 +17,10 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core.h"
+#include "errcall.h"
 
 static const int errk_class[MPIACC_ERRK_MAX] = {
     [MPIACC_ERRK_ARG] = MPI_ERR_ARG,         [MPIACC_ERRK_TYPE] = MPI_ERR_TYPE,
@@ -97,19 +99,33 @@ static int slot_code(ring_t *r, unsigned i)
     return c;
 }
 
+/* A reason that starts with the name of an MPI function ("MPI_Bcast: negative
+ * count", as src/coll words them) without it: the call is named already. */
+static const char *without_name(const char *why)
+{
+    const char *p = why + 4;
+    if (strncmp(why, "MPI_", 4)) return why;
+    while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_') p++;
+    return p[0] == ':' && p[1] == ' ' ? p + 2 : why;
+}
+
 int mpiacc_err(mpiacc_errk_t kind, const char *fmt, ...)
 {
-    char msg[MPI_MAX_ERROR_STRING];
+    char msg[MPI_MAX_ERROR_STRING], why[MPI_MAX_ERROR_STRING];
     int n, code;
     ring_t *r;
     va_list ap;
 
-    n = snprintf(msg, sizeof msg, "mpiacc: ");
+    /* "MPI_Isend(buf=..., ...): why", or "mpiacc: why" outside a call */
+    n = (int)mpiacc_err_call_text(msg, sizeof msg - 64, kind);
     va_start(ap, fmt);
-    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+    vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    /* once per cause (its format) at warn, every time at debug */
-    MPIACC_LOG_ONCE(MPIACC_LOG_WARN, fmt, "error: %s", msg + n);
+    snprintf(msg + n, sizeof msg - (size_t)n, "%s%s", n ? ": " : "mpiacc: ", n ? without_name(why) : why);
+    /* Printed by the error handler it is raised with, not here: logged
+     * only when asked, once per cause (its format) at info, every time at
+     * debug. */
+    MPIACC_LOG_ONCE(MPIACC_LOG_INFO, fmt, "error: %s", msg);
     if (!atomic_load(&errk_ready)) return errk_class[kind];
     r = &rings[errk_ring[kind]];
     code = slot_code(r, atomic_fetch_add(&r->next, 1) % MPIACC_ERR_RING);

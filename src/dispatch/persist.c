@@ -36,6 +36,7 @@ typedef struct prq {
     MPI_Datatype type; /* a duplicate of the application's            */
     int peer, tag;
     MPI_Comm comm;
+    mpiacc_err_saved_t call; /* the init call: each start's errors name it */
 } prq_t;
 
 #define NBUCKETS 64
@@ -98,6 +99,7 @@ int mpiacc_dispatch_persist_init(int kind, int mode, const void *buf, MPI_Count 
     p->peer = peer;
     p->tag = tag;
     p->comm = comm;
+    mpiacc_err_save(&p->call);
     MPIACC_CHECK(PMPI_Type_dup(dt, &p->type));
     MPIACC_CHECK(is_send ? PMPI_Send_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, &p->handle)
                          : PMPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, &p->handle));
@@ -129,7 +131,10 @@ int mpiacc_dispatch_persist_start(MPI_Request *req, int *ours)
     if (p->active != MPI_REQUEST_NULL)
         return mpiacc_err_return_comm(p->comm, mpiacc_err(MPIACC_ERRK_ARG, "MPI_Start: the persistent request is "
                                                                            "already active"));
-    /* Errors are raised on the communicator by the calls themselves. */
+    /* Errors are raised on the communicator by the calls themselves, and
+     * name the init call with its arguments (core.h). */
+    mpiacc_err_call_t c = {p->call.sig, p->call.args, NULL, 1};
+    mpiacc_err_enter(&c);
     switch (p->kind) {
     case MPIACC_DISPATCH_P_SEND:
         mpi_errno = mpiacc_dispatch_send(p->buf, p->count, p->type, p->peer, p->tag, p->comm, p->mode, 1, &r);
@@ -141,6 +146,7 @@ int mpiacc_dispatch_persist_start(MPI_Request *req, int *ours)
         mpi_errno = mpiacc_dispatch_recv(p->buf, p->count, p->type, p->peer, p->tag, p->comm, NULL, 1, &r);
         break;
     }
+    mpiacc_err_leave(&c);
     if (mpi_errno == MPI_SUCCESS && r != MPI_REQUEST_NULL) {
         p->active = r;
         atomic_fetch_add_explicit(&mpiacc_dispatch_prq_active, 1, memory_order_release);

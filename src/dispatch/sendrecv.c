@@ -222,37 +222,39 @@ fn_fail:
     goto fn_exit;
 }
 
-int mpiacc_dispatch_sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag, int src,
-                                     int rtag, MPI_Comm comm, MPI_Status *status)
+/* MPI_Sendrecv_replace (status) and MPI_Isendrecv_replace (nonblocking:
+ * req): the device data packed into host memory, then an ordinary
+ * MPI_Sendrecv / a pair of the host send and the receive into buf. */
+static int replace(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag, int src, int rtag, MPI_Comm comm,
+                   int nonblocking, MPI_Status *status, MPI_Request *req)
 {
     int mpi_errno;
     const mpiacc_backend_t *be = NULL;
     void *host = NULL;
     MPI_Count bytes = 0;
-    mpi_errno = replace_setup(buf, count, dt, dest, stag, src, rtag, comm, 0, NULL, &be, &host, &bytes);
+    mpi_errno = replace_setup(buf, count, dt, dest, stag, src, rtag, comm, nonblocking, req, &be, &host, &bytes);
     if (mpi_errno != MPI_SUCCESS) return mpiacc_err_return_comm(comm, mpi_errno);
     if (!host) {
         mpiacc_dispatch_drain_peer(comm, dest);
-        return PMPI_Sendrecv_replace_c(buf, count, dt, dest, stag, src, rtag, comm, status);
+        return nonblocking ? PMPI_Isendrecv_replace_c(buf, count, dt, dest, stag, src, rtag, comm, req)
+                           : PMPI_Sendrecv_replace_c(buf, count, dt, dest, stag, src, rtag, comm, status);
     }
+    if (nonblocking)
+        return post_pair(host, bytes, MPI_PACKED, dest, stag, buf, count, dt, src, rtag, comm, be, host, bytes, req);
     mpi_errno = mpiacc_dispatch_sendrecv(host, bytes, MPI_PACKED, dest, stag, buf, count, dt, src, rtag, comm,
                                          status);
     mpiacc_dispatch_host_free(be, host, bytes);
     return mpi_errno;
 }
 
+int mpiacc_dispatch_sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag, int src,
+                                     int rtag, MPI_Comm comm, MPI_Status *status)
+{
+    return replace(buf, count, dt, dest, stag, src, rtag, comm, 0, status, NULL);
+}
+
 int mpiacc_dispatch_isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag, int src,
                                       int rtag, MPI_Comm comm, MPI_Request *req)
 {
-    int mpi_errno;
-    const mpiacc_backend_t *be = NULL;
-    void *host = NULL;
-    MPI_Count bytes = 0;
-    mpi_errno = replace_setup(buf, count, dt, dest, stag, src, rtag, comm, 1, req, &be, &host, &bytes);
-    if (mpi_errno != MPI_SUCCESS) return mpiacc_err_return_comm(comm, mpi_errno);
-    if (!host) {
-        mpiacc_dispatch_drain_peer(comm, dest);
-        return PMPI_Isendrecv_replace_c(buf, count, dt, dest, stag, src, rtag, comm, req);
-    }
-    return post_pair(host, bytes, MPI_PACKED, dest, stag, buf, count, dt, src, rtag, comm, be, host, bytes, req);
+    return replace(buf, count, dt, dest, stag, src, rtag, comm, 1, NULL, req);
 }

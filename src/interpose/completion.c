@@ -161,25 +161,16 @@ static int impl_testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[])
     return rc;
 }
 
-static int impl_waitsome(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
-{
-    claims_t cl;
-    int rc;
-    if (mpiacc_rp_none_live() || n <= 0 || !reqs || !claims_take(&cl, n, reqs))
-        return PMPI_Waitsome(n, reqs, nout, idx, st);
-    rc = PMPI_Waitsome(n, reqs, nout, idx, st);
-    rc = in_status(&cl, nout && *nout != MPI_UNDEFINED ? *nout : 0, idx, st, rc);
-    claims_give(&cl);
-    return rc;
-}
+/* MPI_Waitsome and MPI_Testsome (some: PMPI_Waitsome or PMPI_Testsome, one
+ * signature). */
+typedef int some_fn(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[]);
 
-static int impl_testsome(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
+static int impl_some(some_fn *some, int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
 {
     claims_t cl;
     int rc;
-    if (mpiacc_rp_none_live() || n <= 0 || !reqs || !claims_take(&cl, n, reqs))
-        return PMPI_Testsome(n, reqs, nout, idx, st);
-    rc = PMPI_Testsome(n, reqs, nout, idx, st);
+    if (mpiacc_rp_none_live() || n <= 0 || !reqs || !claims_take(&cl, n, reqs)) return some(n, reqs, nout, idx, st);
+    rc = some(n, reqs, nout, idx, st);
     rc = in_status(&cl, nout && *nout != MPI_UNDEFINED ? *nout : 0, idx, st, rc);
     claims_give(&cl);
     return rc;
@@ -299,12 +290,12 @@ MPIACC_INTERPOSE_EXPORT int MPI_Testall(int n, MPI_Request reqs[], int *flag, MP
 
 MPIACC_INTERPOSE_EXPORT int MPI_Waitsome(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
 {
-    XLAT_CALL(n, reqs, 1, impl_waitsome(n, r_, nout, idx, st));
+    XLAT_CALL(n, reqs, 1, impl_some(PMPI_Waitsome, n, r_, nout, idx, st));
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Testsome(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
 {
-    XLAT_CALL(n, reqs, 1, impl_testsome(n, r_, nout, idx, st));
+    XLAT_CALL(n, reqs, 1, impl_some(PMPI_Testsome, n, r_, nout, idx, st));
 }
 
 /* MPI 4.1's non-destructive forms: nothing completes, nothing to write back

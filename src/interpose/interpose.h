@@ -1,7 +1,8 @@
 /*
- * interpose: the MPI_* entry points mpiacc defines (one file per family;
- * the collectives' and the refusals' are generated from mpi_calls.txt, see
- * scripts/gen_mpi_calls.py, and call the inline helpers below).
+ * interpose: the MPI_* entry points mpiacc defines (the point-to-point,
+ * pack, collective and refusal ones generated from mpi_calls.txt by
+ * scripts/gen_mpi_calls.py, calling the inline helpers below; the others
+ * written by hand, one file per family).
  * Each one first takes the host fast path — a datatype without an mpiacc
  * attribute, own or inherited (and, for sends, no device send waiting for
  * its turn) goes straight to PMPI: one attribute lookup (MPIACC_BUF_TYPE)
@@ -26,10 +27,28 @@
  * untagged buffers may need classifying (mpiacc_core_classify: MPIACC_UVA=1
  * or a memory-kind assertion, src/dispatch/memkind.h) every call takes the
  * dispatcher, whose entry points test the buffer first
- * (mpiacc_dispatch_untagged_host) and hand host buffers to MPI at once. */
-static inline int mpiacc_interpose_send_fast(MPI_Datatype dt)
+ * (mpiacc_dispatch_untagged_host) and hand host buffers to MPI at once.
+ * Always inlined: the host send path is this test and the PMPI call,
+ * whatever else shares the generated file. */
+static inline __attribute__((always_inline)) int mpiacc_interpose_send_fast(MPI_Datatype dt)
 {
     return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE && !mpiacc_core_classify && mpiacc_dispatch_no_deferred();
+}
+
+/* MPI_Mrecv / MPI_Imrecv of an untagged datatype: MPI's (a message noted
+ * by mpiacc_dispatch_mprobe_note is forgotten first). */
+static inline int mpiacc_interpose_host_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg,
+                                              MPI_Status *status, MPI_Request *req)
+{
+    if (msg && atomic_load_explicit(&mpiacc_dispatch_self_msgs, memory_order_relaxed)) mpiacc_dispatch_mprobe_forget(*msg);
+    return req ? PMPI_Imrecv_c(buf, count, dt, msg, req) : PMPI_Mrecv_c(buf, count, dt, msg, status);
+}
+
+/* MPI_Pack / MPI_Unpack: the dispatcher reads and writes *position, so a
+ * NULL one is refused first (MPI_ERR_ARG on comm, as MPI does). */
+static inline int mpiacc_interpose_null_position(MPI_Comm comm)
+{
+    return mpiacc_err_return_comm(comm, mpiacc_err(MPIACC_ERRK_ARG, "NULL position"));
 }
 
 /* stats.c: the per-rank summary MPI_Finalize logs (MPIACC_LOG=info). */

@@ -42,14 +42,15 @@ int mpiacc_interpose_refuse(const char *call, const MPI_Datatype t[], int n, int
         if (needs_mpiacc(t[i], &a)) break;
     if (a.kind == MPIACC_KIND_NONE) /* mpiacc_interpose_untagged_device */
         err = mpiacc_err(MPIACC_ERRK_TYPE,
-                         "%s does not support device buffers: an untagged buffer is CUDA device or managed memory "
-                         "(MPIACC_UVA=1 or an asserted memory allocation kind; mpiacc refuses it rather than hand "
-                         "it to MPI as host memory)", call);
+                         "%s: device buffers are not supported here: an untagged buffer is CUDA device or "
+                         "managed memory (MPIACC_UVA=1 or an asserted memory allocation kind; mpiacc refuses it "
+                         "rather than hand it to MPI as host memory)",
+                         call);
     else
-    err = mpiacc_err(MPIACC_ERRK_TYPE,
-                     "%s does not support device buffers: the datatype is tagged MPIACC_BUF_TYPE %s%s "
-                     "(mpiacc refuses it rather than hand the buffer to MPI as host memory)",
-                     call, mpiacc_kind_name(a.kind), a.kind == MPIACC_KIND_HOST ? " with MPIACC_EVENT" : "");
+        err = mpiacc_err(MPIACC_ERRK_TYPE,
+                         "%s: device buffers are not supported here: the datatype is tagged MPIACC_BUF_TYPE %s%s "
+                         "(mpiacc refuses it rather than hand the buffer to MPI as host memory)",
+                         call, mpiacc_kind_name(a.kind), a.kind == MPIACC_KIND_HOST ? " with MPIACC_EVENT" : "");
     switch (on) {
     case MPIACC_INTERPOSE_ON_WIN: PMPI_Win_call_errhandler(*(MPI_Win *)obj, err); return err;
     case MPIACC_INTERPOSE_ON_FILE: PMPI_File_call_errhandler(*(MPI_File *)obj, err); return err;

@@ -71,41 +71,12 @@ fn_fail:
 
 static int start(mpiacc_rp_op_t *op)
 {
-    int mpi_errno = MPI_SUCCESS;
-    if (op->is_send) {
-        MPIACC_CHECK(after_dep(op));
-    } else {
-        MPIACC_CHECK(PMPI_Irecv_c(op->staging, op->staging_cap, MPI_BYTE, op->peer, op->tag, op->comm, &op->inner));
-        mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
-    }
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
+    return op->is_send ? after_dep(op) : mpiacc_proto_post_recv(op, op->staging_cap, MPI_BYTE, 0);
 }
 
 static int advance(mpiacc_rp_op_t *op, int *complete)
 {
-    int mpi_errno = MPI_SUCCESS, done;
-    switch (op->state) {
-    case MPIACC_RP_DEP_PENDING:
-        MPIACC_CHECK(after_dep(op));
-        break;
-    case MPIACC_RP_PACKING:
-        MPIACC_CHECK(mpiacc_proto_xfer_done(op, &op->xfer, &done));
-        if (done) mpiacc_rp_move(op, MPIACC_RP_READY);
-        break;
-    case MPIACC_RP_UNPACKING:
-        MPIACC_CHECK(mpiacc_proto_xfer_done(op, &op->xfer, &done));
-        *complete = done;
-        break;
-    default:
-        MPIACC_FAIL(MPIACC_ERRK_INTERN, "device protocol: unexpected state %d", (int)op->state);
-    }
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
+    return mpiacc_proto_advance_xfer(op, complete, after_dep);
 }
 
 static int issue(mpiacc_rp_op_t *op)
@@ -117,14 +88,8 @@ static int issue(mpiacc_rp_op_t *op)
  * then MPI_ERR_TRUNCATE. */
 static int received(mpiacc_rp_op_t *op, int *complete)
 {
-    MPI_Count want = op->type ? op->type->size * op->count : 0;
     *complete = 0;
-    if (op->bytes > want) {
-        op->error = mpiacc_err(MPIACC_ERRK_TRUNCATE,
-                               "message from rank %d (tag %d) truncated: longer than the %lld bytes received",
-                               op->st_source, op->st_tag, (long long)want);
-        op->bytes = want;
-    }
+    mpiacc_proto_truncate(op);
     return after_dep(op);
 }
 
@@ -151,16 +116,7 @@ const mpiacc_proto_t mpiacc_proto_device = {
  * until start. */
 static int mrecv_start(mpiacc_rp_op_t *op)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPI_Message *msg = op->pstate;
-    op->pstate = NULL;
-    if (!msg) MPIACC_FAIL(MPIACC_ERRK_INTERN, "matched receive without a message");
-    MPIACC_CHECK(PMPI_Imrecv_c(op->staging, op->staging_cap, MPI_BYTE, msg, &op->inner));
-    mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
+    return mpiacc_proto_post_recv(op, op->staging_cap, MPI_BYTE, 1);
 }
 
 static void mrecv_release(mpiacc_rp_op_t *op)

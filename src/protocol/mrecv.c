@@ -16,17 +16,7 @@ static int prepare(mpiacc_rp_op_t *op)
 
 static int start(mpiacc_rp_op_t *op)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPI_Message *msg = op->pstate;
-    op->pstate = NULL;
-    if (!msg) MPIACC_FAIL(MPIACC_ERRK_INTERN, "matched receive without a message");
-    MPIACC_CHECK(PMPI_Imrecv_c(op->staging, mpiacc_proto_staging_capacity(op->staging_class), MPI_PACKED, msg,
-                               &op->inner));
-    mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
+    return mpiacc_proto_post_recv(op, mpiacc_proto_staging_capacity(op->staging_class), MPI_PACKED, 1);
 }
 
 static int advance(mpiacc_rp_op_t *op, int *complete)

@@ -77,6 +77,20 @@ int mpiacc_proto_dep_test_host(mpiacc_rp_op_t *op, int *ready);
  * (host memory, or device staging when on_device) enqueued into op->xfer:
  * PACKING / UNPACKING; DEP_PENDING while the dependency is not done. */
 int mpiacc_proto_xfer_after_dep(mpiacc_rp_op_t *op, int *ready, void *host, int on_device, MPI_Count n);
+/* A receive whose message (op->bytes, received into staging larger than
+ * the receive) is longer than the receive: MPI_ERR_TRUNCATE in op->error,
+ * naming both sizes, and op->bytes cut to what fits (delivered, as MPI
+ * fills a host buffer). */
+void mpiacc_proto_truncate(mpiacc_rp_op_t *op);
+/* A receive posted into the whole of op's staging (n elements of t: the
+ * device protocol's MPI_BYTE, the staged one's MPI_PACKED) -- of the
+ * message MPI_Mprobe matched when `matched` (op->pstate: the dispatcher's
+ * MPI_Message *, taken) -- : IN_FLIGHT. */
+int mpiacc_proto_post_recv(mpiacc_rp_op_t *op, MPI_Count n, MPI_Datatype t, int matched);
+/* The protocol's own states of a protocol that packs / unpacks behind the
+ * dependency: DEP_PENDING (after_dep again), PACKING (-> READY once done),
+ * UNPACKING (*complete once done). */
+int mpiacc_proto_advance_xfer(mpiacc_rp_op_t *op, int *complete, int (*after_dep)(mpiacc_rp_op_t *op));
 /* Whether the pack/unpack handle *xfer is done (then released, *xfer
  * NULL); a failed one counts as done, and its error is returned. */
 int mpiacc_proto_xfer_done(mpiacc_rp_op_t *op, void **xfer, int *done);

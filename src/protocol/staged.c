@@ -23,55 +23,21 @@ static int after_dep(mpiacc_rp_op_t *op)
     return mpiacc_proto_xfer_after_dep(op, &ready, op->staging, 0, op->bytes);
 }
 
+/* A receive: the whole staging buffer receives, so that a message longer
+ * than the receive but not than the staging arrives without an MPI error
+ * (no error handler called inside mpiacc's progress), and received()
+ * reports the truncation after unpacking the bytes that fit.  A longer one
+ * is truncated by MPI itself, which raises it on the communicator there,
+ * and the op fails with MPI's error, delivering nothing (op.c). */
 static int start(mpiacc_rp_op_t *op)
 {
-    int mpi_errno = MPI_SUCCESS;
-    if (op->is_send) {
-        MPIACC_CHECK(after_dep(op));
-    } else {
-        /* The whole staging buffer receives: a message longer than the
-         * receive but not than the staging arrives without an MPI error
-         * (no error handler called inside mpiacc's progress), and
-         * received() reports the truncation after unpacking the bytes that
-         * fit.  A longer one is truncated by MPI itself, which raises it on
-         * the communicator there, and the op fails with MPI's error,
-         * delivering nothing (op.c). */
-        if (op->peer == MPI_ANY_SOURCE && mpiacc_core_wildcard_probe) { /* reqpool.h: matched by a probe */
-            MPIACC_CHECK(mpiacc_rp_match_start(op));
-            goto fn_exit;
-        }
-        MPIACC_CHECK(PMPI_Irecv_c(op->staging, mpiacc_proto_staging_capacity(op->staging_class), MPI_PACKED,
-                                  op->peer, op->tag, op->comm, &op->inner));
-        mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
-    }
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
+    return op->is_send ? after_dep(op)
+                       : mpiacc_proto_post_recv(op, mpiacc_proto_staging_capacity(op->staging_class), MPI_PACKED, 0);
 }
 
 static int advance(mpiacc_rp_op_t *op, int *complete)
 {
-    int mpi_errno = MPI_SUCCESS, done;
-    switch (op->state) {
-    case MPIACC_RP_DEP_PENDING:
-        MPIACC_CHECK(after_dep(op));
-        break;
-    case MPIACC_RP_PACKING:
-        MPIACC_CHECK(mpiacc_proto_xfer_done(op, &op->xfer, &done));
-        if (done) mpiacc_rp_move(op, MPIACC_RP_READY);
-        break;
-    case MPIACC_RP_UNPACKING:
-        MPIACC_CHECK(mpiacc_proto_xfer_done(op, &op->xfer, &done));
-        *complete = done;
-        break;
-    default:
-        MPIACC_FAIL(MPIACC_ERRK_INTERN, "staged protocol: unexpected state %d", (int)op->state);
-    }
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
+    return mpiacc_proto_advance_xfer(op, complete, after_dep);
 }
 
 static int issue(mpiacc_rp_op_t *op)
@@ -83,14 +49,8 @@ static int issue(mpiacc_rp_op_t *op)
  * is seen): deliver what fits, then fail with MPI_ERR_TRUNCATE. */
 static int received(mpiacc_rp_op_t *op, int *complete)
 {
-    MPI_Count want = op->type ? op->type->size * op->count : 0; /* checked at the call */
     *complete = 0;
-    if (op->bytes > want) {
-        op->error = mpiacc_err(MPIACC_ERRK_TRUNCATE,
-                               "message from rank %d (tag %d) truncated: longer than the %lld bytes received",
-                               op->st_source, op->st_tag, (long long)want);
-        op->bytes = want;
-    }
+    mpiacc_proto_truncate(op);
     return after_dep(op);
 }
 

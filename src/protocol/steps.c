@@ -1,26 +1,12 @@
 /*
  * protocol/steps.c: steps several protocols take the same way — the data
  * dependency, the pack / unpack between the user's buffer and staging
- * (host, or the device protocol's device staging) behind it, and the test
- * of a pack / unpack handle (staged.c, device.c).  States: src/reqpool/op.c.
+ * (host, or the device protocol's device staging) behind it, the test of a
+ * pack / unpack handle, a receive posted into staging, the truncation of a
+ * longer message, and the advance through those states (staged.c,
+ * device.c, mrecv.c).  States: src/reqpool/op.c.
  */
 #include "protocol.h"
-
-int mpiacc_proto_dep_test(mpiacc_rp_op_t *op, int *ready)
-{
-    int mpi_errno = MPI_SUCCESS, done = 1;
-    if (op->be->host_waits && op->dep) {
-        MPIACC_CHECK(op->be->test(op->dep, &done));
-        if (!done) goto fn_exit;
-        op->be->release(op->dep);
-        op->dep = NULL;
-    }
-    *ready = 1;
-fn_exit:
-    return mpi_errno;
-fn_fail:
-    goto fn_exit;
-}
 
 int mpiacc_proto_dep_test_host(mpiacc_rp_op_t *op, int *ready)
 {
@@ -36,6 +22,24 @@ fn_exit:
     return mpi_errno;
 fn_fail:
     goto fn_exit;
+}
+
+int mpiacc_proto_dep_test(mpiacc_rp_op_t *op, int *ready)
+{
+    if (op->be->host_waits) return mpiacc_proto_dep_test_host(op, ready);
+    *ready = 1; /* a chaining backend passes op->dep to every pack/unpack */
+    return MPI_SUCCESS;
+}
+
+void mpiacc_proto_truncate(mpiacc_rp_op_t *op)
+{
+    MPI_Count want = op->type ? op->type->size * op->count : 0; /* checked at the call */
+    if (op->bytes <= want) return;
+    op->error = mpiacc_err(MPIACC_ERRK_TRUNCATE,
+                           "message truncated: the message from rank %d (tag %d) is %lld bytes, the receive takes "
+                           "%lld bytes",
+                           op->st_source, op->st_tag, (long long)op->bytes, (long long)want);
+    op->bytes = want;
 }
 
 int mpiacc_proto_xfer_after_dep(mpiacc_rp_op_t *op, int *ready, void *host, int on_device, MPI_Count n)
@@ -73,4 +77,51 @@ int mpiacc_proto_xfer_done(mpiacc_rp_op_t *op, void **xfer, int *done)
         *xfer = NULL;
     }
     return mpi_errno;
+}
+
+int mpiacc_proto_post_recv(mpiacc_rp_op_t *op, MPI_Count n, MPI_Datatype t, int matched)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Message *msg = op->pstate;
+    if (matched) {
+        op->pstate = NULL;
+        if (!msg) MPIACC_FAIL(MPIACC_ERRK_INTERN, "matched receive without a message");
+        MPIACC_CHECK(PMPI_Imrecv_c(op->staging, n, t, msg, &op->inner));
+    } else if (op->peer == MPI_ANY_SOURCE && mpiacc_core_wildcard_probe) {
+        /* matched by a probe (reqpool.h): IN_FLIGHT through the protocol's
+         * matched step, or MATCHING until a wait's probe finds it */
+        MPIACC_CHECK(mpiacc_rp_match_start(op));
+        goto fn_exit;
+    } else {
+        MPIACC_CHECK(PMPI_Irecv_c(op->staging, n, t, op->peer, op->tag, op->comm, &op->inner));
+    }
+    mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+int mpiacc_proto_advance_xfer(mpiacc_rp_op_t *op, int *complete, int (*after_dep)(mpiacc_rp_op_t *op))
+{
+    int mpi_errno = MPI_SUCCESS, done;
+    switch (op->state) {
+    case MPIACC_RP_DEP_PENDING:
+        MPIACC_CHECK(after_dep(op));
+        break;
+    case MPIACC_RP_PACKING:
+        MPIACC_CHECK(mpiacc_proto_xfer_done(op, &op->xfer, &done));
+        if (done) mpiacc_rp_move(op, MPIACC_RP_READY);
+        break;
+    case MPIACC_RP_UNPACKING:
+        MPIACC_CHECK(mpiacc_proto_xfer_done(op, &op->xfer, &done));
+        *complete = done;
+        break;
+    default:
+        MPIACC_FAIL(MPIACC_ERRK_INTERN, "%s protocol: unexpected state %d", op->proto->name, (int)op->state);
+    }
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
 }

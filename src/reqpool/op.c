@@ -397,7 +397,7 @@ static int in_flight(mpiacc_rp_op_t *op, int *mpi_errno)
 
 /* Moves op as far along its state machine as it can go now; lock held.
  * Returns 1 when op completed (it must not be touched afterwards). */
-static int advance(mpiacc_rp_op_t *op)
+static int advance_steps(mpiacc_rp_op_t *op)
 {
     int mpi_errno = MPI_SUCCESS;
     int done;
@@ -436,6 +436,18 @@ static int advance(mpiacc_rp_op_t *op)
 fn_fail:
     finish(op, MPIACC_RP_T_ERROR, mpi_errno);
     return 1;
+}
+
+/* advance_steps with the call that made op current for error messages
+ * (core.h): an error found now, in whichever call's progress, names it. */
+static int advance(mpiacc_rp_op_t *op)
+{
+    mpiacc_err_call_t c = {op->call.sig, op->call.args, NULL, 1};
+    int done;
+    mpiacc_err_enter(&c);
+    done = advance_steps(op);
+    mpiacc_err_leave(&c); /* op may be gone: c is only unlinked */
+    return done;
 }
 
 /* Advances every active operation once; lock held. */

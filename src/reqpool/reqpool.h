@@ -145,6 +145,9 @@ typedef struct mpiacc_rp_op {
      * frees it, the pool until the op finishes). */
     int detached;
     atomic_int holds;
+    /* The user's call that made the op (core.h): error messages found
+     * while the pool advances it name that call (op.c, advance). */
+    mpiacc_err_saved_t call;
     /* completion (complete.c) */
     struct mpiacc_rp_op *rnext;      /* registry bucket chain            */
     struct mpiacc_rp_claim *claim;   /* set during a completion call     */

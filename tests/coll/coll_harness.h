@@ -14,6 +14,25 @@
 #include "typegen.h"
 #include "mpiacc.h"
 
+/* A copy of t tagged MPIACC_BUF_HOST with an event that is set (the pool's
+ * CPU backend, so the collectives' staged and device paths run on host). */
+#define tag_host(t_) mpiacc_test_host_tagged((t_), NULL)
+
+/* The corpus tests' buffers of one case: m[0] and m[1] (send and receive
+ * sides, bytes each) with values of iter and rank, m[2] and m[3] their
+ * copies (the run under test starts from the oracle's initial bytes). */
+static inline void four_buffers(unsigned char *m[4], size_t bytes, long iter, int rank)
+{
+    for (int i = 0; i < 4; i++) m[i] = malloc(bytes);
+    for (size_t i = 0; i < bytes; i++) {
+        uint64_t s0 = (uint64_t)iter * 977 + (uint64_t)rank, s1 = (uint64_t)iter * 1013 + (uint64_t)rank * 7;
+        m[0][i] = (unsigned char)((s0 >> (i % 7)) + i * 131 + (i >> 5));
+        m[1][i] = (unsigned char)((s1 >> (i % 7)) + i * 131 + (i >> 5));
+    }
+    memcpy(m[2], m[0], bytes);
+    memcpy(m[3], m[1], bytes);
+}
+
 enum {
     K_BCAST,
     K_GATHER,
@@ -74,101 +93,75 @@ static int coll_call(const shape_t *sh, MPI_Comm comm, void *sb, MPI_Datatype st
     if (sh->in_place && (k == K_SCATTER || k == K_SCATTERV)) s = sb, r = MPI_IN_PLACE;
     *req = MPI_REQUEST_NULL;
     MPI_Comm_rank(comm, &me);
-#define CALL(blk, nblk, blkc, nblkc) rc = c ? (nb ? (nblkc) : (blkc)) : (nb ? (nblk) : (blk))
+/* The four forms of collective B (nonblocking: I): blocking or not, with
+ * the int arguments args or the MPI_Count ones cargs, as the shape says. */
+#define WITH_REQ(...) (__VA_ARGS__, req)
+#define FORMS(B, I, args, cargs)                                                                       \
+    rc = c ? (nb ? MPI_##I##_c WITH_REQ cargs : MPI_##B##_c cargs) : (nb ? MPI_##I WITH_REQ args : MPI_##B args)
     switch (k) {
     case K_BCAST:
-        CALL(MPI_Bcast(rb, sh->cnt, rt, sh->root, comm), MPI_Ibcast(rb, sh->cnt, rt, sh->root, comm, req),
-             MPI_Bcast_c(rb, sh->cnt, rt, sh->root, comm), MPI_Ibcast_c(rb, sh->cnt, rt, sh->root, comm, req));
+        FORMS(Bcast, Ibcast, (rb, sh->cnt, rt, sh->root, comm), (rb, sh->cnt, rt, sh->root, comm));
         break;
     case K_GATHER:
-        CALL(MPI_Gather(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm),
-             MPI_Igather(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm, req),
-             MPI_Gather_c(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm),
-             MPI_Igather_c(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm, req));
+        FORMS(Gather, Igather, (s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm),
+              (s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm));
         break;
     case K_GATHERV:
-        CALL(MPI_Gatherv(s, sh->counts[me], st, r, sh->counts, sh->displs, rt, sh->root, comm),
-             MPI_Igatherv(s, sh->counts[me], st, r, sh->counts, sh->displs, rt, sh->root, comm, req),
-             MPI_Gatherv_c(s, sh->counts[me], st, r, sh->ccounts, sh->cdispls, rt, sh->root, comm),
-             MPI_Igatherv_c(s, sh->counts[me], st, r, sh->ccounts, sh->cdispls, rt, sh->root, comm, req));
+        FORMS(Gatherv, Igatherv, (s, sh->counts[me], st, r, sh->counts, sh->displs, rt, sh->root, comm),
+              (s, sh->counts[me], st, r, sh->ccounts, sh->cdispls, rt, sh->root, comm));
         break;
     case K_SCATTER:
-        CALL(MPI_Scatter(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm),
-             MPI_Iscatter(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm, req),
-             MPI_Scatter_c(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm),
-             MPI_Iscatter_c(s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm, req));
+        FORMS(Scatter, Iscatter, (s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm),
+              (s, sh->cnt, st, r, sh->cnt, rt, sh->root, comm));
         break;
     case K_SCATTERV:
-        CALL(MPI_Scatterv(s, sh->counts, sh->displs, st, r, sh->counts[me], rt, sh->root, comm),
-             MPI_Iscatterv(s, sh->counts, sh->displs, st, r, sh->counts[me], rt, sh->root, comm, req),
-             MPI_Scatterv_c(s, sh->ccounts, sh->cdispls, st, r, sh->counts[me], rt, sh->root, comm),
-             MPI_Iscatterv_c(s, sh->ccounts, sh->cdispls, st, r, sh->counts[me], rt, sh->root, comm, req));
+        FORMS(Scatterv, Iscatterv, (s, sh->counts, sh->displs, st, r, sh->counts[me], rt, sh->root, comm),
+              (s, sh->ccounts, sh->cdispls, st, r, sh->counts[me], rt, sh->root, comm));
         break;
     case K_ALLGATHER:
-        CALL(MPI_Allgather(s, sh->cnt, st, r, sh->cnt, rt, comm),
-             MPI_Iallgather(s, sh->cnt, st, r, sh->cnt, rt, comm, req),
-             MPI_Allgather_c(s, sh->cnt, st, r, sh->cnt, rt, comm),
-             MPI_Iallgather_c(s, sh->cnt, st, r, sh->cnt, rt, comm, req));
+        FORMS(Allgather, Iallgather, (s, sh->cnt, st, r, sh->cnt, rt, comm), (s, sh->cnt, st, r, sh->cnt, rt, comm));
         break;
     case K_ALLGATHERV:
     case K_NALLGATHERV: {
         int rk = me;
         if (k == K_ALLGATHERV)
-            CALL(MPI_Allgatherv(s, sh->counts[rk], st, r, sh->counts, sh->displs, rt, comm),
-                 MPI_Iallgatherv(s, sh->counts[rk], st, r, sh->counts, sh->displs, rt, comm, req),
-                 MPI_Allgatherv_c(s, sh->counts[rk], st, r, sh->ccounts, sh->cdispls, rt, comm),
-                 MPI_Iallgatherv_c(s, sh->counts[rk], st, r, sh->ccounts, sh->cdispls, rt, comm, req));
+            FORMS(Allgatherv, Iallgatherv, (s, sh->counts[rk], st, r, sh->counts, sh->displs, rt, comm),
+                  (s, sh->counts[rk], st, r, sh->ccounts, sh->cdispls, rt, comm));
         else
-            CALL(MPI_Neighbor_allgatherv(s, sh->cnt, st, r, sh->counts, sh->displs, rt, comm),
-                 MPI_Ineighbor_allgatherv(s, sh->cnt, st, r, sh->counts, sh->displs, rt, comm, req),
-                 MPI_Neighbor_allgatherv_c(s, sh->cnt, st, r, sh->ccounts, sh->cdispls, rt, comm),
-                 MPI_Ineighbor_allgatherv_c(s, sh->cnt, st, r, sh->ccounts, sh->cdispls, rt, comm, req));
+            FORMS(Neighbor_allgatherv, Ineighbor_allgatherv, (s, sh->cnt, st, r, sh->counts, sh->displs, rt, comm),
+                  (s, sh->cnt, st, r, sh->ccounts, sh->cdispls, rt, comm));
         break;
     }
     case K_ALLTOALL:
-        CALL(MPI_Alltoall(s, sh->cnt, st, r, sh->cnt, rt, comm),
-             MPI_Ialltoall(s, sh->cnt, st, r, sh->cnt, rt, comm, req),
-             MPI_Alltoall_c(s, sh->cnt, st, r, sh->cnt, rt, comm),
-             MPI_Ialltoall_c(s, sh->cnt, st, r, sh->cnt, rt, comm, req));
+        FORMS(Alltoall, Ialltoall, (s, sh->cnt, st, r, sh->cnt, rt, comm), (s, sh->cnt, st, r, sh->cnt, rt, comm));
         break;
     case K_ALLTOALLV:
-        CALL(MPI_Alltoallv(s, sh->counts, sh->displs, st, r, sh->counts, sh->displs, rt, comm),
-             MPI_Ialltoallv(s, sh->counts, sh->displs, st, r, sh->counts, sh->displs, rt, comm, req),
-             MPI_Alltoallv_c(s, sh->ccounts, sh->cdispls, st, r, sh->ccounts, sh->cdispls, rt, comm),
-             MPI_Ialltoallv_c(s, sh->ccounts, sh->cdispls, st, r, sh->ccounts, sh->cdispls, rt, comm, req));
+        FORMS(Alltoallv, Ialltoallv, (s, sh->counts, sh->displs, st, r, sh->counts, sh->displs, rt, comm),
+              (s, sh->ccounts, sh->cdispls, st, r, sh->ccounts, sh->cdispls, rt, comm));
         break;
     case K_ALLTOALLW:
-        CALL(MPI_Alltoallw(s, sh->counts, wd, sts, r, sh->counts, wd, rts, comm),
-             MPI_Ialltoallw(s, sh->counts, wd, sts, r, sh->counts, wd, rts, comm, req),
-             MPI_Alltoallw_c(s, sh->ccounts, sh->wdispls, sts, r, sh->ccounts, sh->wdispls, rts, comm),
-             MPI_Ialltoallw_c(s, sh->ccounts, sh->wdispls, sts, r, sh->ccounts, sh->wdispls, rts, comm, req));
+        FORMS(Alltoallw, Ialltoallw, (s, sh->counts, wd, sts, r, sh->counts, wd, rts, comm),
+              (s, sh->ccounts, sh->wdispls, sts, r, sh->ccounts, sh->wdispls, rts, comm));
         break;
     case K_NALLGATHER:
-        CALL(MPI_Neighbor_allgather(s, sh->cnt, st, r, sh->cnt, rt, comm),
-             MPI_Ineighbor_allgather(s, sh->cnt, st, r, sh->cnt, rt, comm, req),
-             MPI_Neighbor_allgather_c(s, sh->cnt, st, r, sh->cnt, rt, comm),
-             MPI_Ineighbor_allgather_c(s, sh->cnt, st, r, sh->cnt, rt, comm, req));
+        FORMS(Neighbor_allgather, Ineighbor_allgather, (s, sh->cnt, st, r, sh->cnt, rt, comm),
+              (s, sh->cnt, st, r, sh->cnt, rt, comm));
         break;
     case K_NALLTOALL:
-        CALL(MPI_Neighbor_alltoall(s, sh->cnt, st, r, sh->cnt, rt, comm),
-             MPI_Ineighbor_alltoall(s, sh->cnt, st, r, sh->cnt, rt, comm, req),
-             MPI_Neighbor_alltoall_c(s, sh->cnt, st, r, sh->cnt, rt, comm),
-             MPI_Ineighbor_alltoall_c(s, sh->cnt, st, r, sh->cnt, rt, comm, req));
+        FORMS(Neighbor_alltoall, Ineighbor_alltoall, (s, sh->cnt, st, r, sh->cnt, rt, comm),
+              (s, sh->cnt, st, r, sh->cnt, rt, comm));
         break;
     case K_NALLTOALLV:
-        CALL(MPI_Neighbor_alltoallv(s, sh->counts, sh->displs, st, r, sh->counts, sh->displs, rt, comm),
-             MPI_Ineighbor_alltoallv(s, sh->counts, sh->displs, st, r, sh->counts, sh->displs, rt, comm, req),
-             MPI_Neighbor_alltoallv_c(s, sh->ccounts, sh->cdispls, st, r, sh->ccounts, sh->cdispls, rt, comm),
-             MPI_Ineighbor_alltoallv_c(s, sh->ccounts, sh->cdispls, st, r, sh->ccounts, sh->cdispls, rt, comm, req));
+        FORMS(Neighbor_alltoallv, Ineighbor_alltoallv, (s, sh->counts, sh->displs, st, r, sh->counts, sh->displs, rt, comm),
+              (s, sh->ccounts, sh->cdispls, st, r, sh->ccounts, sh->cdispls, rt, comm));
         break;
     case K_NALLTOALLW:
-        CALL(MPI_Neighbor_alltoallw(s, sh->counts, sh->wdispls, sts, r, sh->counts, sh->wdispls, rts, comm),
-             MPI_Ineighbor_alltoallw(s, sh->counts, sh->wdispls, sts, r, sh->counts, sh->wdispls, rts, comm, req),
-             MPI_Neighbor_alltoallw_c(s, sh->ccounts, sh->wdispls, sts, r, sh->ccounts, sh->wdispls, rts, comm),
-             MPI_Ineighbor_alltoallw_c(s, sh->ccounts, sh->wdispls, sts, r, sh->ccounts, sh->wdispls, rts, comm, req));
+        FORMS(Neighbor_alltoallw, Ineighbor_alltoallw, (s, sh->counts, sh->wdispls, sts, r, sh->counts, sh->wdispls, rts, comm),
+              (s, sh->ccounts, sh->wdispls, sts, r, sh->ccounts, sh->wdispls, rts, comm));
         break;
     }
-#undef CALL
+#undef FORMS
+#undef WITH_REQ
     return rc;
 }
 
@@ -216,6 +209,28 @@ static int span_elems(const shape_t *sh, int nblocks)
     for (int i = 0; i < sh->n; i++)
         if (sh->displs[i] + sh->counts[i] > m) m = sh->displs[i] + sh->counts[i];
     return m < 1 ? 1 : m;
+}
+
+/* A corpus case: its shape (kind, drawn from rs), *E elements of t from *lo
+ * in each buffer, the four buffers (four_buffers) and the oracle's result
+ * in m[0] and m[1] (MPI with t on every side); returns the bytes of each
+ * buffer. */
+static inline size_t coll_oracle(shape_t *sh, int kind, uint64_t *rs, MPI_Datatype t, MPI_Comm comm, long iter,
+                                 int rank, int size, int *E, MPI_Count *lo, unsigned char *m[4])
+{
+    MPI_Aint lb, ext;
+    MPI_Count hi;
+    MPI_Request req;
+    size_t bytes;
+    MPI_Type_get_extent(t, &lb, &ext);
+    make_shape(sh, kind, rs, ext, rank, size);
+    *E = span_elems(sh, sh->n) + 1;
+    tg_bounds(t, *E, lo, &hi);
+    bytes = (size_t)(hi - *lo) + 8;
+    four_buffers(m, bytes, iter, rank);
+    assert_int_equal(coll_call(sh, comm, m[0] - *lo, t, m[1] - *lo, t, &req), MPI_SUCCESS);
+    assert_int_equal(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    return bytes;
 }
 
 #endif

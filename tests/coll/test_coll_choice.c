@@ -185,17 +185,8 @@ static void test_call(void **state)
 
 int main(int argc, char **argv)
 {
-    int failed;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help")) {
-            printf("usage: %s\nThe engine chosen per communicator from every process's facts, and which calls "
-                   "the engine takes (pure functions, one rank).\n",
-                   argv[0]);
-            return 0;
-        }
-    MPI_Init(&argc, &argv);
+    mpiacc_test_init(&argc, &argv, "usage: %s\nThe engine chosen per communicator from every process's facts, and "
+                                   "which calls the engine takes (pure functions, one rank).\n", NULL, NULL, 0, NULL);
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_engine), cmocka_unit_test(test_call)};
-    failed = MPIACC_TEST_RUN("coll_choice", tests, NULL, NULL);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("coll_choice", tests, NULL, NULL));
 }

@@ -14,74 +14,24 @@
 
 static int rank, size;
 static MPI_Comm cart;
-static atomic_int ready = 1;
 static long ncalls, ntagged;
-
-static MPI_Datatype tag_host(MPI_Datatype t)
-{
-    MPI_Datatype d;
-    assert_int_equal(MPI_Type_dup(t, &d), MPI_SUCCESS);
-    assert_int_equal(MPI_Type_set_attr(d, MPIACC_BUF_TYPE, (void *)(intptr_t)MPIACC_BUF_HOST), MPI_SUCCESS);
-    assert_int_equal(MPI_Type_set_attr(d, MPIACC_EVENT, (void *)&ready), MPI_SUCCESS);
-    return d;
-}
-
-/* Whether unpacking two elements of t writes some byte twice (a receive
- * type must not). */
-static int overlaps(MPI_Datatype t)
-{
-    MPI_Count lo, hi, sz;
-    int pos = 0, ok;
-    MPI_Type_size_c(t, &sz);
-    sz *= 2;
-    tg_bounds(t, 2, &lo, &hi);
-    if (sz == 0 || hi - lo > 1 << 20) return 1;
-    unsigned char *buf = calloc((size_t)(hi - lo), 1), *in = malloc((size_t)sz), *out = malloc((size_t)sz);
-    for (MPI_Count i = 0; i < sz; i++)
-        in[i] = (unsigned char)(i * 37 + 11 + (i >> 8));
-    MPI_Unpack(in, (int)sz, &pos, buf - lo, 2, t, MPI_COMM_SELF);
-    pos = 0;
-    MPI_Pack(buf - lo, 2, t, out, (int)sz, &pos, MPI_COMM_SELF);
-    ok = memcmp(in, out, (size_t)sz) == 0;
-    free(buf), free(in), free(out);
-    return !ok;
-}
-
-static void fill(unsigned char *p, size_t n, uint64_t seed)
-{
-    for (size_t i = 0; i < n; i++)
-        p[i] = (unsigned char)((seed >> (i % 7)) + i * 131 + (i >> 5));
-}
 
 static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
 {
     MPI_Aint lb, ext;
-    MPI_Count lo, hi;
+    MPI_Count lo;
     shape_t sh;
     int mask, E, err;
     MPI_Comm comm = is_neighbor(kind) ? cart : MPI_COMM_WORLD;
     MPI_Datatype tt = tag_host(t), ts, tr;
     MPI_Request req;
-    MPI_Type_get_extent(t, &lb, &ext);
-    make_shape(&sh, kind, rs, ext, rank, size);
-    if (getenv("COLL_TEST_TRACE"))
-        fprintf(stderr, "rank %d: %s form %d in place %d cnt %d iter %ld\n", rank, kind_names[kind], sh.form,
-                sh.in_place, sh.cnt, iter);
-    mask = (int)mpiacc_test_rand(rs);
-    E = span_elems(&sh, sh.n) + 1;
-    tg_bounds(t, E, &lo, &hi);
-    size_t bytes = (size_t)(hi - lo) + 8;
     unsigned char *m[4];
-    for (int i = 0; i < 4; i++)
-        m[i] = malloc(bytes);
-    fill(m[0], bytes, (uint64_t)iter * 977 + (uint64_t)rank);
-    fill(m[1], bytes, (uint64_t)iter * 1013 + (uint64_t)rank * 7);
-    memcpy(m[2], m[0], bytes);
-    memcpy(m[3], m[1], bytes);
-    /* oracle */
-    assert_int_equal(coll_call(&sh, comm, m[0] - lo, t, m[1] - lo, t, &req), MPI_SUCCESS);
-    assert_int_equal(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
-    if (getenv("COLL_TEST_TRACE")) fprintf(stderr, "rank %d: oracle done (root %d)\n", rank, sh.root);
+    size_t bytes = coll_oracle(&sh, kind, rs, t, comm, iter, rank, size, &E, &lo, m);
+    MPI_Type_get_extent(t, &lb, &ext);
+    if (getenv("COLL_TEST_TRACE"))
+        fprintf(stderr, "rank %d: %s form %d in place %d cnt %d iter %ld: oracle done (root %d)\n", rank,
+                kind_names[kind], sh.form, sh.in_place, sh.cnt, iter, sh.root);
+    mask = (int)mpiacc_test_rand(rs);
     /* under test: tagged on some ranks and sides */
     ts = (mask >> rank) & 1 ? tt : t;
     tr = (mask >> (rank + 8)) & 1 ? tt : t;
@@ -115,7 +65,7 @@ static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
                                 fprintf(stderr, "packed differ at %d (element %lld)\n", q, (long long)(q / tsz));
                                 break;
                             }
-                        fprintf(stderr, "combiner chain: %s overlaps %d\n", tg_combiner_name(t), overlaps(t));
+                        fprintf(stderr, "combiner chain: %s overlaps %d\n", tg_combiner_name(t), tg_overlaps(t, 2));
                     }
                 }
                 break;
@@ -140,7 +90,7 @@ static void test_corpus(void **state)
         MPI_Datatype t = tg_make(&src, (int)(1 + i % 4));
         int ov;
         MPI_Type_commit(&t);
-        ov = overlaps(t);
+        ov = tg_overlaps(t, 2);
         /* every rank decides alike (same seed) */
         MPI_Allreduce(MPI_IN_PLACE, &ov, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (!ov) {
@@ -336,26 +286,13 @@ static void test_reductions(void **state)
 
 int main(int argc, char **argv)
 {
-    int dims[1] = {0}, periods[1] = {1}, failed;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help")) {
-            printf("usage: %s\nThe collectives' staged path against MPI's own on random datatypes "
-                   "(MPIACC_TEST_SEED, MPIACC_TEST_NTYPES, MPIACC_TEST_LONG).\n",
-                   argv[0]);
-            return 0;
-        }
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int failed;
+    mpiacc_test_init(&argc, &argv, "usage: %s\nThe collectives' staged path against MPI's own on random datatypes "
+                                   "(MPIACC_TEST_SEED, MPIACC_TEST_NTYPES, MPIACC_TEST_LONG).\n",
+                                   &rank, &size, 0, &cart);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    MPI_Dims_create(size, 1, dims);
-    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_corpus),
-        cmocka_unit_test(test_reductions),
-    };
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_corpus), cmocka_unit_test(test_reductions)};
     failed = MPIACC_TEST_RUN("coll_corpus", tests, NULL, NULL);
     MPI_Comm_free(&cart);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(failed);
 }

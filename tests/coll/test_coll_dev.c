@@ -29,53 +29,19 @@
 static long tr(int from, int to) { return atomic_load(&mpiacc_rp_transitions[from][to]); }
 static long staged(void) { return atomic_load(&mpiacc_coll_staged_runs); }
 
-static void fill(unsigned char *p, size_t n, uint64_t seed)
-{
-    for (size_t i = 0; i < n; i++) p[i] = (unsigned char)((seed >> (i % 7)) + i * 131 + (i >> 5));
-}
-
-/* Whether unpacking two elements of t writes some byte twice. */
-static int overlaps(MPI_Datatype t)
-{
-    MPI_Count lo, hi, sz;
-    int pos = 0, ok;
-    MPI_Type_size_c(t, &sz);
-    sz *= 2;
-    tg_bounds(t, 2, &lo, &hi);
-    if (sz == 0 || hi - lo > 1 << 20) return 1;
-    unsigned char *buf = calloc((size_t)(hi - lo), 1), *in = malloc((size_t)sz), *out = malloc((size_t)sz);
-    for (MPI_Count i = 0; i < sz; i++) in[i] = (unsigned char)(i * 37 + 11 + (i >> 8));
-    MPI_Unpack(in, (int)sz, &pos, buf - lo, 2, t, MPI_COMM_SELF);
-    pos = 0;
-    MPI_Pack(buf - lo, 2, t, out, (int)sz, &pos, MPI_COMM_SELF);
-    ok = memcmp(in, out, (size_t)sz) == 0;
-    free(buf), free(in), free(out);
-    return !ok;
-}
-
 /* ---- every moving kind ------------------------------------------------------------ */
 
 static void move_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
 {
-    MPI_Count lo, hi;
-    MPI_Aint lb, ext;
+    MPI_Count lo;
     shape_t sh;
     MPI_Comm comm = is_neighbor(kind) ? cart : MPI_COMM_WORLD;
     MPI_Datatype tt = tag_host(t);
     MPI_Request req;
     unsigned char *m[4];
     long e0;
-    MPI_Type_get_extent(t, &lb, &ext);
-    make_shape(&sh, kind, rs, ext, rank, size);
-    tg_bounds(t, span_elems(&sh, sh.n) + 1, &lo, &hi);
-    size_t bytes = (size_t)(hi - lo) + 8;
-    for (int i = 0; i < 4; i++) m[i] = malloc(bytes);
-    fill(m[0], bytes, (uint64_t)iter * 977 + (uint64_t)rank);
-    fill(m[1], bytes, (uint64_t)iter * 1013 + (uint64_t)rank * 7);
-    memcpy(m[2], m[0], bytes);
-    memcpy(m[3], m[1], bytes);
-    assert_int_equal(coll_call(&sh, comm, m[0] - lo, t, m[1] - lo, t, &req), MPI_SUCCESS);
-    assert_int_equal(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    int E;
+    size_t bytes = coll_oracle(&sh, kind, rs, t, comm, iter, rank, size, &E, &lo, m);
     e0 = engine_runs();
     if (coll_call(&sh, comm, m[2] - lo, tt, m[3] - lo, tt, &req) != MPI_SUCCESS)
         fail_msg("%s form %d: error (iter %ld)", kind_names[kind], sh.form, iter);
@@ -100,7 +66,7 @@ static void test_corpus(void **state)
         MPI_Datatype t = i < 2 ? (i ? MPI_BYTE : MPI_INT) : tg_make(&src, (int)(1 + i % 4));
         int bad;
         if (i >= 2) MPI_Type_commit(&t);
-        bad = overlaps(t); /* a receive type must not write a byte twice */
+        bad = tg_overlaps(t, 2); /* a receive type must not write a byte twice */
         MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (!bad) {
             for (int k = 0; k < K_NKINDS; k++) move_one(t, k, &rs, i * K_NKINDS + k);
@@ -390,28 +356,14 @@ static void test_check(void **state)
 
 int main(int argc, char **argv)
 {
-    int dims[1] = {0}, periods[1] = {1}, failed;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help")) {
-            printf("usage: %s\nThe NCCL path of the collectives layer through a stand-in engine that runs its "
-                   "programs with MPI on host buffers (MPIACC_BUF_HOST + MPIACC_EVENT), against MPI.\n",
-                   argv[0]);
-            return 0;
-        }
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size > 8) {
-        if (rank == 0) printf("SKIPPED: over 8 ranks\n");
-        MPI_Finalize();
-        return 77;
-    }
+    int failed;
+    mpiacc_test_init(&argc, &argv, "usage: %s\nThe NCCL path of the collectives layer through a stand-in engine "
+                                   "that runs its programs with MPI on host buffers (MPIACC_BUF_HOST + "
+                                   "MPIACC_EVENT), against MPI.\n", &rank, &size, 8, &cart);
     mpiacc_coll_test_tables(MPIACC_KIND_HOST, &fake_engine, NULL);
-    MPI_Dims_create(size, 1, dims);
-    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_corpus),    cmocka_unit_test(test_reductions), cmocka_unit_test(test_transitions),
-        cmocka_unit_test(test_choice),    cmocka_unit_test(test_comm_freed), cmocka_unit_test(test_check),
+        cmocka_unit_test(test_corpus), cmocka_unit_test(test_reductions), cmocka_unit_test(test_transitions),
+        cmocka_unit_test(test_choice), cmocka_unit_test(test_comm_freed), cmocka_unit_test(test_check),
     };
     failed = MPIACC_TEST_RUN("coll_dev", tests, NULL, NULL);
     MPI_Comm_free(&cart);

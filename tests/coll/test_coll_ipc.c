@@ -24,32 +24,6 @@
 #include "coll_harness.h"
 #include "coll_ipc_fake.h"
 
-static void fill(unsigned char *p, size_t n, uint64_t seed)
-{
-    for (size_t i = 0; i < n; i++)
-        p[i] = (unsigned char)((seed >> (i % 7)) + i * 131 + (i >> 5));
-}
-
-/* Whether unpacking two elements of t writes some byte twice. */
-static int overlaps(MPI_Datatype t)
-{
-    MPI_Count lo, hi, sz;
-    int pos = 0, ok;
-    MPI_Type_size_c(t, &sz);
-    sz *= 2;
-    tg_bounds(t, 2, &lo, &hi);
-    if (sz == 0 || hi - lo > 1 << 20) return 1;
-    unsigned char *buf = calloc((size_t)(hi - lo), 1), *in = malloc((size_t)sz), *out = malloc((size_t)sz);
-    for (MPI_Count i = 0; i < sz; i++)
-        in[i] = (unsigned char)(i * 37 + 11 + (i >> 8));
-    MPI_Unpack(in, (int)sz, &pos, buf - lo, 2, t, MPI_COMM_SELF);
-    pos = 0;
-    MPI_Pack(buf - lo, 2, t, out, (int)sz, &pos, MPI_COMM_SELF);
-    ok = memcmp(in, out, (size_t)sz) == 0;
-    free(buf), free(in), free(out);
-    return !ok;
-}
-
 static int moves_on_device(int k)
 {
     return k == K_BCAST || k == K_ALLGATHER || k == K_ALLGATHERV || k == K_ALLTOALL || k == K_ALLTOALLV ||
@@ -62,29 +36,16 @@ static int moves_on_device(int k)
  * other then). */
 static void run_one(MPI_Datatype t, int kind, uint64_t *rs, long iter, int mixed, int expect, long *ran)
 {
-    MPI_Aint lb, ext;
-    MPI_Count lo, hi;
+    MPI_Count lo;
     shape_t sh;
     int mask, E;
     MPI_Comm comm = is_neighbor(kind) ? cart : MPI_COMM_WORLD;
     MPI_Datatype tt = tag_host(t), ts, tr;
     MPI_Request req;
     long r0;
-    MPI_Type_get_extent(t, &lb, &ext);
-    make_shape(&sh, kind, rs, ext, rank, size);
-    mask = (int)mpiacc_test_rand(rs);
-    E = span_elems(&sh, sh.n) + 1;
-    tg_bounds(t, E, &lo, &hi);
-    size_t bytes = (size_t)(hi - lo) + 8;
     unsigned char *m[4];
-    for (int i = 0; i < 4; i++)
-        m[i] = malloc(bytes);
-    fill(m[0], bytes, (uint64_t)iter * 977 + (uint64_t)rank);
-    fill(m[1], bytes, (uint64_t)iter * 1013 + (uint64_t)rank * 7);
-    memcpy(m[2], m[0], bytes);
-    memcpy(m[3], m[1], bytes);
-    assert_int_equal(coll_call(&sh, comm, m[0] - lo, t, m[1] - lo, t, &req), MPI_SUCCESS);
-    assert_int_equal(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    size_t bytes = coll_oracle(&sh, kind, rs, t, comm, iter, rank, size, &E, &lo, m);
+    mask = (int)mpiacc_test_rand(rs);
     ts = !mixed || (mask & 1) ? tt : t;
     tr = !mixed || (mask & 2) ? tt : t;
     r0 = runs();
@@ -115,7 +76,7 @@ static void corpus(int mixed)
         MPI_Datatype t = tg_make(&src, (int)(1 + i % 4));
         int bad;
         MPI_Type_commit(&t);
-        bad = overlaps(t); /* a receive type must not write a byte twice */
+        bad = tg_overlaps(t, 2); /* a receive type must not write a byte twice */
         MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (!bad) {
             for (int k = 0; k < K_NKINDS; k++)
@@ -317,31 +278,18 @@ static void test_copy_n(void **state)
 
 int main(int argc, char **argv)
 {
-    int dims[1] = {0}, periods[1] = {1}, failed;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help")) {
-            printf("usage: %s\nThe IPC engine's on-device collectives through a stand-in IPC table on host "
-                   "buffers (MPIACC_BUF_HOST + MPIACC_EVENT), against MPI.\n",
-                   argv[0]);
-            return 0;
-        }
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int failed;
+    mpiacc_test_init(&argc, &argv, "usage: %s\nThe IPC engine's on-device collectives through a stand-in IPC table "
+                                   "on host buffers (MPIACC_BUF_HOST + MPIACC_EVENT), against MPI.\n",
+                                   &rank, &size, 0, &cart);
     mpiacc_coll_test_tables(MPIACC_KIND_HOST, NULL, &fake);
-    MPI_Dims_create(size, 1, dims);
-    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_corpus),   cmocka_unit_test(test_corpus_mixed), cmocka_unit_test(test_reductions),
-        cmocka_unit_test(test_fallback), cmocka_unit_test(test_failure),   cmocka_unit_test(test_copy_n),
+        cmocka_unit_test(test_corpus), cmocka_unit_test(test_corpus_mixed), cmocka_unit_test(test_reductions),
+        cmocka_unit_test(test_fallback), cmocka_unit_test(test_failure), cmocka_unit_test(test_copy_n),
     };
     failed = MPIACC_TEST_RUN("coll_ipc", tests, NULL, NULL);
     MPI_Comm_free(&cart);
     mpiacc_coll_test_tables(MPIACC_KIND_HOST, NULL, NULL);
-    if (exports != releases) {
-        fprintf(stderr, "rank %d: %ld exports, %ld released\n", rank, exports, releases);
-        failed = 1;
-    }
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    failed |= fake_unbalanced();
+    return mpiacc_test_end(failed);
 }

@@ -403,35 +403,18 @@ static void test_failure(void **state)
 
 int main(int argc, char **argv)
 {
-    int dims[1] = {0}, periods[1] = {1}, failed;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help")) {
-            printf("usage: %s\nNonblocking collectives of the IPC engine through a stand-in IPC table on host "
-                   "buffers: several outstanding, mixed with blocking ones, the fallback, a failing process, the "
-                   "state machine's arrows.\n",
-                   argv[0]);
-            return 0;
-        }
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size > 8) {
-        if (rank == 0) printf("SKIPPED: over 8 ranks\n");
-        MPI_Finalize();
-        return 77;
-    }
+    int failed;
+    mpiacc_test_init(&argc, &argv, "usage: %s\nNonblocking collectives of the IPC engine through a stand-in IPC "
+                                   "table on host buffers: several outstanding, mixed with blocking ones, the "
+                                   "fallback, a failing process, the state machine's arrows.\n",
+                                   &rank, &size, 8, &cart);
     mpiacc_coll_test_tables(MPIACC_KIND_HOST, NULL, &fake);
-    MPI_Dims_create(size, 1, dims);
-    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
     tt = tag_host(MPI_INT);
     pthread_t th;
     pthread_create(&th, NULL, flipper, NULL);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_outstanding),
-        cmocka_unit_test(test_outstanding_async),
-        cmocka_unit_test(test_comm_freed),
-        cmocka_unit_test(test_transitions),
-        cmocka_unit_test(test_fallback),
+        cmocka_unit_test(test_outstanding), cmocka_unit_test(test_outstanding_async),
+        cmocka_unit_test(test_comm_freed), cmocka_unit_test(test_transitions), cmocka_unit_test(test_fallback),
         cmocka_unit_test(test_failure),
     };
     failed = MPIACC_TEST_RUN("coll_ipc_nb", tests, NULL, NULL);
@@ -440,10 +423,6 @@ int main(int argc, char **argv)
     MPI_Type_free(&tt);
     MPI_Comm_free(&cart);
     mpiacc_coll_test_tables(MPIACC_KIND_HOST, NULL, NULL);
-    if (exports != releases) {
-        fprintf(stderr, "rank %d: %ld exports, %ld released\n", rank, exports, releases);
-        failed = 1;
-    }
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    failed |= fake_unbalanced();
+    return mpiacc_test_end(failed);
 }

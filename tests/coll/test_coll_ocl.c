@@ -130,24 +130,14 @@ static void test_ocl_reductions(void **state)
 
 int main(int argc, char **argv)
 {
-    int dims[1] = {0}, periods[1] = {1}, failed;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help")) {
-            printf("usage: %s\nCollectives on cl_mem buffers against MPI on host buffers.\n", argv[0]);
-            return 0;
-        }
+    int failed;
+    if (mpiacc_test_help(argc, argv, "usage: %s\nCollectives on cl_mem buffers against MPI on host buffers.\n"))
+        return 0;
     fx_init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mpiacc_test_world(&rank, &size, 0, &cart);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    MPI_Dims_create(size, 1, dims);
-    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ocl_corpus),
-        cmocka_unit_test(test_ocl_reductions),
-    };
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_ocl_corpus), cmocka_unit_test(test_ocl_reductions)};
     failed = MPIACC_TEST_RUN("coll_ocl", tests, NULL, NULL);
     MPI_Comm_free(&cart);
-    fx_fini();
-    return failed ? 1 : 0;
+    return fx_end(failed);
 }

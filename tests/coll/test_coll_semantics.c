@@ -32,15 +32,6 @@ static atomic_int ready_now = 1;
  * (src/coll/ipc_nb.c: these buffers have no IPC table). */
 static const int first = MPIACC_RP_NEW;
 
-static MPI_Datatype tagged_int(atomic_int *flag)
-{
-    MPI_Datatype d;
-    MPI_Type_dup(MPI_INT, &d);
-    MPI_Type_set_attr(d, MPIACC_BUF_TYPE, (void *)(intptr_t)MPIACC_BUF_HOST);
-    MPI_Type_set_attr(d, MPIACC_EVENT, (void *)flag);
-    return d;
-}
-
 static void *set_later(void *p)
 {
     struct timespec ts = {0, 200 * 1000 * 1000};
@@ -57,7 +48,7 @@ static long tr(int from, int to)
 static void test_order_slow_dependency(void **state)
 {
     atomic_int flag = 0;
-    MPI_Datatype t = tagged_int(&flag);
+    MPI_Datatype t = mpiacc_test_host_tagged(MPI_INT, &flag);
     int b[N], s[N], r[N], r2[N], exp_sum = size * (size - 1) / 2;
     MPI_Request req[2];
     pthread_t th;
@@ -102,7 +93,7 @@ static void test_order_slow_dependency(void **state)
 
 static void test_out_of_order_completion(void **state)
 {
-    MPI_Datatype t = tagged_int(&ready_now);
+    MPI_Datatype t = mpiacc_test_host_tagged(MPI_INT, &ready_now);
     int a_s[8 * N], a_r[8 * N], g_r[8], rs_s[8 * 4], rs_r[4], loc_in[4] = {1, 2, 3, 4}, loc_io[4] = {10, 20, 30, 40};
     MPI_Request req[3];
     int done = 0, idx;
@@ -148,7 +139,7 @@ static void expect_error(int rc, int cls, const char *words)
 static void test_errors(void **state)
 {
     MPI_Comm comm;
-    MPI_Datatype t = tagged_int(&ready_now), st, ts[8];
+    MPI_Datatype t = mpiacc_test_host_tagged(MPI_INT, &ready_now), st, ts[8];
     MPI_Request req = MPI_REQUEST_NULL;
     int buf[64] = {0}, cnt[8], dsp[8];
     int bl[2] = {1, 1};
@@ -190,7 +181,7 @@ static void test_errors(void **state)
 static void *thread_body(void *p)
 {
     MPI_Comm comm = *(MPI_Comm *)p;
-    MPI_Datatype t = tagged_int(&ready_now);
+    MPI_Datatype t = mpiacc_test_host_tagged(MPI_INT, &ready_now);
     int s[4], r[4], *bad = malloc(sizeof *bad), a_s[8], a_r[8];
     MPI_Request req[2];
     *bad = 0;
@@ -234,22 +225,16 @@ static void test_threads(void **state)
 
 int main(int argc, char **argv)
 {
-    int provided, failed;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help")) {
-            printf("usage: %s\nOrder, completion, errors and threads of the collectives (CPU backend).\n", argv[0]);
-            return 0;
-        }
+    int provided;
+    if (mpiacc_test_help(argc, argv, "usage: %s\nOrder, completion, errors and threads of the collectives (CPU "
+                                     "backend).\n"))
+        return 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_order_slow_dependency),
-        cmocka_unit_test(test_out_of_order_completion),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_order_slow_dependency), cmocka_unit_test(test_out_of_order_completion),
+        cmocka_unit_test(test_errors), cmocka_unit_test(test_threads),
     };
-    failed = MPIACC_TEST_RUN("coll_semantics", tests, NULL, NULL);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("coll_semantics", tests, NULL, NULL));
 }

@@ -8,23 +8,6 @@
 #include "core/core.h"
 #include "attrs/attrs.h"
 
-static int error_class(int code)
-{
-    int cls;
-    MPI_Error_class(code, &cls);
-    return cls;
-}
-
-static void assert_error(int code, int cls, const char *needle)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len;
-    assert_int_not_equal(code, MPI_SUCCESS);
-    assert_int_equal(error_class(code), cls);
-    MPI_Error_string(code, msg, &len);
-    if (needle && !strstr(msg, needle)) fail_msg("error string \"%s\" lacks \"%s\"", msg, needle);
-}
-
 static MPI_Datatype tagged(void *buf_type)
 {
     MPI_Datatype t;
@@ -104,16 +87,16 @@ static void invalid_buffer_type(void **state)
     MPI_Status st;
     char buf[64], packed[64];
     int pos = 0;
-    assert_error(MPI_Type_set_attr(t, MPIACC_BUF_TYPE, (void *)(intptr_t)99), MPI_ERR_ARG, "MPIACC_BUF_TYPE");
+    mpiacc_test_error(MPI_Type_set_attr(t, MPIACC_BUF_TYPE, (void *)(intptr_t)99), MPI_ERR_ARG, "MPIACC_BUF_TYPE");
     PMPI_Type_set_attr(t, MPIACC_BUF_TYPE, (void *)(intptr_t)99);
-    assert_error(MPI_Send(buf, 1, t, 0, 0, MPI_COMM_WORLD), MPI_ERR_ARG, "MPIACC_BUF_TYPE");
-    assert_error(MPI_Isend(buf, 1, t, 0, 0, MPI_COMM_WORLD, &r), MPI_ERR_ARG, "MPIACC_BUF_TYPE");
-    assert_error(MPI_Ssend(buf, 1, t, 0, 0, MPI_COMM_WORLD), MPI_ERR_ARG, NULL);
-    assert_error(MPI_Recv(buf, 1, t, 0, 0, MPI_COMM_WORLD, &st), MPI_ERR_ARG, NULL);
-    assert_error(MPI_Irecv(buf, 1, t, 0, 0, MPI_COMM_WORLD, &r), MPI_ERR_ARG, NULL);
-    assert_error(MPI_Sendrecv(buf, 1, t, 0, 0, packed, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, &st), MPI_ERR_ARG, NULL);
-    assert_error(MPI_Pack(buf, 1, t, packed, 64, &pos, MPI_COMM_WORLD), MPI_ERR_ARG, NULL);
-    assert_error(MPI_Unpack(packed, 64, &pos, buf, 1, t, MPI_COMM_WORLD), MPI_ERR_ARG, NULL);
+    mpiacc_test_error(MPI_Send(buf, 1, t, 0, 0, MPI_COMM_WORLD), MPI_ERR_ARG, "MPIACC_BUF_TYPE");
+    mpiacc_test_error(MPI_Isend(buf, 1, t, 0, 0, MPI_COMM_WORLD, &r), MPI_ERR_ARG, "MPIACC_BUF_TYPE");
+    mpiacc_test_error(MPI_Ssend(buf, 1, t, 0, 0, MPI_COMM_WORLD), MPI_ERR_ARG, NULL);
+    mpiacc_test_error(MPI_Recv(buf, 1, t, 0, 0, MPI_COMM_WORLD, &st), MPI_ERR_ARG, NULL);
+    mpiacc_test_error(MPI_Irecv(buf, 1, t, 0, 0, MPI_COMM_WORLD, &r), MPI_ERR_ARG, NULL);
+    mpiacc_test_error(MPI_Sendrecv(buf, 1, t, 0, 0, packed, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, &st), MPI_ERR_ARG, NULL);
+    mpiacc_test_error(MPI_Pack(buf, 1, t, packed, 64, &pos, MPI_COMM_WORLD), MPI_ERR_ARG, NULL);
+    mpiacc_test_error(MPI_Unpack(packed, 64, &pos, buf, 1, t, MPI_COMM_WORLD), MPI_ERR_ARG, NULL);
     assert_int_equal(r, MPI_REQUEST_NULL);
     MPI_Type_free(&t);
 }
@@ -122,9 +105,9 @@ static void invalid_device_ordinal(void **state)
 {
     MPI_Datatype t = tagged(MPIACC_BUF_CUDA);
     char buf[64];
-    assert_error(MPI_Type_set_attr(t, MPIACC_DEVICE, (void *)(intptr_t)-2), MPI_ERR_ARG, "MPIACC_DEVICE");
+    mpiacc_test_error(MPI_Type_set_attr(t, MPIACC_DEVICE, (void *)(intptr_t)-2), MPI_ERR_ARG, "MPIACC_DEVICE");
     PMPI_Type_set_attr(t, MPIACC_DEVICE, (void *)(intptr_t)-2);
-    assert_error(MPI_Send(buf, 1, t, 0, 0, MPI_COMM_WORLD), MPI_ERR_ARG, "MPIACC_DEVICE");
+    mpiacc_test_error(MPI_Send(buf, 1, t, 0, 0, MPI_COMM_WORLD), MPI_ERR_ARG, "MPIACC_DEVICE");
     MPI_Type_free(&t);
 }
 
@@ -133,7 +116,7 @@ static void null_host_event(void **state)
     MPI_Datatype t = tagged(MPIACC_BUF_HOST);
     char buf[64];
     MPI_Type_set_attr(t, MPIACC_EVENT, NULL);
-    assert_error(MPI_Send(buf, 1, t, 0, 0, MPI_COMM_WORLD), MPI_ERR_ARG, "MPIACC_EVENT");
+    mpiacc_test_error(MPI_Send(buf, 1, t, 0, 0, MPI_COMM_WORLD), MPI_ERR_ARG, "MPIACC_EVENT");
     MPI_Type_free(&t);
 }
 
@@ -150,8 +133,8 @@ static void unavailable_backend(void **state)
         MPI_Request r;
         if (mpiacc_backend_get(kinds[i])) continue;
         t = tagged(vals[i]);
-        assert_error(MPI_Send(buf, 1, t, 0, 0, MPI_COMM_WORLD), MPI_ERR_OTHER, mpiacc_kind_name(kinds[i]));
-        assert_error(MPI_Irecv(buf, 1, t, 0, 0, MPI_COMM_WORLD, &r), MPI_ERR_OTHER, "not available");
+        mpiacc_test_error(MPI_Send(buf, 1, t, 0, 0, MPI_COMM_WORLD), MPI_ERR_OTHER, mpiacc_kind_name(kinds[i]));
+        mpiacc_test_error(MPI_Irecv(buf, 1, t, 0, 0, MPI_COMM_WORLD, &r), MPI_ERR_OTHER, "not available");
         MPI_Type_free(&t);
         checked++;
     }
@@ -180,7 +163,7 @@ static void predefined_types(void **state)
     assert_int_equal(MPI_Type_set_attr(MPI_CHAR, MPIACC_BUF_TYPE, MPIACC_BUF_HOST), MPI_SUCCESS);
     assert_int_equal(mpiacc_attrs_kind(MPI_CHAR), MPIACC_KIND_HOST);
     PMPI_Type_set_attr(MPI_CHAR, MPIACC_BUF_TYPE, (void *)(intptr_t)77);
-    assert_error(MPI_Send(buf, 1, MPI_CHAR, 0, 0, MPI_COMM_WORLD), MPI_ERR_ARG, "MPIACC_BUF_TYPE");
+    mpiacc_test_error(MPI_Send(buf, 1, MPI_CHAR, 0, 0, MPI_COMM_WORLD), MPI_ERR_ARG, "MPIACC_BUF_TYPE");
     assert_int_equal(MPI_Type_delete_attr(MPI_CHAR, MPIACC_BUF_TYPE), MPI_SUCCESS);
     assert_int_equal(MPI_Sendrecv(buf, 1, MPI_CHAR, 0, 1, buf + 1, 1, MPI_CHAR, 0, 1, MPI_COMM_SELF,
                                   MPI_STATUS_IGNORE), MPI_SUCCESS);
@@ -193,11 +176,10 @@ int main(int argc, char **argv)
                  MPIACC_DEVICE == MPI_KEYVAL_INVALID;
     int failed;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(keyvals_valid_after_init), cmocka_unit_test(set_get_dup_free),
-        cmocka_unit_test(version),                  cmocka_unit_test(invalid_buffer_type),
-        cmocka_unit_test(invalid_device_ordinal),   cmocka_unit_test(null_host_event),
-        cmocka_unit_test(unavailable_backend),      cmocka_unit_test(host_tagged_self),
-        cmocka_unit_test(predefined_types),
+        cmocka_unit_test(keyvals_valid_after_init), cmocka_unit_test(set_get_dup_free), cmocka_unit_test(version),
+        cmocka_unit_test(invalid_buffer_type), cmocka_unit_test(invalid_device_ordinal),
+        cmocka_unit_test(null_host_event), cmocka_unit_test(unavailable_backend),
+        cmocka_unit_test(host_tagged_self), cmocka_unit_test(predefined_types),
     };
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

@@ -188,8 +188,7 @@ int main(int argc, char **argv)
 {
     int failed;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(pmpi_error_outputs_untouched),
-        cmocka_unit_test(both_fail_in_status),
+        cmocka_unit_test(pmpi_error_outputs_untouched), cmocka_unit_test(both_fail_in_status),
         cmocka_unit_test(pack_null_position),
     };
     MPIACC_Stats st = {.size = sizeof st};

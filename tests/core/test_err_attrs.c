@@ -83,18 +83,14 @@ static void bypassed_values_fail_the_call(void **s)
 
 int main(int argc, char **argv)
 {
-    int failed;
     MPI_Errhandler eh;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(refused_at_set_attr),
-        cmocka_unit_test(bypassed_values_fail_the_call),
+        cmocka_unit_test(refused_at_set_attr), cmocka_unit_test(bypassed_values_fail_the_call),
     };
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_create_errhandler(on_self, &eh);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, eh);
     MPI_Errhandler_free(&eh);
-    failed = MPIACC_TEST_RUN("err_attrs", tests, NULL, NULL);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("err_attrs", tests, NULL, NULL));
 }

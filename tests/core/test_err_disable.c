@@ -84,17 +84,12 @@ static void invalid_values_refused(void **s)
 
 int main(int argc, char **argv)
 {
-    int failed;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(keyvals_valid),
-        cmocka_unit_test(device_types_refused),
-        cmocka_unit_test(host_traffic_works),
-        cmocka_unit_test(invalid_values_refused),
+        cmocka_unit_test(keyvals_valid), cmocka_unit_test(device_types_refused),
+        cmocka_unit_test(host_traffic_works), cmocka_unit_test(invalid_values_refused),
     };
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    failed = MPIACC_TEST_RUN("err_disable", tests, NULL, NULL);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("err_disable", tests, NULL, NULL));
 }

@@ -95,13 +95,9 @@ static void null_requests_with_live_ops(void **s)
 
 int main(int argc, char **argv)
 {
-    int failed;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(recvnull_after_tagging),
-        cmocka_unit_test(null_requests_with_live_ops),
+        cmocka_unit_test(recvnull_after_tagging), cmocka_unit_test(null_requests_with_live_ops),
     };
     MPI_Init(&argc, &argv);
-    failed = MPIACC_TEST_RUN("err_null", tests, NULL, NULL);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("err_null", tests, NULL, NULL));
 }

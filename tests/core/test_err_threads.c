@@ -63,13 +63,11 @@ static void concurrent_errors_keep_their_strings(void **state)
 
 int main(int argc, char **argv)
 {
-    int provided, failed;
+    int provided;
     const struct CMUnitTest tests[] = {cmocka_unit_test(concurrent_errors_keep_their_strings)};
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     if (provided < MPI_THREAD_MULTIPLE) mpiacc_test_skip_all("MPI_THREAD_MULTIPLE not provided");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    failed = MPIACC_TEST_RUN("err_threads", tests, NULL, NULL);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("err_threads", tests, NULL, NULL));
 }

@@ -136,10 +136,8 @@ int main(int argc, char **argv)
 {
     int failed;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(keyvals_state),
-        cmocka_unit_test(every_send_call_contig),
-        cmocka_unit_test(every_send_call_vector),
-        cmocka_unit_test(blocking_recv_and_sendrecv),
+        cmocka_unit_test(keyvals_state), cmocka_unit_test(every_send_call_contig),
+        cmocka_unit_test(every_send_call_vector), cmocka_unit_test(blocking_recv_and_sendrecv),
         cmocka_unit_test(pack_unpack),
     };
     expect_disabled = argc > 1 && !strcmp(argv[1], "--expect-disabled");

@@ -127,12 +127,8 @@ static void pack_slots(void **s)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(util_pool_classes_and_stats),
-        cmocka_unit_test(pack_slots),
+        cmocka_unit_test(util_pool_classes_and_stats), cmocka_unit_test(pack_slots),
     };
-    int fails;
     MPI_Init(&argc, &argv);
-    fails = MPIACC_TEST_RUN("layers", tests, NULL, NULL);
-    MPI_Finalize();
-    return fails ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("layers", tests, NULL, NULL));
 }

@@ -63,14 +63,10 @@ static void pooled_host_op_starts_host_backend(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(host_only_starts_nothing),
-        cmocka_unit_test(pooled_host_op_starts_host_backend),
+        cmocka_unit_test(host_only_starts_nothing), cmocka_unit_test(pooled_host_op_starts_host_backend),
     };
-    int fails;
     eager = argc > 1 && !strcmp(argv[1], "--eager");
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    fails = MPIACC_TEST_RUN("lazy_init", tests, NULL, NULL);
-    MPI_Finalize();
-    return fails ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("lazy_init", tests, NULL, NULL));
 }

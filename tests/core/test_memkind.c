@@ -321,20 +321,17 @@ static void test_pcache(void **state)
 
 int main(int argc, char **argv)
 {
-    int size, failed;
+    int size;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_query_support), cmocka_unit_test(test_world_kinds),
-        cmocka_unit_test(test_host_memory),   cmocka_unit_test(test_tagged_first),
-        cmocka_unit_test(test_assert_info),   cmocka_unit_test(test_assert_host_mixed),
-        cmocka_unit_test(test_assert_device), cmocka_unit_test(test_assert_host_lists),
-        cmocka_unit_test(test_pcache),
+        cmocka_unit_test(test_host_memory), cmocka_unit_test(test_tagged_first), cmocka_unit_test(test_assert_info),
+        cmocka_unit_test(test_assert_host_mixed), cmocka_unit_test(test_assert_device),
+        cmocka_unit_test(test_assert_host_lists), cmocka_unit_test(test_pcache),
     };
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (size != 2) mpiacc_test_skip_all("test_memkind needs 2 ranks");
     peer = 1 - rank;
-    failed = MPIACC_TEST_RUN(mpiacc_dispatch_uva ? "memkind (MPIACC_UVA=1)" : "memkind", tests, NULL, NULL);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN(mpiacc_dispatch_uva ? "memkind (MPIACC_UVA=1)" : "memkind", tests, NULL, NULL));
 }

@@ -25,11 +25,9 @@ static MPI_Datatype tagged_vector(int *flag)
 {
     MPI_Datatype v, t;
     MPI_Type_vector(NB, 2, 3, MPI_INT, &v);
-    MPI_Type_dup(v, &t);
+    MPI_Type_commit(&v);
+    t = mpiacc_test_host_tagged(v, flag);
     MPI_Type_free(&v);
-    MPI_Type_commit(&t);
-    MPI_Type_set_attr(t, MPIACC_BUF_TYPE, MPIACC_BUF_HOST);
-    MPI_Type_set_attr(t, MPIACC_EVENT, flag);
     return t;
 }
 
@@ -382,7 +380,7 @@ int main(int argc, char **argv)
 {
     int failed;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(restart_many), cmocka_unit_test(inactive),  cmocka_unit_test(mixed_arrays),
+        cmocka_unit_test(restart_many), cmocka_unit_test(inactive), cmocka_unit_test(mixed_arrays),
         cmocka_unit_test(dependency_at_start), cmocka_unit_test(free_and_cancel), cmocka_unit_test(errors),
         cmocka_unit_test(bsend_init), cmocka_unit_test(threads),
     };

@@ -16,33 +16,6 @@
 
 static uint64_t rng;
 
-/* Random elements of t (class-appropriate values: 0/1 for C_BOOL, finite
- * floats with some exact signed zeros). */
-static void fill(const ref_rd_type_t *t, unsigned char *p, long long count)
-{
-    for (long long k = 0; k < count; k++) {
-        uint64_t r = mpiacc_test_rand(&rng);
-        unsigned char *e = p + k * t->size;
-        if (t->cls == REF_RD_C_BOOL) {
-            _Bool b = (r & 3) != 0;
-            memcpy(e, &b, 1);
-        } else if (t->num == REF_RD_F) {
-            double d = ((double)(r >> 11) / 9007199254740992.0 - 0.5) * 8.0; /* [-4, 4) */
-            if ((r & 15) == 0) d = 0.0;
-            if ((r & 15) == 1) d = -0.0;
-            if (t->size == 4) {
-                float f = (float)d;
-                memcpy(e, &f, 4);
-            } else {
-                memcpy(e, &d, 8);
-            }
-        } else {
-            if ((r & 7) == 0) r = 0; /* logical operations see zeros */
-            memcpy(e, &r, (size_t)t->size);
-        }
-    }
-}
-
 static void against_mpich(void **state)
 {
     ref_rd_type_t tab[REF_RD_MAXTYPES];
@@ -76,7 +49,7 @@ static void against_mpich(void **state)
                     const void *srcs[4];
                     for (int i = 0; i < n; i++) {
                         src[i] = malloc((size_t)bytes + 3);
-                        fill(t, src[i] + shift, count);
+                        ref_reduce_fill(t, src[i] + shift, count, mpiacc_test_rand(&rng));
                         srcs[i] = src[i] + shift;
                     }
                     memcpy(want, srcs[0], (size_t)bytes);
@@ -125,13 +98,10 @@ static void against_mpich(void **state)
 
 int main(int argc, char **argv)
 {
-    int fails;
     const struct CMUnitTest tests[] = {cmocka_unit_test(against_mpich)};
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     rng = mpiacc_test_seed();
-    fails = MPIACC_TEST_RUN("ref_reduce", tests, NULL, NULL);
-    MPI_Finalize();
-    return fails ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("ref_reduce", tests, NULL, NULL));
 }

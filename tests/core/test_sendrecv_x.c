@@ -23,15 +23,6 @@ typedef struct bufs {
     unsigned char *o, *d; /* oracle's and mpiacc's, same layout */
 } bufs_t;
 
-static MPI_Datatype tagged(MPI_Datatype t)
-{
-    MPI_Datatype d;
-    MPI_Type_dup(t, &d);
-    MPI_Type_set_attr(d, MPIACC_BUF_TYPE, MPIACC_BUF_HOST);
-    MPI_Type_set_attr(d, MPIACC_EVENT, &ready);
-    return d;
-}
-
 static void bufs_make(bufs_t *b, MPI_Datatype t, MPI_Count count, int who, int salt)
 {
     tg_bounds(t, count, &b->lo, &b->hi);
@@ -104,7 +95,7 @@ static void corpus(void **state)
         MPI_Status so, sd;
         MPI_Request q;
         MPI_Type_commit(&t);
-        T = tagged(t);
+        T = mpiacc_test_host_tagged(t, NULL);
         /* Sendrecv_replace: blocking, then nonblocking, against the blocking oracle. */
         bufs_make(&a, t, count, me, 1);
         MPI_Sendrecv_replace(at(a.o, &a), c, t, right, 1, left, 1, comm, &so);
@@ -200,7 +191,7 @@ static void errors(void **state)
     (void)state;
     int b[8] = {0}, rb4[4] = {0}, cls = 0;
     MPI_Request sq;
-    MPI_Datatype T = tagged(MPI_INT), T2;
+    MPI_Datatype T = mpiacc_test_host_tagged(MPI_INT, NULL), T2;
     MPI_Message m;
     MPI_Status st;
     MPI_Type_contiguous(2, MPI_INT, &T2);

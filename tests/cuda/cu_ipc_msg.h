@@ -17,32 +17,11 @@ static cudaStream_t us; /* user stream on mydev */
 
 #define MK(call_) MPI_CK(call_)
 
-static mpiacc_attrs_t attrs(void)
-{
-    mpiacc_attrs_t a;
-    memset(&a, 0, sizeof a);
-    a.kind = MPIACC_KIND_CUDA;
-    a.stream = us;
-    a.has_stream = 1;
-    return a;
-}
-
 static mpiacc_ipc_stats_t stats(void)
 {
     mpiacc_ipc_stats_t s;
     I->stats(&s);
     return s;
-}
-
-static int wait_h(void *h)
-{
-    int done = 0;
-    double t0 = cu_now();
-    while (!done) {
-        MK(B->test(h, &done));
-        if (!done && cu_now() - t0 > 30) return 1;
-    }
-    return 0;
 }
 
 /* Device bytes [0, n) of p = cu_pattern(i, seed); ordered before any stream. */
@@ -77,7 +56,7 @@ static unsigned msg_flags;
 static int msg(int ex, const side_t *s, const side_t *d, long long first, long long last, int flags, int *okp)
 {
     int bad = 0, ok = 0, ss = 0;
-    mpiacc_attrs_t a = attrs();
+    mpiacc_attrs_t a = cu_stream_attrs(us);
     mpiacc_ipc_export_t x;
     long long nb = 0;
     MPI_Type_size(s->t, &ss);
@@ -128,7 +107,7 @@ static int msg(int ex, const side_t *s, const side_t *d, long long first, long l
                 int len = 0;
                 MPI_Error_string(rc, str, &len);
                 CU_BAD(bad, "import_copy failed: %s", str);
-            } else if (wait_h(xf)) {
+            } else if (cu_wait_handle(B, xf, 30)) {
                 CU_BAD(bad, "import not complete after 30 s");
             }
             B->release(xf);

@@ -35,6 +35,7 @@
 #include "cu_nodev.h"
 #include "mpiacc.h"
 #include "core/core.h"
+#include "cu_attrs.h"
 #include "cu_pattern.h"
 #include "p2p_kernels.h"
 
@@ -59,10 +60,8 @@ static cudaStream_t cu_us, cu_us2; /* user streams (non-blocking) */
     do {                                                                                                    \
         int m_ = (call_);                                                                                   \
         if (m_ != MPI_SUCCESS) {                                                                            \
-            char s_[MPI_MAX_ERROR_STRING];                                                                  \
-            int l_ = 0;                                                                                     \
-            MPI_Error_string(m_, s_, &l_);                                                                  \
-            fprintf(stderr, "[rank %d] %s:%d: %s failed: %s\n", cu_rank, __FILE__, __LINE__, #call_, s_);  \
+            fprintf(stderr, "[rank %d] %s:%d: %s failed: %s\n", cu_rank, __FILE__, __LINE__, #call_,       \
+                    mpiacc_test_mpi_error(m_));                                                             \
             fflush(stderr);                                                                                 \
             MPI_Abort(MPI_COMM_WORLD, 3);                                                                   \
         }                                                                                                   \
@@ -110,53 +109,95 @@ static inline void cu_watchdog(const char *name, unsigned secs)
 
 /* ---- start / stop ---------------------------------------------------- */
 
-/* MPI_Init_thread, error handlers, device check (skips without a CUDA
- * device), user streams.  Returns the thread level provided. */
-static inline int cu_init(int *argc, char ***argv, int required, int min_ranks)
+/* MPI_Init_thread (required), errors returned on MPI_COMM_WORLD and
+ * MPI_COMM_SELF, cu_rank and cu_size: the thread level provided. */
+static inline int cu_mpi_start(int *argc, char ***argv, int required)
 {
     int provided = MPI_THREAD_SINGLE;
-    cudaError_t e;
-    const char *s = getenv("MPIACC_TEST_SANITIZER");
     MPI_Init_thread(argc, argv, required, &provided);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &cu_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &cu_size);
-    cu_sanitizer = s && *s && strcmp(s, "0") != 0;
-    e = cudaGetDeviceCount(&cu_ndev);
+    return provided;
+}
+
+/* The CUDA devices (cu_ndev; every rank SKIPPED without one, `why` added to
+ * the reason), mpiacc's CUDA backend (a device without it is a failure,
+ * not a skip), and this process's device (cu_dev, current). */
+static inline const mpiacc_backend_t *cu_device_start(const char *why)
+{
+    cudaError_t e = cudaGetDeviceCount(&cu_ndev);
+    const mpiacc_backend_t *b;
+    int lrank = 0;
     if (e != cudaSuccess || cu_ndev <= 0)
-        mpiacc_test_skip_all("%s", cu_nodev_why(e, cu_ndev, (char[160]){0}, 160));
-    if (!mpiacc_backend_get(MPIACC_KIND_CUDA)) {
+        mpiacc_test_skip_all("%s%s", cu_nodev_why(e, cu_ndev, (char[160]){0}, 160), why);
+    if (!(b = mpiacc_backend_get(MPIACC_KIND_CUDA))) {
         /* A device but no backend: a real failure, not a skip. */
         fprintf(stderr, "[rank %d] %d CUDA device(s) but mpiacc's CUDA backend is absent: %s\n", cu_rank, cu_ndev,
                 mpiacc_backend_why_absent(MPIACC_KIND_CUDA));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    if (cu_size < min_ranks) mpiacc_test_skip_all("needs %d MPI processes, got %d", min_ranks, cu_size);
-    {
-        int lrank = 0;
-        local_rank_size(MPI_COMM_WORLD, &lrank, NULL); /* bench/common/local_rank.h */
-        cu_dev = lrank % cu_ndev;
-    }
+    local_rank_size(MPI_COMM_WORLD, &lrank, NULL); /* bench/common/local_rank.h */
+    cu_dev = lrank % cu_ndev;
     CU_CK(cudaSetDevice(cu_dev));
+    return b;
+}
+
+/* The IPC tests' start: every rank SKIPPED unless every device supports
+ * CUDA IPC events. */
+static inline void cu_need_ipc_events(void)
+{
+    int ipcev = 0;
+    CU_CK(cudaDeviceGetAttribute(&ipcev, cudaDevAttrIpcEventSupport, cu_dev));
+    MPI_CK(MPI_Allreduce(MPI_IN_PLACE, &ipcev, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    if (!ipcev) mpiacc_test_skip_all("the device does not support CUDA IPC events");
+}
+
+/* The common start: cu_mpi_start, cu_device_start, at least min_ranks
+ * (SKIPPED otherwise), the user streams cu_us and cu_us2. */
+static inline int cu_init(int *argc, char ***argv, int required, int min_ranks)
+{
+    const char *s = getenv("MPIACC_TEST_SANITIZER");
+    int provided = cu_mpi_start(argc, argv, required);
+    cu_sanitizer = s && *s && strcmp(s, "0") != 0;
+    cu_device_start("");
+    if (cu_size < min_ranks) mpiacc_test_skip_all("needs %d MPI processes, got %d", min_ranks, cu_size);
     CU_CK(cudaStreamCreateWithFlags(&cu_us, cudaStreamNonBlocking));
     CU_CK(cudaStreamCreateWithFlags(&cu_us2, cudaStreamNonBlocking));
     return provided;
 }
 
-static inline int cu_fini(int fails)
+/* Polls handle h of backend b until it is done: 0, or 1 after secs. */
+static inline int cu_wait_handle(const mpiacc_backend_t *b, void *h, double secs)
 {
-    int err;
+    int done = 0;
+    double t0 = cu_now();
+    while (!done) {
+        MPI_CK(b->test(h, &done));
+        if (!done && cu_now() - t0 > secs) return 1;
+    }
+    return 0;
+}
+
+/* The end: MPI_Finalize, and main's status for `fails` failures. */
+static inline int cu_end(int fails)
+{
     alarm(0);
-    CU_CK(cudaDeviceSynchronize());
-    CU_CK(cudaStreamDestroy(cu_us));
-    CU_CK(cudaStreamDestroy(cu_us2));
-    err = MPI_Finalize();
-    if (err != MPI_SUCCESS) {
+    if (MPI_Finalize() != MPI_SUCCESS) {
         fprintf(stderr, "[rank %d] MPI_Finalize failed (operations still pending?)\n", cu_rank);
         return 1;
     }
     return fails ? 1 : 0;
+}
+
+/* cu_init's end: the device idle, the user streams destroyed, cu_end. */
+static inline int cu_fini(int fails)
+{
+    CU_CK(cudaDeviceSynchronize());
+    CU_CK(cudaStreamDestroy(cu_us));
+    CU_CK(cudaStreamDestroy(cu_us2));
+    return cu_end(fails);
 }
 
 /* Every rank: sums `bad` over the ranks and fails the test if nonzero. */

@@ -18,6 +18,7 @@
 
 #include "testutil.h"
 #include "cuda/cuda_testhooks.h"
+#include "cu_attrs.h"
 #include "cu_cases.h"
 #include "cu_nodev.h"
 #include "cu_randtype.h"
@@ -33,16 +34,7 @@ static unsigned seed32;
         cudaError_t e_ = (call_);                                                                     \
         if (e_ != cudaSuccess) fail_msg("%s:%d: %s: %s", __FILE__, __LINE__, #call_, cudaGetErrorString(e_)); \
     } while (0)
-#define MK(call_)                                                                                     \
-    do {                                                                                              \
-        int m_ = (call_);                                                                             \
-        if (m_ != MPI_SUCCESS) {                                                                      \
-            char s_[MPI_MAX_ERROR_STRING];                                                            \
-            int l_;                                                                                   \
-            MPI_Error_string(m_, s_, &l_);                                                            \
-            fail_msg("%s:%d: %s: %s", __FILE__, __LINE__, #call_, s_);                                 \
-        }                                                                                             \
-    } while (0)
+#define MK(call_) MPIACC_TEST_MPI_OK(call_)
 
 static double now(void)
 {
@@ -61,16 +53,6 @@ static void wait_h(void *h, const char *what)
     }
 }
 
-static mpiacc_attrs_t stream_attrs(cudaStream_t s)
-{
-    mpiacc_attrs_t a;
-    memset(&a, 0, sizeof a);
-    a.kind = MPIACC_KIND_CUDA;
-    a.stream = s;
-    a.has_stream = 1;
-    return a;
-}
-
 static const char *mode_name(int m)
 {
     static const char *n[] = {"auto", "oneshot", "device", "memcpy2d"};
@@ -87,7 +69,7 @@ static int run_type(const char *name, MPI_Datatype mt, const mpiacc_pack_type_t 
     unsigned char *in = malloc((size_t)alloc), *exp = malloc((size_t)total + 1), *ref = calloc(1, (size_t)alloc);
     unsigned char *back = malloc((size_t)alloc + (size_t)total + 64);
     char *dbuf = NULL, *dout = NULL, *dpk = NULL;
-    mpiacc_attrs_t a = stream_attrs(ustream);
+    mpiacc_attrs_t a = cu_stream_attrs(ustream);
     mpiacc_xfer_desc_t d = {0};
     int pos = 0, bad = 0;
     if (cuts[2] > total) cuts[2] = total;
@@ -221,7 +203,7 @@ static void test_dependency(void **state)
     for (int variant = 0; variant < 4; variant++) {
         /* 0,1: stream dependency; 2,3: event dependency; odd: device mode */
         unsigned seed = seed32 + 17u * (unsigned)variant;
-        mpiacc_attrs_t a = stream_attrs(ustream);
+        mpiacc_attrs_t a = cu_stream_attrs(ustream);
         CK(cudaMemset(dbuf, 0, (size_t)span));
         CK(cudaDeviceSynchronize()); /* the legacy stream is not ordered with ustream */
         CK(cudaDeviceSynchronize());
@@ -252,7 +234,7 @@ static void test_dependency(void **state)
      * the unpacked bytes on top */
     {
         unsigned seed = seed32 + 99u;
-        mpiacc_attrs_t a = stream_attrs(ustream);
+        mpiacc_attrs_t a = cu_stream_attrs(ustream);
         cu_fill(h, span, seed);
         memcpy(stg, exp, (size_t)total);
         pos = 0;
@@ -270,7 +252,7 @@ static void test_dependency(void **state)
     /* independent operations: a pack waiting on a long writer must not
      * hold up a pack with no dependency */
     {
-        mpiacc_attrs_t a = stream_attrs(ustream), none = stream_attrs(ustream2);
+        mpiacc_attrs_t a = cu_stream_attrs(ustream), none = cu_stream_attrs(ustream2);
         void *dep2, *x2, *stg2;
         int done1 = 0, done2 = 0;
         double t0;
@@ -353,15 +335,15 @@ static void test_errors(void **state)
     a.kind = MPIACC_KIND_CUDA;
     a.has_event = 1, a.event = NULL;
     expect_class(B->validate(&a, NULL), MPI_ERR_ARG, "validate NULL event");
-    a = stream_attrs(ustream);
+    a = cu_stream_attrs(ustream);
     MK(B->validate(&a, NULL));
-    a = stream_attrs(NULL); /* the legacy default stream is a valid stream */
+    a = cu_stream_attrs(NULL); /* the legacy default stream is a valid stream */
     MK(B->validate(&a, NULL));
     MK(B->capture(&a, NULL, &dep));
     wait_h(dep, "capture on the default stream");
     B->release(dep);
     if (ndev > 1) {
-        a = stream_attrs(ustream);
+        a = cu_stream_attrs(ustream);
         a.has_device = 1, a.device = 1; /* ustream lives on device 0 */
         expect_class(B->validate(&a, NULL), MPI_ERR_ARG, "stream and MPIACC_DEVICE disagree");
     }
@@ -407,7 +389,7 @@ static void test_corpus(void **state)
     unsigned char *back = malloc(CORPUS_MAX);
     char *dbuf = NULL, *dout = NULL, *dpk = NULL;
     void *stg = NULL;
-    mpiacc_attrs_t a = stream_attrs(ustream);
+    mpiacc_attrs_t a = cu_stream_attrs(ustream);
     (void)state;
     CK(cudaMalloc((void **)&dbuf, CORPUS_MAX));
     CK(cudaMalloc((void **)&dout, CORPUS_MAX));
@@ -524,7 +506,7 @@ static void test_corpus(void **state)
 static void test_regress(void **state)
 {
     rg_type_t ts[RG_NTYPES];
-    mpiacc_attrs_t a = stream_attrs(ustream);
+    mpiacc_attrs_t a = cu_stream_attrs(ustream);
     unsigned char buf[256], want[256], back[256];
     char *dbuf = NULL, *dpk = NULL;
     void *stg = NULL;
@@ -605,11 +587,8 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_strided),
-        cmocka_unit_test(test_dependency),
-        cmocka_unit_test(test_regress),
-        cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_errors), cmocka_unit_test(test_strided), cmocka_unit_test(test_dependency),
+        cmocka_unit_test(test_regress), cmocka_unit_test(test_corpus),
     };
     fails = MPIACC_TEST_RUN("cuda_backend", tests, NULL, NULL);
     cudaStreamDestroy(ustream);

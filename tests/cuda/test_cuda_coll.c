@@ -182,16 +182,13 @@ static void nonblocking_order(void **state)
 int main(int argc, char **argv)
 {
     int failed;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help")) {
-            printf("usage: %s\nCollectives on CUDA buffers (skipped without a CUDA device).\n", argv[0]);
-            return 0;
-        }
+    if (mpiacc_test_help(argc, argv, "usage: %s\nCollectives on CUDA buffers (skipped without a CUDA device).\n"))
+        return 0;
     cu_init(&argc, &argv, MPI_THREAD_SINGLE, 2);
     mixed = mpiacc_env_enum("MPIACC_COLL_ENGINE") == 3; /* auto|nccl|ipc|staged */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(allreduce),         cmocka_unit_test(bcast_mixed),       cmocka_unit_test(alltoallw_vectors),
-        cmocka_unit_test(neighbor_halo),     cmocka_unit_test(nonblocking_order),
+        cmocka_unit_test(allreduce), cmocka_unit_test(bcast_mixed), cmocka_unit_test(alltoallw_vectors),
+        cmocka_unit_test(neighbor_halo), cmocka_unit_test(nonblocking_order),
     };
     failed = MPIACC_TEST_RUN("cuda_coll", tests, NULL, NULL);
     return cu_fini(failed);

@@ -372,19 +372,15 @@ static void nonblocking(void **state)
 int main(int argc, char **argv)
 {
     int failed;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help")) {
-            printf("usage: MPIACC_COLL_ENGINE=ipc mpiexec -n N %s\nThe IPC collective engine on CUDA buffers "
-                   "(skipped without a CUDA device).\n",
-                   argv[0]);
-            return 0;
-        }
+    if (mpiacc_test_help(argc, argv, "usage: MPIACC_COLL_ENGINE=ipc mpiexec -n N %s\nThe IPC collective engine on "
+                                     "CUDA buffers (skipped without a CUDA device).\n"))
+        return 0;
     cu_init(&argc, &argv, MPI_THREAD_SINGLE, 2);
     if (mpiacc_env_enum("MPIACC_COLL_ENGINE") != 2 /* auto|nccl|ipc|staged */)
         mpiacc_test_skip_all("MPIACC_COLL_ENGINE is not ipc");
     cu_watchdog("test_cuda_coll_ipc", 280);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(bcast),         cmocka_unit_test(allgather),  cmocka_unit_test(alltoall),
+        cmocka_unit_test(bcast), cmocka_unit_test(allgather), cmocka_unit_test(alltoall),
         cmocka_unit_test(neighbor_halo), cmocka_unit_test(reductions), cmocka_unit_test(fallback),
         cmocka_unit_test(nonblocking),
     };

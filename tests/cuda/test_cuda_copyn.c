@@ -44,16 +44,6 @@ static void *tok[NB], *xdep;
 static uint64_t seed0;
 static uint64_t rs;
 
-static mpiacc_attrs_t attrs(void)
-{
-    mpiacc_attrs_t a;
-    memset(&a, 0, sizeof a);
-    a.kind = MPIACC_KIND_CUDA;
-    a.stream = us;
-    a.has_stream = 1;
-    return a;
-}
-
 static uint64_t rnd(void)
 {
     uint64_t z = (rs += 0x9E3779B97F4A7C15ull);
@@ -62,22 +52,11 @@ static uint64_t rnd(void)
     return z ^ (z >> 31);
 }
 
-static int wait_h(void *h)
-{
-    int done = 0;
-    double t0 = cu_now();
-    while (!done) {
-        MPI_CK(B->test(h, &done));
-        if (!done && cu_now() - t0 > 30) return 1;
-    }
-    return 0;
-}
-
 /* Every rank fills its allocations (queued on the user stream), exports
  * them behind that, and gathers every rank's exports into X. */
 static void setup_exports(void)
 {
-    mpiacc_attrs_t a = attrs();
+    mpiacc_attrs_t a = cu_stream_attrs(us);
     int ok = 0;
     for (int r = 0; r < cu_size; r++)
         for (int b = 0; b < NB; b++) cu_hfill(himg[r * NB + b], CAP, (unsigned)(seed0 + (uint64_t)(r * NB + b) * 7919));
@@ -113,7 +92,7 @@ typedef struct tpiece {
 static int run_pieces(const tpiece_t *t, int n, const char *what)
 {
     mpiacc_ipc_piece_t *p = calloc((size_t)(n > 0 ? n : 1), sizeof *p);
-    mpiacc_attrs_t a = attrs();
+    mpiacc_attrs_t a = cu_stream_attrs(us);
     void *xf = NULL, *dep = NULL;
     int bad = 0, rc;
     memset(hwant, 0xAB, (size_t)DCAP);
@@ -130,7 +109,7 @@ static int run_pieces(const tpiece_t *t, int n, const char *what)
         MPI_Error_string(rc, s, &l);
         CU_BAD(bad, "%s (%d pieces): import_copy_n failed: %s", what, n, s);
     } else {
-        if (xf && wait_h(xf)) CU_BAD(bad, "%s: not complete after 30 s", what);
+        if (xf && cu_wait_handle(B, xf, 30)) CU_BAD(bad, "%s: not complete after 30 s", what);
         if (xf) B->release(xf);
         cu_get(hgot, dout, DCAP);
         if (memcmp(hgot, hwant, (size_t)DCAP) != 0) {
@@ -222,7 +201,7 @@ static void errors(void **state)
 {
     int bad = 0, rc;
     void *xf = NULL;
-    mpiacc_attrs_t a = attrs();
+    mpiacc_attrs_t a = cu_stream_attrs(us);
     mpiacc_ipc_export_t xs[2];
     mpiacc_ipc_piece_t p[2];
     (void)state;
@@ -261,7 +240,7 @@ static void errors(void **state)
 
 static void run_bench(void)
 {
-    mpiacc_attrs_t a = attrs();
+    mpiacc_attrs_t a = cu_stream_attrs(us);
     if (cu_rank == 0) printf("bench import_copy_n: one piece from every rank (%d ranks), host time per call\n", cu_size);
     for (long long s = 8; s <= (16 << 20) && s * cu_size <= DCAP && s * cu_size <= CAP; s *= 8) {
         mpiacc_ipc_piece_t p[MAXR];
@@ -275,7 +254,7 @@ static void run_bench(void)
             MPI_CK(MPI_Barrier(MPI_COMM_WORLD));
             t0 = cu_now();
             MPI_CK(I->import_copy_n(&a, NULL, X, NB * cu_size, p, cu_size, &xf));
-            if (xf && wait_h(xf)) fprintf(stderr, "[rank %d] bench: not complete after 30 s\n", cu_rank);
+            if (xf && cu_wait_handle(B, xf, 30)) fprintf(stderr, "[rank %d] bench: not complete after 30 s\n", cu_rank);
             t = cu_now() - t0;
             if (xf) B->release(xf);
             if (it < 0) continue;
@@ -290,11 +269,11 @@ static void run_bench(void)
 
 int main(int argc, char **argv)
 {
-    int fails = 0, provided, local = 0, ipcev = 0;
-        cudaError_t e;
+    int fails = 0;
     static const struct option lo[] = {{"bench", no_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'}, {0}};
-    const struct CMUnitTest tests[] = {cmocka_unit_test(one_piece), cmocka_unit_test(alltoall), cmocka_unit_test(many),
-                                       cmocka_unit_test(errors)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(one_piece), cmocka_unit_test(alltoall), cmocka_unit_test(many), cmocka_unit_test(errors),
+    };
     for (int c; (c = getopt_long(argc, argv, "bh", lo, NULL)) != -1;) {
         if (c == 'b') bench = 1;
         else {
@@ -303,26 +282,15 @@ int main(int argc, char **argv)
             return c == 'h' ? 0 : 2;
         }
     }
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(MPI_COMM_WORLD, &cu_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &cu_size);
+    cu_mpi_start(&argc, &argv, MPI_THREAD_SINGLE);
     if (cu_size > MAXR) mpiacc_test_skip_all("runs on 1 to %d ranks, got %d", MAXR, cu_size);
-    e = cudaGetDeviceCount(&cu_ndev);
-    if (e != cudaSuccess || cu_ndev <= 0)
-        mpiacc_test_skip_all("%s", cu_nodev_why(e, cu_ndev, (char[160]){0}, 160));
-    if (!(B = mpiacc_backend_get(MPIACC_KIND_CUDA)) || !(I = B->ipc) || !I->import_copy_n) {
-        fprintf(stderr, "[rank %d] CUDA devices but no CUDA backend with import_copy_n: %s\n", cu_rank,
-                mpiacc_backend_why_absent(MPIACC_KIND_CUDA));
+    B = cu_device_start("");
+    if (!(I = B->ipc) || !I->import_copy_n) {
+        fprintf(stderr, "[rank %d] the CUDA backend has no import_copy_n\n", cu_rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    local_rank_size(MPI_COMM_WORLD, &local, NULL); /* bench/common/local_rank.h */
-    mydev = local % cu_ndev;
-    CU_CK(cudaSetDevice(mydev));
-    CU_CK(cudaDeviceGetAttribute(&ipcev, cudaDevAttrIpcEventSupport, mydev));
-    MPI_CK(MPI_Allreduce(MPI_IN_PLACE, &ipcev, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-    if (!ipcev) mpiacc_test_skip_all("the device does not support CUDA IPC events");
+    mydev = cu_dev;
+    cu_need_ipc_events();
     CU_CK(cudaStreamCreateWithFlags(&us, cudaStreamNonBlocking));
     for (int b = 0; b < NB; b++) CU_CK(cudaMalloc((void **)&dbuf[b], (size_t)CAP));
     CU_CK(cudaMalloc((void **)&dout, (size_t)DCAP));
@@ -340,6 +308,5 @@ int main(int argc, char **argv)
     for (int i = 0; i < NB * cu_size; i++) free(himg[i]);
     free(hgot), free(hwant);
     CU_CK(cudaStreamDestroy(us));
-    if (MPI_Finalize() != MPI_SUCCESS) return 1;
-    return fails ? 1 : 0;
+    return cu_end(fails);
 }

@@ -406,12 +406,9 @@ int main(int argc, char **argv)
 {
     int fails, lrank = 0, provided;
     const char *e;
-        const struct CMUnitTest tests[] = {
-        cmocka_unit_test(send_after_pageable_copy),
-        cmocka_unit_test(recv_after_memset),
-        cmocka_unit_test(random_layouts),
-        cmocka_unit_test(pack_unpack),
-        cmocka_unit_test(other_thread),
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(send_after_pageable_copy), cmocka_unit_test(recv_after_memset),
+        cmocka_unit_test(random_layouts), cmocka_unit_test(pack_unpack), cmocka_unit_test(other_thread),
     };
     provided = cu_init(&argc, &argv, MPI_THREAD_FUNNELED, 2);
     (void)provided; /* the writer thread makes no MPI call */

@@ -217,16 +217,11 @@ static void test_regress(void **state)
 
 int main(int argc, char **argv)
 {
-    int fails;
     MPI_Init(&argc, &argv);
     seed32 = (unsigned)mpiacc_test_seed();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cases),
-        cmocka_unit_test(test_engine),
-        cmocka_unit_test(test_regress),
+        cmocka_unit_test(test_cases), cmocka_unit_test(test_engine), cmocka_unit_test(test_regress),
         cmocka_unit_test(test_corpus),
     };
-    fails = MPIACC_TEST_RUN("cuda_emul", tests, NULL, NULL);
-    MPI_Finalize();
-    return fails ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("cuda_emul", tests, NULL, NULL));
 }

@@ -218,7 +218,9 @@ int main(int argc, char **argv)
     int fails;
     const char *env = getenv("MPIACC_TEST_OPENCL_PLATFORM");
     const struct CMUnitTest cuda_tests[] = {cmocka_unit_test(cuda_host_both_ways)};
-    const struct CMUnitTest ocl_tests[] = {cmocka_unit_test(cuda_opencl_roundtrip), cmocka_unit_test(self_cuda_opencl)};
+    const struct CMUnitTest ocl_tests[] = {
+        cmocka_unit_test(cuda_opencl_roundtrip), cmocka_unit_test(self_cuda_opencl),
+    };
     MPI_Aint disp = OCL_OFF;
     cu_init(&argc, &argv, MPI_THREAD_SINGLE, 2);
     for (int i = 1; i + 1 < argc; i++)

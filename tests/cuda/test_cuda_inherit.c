@@ -178,8 +178,10 @@ static void empty_null_pointer(void **state)
 int main(int argc, char **argv)
 {
     int fails;
-    const struct CMUnitTest tests[] = {cmocka_unit_test(pmpi_tag_first), cmocka_unit_test(wrappers),
-                                       cmocka_unit_test(disagreeing_streams), cmocka_unit_test(empty_null_pointer)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pmpi_tag_first), cmocka_unit_test(wrappers), cmocka_unit_test(disagreeing_streams),
+        cmocka_unit_test(empty_null_pointer),
+    };
     cu_init(&argc, &argv, MPI_THREAD_SINGLE, 2);
     CU_CK(cudaMalloc((void **)&dsrc, NB));
     CU_CK(cudaMalloc((void **)&ddst, NB));

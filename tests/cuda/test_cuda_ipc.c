@@ -135,7 +135,7 @@ static void realloc_same_address(void **state)
 
 static void not_exportable(void **state)
 {
-    mpiacc_attrs_t a = attrs();
+    mpiacc_attrs_t a = cu_stream_attrs(us);
     mpiacc_ipc_export_t x;
     mpiacc_ipc_stats_t s0, s1;
     void *tok = NULL, *p = NULL;
@@ -274,7 +274,7 @@ static void same_process(void **state)
 {
     MPI_Datatype v = vec_int(8192, 3), c = contig_int(8192);
     side_t s = mkside(v, 1, 256, 128 << 10, 81), d = mkside(c, 1, 8, 64 << 10, 82);
-    mpiacc_attrs_t a = attrs();
+    mpiacc_attrs_t a = cu_stream_attrs(us);
     mpiacc_ipc_export_t x;
     mpiacc_ipc_stats_t a0, a1;
     mpiacc_pack_type_t *TS = NULL, *TD = NULL;
@@ -299,7 +299,7 @@ static void same_process(void **state)
     if (ok) { /* no dependency of its own: only the exported event orders the copy */
         rc = I->import_copy(&a, NULL, &x, TS->blob, TS->blob_bytes, 1, &dd, &xf);
         if (rc != MPI_SUCCESS) CU_BAD(bad, "import of the own export failed (class %d)", cu_class(rc));
-        else if (wait_h(xf)) CU_BAD(bad, "import not complete after 30 s");
+        else if (cu_wait_handle(B, xf, 30)) CU_BAD(bad, "import not complete after 30 s");
     }
     B->release(xf);
     I->export_release(tok), B->release(dep);
@@ -331,12 +331,12 @@ typedef struct targ {
 static void *import_thread(void *p)
 {
     targ_t *t = p;
-    mpiacc_attrs_t a = attrs();
+    mpiacc_attrs_t a = cu_stream_attrs(us);
     mpiacc_xfer_desc_t dd = {0};
     void *xf = NULL;
     dd.buf = t->dst, dd.type = t->T, dd.count = 1, dd.first = 0, dd.last = t->T->size;
     t->rc = I->import_copy(&a, NULL, t->x, t->blob, (size_t)t->nb, 1, &dd, &xf);
-    if (t->rc == MPI_SUCCESS && wait_h(xf)) t->rc = -1;
+    if (t->rc == MPI_SUCCESS && cu_wait_handle(B, xf, 30)) t->rc = -1;
     B->release(xf);
     return NULL;
 }
@@ -348,7 +348,7 @@ static void concurrent_imports(void **state)
     side_t s = mkside(v, 1, 0, 128 << 10, 101), d[NT];
     mpiacc_ipc_export_t x;
     mpiacc_ipc_stats_t a0, a1;
-    mpiacc_attrs_t a = attrs();
+    mpiacc_attrs_t a = cu_stream_attrs(us);
     long long nb = 0, lo, hi;
     int bad = 0, ok = 0;
     (void)state;
@@ -422,7 +422,7 @@ static void errors(void **state)
 {
     MPI_Datatype c = contig_int(1024);
     side_t s = mkside(c, 1, 0, 8192, 91), d = mkside(c, 1, 0, 8192, 92);
-    mpiacc_attrs_t a = attrs();
+    mpiacc_attrs_t a = cu_stream_attrs(us);
     mpiacc_ipc_export_t x, y;
     mpiacc_pack_type_t *T = NULL;
     mpiacc_xfer_desc_t dd = {0};
@@ -456,34 +456,23 @@ static void errors(void **state)
 
 int main(int argc, char **argv)
 {
-    int fails, provided, local = 0, ipcev = 0;
-        cudaError_t e;
+    int fails;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(layouts),        cmocka_unit_test(random_layouts), cmocka_unit_test(realloc_same_address),
+        cmocka_unit_test(layouts), cmocka_unit_test(random_layouts), cmocka_unit_test(realloc_same_address),
         cmocka_unit_test(not_exportable), cmocka_unit_test(producer_still_running), cmocka_unit_test(lru_bound),
-        cmocka_unit_test(steady_state),   cmocka_unit_test(same_process),   cmocka_unit_test(concurrent_imports),
-        cmocka_unit_test(errors)};
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(MPI_COMM_WORLD, &cu_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &cu_size);
+        cmocka_unit_test(steady_state), cmocka_unit_test(same_process), cmocka_unit_test(concurrent_imports),
+        cmocka_unit_test(errors),
+    };
+    cu_mpi_start(&argc, &argv, MPI_THREAD_SINGLE);
     if (cu_size != 2) mpiacc_test_skip_all("runs on exactly 2 ranks, got %d", cu_size);
-    e = cudaGetDeviceCount(&cu_ndev);
-    if (e != cudaSuccess || cu_ndev <= 0)
-        mpiacc_test_skip_all("%s", cu_nodev_why(e, cu_ndev, (char[160]){0}, 160));
-    if (!(B = mpiacc_backend_get(MPIACC_KIND_CUDA)) || !(I = B->ipc)) {
-        fprintf(stderr, "[rank %d] CUDA devices but no CUDA backend with IPC: %s\n", cu_rank,
-                mpiacc_backend_why_absent(MPIACC_KIND_CUDA));
+    B = cu_device_start("");
+    if (!(I = B->ipc)) {
+        fprintf(stderr, "[rank %d] the CUDA backend has no IPC table\n", cu_rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    local_rank_size(MPI_COMM_WORLD, &local, NULL); /* bench/common/local_rank.h */
-    mydev = local % cu_ndev;
+    mydev = cu_dev;
     peer = 1 - cu_rank;
-    CU_CK(cudaSetDevice(mydev));
-    CU_CK(cudaDeviceGetAttribute(&ipcev, cudaDevAttrIpcEventSupport, mydev));
-    MPI_CK(MPI_Allreduce(MPI_IN_PLACE, &ipcev, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-    if (!ipcev) mpiacc_test_skip_all("the device does not support CUDA IPC events");
+    cu_need_ipc_events();
     CU_CK(cudaStreamCreateWithFlags(&us, cudaStreamNonBlocking));
     rng = mpiacc_test_seed();
     {
@@ -495,6 +484,5 @@ int main(int argc, char **argv)
     alarm(0);
     CU_CK(cudaDeviceSynchronize());
     CU_CK(cudaStreamDestroy(us));
-    if (MPI_Finalize() != MPI_SUCCESS) return 1;
-    return fails ? 1 : 0;
+    return cu_end(fails);
 }

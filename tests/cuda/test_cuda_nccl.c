@@ -398,17 +398,13 @@ static void comm_free(void **state)
 
 int main(int argc, char **argv)
 {
-    int failed, dims[1] = {0}, periods[1] = {1}, local;
+    int failed, local;
     const char *e = getenv("MPIACC_TEST_COLL_ENGINE");
-        for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help")) {
-            printf("usage: mpiexec -n N %s\nCollectives on CUDA buffers on their engine (NCCL with one rank per GPU; "
-                   "MPIACC_TEST_SHARED_GPU=1: every rank on device 0) against MPI on host copies; "
-                   "MPIACC_TEST_COLL_ENGINE=nccl|ipc|staged checks the engine that ran.  Skipped without a CUDA "
-                   "device.\n",
-                   argv[0]);
-            return 0;
-        }
+    if (mpiacc_test_help(argc, argv, "usage: mpiexec -n N %s\nCollectives on CUDA buffers on their engine (NCCL with "
+                                     "one rank per GPU; MPIACC_TEST_SHARED_GPU=1: every rank on device 0) against "
+                                     "MPI on host copies; MPIACC_TEST_COLL_ENGINE=nccl|ipc|staged checks the engine "
+                                     "that ran. Skipped without a CUDA device.\n"))
+        return 0;
     cu_init(&argc, &argv, MPI_THREAD_SINGLE, 1);
     if (e && *e) expect = !strcmp(e, "nccl") ? 0 : !strcmp(e, "ipc") ? 1 : !strcmp(e, "staged") ? 2 : -1;
     local_rank_size(MPI_COMM_WORLD, &local, NULL); /* bench/common/local_rank.h */
@@ -418,12 +414,11 @@ int main(int argc, char **argv)
     CU_CK(cudaSetDevice(dev));
     CU_CK(cudaStreamCreateWithFlags(&cu_us, cudaStreamNonBlocking));
     CU_CK(cudaStreamCreateWithFlags(&cu_us2, cudaStreamNonBlocking));
-    MPI_CK(MPI_Dims_create(cu_size, 1, dims));
-    MPI_CK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart));
+    mpiacc_test_world(NULL, NULL, 0, &cart);
     cu_watchdog("test_cuda_nccl", 580);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(moves),  cmocka_unit_test(reductions), cmocka_unit_test(streams),
-        cmocka_unit_test(errors), cmocka_unit_test(comm_free),
+        cmocka_unit_test(moves), cmocka_unit_test(reductions), cmocka_unit_test(streams), cmocka_unit_test(errors),
+        cmocka_unit_test(comm_free),
     };
     failed = MPIACC_TEST_RUN("cuda_nccl", tests, NULL, NULL);
     MPI_Comm_free(&cart);

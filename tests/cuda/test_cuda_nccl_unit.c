@@ -92,7 +92,6 @@ static void test_loader(void **state)
 
 int main(int argc, char **argv)
 {
-    int failed;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--absent")) absent = 1;
         if (!strcmp(argv[i], "--help")) {
@@ -104,7 +103,5 @@ int main(int argc, char **argv)
     }
     MPI_Init(&argc, &argv);
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_errors), cmocka_unit_test(test_loader)};
-    failed = MPIACC_TEST_RUN("cuda_nccl_unit", tests, NULL, NULL);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("cuda_nccl_unit", tests, NULL, NULL));
 }

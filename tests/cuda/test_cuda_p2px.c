@@ -154,8 +154,10 @@ static void refused(void **state)
 int main(int argc, char **argv)
 {
     int fails;
-    const struct CMUnitTest tests[] = {cmocka_unit_test(persistent), cmocka_unit_test(sendrecv_replace),
-                                       cmocka_unit_test(bsend_mrecv), cmocka_unit_test(refused)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(persistent), cmocka_unit_test(sendrecv_replace), cmocka_unit_test(bsend_mrecv),
+        cmocka_unit_test(refused),
+    };
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("usage: mpiexec -n 2 %s\nIssue 21's point-to-point extras on CUDA memory (skipped without a GPU).\n",
                argv[0]);

@@ -380,7 +380,7 @@ static void truncation_cancel_count(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(contig_and_vector),       cmocka_unit_test(held),  cmocka_unit_test(self_and_any_source),
+        cmocka_unit_test(contig_and_vector), cmocka_unit_test(held), cmocka_unit_test(self_and_any_source),
         cmocka_unit_test(persistent_and_sendrecv), cmocka_unit_test(mrecv), cmocka_unit_test(host_device),
         cmocka_unit_test(truncation_cancel_count),
     };

@@ -44,27 +44,6 @@ static unsigned char *hsrc[MAXS]; /* host images of every rank's allocations: [r
 static unsigned char *hgot, *hwant;
 static uint64_t seed0;
 
-static mpiacc_attrs_t attrs(void)
-{
-    mpiacc_attrs_t a;
-    memset(&a, 0, sizeof a);
-    a.kind = MPIACC_KIND_CUDA;
-    a.stream = us;
-    a.has_stream = 1;
-    return a;
-}
-
-static int wait_h(void *h)
-{
-    int done = 0;
-    double t0 = cu_now();
-    while (!done) {
-        MPI_CK(B->test(h, &done));
-        if (!done && cu_now() - t0 > 30) return 1;
-    }
-    return 0;
-}
-
 static uint64_t img_seed(int round, int r, int b) { return seed0 ^ ((uint64_t)round << 40) ^ ((uint64_t)r << 20) ^ (uint64_t)b; }
 
 /* ---- supported set ------------------------------------------------------- */
@@ -112,7 +91,7 @@ typedef struct round {
  * export carries an event); gathers the exports. */
 static void round_begin_at(round_t *R, int round, const ref_rd_type_t *t, long long bytes, int shift)
 {
-    mpiacc_attrs_t a = attrs();
+    mpiacc_attrs_t a = cu_stream_attrs(us);
     int ok = 0;
     long long cnt = bytes / t->size + 1;
     memset(R, 0, sizeof *R);
@@ -158,7 +137,7 @@ static int one(round_t *R, const ref_rd_type_t *t, int o, const int *list, int n
     int bad = 0, rc;
     mpiacc_ipc_export_t xs[MAXS];
     const void *srcs[MAXS];
-    mpiacc_attrs_t a = attrs();
+    mpiacc_attrs_t a = cu_stream_attrs(us);
     void *xf = NULL, *dep = NULL;
     long long bytes = count * t->size;
     for (int i = 0; i < n; i++) {
@@ -176,7 +155,7 @@ static int one(round_t *R, const ref_rd_type_t *t, int o, const int *list, int n
         B->release(dep);
         return bad;
     }
-    if (wait_h(xf)) CU_BAD(bad, "%s: not complete after 30 s", what);
+    if (cu_wait_handle(B, xf, 30)) CU_BAD(bad, "%s: not complete after 30 s", what);
     B->release(xf);
     B->release(dep);
     cu_get(hgot, dst, bytes);
@@ -293,7 +272,7 @@ static void errors(void **state)
     round_t R;
     int bad = 0, rc;
     void *xf = NULL;
-    mpiacc_attrs_t a = attrs();
+    mpiacc_attrs_t a = cu_stream_attrs(us);
     mpiacc_ipc_export_t xs[2];
     (void)state;
     assert_true(ref_reduce_type(MPI_INT, &t));
@@ -330,7 +309,7 @@ static void run_bench(void)
     long long c = cu_size > 1 ? count / cu_size : count;
     MPI_Aint disp = cu_size > 1 ? (MPI_Aint)(cu_rank * c * 4) : 0;
     double best = 1e30, sum = 0, tb = 0, tmax = 0;
-    mpiacc_attrs_t a = attrs();
+    mpiacc_attrs_t a = cu_stream_attrs(us);
     ref_reduce_type(MPI_FLOAT, &t);
     for (int j = 0; j < n; j++) list[j] = cu_size > 1 ? j * NB : j;
     round_begin(&R, 4000, &t, bytes);
@@ -343,7 +322,7 @@ static void run_bench(void)
         MPI_CK(MPI_Barrier(MPI_COMM_WORLD));
         t0 = cu_now();
         MPI_CK(I->import_reduce(&a, NULL, xs, n, disp, MPI_FLOAT, MPI_SUM, c, dout + disp, &xf));
-        if (wait_h(xf)) fprintf(stderr, "[rank %d] bench: not complete after 30 s\n", cu_rank);
+        if (cu_wait_handle(B, xf, 30)) fprintf(stderr, "[rank %d] bench: not complete after 30 s\n", cu_rank);
         t1 = cu_now();
         B->release(xf);
         if (it < 0) continue;
@@ -361,7 +340,7 @@ static void run_bench(void)
             for (int j = 0; j < n; j++) xs[j] = R.x[list[j]];
             MPI_CK(I->import_reduce(&a, NULL, xs, n, disp, MPI_FLOAT, MPI_SUM, c, dout + disp, &xf[it]));
         }
-        for (int it = 0; it < 20; it++) wait_h(xf[it]), B->release(xf[it]);
+        for (int it = 0; it < 20; it++) cu_wait_handle(B, xf[it], 30), B->release(xf[it]);
         tb = (cu_now() - t0) / 20;
         MPI_CK(MPI_Allreduce(MPI_IN_PLACE, &tb, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
     }
@@ -377,11 +356,11 @@ static void run_bench(void)
 
 int main(int argc, char **argv)
 {
-    int fails = 0, provided, local = 0, ipcev = 0, bad;
-        cudaError_t e;
+    int fails = 0, bad;
     static const struct option lo[] = {{"bench", no_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'}, {0}};
-    const struct CMUnitTest tests[] = {cmocka_unit_test(all_pairs), cmocka_unit_test(large),
-                                       cmocka_unit_test(in_place), cmocka_unit_test(errors)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(all_pairs), cmocka_unit_test(large), cmocka_unit_test(in_place), cmocka_unit_test(errors),
+    };
     for (int c; (c = getopt_long(argc, argv, "bh", lo, NULL)) != -1;) {
         if (c == 'b') bench = 1;
         else {
@@ -389,11 +368,7 @@ int main(int argc, char **argv)
             return c == 'h' ? 0 : 2;
         }
     }
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(MPI_COMM_WORLD, &cu_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &cu_size);
+    cu_mpi_start(&argc, &argv, MPI_THREAD_SINGLE);
     bad = check_supported(); /* no GPU needed */
     MPI_CK(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     if (bad) {
@@ -402,20 +377,13 @@ int main(int argc, char **argv)
         return 1;
     }
     if (cu_size > MAXS / NB) mpiacc_test_skip_all("runs on 1 to %d ranks, got %d", MAXS / NB, cu_size);
-    e = cudaGetDeviceCount(&cu_ndev);
-    if (e != cudaSuccess || cu_ndev <= 0)
-        mpiacc_test_skip_all("%s", cu_nodev_why(e, cu_ndev, (char[160]){0}, 160));
-    if (!(B = mpiacc_backend_get(MPIACC_KIND_CUDA)) || !(I = B->ipc) || !I->import_reduce) {
-        fprintf(stderr, "[rank %d] CUDA devices but no CUDA backend with IPC reductions: %s\n", cu_rank,
-                mpiacc_backend_why_absent(MPIACC_KIND_CUDA));
+    B = cu_device_start(" (reduce_supported checked)");
+    if (!(I = B->ipc) || !I->import_reduce) {
+        fprintf(stderr, "[rank %d] the CUDA backend has no IPC reductions\n", cu_rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    local_rank_size(MPI_COMM_WORLD, &local, NULL); /* bench/common/local_rank.h */
-    mydev = local % cu_ndev;
-    CU_CK(cudaSetDevice(mydev));
-    CU_CK(cudaDeviceGetAttribute(&ipcev, cudaDevAttrIpcEventSupport, mydev));
-    MPI_CK(MPI_Allreduce(MPI_IN_PLACE, &ipcev, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-    if (!ipcev) mpiacc_test_skip_all("the device does not support CUDA IPC events");
+    mydev = cu_dev;
+    cu_need_ipc_events();
     CU_CK(cudaStreamCreateWithFlags(&us, cudaStreamNonBlocking));
     for (int b = 0; b < NB; b++) CU_CK(cudaMalloc((void **)&dbuf[b], (size_t)CAP));
     CU_CK(cudaMalloc((void **)&dout, (size_t)CAP));
@@ -430,6 +398,5 @@ int main(int argc, char **argv)
     for (int i = 0; i < NB * cu_size; i++) free(hsrc[i]);
     free(hgot), free(hwant);
     CU_CK(cudaStreamDestroy(us));
-    if (MPI_Finalize() != MPI_SUCCESS) return 1;
-    return fails ? 1 : 0;
+    return cu_end(fails);
 }

@@ -430,8 +430,8 @@ int main(int argc, char **argv)
 {
     int fails;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fig5_loop),       cmocka_unit_test(non_overtaking), cmocka_unit_test(status_elements),
-        cmocka_unit_test(any_source),      cmocka_unit_test(truncation),     cmocka_unit_test(cancel),
+        cmocka_unit_test(fig5_loop), cmocka_unit_test(non_overtaking), cmocka_unit_test(status_elements),
+        cmocka_unit_test(any_source), cmocka_unit_test(truncation), cmocka_unit_test(cancel),
         cmocka_unit_test(zero_and_proc_null),
     };
     cu_init(&argc, &argv, MPI_THREAD_SINGLE, 2);

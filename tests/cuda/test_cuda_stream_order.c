@@ -272,11 +272,10 @@ static void warm_up(void)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(recv_staged),         cmocka_unit_test(recv_dev_small),
-        cmocka_unit_test(recv_dev_large),      cmocka_unit_test(recv_dev_held_sender),
-        cmocka_unit_test(recv_default_stream),
-        cmocka_unit_test(recv_host_order),     cmocka_unit_test(send_staged),
-        cmocka_unit_test(send_dev_small),      cmocka_unit_test(send_dev_large),
+        cmocka_unit_test(recv_staged), cmocka_unit_test(recv_dev_small), cmocka_unit_test(recv_dev_large),
+        cmocka_unit_test(recv_dev_held_sender), cmocka_unit_test(recv_default_stream),
+        cmocka_unit_test(recv_host_order), cmocka_unit_test(send_staged), cmocka_unit_test(send_dev_small),
+        cmocka_unit_test(send_dev_large),
     };
     int failed;
     MPI_Info info;

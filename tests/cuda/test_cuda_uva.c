@@ -228,7 +228,7 @@ int main(int argc, char **argv)
     int fails, lrank = 0;
         const struct CMUnitTest tests[] = {
         cmocka_unit_test(support), cmocka_unit_test(device_default), cmocka_unit_test(managed),
-        cmocka_unit_test(pinned),  cmocka_unit_test(asserted), cmocka_unit_test(refused),
+        cmocka_unit_test(pinned), cmocka_unit_test(asserted), cmocka_unit_test(refused),
     };
     cu_init(&argc, &argv, MPI_THREAD_SINGLE, 2);
     if (cu_size != 2) mpiacc_test_skip_all("runs on exactly 2 ranks, got %d", cu_size);

@@ -243,13 +243,12 @@ static void random_pairs(void **state)
 
 int main(int argc, char **argv)
 {
-    int fails;
-    const struct CMUnitTest tests[] = {cmocka_unit_test(directed), cmocka_unit_test(rows), cmocka_unit_test(variant_names),
-                                       cmocka_unit_test(random_pairs)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(directed), cmocka_unit_test(rows), cmocka_unit_test(variant_names),
+        cmocka_unit_test(random_pairs),
+    };
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     rng = mpiacc_test_seed();
-    fails = MPIACC_TEST_RUN("cuda_xcopy_emul", tests, NULL, NULL);
-    MPI_Finalize();
-    return fails ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("cuda_xcopy_emul", tests, NULL, NULL));
 }

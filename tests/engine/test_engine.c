@@ -107,8 +107,9 @@ static void decision(void **state)
 
 int main(int argc, char **argv)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(rule), cmocka_unit_test(agree), cmocka_unit_test(decision)};
-    int failed;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(rule), cmocka_unit_test(agree), cmocka_unit_test(decision),
+    };
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--expect") && i + 1 < argc) expect = argv[++i];
         else if (!strcmp(argv[i], "--reason") && i + 1 < argc) reason = argv[++i];
@@ -122,7 +123,5 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    failed = MPIACC_TEST_RUN("engine", tests, NULL, NULL);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("engine", tests, NULL, NULL));
 }

@@ -73,7 +73,18 @@ static void fx_init(int *argc, char ***argv)
     fx.copy = clCreateKernel(fx.prog, "copy", &e);
 }
 
-static void fx_fini(void)
+/* fx_init, then this process's rank and the other one's (two ranks), and
+ * errors returned on MPI_COMM_WORLD. */
+static void fx_init_pair(int *argc, char ***argv, int *rank, int *peer)
+{
+    fx_init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    *peer = 1 - *rank;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+/* The fixture's OpenCL objects released (MPI left running). */
+static void fx_release(void)
 {
     clReleaseKernel(fx.fill);
     clReleaseKernel(fx.copy);
@@ -81,7 +92,20 @@ static void fx_fini(void)
     if (fx.qooo) clReleaseCommandQueue(fx.qooo);
     clReleaseCommandQueue(fx.qin);
     clReleaseContext(fx.ctx);
+}
+
+static void fx_fini(void)
+{
+    fx_release();
     MPI_Finalize();
+}
+
+/* The end of a program: fx_fini, and main's status for `failed` failures
+ * (return fx_end(MPIACC_TEST_RUN(...))). */
+static int fx_end(int failed)
+{
+    fx_fini();
+    return failed ? 1 : 0;
 }
 
 static cl_mem fx_buf(size_t bytes, const void *init)
@@ -98,15 +122,22 @@ static void fx_read(cl_mem m, size_t bytes, void *out)
     assert_int_equal(clEnqueueReadBuffer(fx.qin, m, CL_TRUE, 0, bytes, out, 0, NULL, NULL), CL_SUCCESS);
 }
 
+/* Enqueues kernel k (its arguments set) on q over n items, after `gate`
+ * if not NULL. */
+static void fx_enqueue(cl_kernel k, cl_command_queue q, size_t n, cl_event gate, cl_event *done)
+{
+    assert_int_equal(clEnqueueNDRangeKernel(q, k, 1, NULL, &n, NULL, gate ? 1 : 0, gate ? &gate : NULL, done),
+                     CL_SUCCESS);
+    clFlush(q);
+}
+
 /* Enqueues fill(b, v) on q over n ints, after `gate` if not NULL. */
 static void fx_fill(cl_command_queue q, cl_mem b, size_t n, int v, int spin, cl_event gate, cl_event *done)
 {
     clSetKernelArg(fx.fill, 0, sizeof b, &b);
     clSetKernelArg(fx.fill, 1, sizeof v, &v);
     clSetKernelArg(fx.fill, 2, sizeof spin, &spin);
-    assert_int_equal(clEnqueueNDRangeKernel(q, fx.fill, 1, NULL, &n, NULL, gate ? 1 : 0, gate ? &gate : NULL, done),
-                     CL_SUCCESS);
-    clFlush(q);
+    fx_enqueue(fx.fill, q, n, gate, done);
 }
 
 /* Enqueues copy(src -> dst) on q over n ints, after `gate` if not NULL. */
@@ -115,9 +146,7 @@ static void fx_copy(cl_command_queue q, cl_mem src, cl_mem dst, size_t n, int sp
     clSetKernelArg(fx.copy, 0, sizeof src, &src);
     clSetKernelArg(fx.copy, 1, sizeof dst, &dst);
     clSetKernelArg(fx.copy, 2, sizeof spin, &spin);
-    assert_int_equal(clEnqueueNDRangeKernel(q, fx.copy, 1, NULL, &n, NULL, gate ? 1 : 0, gate ? &gate : NULL, done),
-                     CL_SUCCESS);
-    clFlush(q);
+    fx_enqueue(fx.copy, q, n, gate, done);
 }
 
 static double fx_now(void)
@@ -148,6 +177,31 @@ static void fx_stays_pending(void *h, double secs)
     while (fx_now() - t0 < secs) {
         assert_int_equal(fx.be->test(h, &done), MPI_SUCCESS);
         assert_false(done);
+    }
+}
+
+/* MPI_Test on r for `secs` seconds, failing if it completes (its data or
+ * dependency is held back: why). */
+static void fx_req_stays_pending(MPI_Request *r, double secs, const char *why)
+{
+    double t0 = fx_now();
+    int flag = 0, rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    while (fx_now() - t0 < secs) {
+        assert_int_equal(MPI_Test(r, &flag, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        if (flag) fail_msg("rank %d: the operation completed while %s", rank, why);
+    }
+}
+
+/* MPI_Wait, failing after 20 s instead of hanging. */
+static void fx_req_wait(MPI_Request *r, MPI_Status *st)
+{
+    double t0 = fx_now();
+    int flag = 0, rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    while (!flag) {
+        assert_int_equal(MPI_Test(r, &flag, st), MPI_SUCCESS);
+        if (!flag && fx_now() - t0 > 20) fail_msg("rank %d: operation not complete after 20 s", rank);
     }
 }
 

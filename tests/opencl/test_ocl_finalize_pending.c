@@ -96,12 +96,7 @@ int main(int argc, char **argv)
     if (filled) clReleaseEvent(filled);
     free(v);
     free(log);
-    clReleaseKernel(fx.fill);
-    clReleaseKernel(fx.copy);
-    clReleaseProgram(fx.prog);
-    if (fx.qooo) clReleaseCommandQueue(fx.qooo);
-    clReleaseCommandQueue(fx.qin);
-    clReleaseContext(fx.ctx);
+    fx_release();
     alarm(0);
     (void)kept;
     printf("rank %d ocl_finalize_pending: %s (pending %d, completed %d, cancelled %d)\n", rank,

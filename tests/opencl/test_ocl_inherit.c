@@ -255,16 +255,12 @@ static void empty_null_clmem(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(pmpi_tag_first),     cmocka_unit_test(wrappers),
-        cmocka_unit_test(pack_wrapper),       cmocka_unit_test(disagreeing_queues),
-        cmocka_unit_test(empty_null_clmem),
+        cmocka_unit_test(pmpi_tag_first), cmocka_unit_test(wrappers), cmocka_unit_test(pack_wrapper),
+        cmocka_unit_test(disagreeing_queues), cmocka_unit_test(empty_null_clmem),
     };
-    int failed;
     fx_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    failed = MPIACC_TEST_RUN("ocl_inherit", tests, NULL, NULL);
-    fx_fini();
-    return failed ? 1 : 0;
+    return fx_end(MPIACC_TEST_RUN("ocl_inherit", tests, NULL, NULL));
 }

@@ -131,9 +131,7 @@ static void recv_side(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(send_waitany),
-        cmocka_unit_test(send_waitsome),
-        cmocka_unit_test(send_testany),
+        cmocka_unit_test(send_waitany), cmocka_unit_test(send_waitsome), cmocka_unit_test(send_testany),
         cmocka_unit_test(recv_side),
     };
     int failed, size;

@@ -29,28 +29,6 @@ static void token_recv(void)
     assert_int_equal(MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_TOKEN, MPI_COMM_WORLD, MPI_STATUS_IGNORE), 0);
 }
 
-/* Calls MPI_Test on r for `secs` seconds and asserts it never completes. */
-static void stays_pending(MPI_Request *r, double secs)
-{
-    double t0 = fx_now();
-    int flag = 0;
-    while (fx_now() - t0 < secs) {
-        assert_int_equal(MPI_Test(r, &flag, MPI_STATUS_IGNORE), MPI_SUCCESS);
-        if (flag) fail_msg("rank %d: the operation completed while its dependency was held back", rank);
-    }
-}
-
-/* MPI_Wait, failing after 20 s instead of hanging. */
-static void wait_done(MPI_Request *r, MPI_Status *st)
-{
-    double t0 = fx_now();
-    int flag = 0;
-    while (!flag) {
-        assert_int_equal(MPI_Test(r, &flag, st), MPI_SUCCESS);
-        if (!flag && fx_now() - t0 > 20) fail_msg("rank %d: operation not complete after 20 s", rank);
-    }
-}
-
 static void check_ints(const int *v, int n, int want)
 {
     for (int i = 0; i < n; i++)
@@ -83,17 +61,17 @@ static void implicit_sync_send(void **state)
         fx_fill(fx.qin, m, N, 1, 0, NULL, NULL);
         fx_fill(fx.qin, m, N, 7, SPIN, gate, NULL); /* no clFinish */
         assert_int_equal(MPI_Isend(m, 1, t, 1, TAG_DATA, MPI_COMM_WORLD, &r), MPI_SUCCESS);
-        stays_pending(&r, 0.1);
+        fx_req_stays_pending(&r, 0.1, "its dependency was held back");
         token_recv(); /* the receiver has seen nothing either */
         open_gate(gate);
-        wait_done(&r, MPI_STATUS_IGNORE);
+        fx_req_wait(&r, MPI_STATUS_IGNORE);
         clReleaseEvent(gate);
         clReleaseMemObject(m);
     } else {
         assert_int_equal(MPI_Irecv(v, N, MPI_INT, 0, TAG_DATA, MPI_COMM_WORLD, &r), MPI_SUCCESS);
-        stays_pending(&r, 0.1);
+        fx_req_stays_pending(&r, 0.1, "its dependency was held back");
         token_send();
-        wait_done(&r, MPI_STATUS_IGNORE);
+        fx_req_wait(&r, MPI_STATUS_IGNORE);
         check_ints(v, N, 7);
     }
     free(v);
@@ -118,9 +96,9 @@ static void implicit_sync_recv(void **state)
         assert_int_equal(MPI_Irecv(m, 1, t, 0, TAG_DATA, MPI_COMM_WORLD, &r), MPI_SUCCESS);
         token_send(); /* posted */
         token_recv(); /* the sender's MPI_Ssend has completed: matched */
-        stays_pending(&r, 0.1);
+        fx_req_stays_pending(&r, 0.1, "its dependency was held back");
         open_gate(gate);
-        wait_done(&r, MPI_STATUS_IGNORE);
+        fx_req_wait(&r, MPI_STATUS_IGNORE);
         fx_read(out, N * sizeof *v, v);
         check_ints(v, N, 3); /* the kernel read the old bytes */
         fx_read(m, N * sizeof *v, v);
@@ -157,12 +135,12 @@ static void out_of_order_queue(void **state)
             t = cl_ints(N, fx.qooo, round ? filled : NULL);
             assert_int_equal(MPI_Isend(m, 1, t, 1, TAG_DATA, MPI_COMM_WORLD, &r), MPI_SUCCESS);
             if (round == 0) {
-                wait_done(&r, MPI_STATUS_IGNORE); /* the held kernel does not delay it */
+                fx_req_wait(&r, MPI_STATUS_IGNORE); /* the held kernel does not delay it */
                 open_gate(gate);
             } else {
-                stays_pending(&r, 0.1);
+                fx_req_stays_pending(&r, 0.1, "its dependency was held back");
                 open_gate(gate);
-                wait_done(&r, MPI_STATUS_IGNORE);
+                fx_req_wait(&r, MPI_STATUS_IGNORE);
             }
             clFinish(fx.qooo);
             clReleaseEvent(filled);
@@ -250,8 +228,8 @@ static void non_overtaking(void **state)
             cl_mem m1 = fx_buf(N * sizeof *v1, NULL);
             assert_int_equal(MPI_Irecv(m1, 1, t, 0, TAG_DATA, MPI_COMM_WORLD, &r[0]), MPI_SUCCESS);
             assert_int_equal(MPI_Irecv(v2, N, MPI_INT, 0, TAG_DATA, MPI_COMM_WORLD, &r[1]), MPI_SUCCESS);
-            stays_pending(&r[0], 0.05);
-            stays_pending(&r[1], 0.05); /* message 2 did not overtake */
+            fx_req_stays_pending(&r[0], 0.05, "its dependency was held back");
+            fx_req_stays_pending(&r[1], 0.05, "its dependency was held back"); /* message 2 did not overtake */
             token_send();
             assert_int_equal(MPI_Waitall(2, r, MPI_STATUSES_IGNORE), MPI_SUCCESS);
             fx_read(m1, N * sizeof *v1, v1);
@@ -269,15 +247,8 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(implicit_sync_send), cmocka_unit_test(implicit_sync_recv),
-        cmocka_unit_test(out_of_order_queue), cmocka_unit_test(fig5_loop),
-        cmocka_unit_test(non_overtaking),
+        cmocka_unit_test(out_of_order_queue), cmocka_unit_test(fig5_loop), cmocka_unit_test(non_overtaking),
     };
-    int failed;
-    fx_init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    peer = 1 - rank;
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    failed = MPIACC_TEST_RUN("opencl_order", tests, NULL, NULL);
-    fx_fini();
-    return failed ? 1 : 0;
+    fx_init_pair(&argc, &argv, &rank, &peer);
+    return fx_end(MPIACC_TEST_RUN("opencl_order", tests, NULL, NULL));
 }

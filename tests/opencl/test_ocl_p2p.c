@@ -381,15 +381,9 @@ static void random_corpus(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(status_counts),  cmocka_unit_test(wildcards),      cmocka_unit_test(truncation),
+        cmocka_unit_test(status_counts), cmocka_unit_test(wildcards), cmocka_unit_test(truncation),
         cmocka_unit_test(empty_and_proc_null), cmocka_unit_test(cancel_receive), cmocka_unit_test(random_corpus),
     };
-    int failed;
-    fx_init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    peer = 1 - rank;
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    failed = MPIACC_TEST_RUN("opencl_p2p", tests, NULL, NULL);
-    fx_fini();
-    return failed ? 1 : 0;
+    fx_init_pair(&argc, &argv, &rank, &peer);
+    return fx_end(MPIACC_TEST_RUN("opencl_p2p", tests, NULL, NULL));
 }

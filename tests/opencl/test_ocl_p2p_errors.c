@@ -342,22 +342,12 @@ static void still_usable(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup(null_clmem, drain_strays),
-        cmocka_unit_test_setup(released_clmem, drain_strays),
-        cmocka_unit_test_setup(host_pointer, drain_strays),
-        cmocka_unit_test_setup(other_context, drain_strays),
-        cmocka_unit_test_setup(too_small, drain_strays),
-        cmocka_unit_test_setup(bad_attributes, drain_strays),
+        cmocka_unit_test_setup(null_clmem, drain_strays), cmocka_unit_test_setup(released_clmem, drain_strays),
+        cmocka_unit_test_setup(host_pointer, drain_strays), cmocka_unit_test_setup(other_context, drain_strays),
+        cmocka_unit_test_setup(too_small, drain_strays), cmocka_unit_test_setup(bad_attributes, drain_strays),
         cmocka_unit_test_setup(error_handler_called, drain_strays),
-        cmocka_unit_test_setup(failed_dependency, drain_strays),
-        cmocka_unit_test_setup(still_usable, drain_strays),
+        cmocka_unit_test_setup(failed_dependency, drain_strays), cmocka_unit_test_setup(still_usable, drain_strays),
     };
-    int failed;
-    fx_init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    peer = 1 - rank;
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    failed = MPIACC_TEST_RUN("opencl_p2p_errors", tests, NULL, NULL);
-    fx_fini();
-    return failed ? 1 : 0;
+    fx_init_pair(&argc, &argv, &rank, &peer);
+    return fx_end(MPIACC_TEST_RUN("opencl_p2p_errors", tests, NULL, NULL));
 }

@@ -169,14 +169,13 @@ static void direct(void **state)
 int main(int argc, char **argv)
 {
     int failed;
-    const struct CMUnitTest tests[] = {cmocka_unit_test(persistent), cmocka_unit_test(sendrecv_replace),
-                                       cmocka_unit_test(bsend_mrecv), cmocka_unit_test(direct)};
-    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: mpiexec -n 2 %s\nPersistent requests, Sendrecv_replace, Isendrecv(_replace), Bsend, Mrecv "
-               "on cl_mem buffers.\n",
-               argv[0]);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(persistent), cmocka_unit_test(sendrecv_replace), cmocka_unit_test(bsend_mrecv),
+        cmocka_unit_test(direct),
+    };
+    if (mpiacc_test_help(argc, argv, "usage: mpiexec -n 2 %s\nPersistent requests, Sendrecv_replace, "
+                                     "Isendrecv(_replace), Bsend, Mrecv on cl_mem buffers.\n"))
         return 0;
-    }
     fx_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);

@@ -516,12 +516,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(contiguous), cmocka_unit_test(vector_rect), cmocka_unit_test(subarray_rect),
         cmocka_unit_test(kernel_path), cmocka_unit_test(threads), cmocka_unit_test(darray_regress),
-        cmocka_unit_test(huge_extent),
-        cmocka_unit_test(random_types),
+        cmocka_unit_test(huge_extent), cmocka_unit_test(random_types),
     };
-    int failed;
     fx_init(&argc, &argv);
-    failed = MPIACC_TEST_RUN("opencl_pack", tests, NULL, NULL);
-    fx_fini();
-    return failed ? 1 : 0;
+    return fx_end(MPIACC_TEST_RUN("opencl_pack", tests, NULL, NULL));
 }

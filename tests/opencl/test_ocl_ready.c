@@ -169,12 +169,6 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(queue_none_sends_what_is_there, meet),
         cmocka_unit_test_setup(queue_gives_the_kernels_bytes, meet),
     };
-    int failed;
-    fx_init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    peer = 1 - rank;
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    failed = MPIACC_TEST_RUN("opencl_ready", tests, NULL, NULL);
-    fx_fini();
-    return failed ? 1 : 0;
+    fx_init_pair(&argc, &argv, &rank, &peer);
+    return fx_end(MPIACC_TEST_RUN("opencl_ready", tests, NULL, NULL));
 }

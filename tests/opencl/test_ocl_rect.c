@@ -187,11 +187,8 @@ static void random_types(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(strided_shapes), cmocka_unit_test(random_types)};
-    int failed;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     wd_arm(argv[0], rank);
-    failed = MPIACC_TEST_RUN("opencl_rect", tests, NULL, NULL);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("opencl_rect", tests, NULL, NULL));
 }

@@ -52,26 +52,6 @@ static void token_recv(MPI_Comm c)
     assert_int_equal(MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_TOKEN, c, MPI_STATUS_IGNORE), 0);
 }
 
-static void wait_done(MPI_Request *r, MPI_Status *st)
-{
-    double t0 = fx_now();
-    int flag = 0;
-    while (!flag) {
-        assert_int_equal(MPI_Test(r, &flag, st), MPI_SUCCESS);
-        if (!flag && fx_now() - t0 > 20) fail_msg("rank %d: operation not complete after 20 s", rank);
-    }
-}
-
-static void stays_pending(MPI_Request *r, double secs)
-{
-    double t0 = fx_now();
-    int flag = 0;
-    while (fx_now() - t0 < secs) {
-        assert_int_equal(MPI_Test(r, &flag, MPI_STATUS_IGNORE), MPI_SUCCESS);
-        if (flag) fail_msg("rank %d: completed while its data were held back (MPIACC_ORDER_HOST)", rank);
-    }
-}
-
 static cl_event gate_queue(cl_command_queue q)
 {
     cl_int e;
@@ -154,7 +134,7 @@ static void recv_stream_x(MPI_Comm c, int n, int v0, int early_from, int held)
         int cnt = -1;
         assert_int_equal(MPI_Irecv(m, 1, t, 0, TAG, c, &r), MPI_SUCCESS);
         token_send(c);
-        wait_done(&r, &st); /* returns with the queue held back */
+        fx_req_wait(&r, &st); /* returns with the queue held back */
         assert_int_equal(st.MPI_SOURCE, 0);
         assert_int_equal(st.MPI_TAG, TAG);
         MPI_Get_count(&st, t, &cnt);
@@ -183,9 +163,9 @@ static void recv_stream_x(MPI_Comm c, int n, int v0, int early_from, int held)
             MPI_Request r;
             fx_fill(fx.qin, m, (size_t)n, v0, 0, NULL, NULL);
             assert_int_equal(MPI_Isend(m, 1, t, 1, TAG, c, &r), MPI_SUCCESS);
-            stays_pending(&r, 0.05);
+            fx_req_stays_pending(&r, 0.05, "its data were held back (MPIACC_ORDER_HOST)");
             open_gate(g);
-            wait_done(&r, MPI_STATUS_IGNORE);
+            fx_req_wait(&r, MPI_STATUS_IGNORE);
             MPI_Type_free(&t);
             clReleaseMemObject(m);
         } else {
@@ -219,9 +199,9 @@ static void recv_host_order(void **state)
             assert_int_equal(MPI_Irecv(m, 1, t, 0, TAG, MPI_COMM_WORLD, &r), MPI_SUCCESS);
             token_send(MPI_COMM_WORLD);
             token_recv(MPI_COMM_WORLD); /* sent */
-            stays_pending(&r, 0.2);
+            fx_req_stays_pending(&r, 0.2, "its data were held back (MPIACC_ORDER_HOST)");
             open_gate(g);
-            wait_done(&r, MPI_STATUS_IGNORE);
+            fx_req_wait(&r, MPI_STATUS_IGNORE);
             assert_int_equal(clEnqueueReadBuffer(fx.qooo ? fx.qooo : fx.qin, m, CL_TRUE, 0, N * sizeof *v, v, 0,
                                                  NULL, NULL),
                              CL_SUCCESS); /* any queue, no synchronisation */
@@ -284,7 +264,7 @@ static void cancel_before(void **state)
         int c = 0;
         assert_int_equal(MPI_Irecv(m, 1, t, 0, TAG_NEVER, MPI_COMM_WORLD, &r), MPI_SUCCESS);
         assert_int_equal(MPI_Cancel(&r), MPI_SUCCESS);
-        wait_done(&r, &st);
+        fx_req_wait(&r, &st);
         MPI_Test_cancelled(&st, &c);
         assert_int_equal(c, 1);
         MPI_Type_free(&t);
@@ -310,7 +290,7 @@ static void recv_out_of_order_queue(void **state)
         assert_int_equal(clEnqueueBarrierWithWaitList(fx.qooo, 1, &g, NULL), CL_SUCCESS);
         assert_int_equal(MPI_Irecv(m, 1, t, 0, TAG, MPI_COMM_WORLD, &r), MPI_SUCCESS);
         token_send(MPI_COMM_WORLD);
-        wait_done(&r, MPI_STATUS_IGNORE);
+        fx_req_wait(&r, MPI_STATUS_IGNORE);
         assert_int_equal(tr(MPIACC_RP_UNPACKING, MPIACC_RP_T_EARLY), e0 + 1);
         open_gate(g);
         read_on(fx.qooo, m, M, v);
@@ -353,7 +333,7 @@ static void threads_and_free(void **state)
         pthread_create(&th, NULL, wait_half, NULL);
         token_send(MPI_COMM_WORLD);
         for (int i = 1; i < NT; i += 2)
-            if (thr_req[i] != MPI_REQUEST_NULL) wait_done(&thr_req[i], MPI_STATUS_IGNORE);
+            if (thr_req[i] != MPI_REQUEST_NULL) fx_req_wait(&thr_req[i], MPI_STATUS_IGNORE);
         pthread_join(th, NULL);
         token_recv(MPI_COMM_WORLD); /* every message sent: the freed receives are matched */
         for (double t0 = fx_now(); mpiacc_rp_pending() > 0;) { /* the freed ones finish in the background */
@@ -398,14 +378,14 @@ static void send_case(MPI_Comm c, int n, int sync, int expect_early, int early_f
         fx_fill(fx.qin, m, (size_t)n, 7, 0, g, NULL);
         assert_int_equal(sync ? MPI_Issend(m, 1, t, 1, TAG, c, &r) : MPI_Isend(m, 1, t, 1, TAG, c, &r), 0);
         if (expect_early == 1) {
-            wait_done(&r, MPI_STATUS_IGNORE);
+            fx_req_wait(&r, MPI_STATUS_IGNORE);
             assert_int_equal(tr(early_from, MPIACC_RP_T_EARLY), early0 + 1);
             fx_fill(fx.qin, m, (size_t)n, 99, 0, NULL, NULL); /* after the completion call */
             assert_int_equal(clSetUserEventStatus(g, CL_COMPLETE), CL_SUCCESS);
         } else {
-            stays_pending(&r, 0.2);
+            fx_req_stays_pending(&r, 0.2, "its data were held back (MPIACC_ORDER_HOST)");
             assert_int_equal(clSetUserEventStatus(g, CL_COMPLETE), CL_SUCCESS);
-            wait_done(&r, MPI_STATUS_IGNORE);
+            fx_req_wait(&r, MPI_STATUS_IGNORE);
             /* expect_early 2: in stream order, but only once the gate opened */
             assert_int_equal(tr(early_from, MPIACC_RP_T_EARLY), early0 + (expect_early == 2));
         }
@@ -455,7 +435,7 @@ static void late_error(void **state)
         double t0;
         assert_int_equal(MPI_Irecv(m, 1, t, 0, TAG, MPI_COMM_WORLD, &r), MPI_SUCCESS);
         token_send(MPI_COMM_WORLD);
-        wait_done(&r, MPI_STATUS_IGNORE); /* completed, successfully */
+        fx_req_wait(&r, MPI_STATUS_IGNORE); /* completed, successfully */
         MPIACC_Get_stats(&st0);
         failed0 = (long)st0.failed;
         mpiacc_ocl_fail_next_xfers(1);
@@ -610,11 +590,10 @@ static int finalize_background(int abandon)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(recv_staged),    cmocka_unit_test(recv_eager),
-        cmocka_unit_test(recv_eager_held_sender),
-        cmocka_unit_test(recv_host_order), cmocka_unit_test(completion_calls),   cmocka_unit_test(cancel_before),
-        cmocka_unit_test(send_staged),    cmocka_unit_test(send_eager),          cmocka_unit_test(send_long),
-        cmocka_unit_test(send_sync_host), cmocka_unit_test(late_error),          cmocka_unit_test(arguments),
+        cmocka_unit_test(recv_staged), cmocka_unit_test(recv_eager), cmocka_unit_test(recv_eager_held_sender),
+        cmocka_unit_test(recv_host_order), cmocka_unit_test(completion_calls), cmocka_unit_test(cancel_before),
+        cmocka_unit_test(send_staged), cmocka_unit_test(send_eager), cmocka_unit_test(send_long),
+        cmocka_unit_test(send_sync_host), cmocka_unit_test(late_error), cmocka_unit_test(arguments),
         cmocka_unit_test(recv_out_of_order_queue), cmocka_unit_test(threads_and_free),
     };
     MPI_Info info;

@@ -346,21 +346,12 @@ static void program_builds(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(inorder_waits_for_prior_work),
-        cmocka_unit_test(inorder_ignores_later_work),
-        cmocka_unit_test(outoforder_no_dependency),
-        cmocka_unit_test(event_attribute_dependency),
-        cmocka_unit_test(failed_dependency_is_an_error),
-        cmocka_unit_test(error_table),
-        cmocka_unit_test(released_buffer),
-        cmocka_unit_test(not_a_clmem),
-        cmocka_unit_test(queue_required),
-        cmocka_unit_test(describe_lists_devices),
-        cmocka_unit_test(program_builds),
+        cmocka_unit_test(inorder_waits_for_prior_work), cmocka_unit_test(inorder_ignores_later_work),
+        cmocka_unit_test(outoforder_no_dependency), cmocka_unit_test(event_attribute_dependency),
+        cmocka_unit_test(failed_dependency_is_an_error), cmocka_unit_test(error_table),
+        cmocka_unit_test(released_buffer), cmocka_unit_test(not_a_clmem), cmocka_unit_test(queue_required),
+        cmocka_unit_test(describe_lists_devices), cmocka_unit_test(program_builds),
     };
-    int failed;
     fx_init(&argc, &argv);
-    failed = MPIACC_TEST_RUN("opencl_sync", tests, NULL, NULL);
-    fx_fini();
-    return failed ? 1 : 0;
+    return fx_end(MPIACC_TEST_RUN("opencl_sync", tests, NULL, NULL));
 }

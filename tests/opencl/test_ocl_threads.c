@@ -95,13 +95,11 @@ static void threads_exchange(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(threads_exchange)};
-    int failed, provided;
+    int provided;
     fx_init(&argc, &argv);
     MPI_Query_thread(&provided);
     if (provided < MPI_THREAD_MULTIPLE) mpiacc_test_skip_all("MPI_THREAD_MULTIPLE not provided");
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     peer = 1 - rank;
-    failed = MPIACC_TEST_RUN("opencl_threads", tests, NULL, NULL);
-    fx_fini();
-    return failed ? 1 : 0;
+    return fx_end(MPIACC_TEST_RUN("opencl_threads", tests, NULL, NULL));
 }

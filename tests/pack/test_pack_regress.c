@@ -22,17 +22,6 @@
 #include "pack/pack.h"
 #include "regress_types.h"
 
-static int ready_flag = 1; /* MPIACC_EVENT of the host datatypes: always ready */
-
-/* A dup of dt that goes through the CPU backend. */
-static MPI_Datatype host_tagged(MPI_Datatype dt)
-{
-    MPI_Datatype t;
-    MPI_Type_dup(dt, &t);
-    MPI_Type_set_attr(t, MPIACC_BUF_TYPE, MPIACC_BUF_HOST);
-    MPI_Type_set_attr(t, MPIACC_EVENT, &ready_flag);
-    return t;
-}
 
 static void fill(unsigned char *b, size_t n, unsigned seed)
 {
@@ -82,7 +71,7 @@ static void darray_cpu_backend(void **state)
     rg_make(ts);
     for (int i = 0; i < RG_NTYPES; i++) {
         const rg_type_t *r = &ts[i];
-        MPI_Datatype h = host_tagged(r->dt);
+        MPI_Datatype h = mpiacc_test_host_tagged(r->dt, NULL);
         unsigned char buf[256], want[256], got[256], back[256];
         size_t n;
         int pos = 0, cnt = -1;
@@ -140,7 +129,7 @@ static void expect_clean_failure(int err, const char *what, int count)
 
 static void huge_extent(void **state)
 {
-    MPI_Datatype r = rg_huge_extent(), h = host_tagged(r);
+    MPI_Datatype r = rg_huge_extent(), h = mpiacc_test_host_tagged(r, NULL);
     mpiacc_pack_type_t *t = NULL;
     unsigned char buf[64] = {42}, out[64] = {0};
     const int counts[] = {2, 3, 5};
@@ -181,13 +170,11 @@ static void huge_extent(void **state)
 
 int main(int argc, char **argv)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(darray_engine), cmocka_unit_test(darray_cpu_backend),
-                                       cmocka_unit_test(huge_extent)};
-    int rc;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(darray_engine), cmocka_unit_test(darray_cpu_backend), cmocka_unit_test(huge_extent),
+    };
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    rc = MPIACC_TEST_RUN("pack_regress", tests, NULL, NULL);
-    MPI_Finalize();
-    return rc ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("pack_regress", tests, NULL, NULL));
 }

@@ -469,24 +469,16 @@ static void test_empty_type(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_jenkins_vector_of_vectors),
-        cmocka_unit_test(test_subarray_4d),
-        cmocka_unit_test(test_hacc_struct),
-        cmocka_unit_test(test_indexed_varied),
-        cmocka_unit_test(test_struct_double_int_int_char),
-        cmocka_unit_test(test_named_pairs),
-        cmocka_unit_test(test_canonical_equivalence),
-        cmocka_unit_test(test_beyond_2g),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_cache_dup),
-        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_jenkins_vector_of_vectors), cmocka_unit_test(test_subarray_4d),
+        cmocka_unit_test(test_hacc_struct), cmocka_unit_test(test_indexed_varied),
+        cmocka_unit_test(test_struct_double_int_int_char), cmocka_unit_test(test_named_pairs),
+        cmocka_unit_test(test_canonical_equivalence), cmocka_unit_test(test_beyond_2g),
+        cmocka_unit_test(test_errors), cmocka_unit_test(test_cache_dup), cmocka_unit_test(test_threads),
         cmocka_unit_test(test_empty_type),
     };
-    int rc, provided;
+    int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    rc = MPIACC_TEST_RUN("pack_types", tests, NULL, NULL);
-    MPI_Finalize();
-    return rc ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("pack_types", tests, NULL, NULL));
 }

@@ -135,9 +135,6 @@ static void test_opencl_offsets(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_opencl_offsets)};
-    int rc;
     MPI_Init(&argc, &argv);
-    rc = MPIACC_TEST_RUN("traverse_opencl", tests, setup, teardown);
-    MPI_Finalize();
-    return rc ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("traverse_opencl", tests, setup, teardown));
 }

@@ -297,3 +297,21 @@ MPI_Datatype tg_make(tg_src_t *s, int depth)
     tg_free(&old);
     return rc == MPI_SUCCESS ? bounded(s, t) : named(s);
 }
+
+int tg_overlaps(MPI_Datatype t, int count)
+{
+    MPI_Count lo, hi, sz;
+    int pos = 0, ok;
+    MPI_Type_size_c(t, &sz);
+    sz *= count;
+    tg_bounds(t, count, &lo, &hi);
+    if (sz == 0 || hi - lo > 1 << 20) return 1;
+    unsigned char *buf = calloc((size_t)(hi - lo), 1), *in = malloc((size_t)sz), *out = malloc((size_t)sz);
+    for (MPI_Count i = 0; i < sz; i++) in[i] = (unsigned char)(i * 37 + 11 + (i >> 8));
+    MPI_Unpack(in, (int)sz, &pos, buf - lo, count, t, MPI_COMM_SELF);
+    pos = 0;
+    MPI_Pack(buf - lo, count, t, out, (int)sz, &pos, MPI_COMM_SELF);
+    ok = memcmp(in, out, (size_t)sz) == 0;
+    free(buf), free(in), free(out);
+    return !ok;
+}

@@ -55,6 +55,11 @@ const char *tg_combiner_name(MPI_Datatype t);
  * true lb may lie before it), never narrower. */
 void tg_bounds(MPI_Datatype t, MPI_Count count, MPI_Count *lo, MPI_Count *hi);
 
+/* Whether unpacking count elements of t writes some byte twice (MPI_Unpack
+ * then MPI_Pack over t's bounds do not give the bytes back; a receive type
+ * must not): 1, or 0.  A type whose bounds span over 1 MiB counts as 1. */
+int tg_overlaps(MPI_Datatype t, int count);
+
 /* Number of random types a corpus test runs: MPIACC_TEST_NTYPES=n if set,
  * else `longrun` when MPIACC_TEST_LONG is set (and not "0"), else `ci`. */
 long tg_corpus_size(long ci, long longrun);

@@ -46,6 +46,28 @@ static inline int pool_barrier(void **state)
     return 0;
 }
 
+/* MPI_Test on r n times: it must not complete (its dependency is held
+ * back, or it may not overtake). */
+static inline void pool_not_done(MPI_Request *r, int n)
+{
+    int flag = 0;
+    for (int i = 0; i < n; i++) {
+        MPI_Test(r, &flag, MPI_STATUS_IGNORE);
+        assert_false(flag);
+    }
+}
+
+/* MPI_Test on r until an operation made the transition from -> to (count
+ * `was` before): r must not complete meanwhile. */
+static inline void pool_until_moved(MPI_Request *r, int from, int to, long was)
+{
+    int flag = 0;
+    while (transitions(from, to) == was) {
+        MPI_Test(r, &flag, MPI_STATUS_IGNORE);
+        assert_false(flag);
+    }
+}
+
 static inline void fill_ints(int *b, int n, int seed)
 {
     for (int i = 0; i < n; i++) b[i] = seed * 100003 + i;

@@ -125,7 +125,7 @@ static void fast_path(void **s)
 static void dense_send_waits(void **s)
 {
     atomic_int gate = 0;
-    int buf[N], flag;
+    int buf[N];
     if (rank == 0) {
         MPI_Datatype t = pool_type(N, 0, &gate);
         long d0 = transitions(S_NEW, S_DEP), r0 = transitions(S_DEP, S_READY);
@@ -135,10 +135,7 @@ static void dense_send_waits(void **s)
         fill_ints(buf, N, 2);
         assert_int_equal(MPI_Isend(buf, 1, t, peer, 2, MPI_COMM_WORLD, &r), MPI_SUCCESS);
         assert_int_equal(transitions(S_NEW, S_DEP), d0 + 1);
-        for (int i = 0; i < 50; i++) {
-            MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
-            assert_false(flag);
-        }
+        pool_not_done(&r, 50);
         fill_ints(buf, N, 3); /* written before the dependency is met: these travel */
         atomic_store(&gate, 1);
         assert_int_equal(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_SUCCESS);
@@ -232,17 +229,14 @@ static void device_receives(void **s)
         long f0 = transitions(S_NEW, S_FLIGHT), fd0 = transitions(S_FLIGHT, S_DEP);
         long du0 = transitions(S_DEP, S_UNPACK), fu0 = transitions(S_FLIGHT, S_UNPACK);
         long ud0 = transitions(S_UNPACK, S_DONE);
-        int live0 = atomic_load(&staging_live), flag = 0, n = 0;
+        int live0 = atomic_load(&staging_live), n = 0;
         cols_t c0 = cols();
         MPI_Request r;
         MPI_Status st;
         memset(buf, 0, sizeof buf);
         MPI_Irecv(buf, 1, t, peer, 5, MPI_COMM_WORLD, &r);
         assert_int_equal(transitions(S_NEW, S_FLIGHT), f0 + 1);
-        while (transitions(S_FLIGHT, S_DEP) == fd0) {
-            MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
-            assert_false(flag);
-        }
+        pool_until_moved(&r, S_FLIGHT, S_DEP, fd0);
         for (int i = 0; i < N; i++) assert_int_equal(buf[i], 0); /* not written before the dependency */
         atomic_store(&gate, 1);
         assert_int_equal(MPI_Wait(&r, &st), MPI_SUCCESS);
@@ -492,13 +486,10 @@ int main(int argc, char **argv)
 {
     int failed, size;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup(fast_path, pool_barrier),
-        cmocka_unit_test_setup(dense_send_waits, pool_barrier),
+        cmocka_unit_test_setup(fast_path, pool_barrier), cmocka_unit_test_setup(dense_send_waits, pool_barrier),
         cmocka_unit_test_setup(dense_send_behind_queued, pool_barrier),
-        cmocka_unit_test_setup(packed_send, pool_barrier),
-        cmocka_unit_test_setup(device_receives, pool_barrier),
-        cmocka_unit_test_setup(truncation, pool_barrier),
-        cmocka_unit_test_setup(cancel, pool_barrier),
+        cmocka_unit_test_setup(packed_send, pool_barrier), cmocka_unit_test_setup(device_receives, pool_barrier),
+        cmocka_unit_test_setup(truncation, pool_barrier), cmocka_unit_test_setup(cancel, pool_barrier),
         cmocka_unit_test_setup(self_and_any_source, pool_barrier),
         cmocka_unit_test_setup(persistent_and_sendrecv, pool_barrier),
         cmocka_unit_test_setup(matched_receives, pool_barrier),

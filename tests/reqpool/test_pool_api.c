@@ -230,7 +230,6 @@ static void threads(void **s)
 
 int main(int argc, char **argv)
 {
-    int failed;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(completion_calls, pool_barrier),
         cmocka_unit_test_setup(free_before_completion, pool_barrier),
@@ -242,7 +241,5 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    failed = MPIACC_TEST_RUN("pool_api", tests, NULL, NULL);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("pool_api", tests, NULL, NULL));
 }

@@ -14,7 +14,6 @@ static void send_waits_for_dependency(void **s)
     int buf[N], out[N];
     atomic_int gate = 0;
     MPI_Request r;
-    int flag;
     if (rank == 0) {
         MPI_Datatype t = pool_type(N, 0, &gate);
         long dep0 = transitions(S_NEW, S_DEP), pk0 = transitions(S_DEP, S_PACK);
@@ -24,10 +23,7 @@ static void send_waits_for_dependency(void **s)
         assert_int_equal(MPI_Isend(buf, 1, t, 1, 1, MPI_COMM_WORLD, &r), MPI_SUCCESS);
         MPI_Type_free(&t); /* the operation keeps what it needs */
         assert_int_equal(transitions(S_NEW, S_DEP), dep0 + 1);
-        for (int i = 0; i < 100; i++) {
-            MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
-            assert_false(flag);
-        }
+        pool_not_done(&r, 100);
         assert_int_equal(transitions(S_DEP, S_PACK), pk0);
         fill_ints(buf, N, 2); /* written before the dependency is met: must travel */
         atomic_store(&gate, 1);
@@ -74,7 +70,7 @@ static void receive_paths(void **s)
     atomic_int gate = 0;
     MPI_Request r;
     MPI_Status st;
-    int flag = 0, n;
+    int n;
     if (rank == 0) {
         fill_ints(buf, N, 4);
         MPI_Send(buf, N, MPI_INT, 1, 3, MPI_COMM_WORLD);
@@ -87,10 +83,7 @@ static void receive_paths(void **s)
         memset(buf, 0, sizeof buf);
         MPI_Irecv(buf, 1, t, 0, 3, MPI_COMM_WORLD, &r);
         assert_int_equal(transitions(S_NEW, S_FLIGHT), f0 + 1);
-        while (transitions(S_FLIGHT, S_DEP) == d0) {
-            MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
-            assert_false(flag);
-        }
+        pool_until_moved(&r, S_FLIGHT, S_DEP, d0);
         for (int i = 0; i < N; i++) assert_int_equal(buf[2 * i], 0); /* not unpacked yet */
         atomic_store(&gate, 1);
         MPI_Wait(&r, &st);
@@ -290,12 +283,10 @@ static void trivial_operations(void **s)
 
 int main(int argc, char **argv)
 {
-    int failed;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(send_waits_for_dependency, pool_barrier),
         cmocka_unit_test_setup(send_without_dependency, pool_barrier),
-        cmocka_unit_test_setup(receive_paths, pool_barrier),
-        cmocka_unit_test_setup(non_overtaking, pool_barrier),
+        cmocka_unit_test_setup(receive_paths, pool_barrier), cmocka_unit_test_setup(non_overtaking, pool_barrier),
         cmocka_unit_test_setup(out_of_order_completion, pool_barrier),
         cmocka_unit_test_setup(truncation_error, pool_barrier),
         cmocka_unit_test_setup(cancel_receive, pool_barrier),
@@ -307,7 +298,5 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    failed = MPIACC_TEST_RUN("pool_states", tests, NULL, NULL);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("pool_states", tests, NULL, NULL));
 }

@@ -104,14 +104,10 @@ static void older_struct_and_bad_args(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fixed_columns),
-        cmocka_unit_test(counts_after_traffic),
+        cmocka_unit_test(fixed_columns), cmocka_unit_test(counts_after_traffic),
         cmocka_unit_test(older_struct_and_bad_args),
     };
-    int fails;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    fails = MPIACC_TEST_RUN("stats", tests, NULL, NULL);
-    MPI_Finalize();
-    return fails ? 1 : 0;
+    return mpiacc_test_end(MPIACC_TEST_RUN("stats", tests, NULL, NULL));
 }
