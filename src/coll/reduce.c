@@ -82,19 +82,6 @@ int mpiacc_coll_reduce_prepare(mpiacc_coll_op_t *c, const char *name)
 {
     int mpi_errno = MPI_SUCCESS;
     const mpiacc_coll_sig_t *sig = sig_of(c);
-    mpiacc_coll_sig_t *own = NULL;
-    if (!sig && is_predefined(c->a.op) && c->a.rtype != MPI_DATATYPE_NULL) {
-        /* nothing staged on this process (counts of 0): MPI still needs the
-         * predefined type under the user's (MPICH refuses MPI_SUM & co. on a
-         * dup of one, which a tagged datatype is) */
-        MPIACC_CHECK(mpiacc_coll_sig_get(c->a.rtype, &own));
-        if (own->leaf != MPI_DATATYPE_NULL) {
-            c->red_type = own->leaf;
-            c->red_count = own->n;
-        }
-        mpiacc_coll_sig_release(own);
-        goto fn_exit;
-    }
     if (!sig) goto fn_exit;
     if (is_predefined(c->a.op)) {
         if (sig->leaf == MPI_DATATYPE_NULL)
@@ -169,6 +156,18 @@ static int post(mpiacc_coll_op_t *c, MPI_Request *r)
 {
     int mpi_errno = MPI_SUCCESS;
     const mpiacc_coll_args_t *a = &c->a;
+    if (c->red_type == MPI_DATATYPE_NULL && is_predefined(a->op) && a->rtype != MPI_DATATYPE_NULL) {
+        /* nothing staged on this process (blocks of 0 elements): MPI still
+         * needs the predefined type under the user's (MPICH refuses MPI_SUM
+         * & co. on a dup of one, which a tagged datatype is) */
+        mpiacc_coll_sig_t *own = NULL;
+        MPIACC_CHECK(mpiacc_coll_sig_get(a->rtype, &own));
+        if (own->leaf != MPI_DATATYPE_NULL) {
+            c->red_type = own->leaf;
+            c->red_count = own->n;
+        }
+        mpiacc_coll_sig_release(own);
+    }
     MPI_Datatype t = c->red_type != MPI_DATATYPE_NULL ? c->red_type : a->rtype;
     MPI_Count k = c->red_type != MPI_DATATYPE_NULL ? c->red_count : 1, n = a->rcount * k;
     const void *sb = c->in_place ? MPI_IN_PLACE : mpiacc_coll_hbuf(c, MPIACC_COLL_S);
