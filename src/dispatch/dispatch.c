@@ -119,8 +119,27 @@ static int pmpi_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int des
     }
 }
 
+/* A blocking receive of MPI's; while receives from MPI_ANY_SOURCE look
+ * for their message it waits as a blocking send does (below). */
+static int pmpi_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm, MPI_Status *st)
+{
+    MPI_Request r;
+    int rc;
+    if (!mpiacc_rp_matching_now()) return PMPI_Recv_c(buf, count, dt, src, tag, comm, st);
+    rc = PMPI_Irecv_c(buf, count, dt, src, tag, comm, &r);
+    return rc != MPI_SUCCESS ? rc : mpiacc_rp_pmpi_wait(&r, st);
+}
+
+/* A blocking send; while receives from MPI_ANY_SOURCE look for their
+ * message (reqpool.h, MATCHING) it waits with mpiacc_rp_pmpi_wait, which
+ * keeps looking for them (the peer may need one of them first). */
 static int pmpi_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int mode)
 {
+    if (mpiacc_rp_matching_now()) {
+        MPI_Request r;
+        int rc = pmpi_isend(buf, count, dt, dest, tag, comm, mode, &r);
+        return rc != MPI_SUCCESS ? rc : mpiacc_rp_pmpi_wait(&r, MPI_STATUS_IGNORE);
+    }
     switch (mode) {
     case MPIACC_RP_SEND_SYNC: return PMPI_Ssend_c(buf, count, dt, dest, tag, comm);
     case MPIACC_RP_SEND_READY: return PMPI_Rsend_c(buf, count, dt, dest, tag, comm);
@@ -169,7 +188,7 @@ static int pass_to_mpi(const call_t *c, void *buf, const mpiacc_pack_type_t *t, 
         return c->nonblocking ? pmpi_isend(p, bytes, MPI_BYTE, c->peer, c->tag, c->comm, c->mode, c->req)
                               : pmpi_send(p, bytes, MPI_BYTE, c->peer, c->tag, c->comm, c->mode);
     return c->nonblocking ? PMPI_Irecv_c(p, bytes, MPI_BYTE, c->peer, c->tag, c->comm, c->req)
-                          : PMPI_Recv_c(p, bytes, MPI_BYTE, c->peer, c->tag, c->comm, c->status);
+                          : pmpi_recv(p, bytes, MPI_BYTE, c->peer, c->tag, c->comm, c->status);
 }
 
 /* A device send or receive: the operation is set up at call time
@@ -362,7 +381,7 @@ static int host_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int t
     mpiacc_rp_op_t *op = NULL;
     if (src != MPI_ANY_SOURCE || !mpiacc_core_wildcard_probe)
         return nonblocking ? PMPI_Irecv_c(buf, count, dt, src, tag, comm, req)
-                           : PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
+                           : pmpi_recv(buf, count, dt, src, tag, comm, status);
     if (!nonblocking) {
         while (!flag) {
             if (mpiacc_rp_match_pending_for(tag, comm)) continue; /* an earlier receive comes first */

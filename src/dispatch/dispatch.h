@@ -13,10 +13,12 @@
 #include "reqpool/reqpool.h"
 
 /* The host fast path's test for a send: no device send is waiting for its
- * turn (one relaxed atomic load). */
+ * turn, and no receive from MPI_ANY_SOURCE is looking for its message (a
+ * blocking send must then keep looking for it while it waits:
+ * mpiacc_rp_pmpi_wait); two relaxed atomic loads. */
 static inline int mpiacc_dispatch_no_deferred(void)
 {
-    return atomic_load_explicit(&mpiacc_rp_deferred_sends, memory_order_relaxed) == 0;
+    return atomic_load_explicit(&mpiacc_rp_deferred_sends, memory_order_relaxed) == 0 && !mpiacc_rp_matching_now();
 }
 
 /* A send (mode: MPIACC_RP_SEND_*), blocking or nonblocking (into *req;

@@ -85,7 +85,7 @@ static int impl_wait(MPI_Request *r, MPI_Status *st)
 {
     int rc, err;
     MPI_Comm comm;
-    if (mpiacc_rp_none_live() || !r) return PMPI_Wait(r, st);
+    if (mpiacc_rp_none_live() || !r) return PMPI_Wait(r, st); /* nothing live: nothing MATCHING */
     rc = mpiacc_rp_wait(r, st, &err, &comm);
     if (rc == MPI_SUCCESS && err != MPI_SUCCESS) rc = mpiacc_err_return_comm(comm, err);
     return rc;
@@ -119,7 +119,7 @@ static int impl_waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
     claims_t cl;
     int rc;
     if (mpiacc_rp_none_live() || n <= 0 || !reqs || !claims_take(&cl, n, reqs)) return PMPI_Waitany(n, reqs, idx, st);
-    rc = PMPI_Waitany(n, reqs, idx, st);
+    rc = mpiacc_rp_pmpi_waitany(n, reqs, idx, st);
     if (rc == MPI_SUCCESS && idx && *idx >= 0 && *idx < n && claim_error(&cl, *idx) != MPI_SUCCESS)
         rc = mpiacc_err_return_comm(MPI_COMM_NULL, claim_error(&cl, *idx));
     claims_give(&cl);
@@ -144,7 +144,7 @@ static int impl_waitall(int n, MPI_Request reqs[], MPI_Status st[])
     claims_t cl;
     int rc;
     if (mpiacc_rp_none_live() || n <= 0 || !reqs || !claims_take(&cl, n, reqs)) return PMPI_Waitall(n, reqs, st);
-    rc = PMPI_Waitall(n, reqs, st);
+    rc = mpiacc_rp_pmpi_waitall(n, reqs, st);
     rc = in_status(&cl, n, NULL, st, rc);
     claims_give(&cl);
     return rc;
@@ -290,7 +290,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Testall(int n, MPI_Request reqs[], int *flag, MP
 
 MPIACC_INTERPOSE_EXPORT int MPI_Waitsome(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])
 {
-    XLAT_CALL(n, reqs, 1, impl_some(PMPI_Waitsome, n, r_, nout, idx, st));
+    XLAT_CALL(n, reqs, 1, impl_some(mpiacc_rp_pmpi_waitsome, n, r_, nout, idx, st));
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Testsome(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status st[])

@@ -64,10 +64,13 @@ static inline int mpiacc_interpose_untagged(MPI_Datatype dt)
 
 /* A receive's fast path: an untagged datatype, and not a receive from
  * MPI_ANY_SOURCE while those go through a matched probe
- * (mpiacc_core_wildcard_probe: MPICH's UCX netmod, src/protocol/wildcard.c). */
+ * (mpiacc_core_wildcard_probe: MPICH's UCX netmod, src/protocol/wildcard.c),
+ * nor any receive while such a receive looks for its message (a blocking
+ * one then keeps looking for it: the dispatcher's pmpi_recv). */
 static inline int mpiacc_interpose_recv_fast(MPI_Datatype dt, int src)
 {
-    return mpiacc_interpose_untagged(dt) && (src != MPI_ANY_SOURCE || !mpiacc_core_wildcard_probe);
+    return mpiacc_interpose_untagged(dt) && (src != MPI_ANY_SOURCE || !mpiacc_core_wildcard_probe) &&
+           !mpiacc_rp_matching_now();
 }
 
 /* ---- refuse.c: calls that do not take device buffers ---------------- */

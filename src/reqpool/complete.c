@@ -127,7 +127,7 @@ int mpiacc_rp_wait(MPI_Request *r, MPI_Status *st, int *op_err, MPI_Comm *comm)
     mpiacc_rp_claim_t c;
     int rc;
     mpiacc_rp_claim(*r, &c);
-    rc = PMPI_Wait(r, st);
+    rc = mpiacc_rp_pmpi_wait(r, st);
     *op_err = c.queried ? c.error : MPI_SUCCESS;
     *comm = c.comm;
     mpiacc_rp_unclaim(&c);

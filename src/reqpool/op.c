@@ -549,6 +549,50 @@ void mpiacc_rp_match_pending(void)
     (void)mpiacc_rp_match_pending_for(0, MPI_COMM_NULL);
 }
 
+int mpiacc_rp_pmpi_wait(MPI_Request *r, MPI_Status *st)
+{
+    int rc, flag = 0;
+    if (!mpiacc_rp_matching_now()) return PMPI_Wait(r, st);
+    do {
+        mpiacc_rp_match_pending();
+        rc = PMPI_Test(r, &flag, st);
+    } while (rc == MPI_SUCCESS && !flag);
+    return rc;
+}
+
+int mpiacc_rp_pmpi_waitall(int n, MPI_Request r[], MPI_Status st[])
+{
+    int rc, flag = 0;
+    if (!mpiacc_rp_matching_now()) return PMPI_Waitall(n, r, st);
+    do {
+        mpiacc_rp_match_pending();
+        rc = PMPI_Testall(n, r, &flag, st);
+    } while (rc == MPI_SUCCESS && !flag);
+    return rc;
+}
+
+int mpiacc_rp_pmpi_waitany(int n, MPI_Request r[], int *idx, MPI_Status *st)
+{
+    int rc, flag = 0;
+    if (!mpiacc_rp_matching_now()) return PMPI_Waitany(n, r, idx, st);
+    do {
+        mpiacc_rp_match_pending();
+        rc = PMPI_Testany(n, r, idx, &flag, st);
+    } while (rc == MPI_SUCCESS && !flag);
+    return rc;
+}
+
+int mpiacc_rp_pmpi_waitsome(int n, MPI_Request r[], int *nout, int idx[], MPI_Status st[])
+{
+    int rc;
+    if (!mpiacc_rp_matching_now()) return PMPI_Waitsome(n, r, nout, idx, st);
+    do {
+        mpiacc_rp_match_pending();
+        rc = PMPI_Testsome(n, r, nout, idx, st);
+    } while (rc == MPI_SUCCESS && *nout == 0);
+    return rc;
+}
+
 /* ---- progress hook ------------------------------------------------------- */
 
 static int async_poll_fn(MPIX_Async_thing thing)

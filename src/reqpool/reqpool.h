@@ -354,6 +354,18 @@ void mpiacc_rp_match_pending(void);
 int mpiacc_rp_match_pending_for(int tag, MPI_Comm comm);
 /* Ops in MATCHING (one relaxed load for the callers above). */
 extern atomic_int mpiacc_rp_matching;
+static inline int mpiacc_rp_matching_now(void)
+{
+    return atomic_load_explicit(&mpiacc_rp_matching, memory_order_relaxed) > 0;
+}
+/* MPI's blocking completions while ops are MATCHING: MPI's wait would not
+ * look for their messages (a peer's rendezvous send to one of them, which
+ * this wait may need, would never be matched), so these are loops of the
+ * matching test and mpiacc_rp_match_pending; MPI's own call otherwise. */
+int mpiacc_rp_pmpi_wait(MPI_Request *r, MPI_Status *st);
+int mpiacc_rp_pmpi_waitall(int n, MPI_Request r[], MPI_Status st[]);
+int mpiacc_rp_pmpi_waitany(int n, MPI_Request r[], int *idx, MPI_Status *st);
+int mpiacc_rp_pmpi_waitsome(int n, MPI_Request r[], int *nout, int idx[], MPI_Status st[]);
 
 /* Counters for tests: transitions taken since MPI_Init. */
 extern atomic_long mpiacc_rp_transitions[MPIACC_RP_NSTATES][MPIACC_RP_NTARGETS];

@@ -142,6 +142,32 @@ static void cancel_and_staged(void **state)
     MPI_Type_free(&t);
 }
 
+/* Both ranks: a wildcard receive posted, then a blocking send of a
+ * rendezvous-size message to the other, then the wait; and the same with
+ * MPI_Isend + MPI_Waitall over MPI's own requests.  Each send waits for the
+ * other rank's receive, which only a probe can find: the blocking calls
+ * keep looking for it (mpiacc_rp_pmpi_wait). */
+static void blocking_calls_look(void **state)
+{
+    enum { BIG = 1 << 20 };
+    int *in = malloc(BIG * sizeof(int)), *out = malloc(BIG * sizeof(int)), peer = 1 - rank;
+    MPI_Request r[2];
+    MPI_Status st;
+    (void)state;
+    for (int i = 0; i < BIG; i++) out[i] = rank * 7 + i;
+    assert_int_equal(MPI_Irecv(in, BIG, MPI_INT, MPI_ANY_SOURCE, 7, MPI_COMM_WORLD, &r[0]), MPI_SUCCESS);
+    assert_int_equal(MPI_Send(out, BIG, MPI_INT, peer, 7, MPI_COMM_WORLD), MPI_SUCCESS);
+    assert_int_equal(MPI_Wait(&r[0], &st), MPI_SUCCESS);
+    assert_int_equal(st.MPI_SOURCE, peer);
+    assert_int_equal(in[BIG - 1], peer * 7 + BIG - 1);
+    assert_int_equal(MPI_Irecv(in, BIG, MPI_INT, MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, &r[0]), MPI_SUCCESS);
+    assert_int_equal(MPI_Isend(out, BIG, MPI_INT, peer, 8, MPI_COMM_WORLD, &r[1]), MPI_SUCCESS);
+    assert_int_equal(MPI_Waitall(2, r, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    assert_int_equal(in[0], peer * 7);
+    free(in);
+    free(out);
+}
+
 /* A longer message: MPI's truncation, the op's error. */
 static void truncated(void **state)
 {
@@ -166,6 +192,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(posted_first, pool_barrier),
         cmocka_unit_test_setup(order_kept, pool_barrier),
         cmocka_unit_test_setup(cancel_and_staged, pool_barrier),
+        cmocka_unit_test_setup(blocking_calls_look, pool_barrier),
         cmocka_unit_test_setup(truncated, pool_barrier),
     };
     MPI_Init(&argc, &argv);
