@@ -40,7 +40,9 @@
 # native), GPU_CHECK_SKIP (an extended regular expression: steps whose name
 # matches are skipped, e.g. 'memcheck|racecheck' for a first call and
 # 'configure|build|probe|ctest' for a second call that runs only the
-# sanitizer steps within a second budget).
+# sanitizer steps within a second budget), GPU_CHECK_CTEST_EXCLUDE (a CTest
+# -E expression for ctest-all, e.g. the CPU-only tests CI already runs, to fit
+# a short device budget), GPU_CHECK_MPS (0: no MPS step on a multi-GPU machine).
 # Exit status: 0 when every step succeeded, 1 otherwise.
 set -u
 out=${1:?usage: scripts/gpu-check.sh OUTDIR}
@@ -214,7 +216,9 @@ cuda_p2p='^test_cuda_[a-z0-9_]*_np[0-9]+$'                                      
 if [[ -d $build ]]; then
   section "the whole suite ($ngpu GPU(s)$( ((ngpu == 1)) && echo ', no MPS: the CUDA tests run again under MPS below'))"
   # the JUnit files keep every test's output (skip reasons, timings printed by tests)
-  step ctest-all 300 "${run_env[@]}" ctest --test-dir "$build" --output-on-failure -j "$cjobs" --timeout 200 \
+  excl=()
+  [[ -n ${GPU_CHECK_CTEST_EXCLUDE:-} ]] && excl=(-E "$GPU_CHECK_CTEST_EXCLUDE") && note "    (left out: $GPU_CHECK_CTEST_EXCLUDE)"
+  step ctest-all 300 "${run_env[@]}" ctest --test-dir "$build" "${excl[@]}" --output-on-failure -j "$cjobs" --timeout 200 \
     --output-junit "$out/ctest-all.xml"
   ctest_summary "$out/ctest-all.log"
   grep -hoE "(SKIPPED[^<&]*|WATCHDOG[^<&]*|corpus: [^<&]*)" "$out/ctest-all.log" "$out/ctest-all.xml" 2>/dev/null |
