@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_nccl.c: NCCL alone, bench/coll's baseline (see coll_nccl.h). */
 #include "coll_nccl.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll_nccl.h: bench/coll's baseline, NCCL alone — the same collectives on
  * the same device buffers called straight on NCCL, each followed by

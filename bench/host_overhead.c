@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/host_overhead: what mpiacc's interposition costs host traffic
  * (MPI-ACC Fig 3).  2 ranks ping-pong 0 B, 8 B and 1 KiB with plain MPICH

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/init_cost: what MPI_Init + MPI_Finalize cost with mpiacc linked in,
  * against plain MPICH in the same run.  Each run starts a tiny program that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Small helpers shared by the OpenCL benchmarks (not part of the library):
  * device set-up and a busy kernel that also writes its output (statistics,
  * timing, header and CSV: bench/common/bench.h). */

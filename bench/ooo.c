@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _POSIX_C_SOURCE 200809L
 /*
  * ooo: out-of-order completion (MPI-ACC, Aji et al., Fig 7 / Fig 4-5) with

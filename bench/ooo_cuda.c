@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/ooo_cuda: MPI-ACC Fig 7 (out-of-order completion), CUDA form.
  * 3 ranks.  Rank 0 launches K0 on stream A (produces the data for rank 1)

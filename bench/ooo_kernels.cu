@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench/ooo_kernels.cu: a kernel of controllable duration that produces the
  * data a send needs (one block spins, then the grid writes the buffer). */
 #include <cuda_runtime_api.h>

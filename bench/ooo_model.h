@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/ooo_model.h: the ideal out-of-order schedule of MPI-ACC's Fig 7,
  * built from parts measured in the same run; shared by bench/ooo (OpenCL,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/pack: pack throughput of the CUDA backend (TEMPI bench-mpi-pack grid
  * and Jenkins' types), with same-run baselines.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench/pack_floor: see pack_floor.h. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/pack_floor: the pattern floor of bench/pack (column kmin).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench/pack helper kernels: an empty kernel, a kernel that writes a mapped
  * flag, a gate that holds a stream until the host opens it (so that
  * launches queue up behind it and run back to back), a pattern fill, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench/pack helper kernels (pack_kernels.cu); the launchers return a cudaError_t. */
 #ifndef BENCH_PACK_KERNELS_H
 #define BENCH_PACK_KERNELS_H

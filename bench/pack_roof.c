@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench/pack_roof: see pack_roof.h. */
 #include <stdint.h>
 #include <stdlib.h>

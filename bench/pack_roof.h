@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/pack_roof: the limits bench/pack compares its figures with, all
  * measured in the same run: latency floors (an empty kernel and each way

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/pingpong: CUDA device-to-device ping-pong through mpiacc, as a user
  * gets it with nothing set (no MPIACC_* variable), against baselines

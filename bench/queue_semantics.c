@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _POSIX_C_SOURCE 200809L
 /*
  * queue_semantics: OpenCL queue semantics (MPI-ACC, Aji et al., Fig 8).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/type_commit: time to create + commit (+ free) TEMPI's 3D object
  * constructions with plain MPICH, and the same with mpiacc's datatype

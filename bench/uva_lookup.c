@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/uva_lookup: what MPIACC_UVA=1's classification costs one call, in
  * isolation (one process; white-box, links libmpiacc_internal.a):

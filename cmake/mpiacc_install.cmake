@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Helpers of the install section (top-level CMakeLists.txt).
 
 # MPICH's wrapper flags (mpicc -show) carry "-Wl,-rpath -Wl,<MPI libdir>";

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # UCX discovery (included from the top CMakeLists.txt after MPI, before src/).
 #
 # mpiacc does not link UCX: MPICH's UCX netmod loads it.  mpiacc needs to know

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # usage: check_scaling_scripts.sh BUILD_DIR
 # scripts/stencil-scaling.sh and scripts/halo3d-scaling.sh on PoCL (the mpiacc stack only; ranks share the CPU
 # device: --share): --help, bad values, --dry-run's estimate, and a tiny sweep of each with its CSV and summary.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # usage: readme_commands.sh README.md BUILD_DIR MPIEXEC
 # Runs the commands of an example README's ```sh blocks as written, from the repository root, with two
 # substitutions: a leading "mpiacc-run" is BUILD_DIR/tools/mpiacc-run and "build/" is BUILD_DIR/.  Lines with

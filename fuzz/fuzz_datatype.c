@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target: random bytes -> MPI datatype construction (every
  * constructor, nesting, negative displacements, resized bounds, large-count

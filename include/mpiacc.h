@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mpiacc.h — accelerator-aware MPI through datatype attributes.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The main job: sets up a fresh machine, builds (with visible progress),
 # shows what mpiacc found, the lines of the Stencil2D port that carry the
 # datatype attributes, then runs Stencil2D with manual staging and with

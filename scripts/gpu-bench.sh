@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/gpu-bench.sh BUILD_DIR OUTDIR [SECTION...] — the benchmarks of a GPU machine, each beside its
 # same-run baseline, on the ranks' environment of mpiacc-run (MPICH on its UCX netmod with a
 # CUDA-enabled UCX); logs and CSV in OUTDIR, everything also in OUTDIR/bench.log.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/gpu-check.sh OUTDIR — the whole check on a GPU machine, in one go
 # (source .device-kit/setup.sh first: MPI_HOME, UCX_ROOT, NCCL_ROOT).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/halo3d-scaling.sh — halo3d on 1, 2, 4 GPUs (one rank per GPU, MPI_Dims_create grid, periodic), weak scaling
 # of 256³ per GPU, single and double precision, every variant: manual staging, mpiacc, mpiacc --overlap (halo3d),
 # and the exchange written for a CUDA-aware MPI with and without overlap (halo3d-cuda-aware, no mpiacc) on MPICH

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """List the MPI functions of an mpi.h (or mpi_proto.h) that take a buffer and a
 datatype: prototypes of MPI_* (not PMPI_*) with a by-value MPI_Datatype parameter
 and a `void *` parameter that is a data buffer (attribute values and extra

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds MPICH's own collective tests (test/mpi/coll of an MPICH source tree
 # that the user names; none of their code is kept in this repository) with
 # MPICH's mpicc, runs each test of test/mpi/coll/testlist.in twice — plain

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds selected programs of MPICH's own test suite (test/mpi, from an
 # MPICH source tree the user names) against mpiacc's libmpiacc.so and runs
 # each of them twice: without and with MPIACC_DIRECT=1 (MPI_COMM_WORLD and

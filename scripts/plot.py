@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Turn the benchmarks' CSV files (--csv FILE) into PNG figures like the
 MPI-ACC and TEMPI papers' ones.  The kind of each file is recognised from
 its column names:

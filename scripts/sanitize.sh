@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Sanitizer runs of the test suite (host + OpenCL on PoCL; CUDA off: no GPU in
 # CI and nvcc code is not instrumented).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/scaling-lib.sh: shared by scripts/stencil-scaling.sh and scripts/halo3d-scaling.sh (sourced, not
 # run): the MPI stacks a launch runs on, the GPUs, one launch with its log, and the time budget.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Stencil2D weak scaling beyond one node, on paper (docs/scaling.md).
 
 Predicts the parallel efficiency GFLOPS(n) / (n GFLOPS(1)) of examples/stencil2d at n GPUs (one rank

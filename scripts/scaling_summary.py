@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Merge the raw CSV files of scripts/stencil-scaling.sh or scripts/halo3d-scaling.sh into one CSV with the
 scaling efficiencies and the mpiacc / cuda-aware ratios, and write a Markdown summary with the issue-32 targets.
 

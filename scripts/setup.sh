@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs everything mpiacc needs on a fresh Debian machine, idempotently
 # (a second run downloads nothing and changes nothing):
 #  - Debian packages: CMake, a C compiler, the OpenCL ICD loader and headers,

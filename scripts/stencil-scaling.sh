@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/stencil-scaling.sh — Stencil2D on 1, 2, 4 GPUs (one rank per GPU): weak scaling (1024², 4096², 8192² per
 # GPU) and strong scaling (16384² in total), single and double precision, every variant: manual staging, mpiacc,
 # mpiacc --overlap (examples/stencil2d), and the same exchange written for a CUDA-aware MPI with and without overlap

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Sets up a fresh machine (scripts/setup.sh), builds everything and runs the
 # whole test suite, then the host and OpenCL point-to-point tests once more
 # on MPICH's UCX netmod (the ranks' environment of mpiacc-run: UCX 1.22 from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the tests of MPI_Finalize with operations pending share
  * (tests/reqpool/test_finalize_pending.c, tests/opencl/test_ocl_finalize_pending.c):
  * a thread that opens a gate some time after MPI_Finalize was entered (so

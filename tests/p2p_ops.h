@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The point-to-point calls the message-corpus tests cycle through (send
  * and receive kinds, a ready send's handshake), shared by
  * tests/opencl/test_ocl_p2p.c and tests/direct/test_direct_ocl.c. */

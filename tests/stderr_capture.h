@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Captures what the program writes to stderr between begin and end (the
  * library logs there), for tests that check log lines.  The captured text
  * is also copied to the real stderr so that it stays in the test's output. */

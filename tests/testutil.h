@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers shared by the test programs (not part of the library). */
 #ifndef MPIACC_TESTUTIL_H_INCLUDED
 #define MPIACC_TESTUTIL_H_INCLUDED

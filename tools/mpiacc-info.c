@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mpiacc-info: what this mpiacc is (ompi_info / mpichversion for mpiacc):
  * version, build configuration, the devices and OpenCL platforms found at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench/common/bench.c: see bench.h. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>

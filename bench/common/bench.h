@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/common/bench: what the benchmarks share (not part of libmpiacc):
  * statistics, timing, checking macros, the report header and CSV files.

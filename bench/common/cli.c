@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench/common/cli.c: see cli.h. */
 #define _GNU_SOURCE /* getopt_long */
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/common/cli: the one command-line parser of the programs under
  * bench/, examples/ and tools/ (getopt_long underneath; not part of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* examples/common/ex_common.c: see ex_common.h. */
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * examples/common/ex_common.h: what the examples' programs share (halo3d,
  * stencil2d, and their cuda-aware twins, which link MPI and CUDA only):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * examples/common/ex_cuda.h: what the examples' CUDA backends share
  * (halo3d/h3_cuda.cu, stencil2d/stencil_cuda.cu): a rank's device is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * examples/common/ex_opencl.h: what the examples' OpenCL backends share
  * (halo3d/h3_opencl.c, stencil2d/stencil_opencl.c): the device a rank

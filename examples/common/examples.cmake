@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # examples/common/examples.cmake: what the examples' CMakeLists share
 # (halo3d, stencil2d).
 

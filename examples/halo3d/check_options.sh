@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # usage: check_options.sh HALO3D MPIEXEC [HALO3D_CUDA_AWARE]
 # halo3d's own options: --help describes them, --size's and --variant's forms and errors, and a run's
 # header and CSV (manual and mpiacc with --overlap-both: the CSV rows of each run).  With the cuda-aware

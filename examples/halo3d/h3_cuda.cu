@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* halo3d CUDA backend: on device (node-local rank) % (device count), a
  * main stream of the greatest priority (exchange, shell) and a
  * low-priority one (the core under --overlap), both non-blocking.  Built

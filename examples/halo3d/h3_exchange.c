@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * halo3d exchanges: the six face datatypes and the two exchange methods
  * (MPI_Neighbor_alltoallw; persistent MPI_Send_init / MPI_Recv_init

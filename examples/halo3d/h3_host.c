@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* halo3d host side: initial values, the CPU stencil, the CPU reference
  * run and the bitwise comparison. */
 #include <stdio.h>

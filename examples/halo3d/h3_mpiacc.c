@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * halo3d's mpiacc exchange (halo3d only): the host exchange's subarray
  * types, tagged once with where the buffer lives and the stream (CUDA) or

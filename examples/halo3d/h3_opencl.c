@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* halo3d OpenCL backend: two in-order queues per rank, the main one
  * (exchange, shell) and a second one (the core under --overlap), ordered by
  * events (GPU devices preferred: the (node-local rank % count)-th; else the

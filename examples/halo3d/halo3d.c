@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * halo3d driver: options, the 3D Cartesian decomposition, the CPU
  * references, the device runs (manual staging, mpiacc, cuda-aware; mpiacc

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * halo3d: a 3D halo exchange on a Cartesian communicator (MPI_Dims_create
  * over the ranks, periodic by default), the six faces described by

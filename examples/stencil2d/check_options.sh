@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # usage: check_options.sh STENCIL2D MPIEXEC [STENCIL2D_CUDA_AWARE]
 # stencil2d's own options: --help lists them; --msize PxQ (and P,Q) sets the process grid, a malformed or
 # mismatched grid is refused; --variant takes a comma-separated list (bad tokens refused, cuda-aware alone on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* stencil2d host side: initial values, CPU stencil, CPU reference run and
  * validation. */
 #include <math.h>

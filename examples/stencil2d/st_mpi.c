@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * stencil2d exchanges that need MPI only (built into both executables):
  * the host exchange (the manual variant's MPI part and the CPU reference)

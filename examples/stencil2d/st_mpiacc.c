@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * stencil2d's mpiacc exchange (stencil2d only): device buffers straight to
  * MPI with datatypes tagged once per precision.  The same routine serves

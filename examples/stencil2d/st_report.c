@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* stencil2d report: header, per-precision table with the timeline of each
  * run (exchange alone, kernels alone, exposed exchange, hidden fraction),
  * the CSV rows. */

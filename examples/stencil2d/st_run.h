@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* stencil2d driver internals shared by stencil2d.c (options, runs) and
  * st_report.c (header, table, CSV). */
 #ifndef ST_RUN_H_INCLUDED

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * stencil2d driver: options, 2D decomposition, CPU reference, the device
  * variants (manual staging, mpiacc, cuda-aware; mpiacc and cuda-aware with

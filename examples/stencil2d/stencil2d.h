@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * stencil2d: SHOC's Stencil2D (9-point Jacobi stencil on a 2D Cartesian
  * decomposition) on mpiacc, beside the same exchange written for a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* stencil2d CUDA backend: on device (node-local rank) % (device count), a
  * main stream of the greatest priority (boundary work and the exchange) and
  * a low-priority one (the interior under --overlap), both non-blocking;

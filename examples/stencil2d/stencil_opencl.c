@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* stencil2d OpenCL backend: two in-order queues per rank, the main one
  * (exchange, boundary band) and a second one (the interior under
  * --overlap), ordered by events (GPU devices preferred: the (node-local

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/clients/imb.sh: Intel MPI Benchmarks for GPU buffers (IMB-MPI1-GPU,
 # from the PyPI wheel impi-rt) run unmodified on MPICH through mpiacc.
 set -u

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/clients/lib.sh: shared by the client scripts (sourced, not run).
 # Finds the MPI launcher and mpiacc's library, runs ranks with mpiacc
 # preloaded (LD_PRELOAD applied to the ranks only, through mpiexec -genv,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/clients/mpi4py.sh: mpi4py (PyPI wheel) through mpiacc on MPICH:
 # point-to-point and Allreduce on CUDA arrays (__cuda_array_interface__).
 set -u

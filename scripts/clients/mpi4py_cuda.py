@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """mpi4py through mpiacc: point-to-point and Allreduce on CUDA arrays.
 
 Run by scripts/clients/mpi4py.sh (2 ranks, mpiacc preloaded, MPIACC_UVA=1).

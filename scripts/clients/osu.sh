@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/clients/osu.sh: the OSU micro-benchmarks, unmodified, through mpiacc.
 # Run with --help for the options.  OSU's code never enters this repository:
 # the user names a source tree (get it from https://mvapich.cse.ohio-state.edu/benchmarks/,

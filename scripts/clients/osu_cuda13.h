@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Force-included (-include) into the OSU micro-benchmarks' C sources by
  * scripts/clients/osu.sh when they are built against CUDA 13 or later: OSU

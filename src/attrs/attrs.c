@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* attrs/attrs.c: the public keyvals and their capture at call time (the
  * inheritance through derived datatypes is inherit.c's). */
 #include "attrs.h"

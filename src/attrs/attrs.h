@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * attrs: the public keyvals (MPIACC_BUF_TYPE, ...) and reading them from a
  * datatype at call time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/alltoall.c: MPI_Alltoall, MPI_Alltoallv, MPI_Alltoallw and their I
  * forms.  Each side's P blocks are packed one after the other in its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll/bcast.c: MPI_Bcast / MPI_Ibcast (one buffer: packed at the root,
  * unpacked elsewhere) and MPI_Barrier / MPI_Ibarrier (no data; they only
  * keep their place behind deferred collectives). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/check.c: MPIACC_COLL_CHECK=1, the agreement check of device
  * collectives (comm.h): before a collective of a kind with a device path,

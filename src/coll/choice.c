@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/choice.c: which engine runs a communicator's device collectives
  * (comm.h), from every process's facts: a pure function, so every process

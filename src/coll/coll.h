@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll: the collectives layer.  Every MPI collective that takes buffers and
  * datatypes (blocking, nonblocking, int and MPI_Count forms) reaches it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/coll_internal.h: a collective operation inside the collectives
  * layer (core.c) and its families (bcast.c, reduce.c, gather.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_testhooks.c: see coll_testhooks.h (libmpiacc_internal.a only). */
 #include "coll_testhooks.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll_testhooks.h: the collectives layer's knobs for tests (built into
  * libmpiacc_internal.a only, from coll_testhooks.c; the library keeps just

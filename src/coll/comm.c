@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/comm.c: the per-communicator state of device collectives (see
  * comm.h): made at a communicator's first device collective, kept as an

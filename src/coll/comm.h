@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/comm.h: what the collectives layer keeps per MPI communicator that
  * saw a device collective (comm.c), and the engine choice (choice.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/core.c: the collective operation — call-time checks, the buffers'
  * blocks (slots) that a family planned, their staging, and the protocol

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/dev.c: a device collective on the collective engine (NCCL): which
  * calls the engine takes (mpiacc_coll_dev_takes), and the program it runs

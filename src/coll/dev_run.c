@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/dev_run.c: one device collective on the collective engine (NCCL),
  * blocking or not: the program (dev.c), the dependencies, the engine's run

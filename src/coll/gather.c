@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/gather.c: MPI_Gather(v), MPI_Scatter(v), MPI_Allgather(v) and their
  * I forms.  The root's (or every process's) P blocks are packed one after

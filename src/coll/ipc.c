@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/ipc.c: the framework of the IPC collective engine (see ipc.h): which calls may take the path, the
  * records and their exchange, the reads, the final synchronisation that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/ipc.h: the IPC collective engine: on-device collectives on
  * communicators whose processes share one node (comm.h: chosen where NCCL

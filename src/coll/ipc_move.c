@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/ipc_move.c: the on-device collectives that move data (ipc.h):
  *   Bcast              every non-root reads the root's buffer;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/ipc_nb.c: the nonblocking on-device collectives (MPI_Ibcast,
  * MPI_Iallreduce, ... on the IPC engine; ipc.h) as a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/ipc_reduce.c: the on-device reductions (ipc.h), for a predefined
  * operation on a (tagged duplicate of a) predefined type that the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/neighbor.c: the neighbourhood collectives (MPI_Neighbor_allgather(v),
  * MPI_Neighbor_alltoall(v,w) and their I forms) on Cartesian, graph and

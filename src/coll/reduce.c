@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/reduce.c: the reductions — MPI_Reduce, MPI_Allreduce,
  * MPI_Reduce_local, MPI_Reduce_scatter(_block), MPI_Scan, MPI_Exscan and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/sig.c: the host description of staged packed bytes.  A staged
  * buffer's host copy is MPI_Pack's format (the elements' typemap entries

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/slots.c: the helpers the families (bcast.c, reduce.c, gather.c,
  * alltoall.c, neighbor.c) plan and post with: a call's blocks (slots) per

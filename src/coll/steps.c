@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/steps.c: the steps of a collective operation — dependencies, packs
  * into staging, unpacks — as the request pool's protocol for a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/backend.c: the backend registry (CPU always, CUDA/OpenCL if built
  * and a device exists).  The entry layer hands over the candidate tables at
  * MPI_Init; a backend starts only when first asked for (the first operation

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * backend_coll.h: the optional collective engine of a backend, reached
  * through mpiacc_backend_t.coll (like its IPC table): for CUDA, NCCL loaded

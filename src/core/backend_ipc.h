@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * backend_ipc.h: the optional interprocess (IPC) part of a backend, the
  * building block of the direct protocol: a sender exports the allocation

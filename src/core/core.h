@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * core: the library's shared internals — error codes, the logger, the
  * backend table and library state.  Every other module includes this.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/core_testhooks.c: see core_testhooks.h; libmpiacc_internal.a only. */
 #include "core_testhooks.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/core_testhooks.h: knobs for tests (core_testhooks.c, built into
  * libmpiacc_internal.a only). */
 #ifndef MPIACC_CORE_TESTHOOKS_H_INCLUDED

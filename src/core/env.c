@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/env.c: the table of MPIACC_* environment variables and their parser
  * (see env.h).  README.md's "Environment" table lists the same variables;
  * tests/tools/check_env.sh fails when the two disagree.  Also the names

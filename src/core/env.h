@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * core/env: the one parser of the MPIACC_* environment variables.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * core/errcall.c: the user's MPI call in error messages (core.h,
  * mpiacc_err_call_t): the current call per thread, an operation's copy of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/errcall.h: error.c's use of errcall.c. */
 #ifndef MPIACC_CORE_ERRCALL_H_INCLUDED
 #define MPIACC_CORE_ERRCALL_H_INCLUDED

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * core/error.c: MPI error codes with readable strings for mpiacc's errors.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/log.c: the MPIACC_LOG logger, the only place the library prints. */
 #include <pthread.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * core/number.h: the one parser of integers written by people (environment
  * variables, src/core/env.c; the command lines of bench/, examples/ and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/state.c: the library state the entry layer sets (core.h). */
 #include "core.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/stats.c: operation counters (stats.h). */
 #include <stdatomic.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * core/stats: the counters behind MPIACC_Get_stats and the MPI_Finalize
  * summary (MPIACC_LOG=info).  Only pooled operations and device messages

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cpu: the host backend (MPIACC_BUF_HOST), always present.  It is the
  * reference the device backends are tested against, and it lets host data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_backend.c: the CUDA backend table (MPIACC_KIND_CUDA) — init,
  * validation, dependency capture, completion tests, staging, description.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_blob.c: the CUDA backend's device copies of datatype blobs (the
  * traverse.h representation the generic and IPC copy kernels read), one

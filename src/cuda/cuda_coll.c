@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_coll.c: the reduction entries of the CUDA IPC table
  * (src/core/backend_ipc.h: reduce_supported, import_reduce) for the

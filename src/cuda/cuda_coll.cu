@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_coll.cu: the reduction kernel of the on-device collectives
  * (cuda_coll.h): one launch reads n sources and writes dst.  Its body and

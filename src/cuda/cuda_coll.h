@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_coll.h: the reduction kernel of the on-device collectives
  * (cuda_coll.cu) and its host side (cuda_coll.c: reduce_supported and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_coll_body.cuh: the body of the reduction kernel (cuda_coll.cu) and
  * its plan, as host-and-device code, so that the kernel and its host

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_copyn.cu: the many-piece copy kernel of import_copy_n (cuda_coll.h):
  * one launch copies up to MPIACC_CUDA_COPYN_MAXP contiguous pieces.  Its

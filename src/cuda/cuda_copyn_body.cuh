@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_copyn_body.cuh: the body of the many-piece copy kernel
  * (cuda_copyn.cu, the kernel of import_copy_n) and its plan, as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_internal.h: internals of the CUDA backend shared by its host files
  * (cuda_backend.c: the table; cuda_pool.c: devices, streams, events,

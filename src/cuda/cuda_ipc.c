@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_ipc.c: the CUDA backend's interprocess part (src/core/backend_ipc.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_ipc.h: internals shared by cuda_ipc.c (exporter, import_copy, the
  * table) and cuda_ipc_cache.c (the importer's caches: mappings, opened

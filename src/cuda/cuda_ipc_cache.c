@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_ipc_cache.c: the importer's caches of the CUDA IPC path (see
  * cuda_ipc.c for the design): mappings of other processes' allocations,

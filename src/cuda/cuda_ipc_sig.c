@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_ipc_sig.c: the IPC path's variants of issue 23 (bits
  * MPIACC_CUDA_IPCV_* in cuda_internal.h, chosen through the test hook

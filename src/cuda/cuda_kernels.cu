@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_kernels.cu: the generic point-based pack/unpack kernel of the CUDA
  * backend (after Jenkins), in the vector scheme of cuda_kernels_common.cuh

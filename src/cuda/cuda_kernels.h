@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_kernels.h: the interface between the CUDA backend's host code (C)
  * and its kernels (cuda_kernels.cu: generic, cuda_kernels_strided.cu:

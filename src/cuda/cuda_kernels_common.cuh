@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_kernels_common.cuh: what the pack/unpack kernels of the CUDA backend
  * share, included by cuda_kernels.cu (the generic point-based kernel) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_kernels_strided.cu: the strided pack/unpack kernels of the CUDA
  * backend (canonical strided form, after TEMPI), words of ws bytes (1, 2,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_model.c: chooses between "one-shot" (the kernel reads/writes mapped
  * pinned host memory directly) and "device" (kernel into a device temp

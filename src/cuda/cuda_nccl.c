@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_nccl.c: NCCL as the CUDA backend's collective engine
  * (src/core/backend_coll.h) — the loader, the communicators, the types and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_nccl.h: the CUDA backend's collective engine, NCCL, loaded at run
  * time with dlopen (never linked): cuda_nccl.c (loader, communicators,

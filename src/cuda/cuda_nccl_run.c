@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_nccl_run.c: one collective on NCCL (backend_coll.h's run): on the
  * call's stream — MPIACC_STREAM, else one of the backend's internal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_nccl_stub.c: the CUDA backend's collective engine when nccl.h was
  * not found at build time (CMake selects this file instead of

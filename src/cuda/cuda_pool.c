@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_pool.c: CUDA backend resources — per-device setup, internal streams
  * (non-blocking, handed out least-busy first so independent operations do

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_sync.c: how a blocking call (pack_dev / unpack_dev: MPI_Pack and
  * MPI_Unpack on device buffers) waits for its one kernel or copy.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_testhooks.c: the knobs of cuda_testhooks.h (tests and benchmarks
  * only; built into libmpiacc_internal.a, not into libmpiacc.so).

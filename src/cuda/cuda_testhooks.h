@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_testhooks.h: the CUDA backend's knobs for tests and benchmarks (it
  * also gives them the internals of cuda_internal.h).  cuda_testhooks.c is

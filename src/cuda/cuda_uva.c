@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_uva.c: the CUDA backend's pointer query (the table's classify entry,
  * used by MPIACC_UVA=1 and by mixed memory-kind assertions; see

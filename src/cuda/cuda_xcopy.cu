@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_xcopy.cu: the layout-to-layout copy of the direct protocol (see
  * cuda_xcopy.h).  Thread t moves the V = 16/ws consecutive words

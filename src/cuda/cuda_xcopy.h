@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_xcopy.h: the layout-to-layout copy kernel (cuda_xcopy.cu) — reads
  * one datatype layout and writes another with no packed intermediate:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cuda_xfer.c: pack / unpack between a device buffer and host staging, or
  * device staging when the descriptor says so (host_on_device: the device

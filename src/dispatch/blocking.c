@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dispatch/blocking.c: MPI_Pack / MPI_Unpack with a device-tagged datatype,
  * done at once (device to device through the backend's pack_dev /

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dispatch/bsend.c: MPI_Bsend and MPI_Ibsend (and the persistent
  * MPI_Bsend_init's starts) with a device datatype.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dispatch/dispatch.c: the interposed point-to-point calls that missed the
  * host fast path.  Reads the datatype's attributes; a host datatype goes to

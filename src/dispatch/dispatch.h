@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dispatch: the call-time decisions for every interposed call that missed
  * the host fast path — attributes, backend choice and validation, datatype

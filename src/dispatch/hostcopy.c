@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dispatch/hostcopy.c: blocking copies of a device buffer into host
  * memory, for the calls whose semantics need the data out of (or into) the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dispatch/memkind.c: classification of untagged buffers (memkind.h) and
  * the MPI 4.1 memory allocation kinds info keys.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dispatch/memkind: which memory an UNTAGGED datatype's buffer is in.
  * mpiacc's model is that the datatype says where the buffer lives; two

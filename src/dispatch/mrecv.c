@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dispatch/mrecv.c: MPI_Mrecv / MPI_Imrecv of a message that MPI_Mprobe /
  * MPI_Improbe matched, into a datatype that needs the pool.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dispatch/persist.c: persistent point-to-point requests (MPI_Send_init,
  * MPI_Ssend_init, MPI_Rsend_init, MPI_Bsend_init, MPI_Recv_init and their

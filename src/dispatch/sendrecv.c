@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dispatch/sendrecv.c: MPI_Sendrecv_replace, MPI_Isendrecv and
  * MPI_Isendrecv_replace when a datatype needs the pool.

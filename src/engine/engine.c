@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* engine/engine.c: whether MPI's own transport takes CUDA device memory
  * (the decision and its rule: engine.h), and the engine's table. */
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine: the transports mpiacc hands data to instead of moving it itself.
  * One for now: MPI's own transport, when it takes CUDA device memory

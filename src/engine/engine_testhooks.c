@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* engine/engine_testhooks.c: see engine_testhooks.h. */
 #include "engine.h"
 #include "engine_testhooks.h"

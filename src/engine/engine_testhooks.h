@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* engine/engine_testhooks.h: knobs for tests (libmpiacc_internal.a only). */
 #ifndef MPIACC_ENGINE_TESTHOOKS_H_INCLUDED
 #define MPIACC_ENGINE_TESTHOOKS_H_INCLUDED

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine/ucx.c: does the UCX that MPICH loaded take CUDA device memory?
  * Only through dlsym on the libucp already in the process (dlopen with

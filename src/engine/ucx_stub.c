@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* engine/ucx_stub.c: mpiacc built without UCX's headers (CMake variable
  * MPIACC_UCX_INCLUDE_DIR unset) cannot ask UCX: it cannot tell. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * interpose/attr.c: MPI_Type_set_attr and MPI_Type_delete_attr,
  * interposed so that an invalid value of an mpiacc keyval is refused at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * interpose/coll_types.c: the host fast-path test of the collectives that
  * take one datatype per process (MPI_Alltoallw, MPI_Neighbor_alltoallw and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * interpose/comm.c: the communicator calls that take an info argument, for
  * the MPI 4.1 memory allocation kinds it may assert

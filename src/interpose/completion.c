@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * interpose/completion.c: the MPI completion calls, so that the error of
  * an mpiacc operation is raised where MPI raises the errors of its own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * interpose/init.c: MPI_Init / MPI_Init_thread / MPI_Finalize — starts the
  * modules in dependency order (stops them in reverse), hands the backend

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * interpose: the MPI_* entry points mpiacc defines (the point-to-point,
  * pack, collective and refusal ones generated from mpi_calls.txt by

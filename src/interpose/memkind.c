@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * interpose/memkind.c: what a CUDA-aware program asks MPI before handing
  * it device pointers.  With MPIACC_UVA=1 (src/dispatch/memkind.h) mpiacc

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * interpose/mprobe.c: MPI_Mprobe and MPI_Improbe.  The probes are MPI's
  * own; they only note a message this process sent itself

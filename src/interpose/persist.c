@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * interpose/persist.c: MPI_Start, MPI_Startall, MPI_Request_free and
  * MPI_Cancel for persistent point-to-point requests.  MPI_Send_init & co.

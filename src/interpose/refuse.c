@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * interpose/refuse.c: the refusal of a device-tagged datatype by the calls
  * mpiacc does not support with device buffers (RMA, MPI-IO, partitioned,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * interpose/stats.c: MPIACC_Get_stats (include/mpiacc.h) and the per-rank
  * summary MPI_Finalize prints with MPIACC_LOG=info: the operation counters

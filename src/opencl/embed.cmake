@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Generates a C source defining `const char mpiacc_ocl_kernel_source[]`: the
 # files in INPUTS, verbatim and in order, as one string (used for the
 # OpenCL program: src/pack/traverse.h followed by src/opencl/kernels.cl).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * opencl/kernels.cl: the generic pack / unpack kernels (OpenCL C 1.2).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * opencl: the OpenCL backend (MPIACC_KIND_OPENCL).  Buffers are cl_mem
  * handles; byte offsets inside come from the datatype.  Internal header

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * opencl/ocl_backend.c: the backend table — start/stop, device listing,
  * argument validation, dependency capture and completion tests.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * opencl/ocl_ctx.c: what the backend keeps per OpenCL context (program,
  * kernels, internal queues, device temporaries), the datatype blob cache

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* opencl/ocl_errname.c: readable names of OpenCL error codes. */
 #include "ocl.h"
 

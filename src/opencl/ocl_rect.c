@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * opencl/ocl_rect.c: the rect strategy's plan, as pure functions (no
  * OpenCL call): the strided form of a datatype folded into rows, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ocl_testhooks.h: the OpenCL backend's knobs for tests and benchmarks (it
  * also gives them the internals of ocl.h).  ocl_testhooks.c is built

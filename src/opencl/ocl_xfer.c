@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * opencl/ocl_xfer.c: pack / unpack between a cl_mem and host staging (or a
  * packed cl_mem), chained on the device after the captured dependency.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pack/canon.c: canonicalisation of the internal tree (after TEMPI, Pearson
  * et al., §3.2) and the facts derived from the canonical tree: strided-block

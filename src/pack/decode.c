@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pack/decode.c: MPI datatype -> internal tree, through
  * MPI_Type_get_envelope_c / MPI_Type_get_contents_c (large-count variants,

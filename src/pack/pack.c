@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pack/pack.c: the engine's entry points — analysis of a datatype
  * (decode -> canonicalise -> describe -> serialise), its cache on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pack: the datatype engine.  Decodes any committed MPI datatype into an
  * internal tree, canonicalises it (TEMPI), serialises it into one contiguous

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pack_internal.h: the datatype engine's internal tree, shared by
  * decode.c (MPI datatype -> tree), canon.c (TEMPI canonicalisation, strided

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pack/serialize.c: canonical tree -> point-based blob (traverse.h
  * documents the layout).  Nodes are written in preorder as fixed-length

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * traverse.h — the ONE datatype traversal source of mpiacc.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * protocol/choose.c: THE protocol choice for a device point-to-point
  * operation, and the two tests it rests on (dense layout, device memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * protocol/device.c: the device protocol — a device message handed to MPI
  * as device memory, for a buffer kind whose device memory MPI's transport

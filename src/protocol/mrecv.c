@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * protocol/mrecv.c: the staged protocol's receive of a message already
  * matched by MPI_Mprobe / MPI_Improbe (MPI_Mrecv, MPI_Imrecv of a device

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * protocol/ordered.c: a host send that must wait behind device sends to the
  * same (comm, dest) not yet handed to MPI (MPI's non-overtaking rule).  It

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * protocol: how a pooled operation's data travels.  Each protocol is a
  * table (mpiacc_proto_t, src/reqpool/reqpool.h) the dispatcher puts in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * protocol/staged.c: the staged protocol.  A send packs the device data
  * into host staging (on the device when the backend chains work, after the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* protocol/staging.c: pooled host staging memory per buffer kind. */
 #include "protocol.h"
 

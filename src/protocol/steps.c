@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * protocol/steps.c: steps several protocols take the same way — the data
  * dependency, the pack / unpack between the user's buffer and staging

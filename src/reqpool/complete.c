@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * reqpool/complete.c: recognising mpiacc's requests in the MPI completion
  * calls and taking their results out of MPI's hands (see reqpool.h).

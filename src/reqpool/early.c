@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * reqpool/early.c: stream-ordered completion (MPIACC_ORDER_STREAM): the
  * request completed before the op ends (mpiacc_rp_early; the arrows are

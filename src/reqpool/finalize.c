@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * reqpool/finalize.c: the pool's start and end — mpiacc_rp_init, and
  * MPI_Finalize with operations still pending (a bounded wait, cancelled

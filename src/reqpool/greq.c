@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * greq.c: the callbacks of the MPI generalized request behind every pooled
  * operation (an extended request, MPIX_Grequest_start) -- what MPI asks of

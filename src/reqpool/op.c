@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * reqpool/op.c: the life of one operation — the state machine, its
  * generalized request and the progress hook that drives it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * reqpool/pool.c: the pool's data structures — the list of active
  * operations, the queue of sends not yet handed to MPI (MPI's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * reqpool: the request pool hooked into MPICH's progress engine.  Owns the
  * life of every pooled operation: its generalized request, its state, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/pcache.c: forgetting granules (the lookups are inline, pcache.h). */
 #include <stddef.h>
 

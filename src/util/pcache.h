@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * util/pcache: a lock-free cache of 4 KiB address granules known to be host
  * memory (the host side of MPIACC_UVA's pointer classification,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/pool.c: size-classed block pool with freelists and statistics. */
 #include <stdlib.h>
 #include <string.h>

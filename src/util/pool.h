@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * util/pool: a pool of reusable memory blocks.  Requests are rounded up to a
  * power-of-two size class; freed blocks go back on their class's freelist

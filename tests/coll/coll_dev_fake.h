@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_dev_fake.h: a stand-in collective engine (src/core/backend_coll.h)
  * that "runs" the collectives layer's programs on host memory, so that the
  * NCCL path's framework (engine choice, programs for every kind, packs and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_harness.h: runs one collective twice from the same initial buffers —
  * the oracle with the plain datatype on every rank (MPI itself), and the
  * case under test where some ranks use a tagged copy of the datatype (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_ipc_fake.h: the stand-in IPC table of the IPC engine's collective
  * tests on host buffers (installed with mpiacc_coll_test_tables) (test_coll_ipc.c, test_coll_ipc_nb.c): the CPU
  * backend's buffers (MPIACC_BUF_HOST + MPIACC_EVENT) get export_buf (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The path decision of device collectives, as pure functions (one rank):
  *   - per communicator (src/coll/choice.c, mpiacc_coll_engine_choose): the

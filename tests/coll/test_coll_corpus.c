@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The collectives on the CPU backend (MPIACC_BUF_HOST + MPIACC_EVENT: the
  * staged path, packed into host staging) against the same call on plain
  * host datatypes (MPI itself): every data-moving collective with random

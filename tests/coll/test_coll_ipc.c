@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _POSIX_C_SOURCE 200809L
 /*
  * The IPC engine's on-device collectives (src/coll/ipc*.c) without a GPU:

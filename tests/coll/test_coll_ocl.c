@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The collectives on cl_mem buffers (PoCL in CI): random datatypes (true
  * lower bound >= 0, since a cl_mem has no address before its start) in
  * every data-moving collective, device buffers on a random subset of ranks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The collectives' semantics on the CPU backend (MPIACC_BUF_HOST with an
  * MPIACC_EVENT flag that another thread sets late: a slow dependency):
  *  - order: a device MPI_Ibcast waiting for its dependency, then host

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ref_reduce.h: the host reference of the on-device reductions (the IPC
  * table's import_reduce, src/core/backend_ipc.h), for tests and for test

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Error cases through the public MPI API, shared by the host, OpenCL and
  * CUDA programs (tests/core/test_errors_mpi.c, tests/opencl/

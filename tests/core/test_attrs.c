@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Public attribute API, keyval lifetime, version, and the error table of
  * invalid attribute values (single rank). */
 #include <stdio.h>

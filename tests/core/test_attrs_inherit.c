@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Attributes through derived datatypes, on the CPU path (2 ranks).  The
  * constituents are tagged MPIACC_BUF_HOST with an MPIACC_EVENT flag (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The completion wrappers (src/interpose/completion.c) while an mpiacc
  * operation is alive:
  *  - a call MPI itself fails (an invalid request handle) returns MPI's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Issue 10 item 3: no attribute value is read as "untagged".  An invalid
  * MPIACC_BUF_TYPE (NULL, unknown) or MPIACC_DEVICE is refused by
  * MPI_Type_set_attr (MPI_ERR_ARG, raised where MPICH raises datatype

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Issue 10 item 3, MPIACC_DISABLE=1 (set by CTest): the keyvals are valid,
  * untagged and plain host-tagged traffic goes to MPI, and every call on a
  * datatype whose buffer mpiacc would have handled (device kinds, host with

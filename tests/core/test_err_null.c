@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Issue 10 item 5: null handles and MPI_PROC_NULL behave exactly as in
  * MPICH once datatypes carry mpiacc attributes: MPICH's recvnull pattern
  * (MPI_DATATYPE_NULL, count 0, MPI_PROC_NULL), completion calls over

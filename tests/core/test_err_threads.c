@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _POSIX_C_SOURCE 200809L
 /* Issue 10 item 4: error strings are per call.  Several threads raise
  * errors of the same class at the same time (MPI_Pack on a datatype whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Issue 10 error cases (err_cases.h) on host buffers that go through
  * mpiacc's request pool: MPIACC_BUF_HOST datatypes with an MPIACC_EVENT
  * flag (already set), which the CPU backend takes as the dependency.

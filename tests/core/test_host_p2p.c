@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Host traffic through every interposed call is byte-exact and unaffected
  * (2-4 ranks in a ring).  With --expect-disabled (MPIACC_DISABLE=1) the
  * same holds; the keyvals are still valid there (test_err_disable checks

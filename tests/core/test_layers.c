@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The shared building blocks of the layers: the util pool (size classes,
  * freelists, statistics) and the datatype engine's data slots (install
  * once, compare-and-set, free hook on release). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Backends start lazily: a program doing only host MPI (untagged datatypes,
  * and a datatype tagged MPIACC_BUF_HOST without an event, which goes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_memkind: untagged buffers under MPIACC_UVA=1 and the MPI 4.1 memory
  * allocation kinds info keys, on host memory (2 ranks; CPU-only machines:

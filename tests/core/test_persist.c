@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Persistent point-to-point requests on datatypes that need the pool
  * (MPIACC_BUF_HOST with an MPIACC_EVENT flag: the CPU backend, the same
  * path as CUDA and OpenCL): every init call, MPI_Start / MPI_Startall,

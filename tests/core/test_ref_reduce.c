@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_ref_reduce: the host reference of the on-device reductions
  * (tests/common/ref_reduce.h) against MPICH: every pair it supports is

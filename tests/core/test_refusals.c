@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every call mpiacc refuses with device buffers (refuse_cases.h, generated
  * with the wrappers from src/interpose/mpi_calls.txt at build time): with a
  * datatype tagged for the pool (MPIACC_BUF_HOST with an MPIACC_EVENT flag,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI_Sendrecv_replace, MPI_Isendrecv, MPI_Isendrecv_replace, MPI_Bsend,
  * MPI_Ibsend, MPI_Mprobe + MPI_Mrecv / MPI_Imrecv (int and _c forms) with
  * datatypes that need the pool (MPIACC_BUF_HOST with an MPIACC_EVENT flag:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cu_attrs.h: the attributes of a CUDA datatype as the backend sees them
  * (the CUDA tests that call the backend's table directly). */
 #ifndef CU_ATTRS_H_INCLUDED

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cu_cases.h: strided test layouts shared by the CUDA tests.  Each case is
  * built twice: as an MPI datatype (hvector nesting, start offset, resized

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cu_ipc_msg.h: the message harness of test_cuda_ipc — one exported
  * buffer moved to the other rank through the backend's IPC table, the
  * export record and datatype blob travelling as host MPI messages, the

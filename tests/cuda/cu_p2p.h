@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cu_p2p.h: shared set-up of the public-API CUDA tests (MPI point-to-point
  * and MPI_Pack/MPI_Unpack on device-tagged datatypes).

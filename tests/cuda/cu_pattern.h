@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cu_pattern.h: the seeded byte pattern of the CUDA tests, for C and CUDA. */
 #ifndef CU_PATTERN_H_INCLUDED
 #define CU_PATTERN_H_INCLUDED

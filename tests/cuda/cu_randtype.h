@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cu_randtype.h: seeded random MPI datatypes for the CUDA tests — the
  * engine's generator (tests/pack/typegen.c: every constructor, darray,
  * subarray with non-zero starts, hindexed_block, resized bounds, negative

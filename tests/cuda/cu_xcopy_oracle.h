@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cu_xcopy_oracle.h: the MPI_Pack / MPI_Unpack oracle of a layout-to-layout
  * copy (tests of cuda_xcopy.cu and of the IPC import). */
 #ifndef CU_XCOPY_ORACLE_H_INCLUDED

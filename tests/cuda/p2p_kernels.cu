@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* p2p_kernels.cu: fills and gated kernels for the public-API CUDA tests. */
 #include <cuda_runtime_api.h>
 

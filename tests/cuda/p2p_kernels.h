@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* p2p_kernels.h: kernels the public-API CUDA tests use to create GPU work
  * the library must order against: fills, and "gates" (a one-thread kernel
  * spinning on a flag in mapped pinned host memory that the test sets later,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_backend: the CUDA backend table called directly after MPI_Init
  * (needs a GPU; skipped without one).  Oracle: MPICH's MPI_Pack/MPI_Unpack

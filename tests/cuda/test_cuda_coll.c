@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_coll: collectives on CUDA buffers through the public API
  * (issue 21), every rank sharing GPU 0 (MPS advised), on each engine

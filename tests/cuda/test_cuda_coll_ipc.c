@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_coll_ipc: the IPC collective engine (issue 24; run with
  * MPIACC_COLL_ENGINE=ipc, every rank on GPU 0, MPS advised — the engine

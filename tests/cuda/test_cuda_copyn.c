@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_copyn: the CUDA IPC table's import_copy_n (issue 24,
  * src/core/backend_ipc.h; the kernel of src/cuda/cuda_copyn.cu) on 1, 2

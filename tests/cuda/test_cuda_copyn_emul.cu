@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_copyn_emul: the many-piece copy kernel's body and plan
  * (src/cuda/cuda_copyn_body.cuh, the source cuda_copyn.cu launches) run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_default_stream: CUDA buffers WITHOUT an MPIACC_STREAM attribute
  * are ordered after the application's work on the default stream (issue 10

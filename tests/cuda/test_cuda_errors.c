@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_errors: bad inputs on CUDA-tagged datatypes through the public
  * API (one process).  Every row of the table is tried with every call

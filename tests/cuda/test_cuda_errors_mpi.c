@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Issue 10 error cases (tests/core/err_cases.h) on CUDA device pointers
  * (MPIACC_BUF_CUDA, MPIACC_STREAM = a user stream).  2 ranks; `--item N`
  * picks the group; skipped without a CUDA device. */

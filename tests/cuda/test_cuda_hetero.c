@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_hetero: heterogeneous transfers through the public API
  * (issue 5 item 5), 2 ranks sharing one GPU.  Built only with OpenCL.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_inherit: attributes through derived datatypes on CUDA device
  * buffers (2 ranks sharing or not a GPU; skipped without one).  A vector

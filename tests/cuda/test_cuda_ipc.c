@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_ipc: the CUDA backend's IPC building blocks (backend_ipc.h)
  * called white-box on 2 ranks, each on device (local rank % devices).  The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_nccl: collectives on CUDA buffers on their engine (issue 31):
  * NCCL with one rank per GPU (rank r on device node-local rank % devices),

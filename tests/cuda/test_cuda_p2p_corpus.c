@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_p2p_corpus: the datatype engine's random corpus (tests/pack/
  * typegen, seeded) through the PUBLIC MPI API on CUDA buffers, 2 ranks.

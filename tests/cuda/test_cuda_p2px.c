@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_p2px: issue 21's point-to-point extras on CUDA device memory
  * (needs a GPU; skipped without one; 2 ranks may share it): persistent

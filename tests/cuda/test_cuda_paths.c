@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_paths: which path each CUDA point-to-point case takes (issue
  * 29), asserted through MPIACC_Get_stats' columns, with the data checked.

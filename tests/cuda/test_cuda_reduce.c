@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_reduce: the CUDA IPC table's reduction entries (issue 24,
  * src/core/backend_ipc.h: reduce_supported, import_reduce).

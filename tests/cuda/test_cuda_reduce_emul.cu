@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_reduce_emul: the reduction kernel's body and plan
  * (src/cuda/cuda_coll_body.cuh, the source cuda_coll.cu launches) run on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_semantics: MPI semantics of CUDA operations through the public
  * API (2 or 3 ranks sharing one GPU).

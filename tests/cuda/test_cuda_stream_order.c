@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_stream_order: stream-ordered completion (MPIACC_ORDER =
  * MPIACC_ORDER_STREAM) on CUDA buffers, 2 ranks (one GPU each, or both on

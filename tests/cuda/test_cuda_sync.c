@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_sync: implicit synchronisation and completion order of CUDA
  * operations through the public MPI API (3 ranks sharing one GPU).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_threads: MPI_THREAD_MULTIPLE with CUDA buffers (2 ranks).  On
  * each rank 4 threads, each with its own stream, buffers and tagged

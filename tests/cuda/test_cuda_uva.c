@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_uva: unmodified "CUDA-aware MPI" usage through MPIACC_UVA=1
  * (issue 22): untagged datatypes (MPI_BYTE, a vector of MPI_INT) on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cuda_xcopy_emul: the layout-to-layout copy of the IPC path
  * (src/cuda/cuda_xcopy.cu) through its host emulation — same kernel body,

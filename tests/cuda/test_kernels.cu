@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_kernels.cu: kernels the CUDA tests use to create dependencies: a
  * one-block kernel that spins for a given time and then fills a buffer. */
 #include <cuda_runtime_api.h>

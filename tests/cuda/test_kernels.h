@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef CU_TEST_KERNELS_H_INCLUDED
 #define CU_TEST_KERNELS_H_INCLUDED
 #ifdef __cplusplus

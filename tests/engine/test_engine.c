@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The engine's decision (src/engine): whether MPI's transport takes CUDA
  * device memory.

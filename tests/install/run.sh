@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # usage: run.sh BUILD_DIR DOWNSTREAM_SRC WORK_DIR CMAKE SOURCE_DIR
 # Environment: MPI_C_COMPILER (recorded in the build; builds the plain MPI
 # program, as a user builds theirs).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared set-up for the OpenCL tests: one context on the device chosen by
  * ocl_select.h (MPIACC_TEST_OPENCL_PLATFORM), an in-order and an
  * out-of-order queue, a "fill" kernel that can be gated on a user event,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The OpenCL platform and device used by the tests and the benchmarks (one
  * place, so that every program of the suite agrees).

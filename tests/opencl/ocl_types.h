@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Datatype helpers shared by the OpenCL tests: byte patterns, the span of
  * count x datatype in a buffer, whether a datatype's packed bytes overlap,
  * random datatypes from the engine's generator placed at offset >= 0, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A watchdog for the OpenCL tests: a hang becomes a named failure.
  * wd_arm() starts an alarm of MPIACC_TEST_WATCHDOG seconds (set per test
  * in CMakeLists.txt below the CTest timeout; default 50, 0 = none); when it

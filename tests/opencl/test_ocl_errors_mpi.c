@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _POSIX_C_SOURCE 200809L
 /* Issue 10 error cases (tests/core/err_cases.h) on cl_mem buffers: the
  * datatypes carry MPIACC_BUF_OPENCL and the fixture's in-order queue.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _POSIX_C_SOURCE 200809L
 /*
  * MPI_Finalize with cl_mem operations pending (2 ranks).  Rank 0's

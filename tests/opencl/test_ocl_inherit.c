@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _POSIX_C_SOURCE 200809L
 /*
  * Attributes through derived datatypes on cl_mem buffers (2 ranks, PoCL

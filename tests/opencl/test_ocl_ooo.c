@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _POSIX_C_SOURCE 200809L
 /*
  * Out-of-order completion through the public MPI API (3 ranks, MPI-ACC

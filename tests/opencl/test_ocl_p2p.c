@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _POSIX_C_SOURCE 200809L
 /*
  * OpenCL buffers through the public MPI API (2 ranks): the datatype engine's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _POSIX_C_SOURCE 200809L
 /* Issue 21's point-to-point extras on cl_mem buffers (PoCL in CI): a
  * persistent send and receive restarted many times, each MPI_Start taking

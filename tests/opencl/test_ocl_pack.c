@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _POSIX_C_SOURCE 200809L
 /* OpenCL backend: pack / unpack of cl_mem buffers (host staging and
  * device-to-device) against MPICH's MPI_Pack / MPI_Unpack on a host copy,

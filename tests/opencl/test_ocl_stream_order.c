@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _POSIX_C_SOURCE 200809L
 /*
  * Stream-ordered completion (MPIACC_ORDER = MPIACC_ORDER_STREAM) on cl_mem

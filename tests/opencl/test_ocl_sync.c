@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _POSIX_C_SOURCE 200809L
 /* OpenCL backend: dependency semantics (in-order marker, out-of-order queue,
  * MPIACC_EVENT), the error table, device listing and the build of the pack

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _POSIX_C_SOURCE 200809L
 /*
  * MPI_THREAD_MULTIPLE with cl_mem buffers (2 ranks): 4 threads per rank,

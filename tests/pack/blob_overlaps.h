@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* blob_overlaps.h: whether two packed bytes of count elements of an
  * analysed type share an input byte (unpacking them would depend on their
  * order), from the traversal's offsets: test_pack_oracle and the fuzzer. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* regress_types.h: the datatypes of issue 10's regressions, shared by the
  * CPU-path test (tests/pack/test_pack_regress.c) and the OpenCL one
  * (tests/opencl/test_ocl_pack.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Named datatype tests of the engine: the papers' types (Jenkins'
  * vector-of-vectors, 4D subarray, HACC-like struct, indexed with varied

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * traverse.h compiled as OpenCL C 1.2 (the platform chosen by
  * MPIACC_TEST_OPENCL_PLATFORM, see tests/opencl/ocl_select.h) and run:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // Compile-only check: traverse.h as CUDA device code (built when
 // MPIACC_HAVE_CUDA; nothing runs it).  The real kernels live in src/cuda.
 #include "pack/traverse.h"

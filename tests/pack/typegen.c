@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* typegen.c: random datatypes for the corpus tests and the fuzz target. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* typegen: seeded random MPI datatypes covering every constructor, nested
  * (darray, subarray with non-zero starts, hindexed_block, resized bounds
  * with lb != true_lb, negative displacements, large-count constructors),

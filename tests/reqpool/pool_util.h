@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers for the request-pool tests: host datatypes gated by an int flag
  * (MPIACC_EVENT on an MPIACC_BUF_HOST type), which the CPU backend treats
  * as the data dependency. */

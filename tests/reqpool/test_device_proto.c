@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The device protocol (src/protocol/device.c) and its fast path
  * (src/dispatch/dispatch.c) without a GPU: a CPU stand-in.  Before

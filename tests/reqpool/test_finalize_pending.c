@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _POSIX_C_SOURCE 200809L
 /*
  * MPI_Finalize with operations pending (2 ranks, MPIACC_FINALIZE_TIMEOUT=1):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Pool requests with every MPI completion call, the MPI-ACC Fig 5 loop,
  * MPI_Pack/MPI_Unpack through a backend, steady-state allocation, and
  * MPI_THREAD_MULTIPLE (2 ranks). */

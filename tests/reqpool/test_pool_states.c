@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every transition of the operation state machine (src/reqpool/op.c),
  * driven through the CPU backend with gated host datatypes.  Needs >= 2
  * ranks; the out-of-order test uses a third when present. */

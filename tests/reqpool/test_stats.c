@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPIACC_Get_stats after known traffic (2 ranks): rank 0 sends NMSG pooled
  * host messages of N ints, rank 1 receives them and cancels one receive

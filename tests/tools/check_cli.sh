@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # usage: check_cli.sh PROGRAM MPIEXEC
 # The command-line behaviour every program under bench/, examples/ and
 # tools/ shares (bench/common/cli.h): --help prints the usage and exits 0 at

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # usage: check_env.sh SOURCE_DIR
 # Every MPIACC_* variable is read through src/core/env.c's table and listed
 # in README.md's "Environment" table, and the two lists are the same:

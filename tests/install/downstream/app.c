@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A downstream program: uses the installed header and library; exits 1
  * unless mpiacc's MPI_Init ran (its keyvals exist). */
 #include <stdio.h>

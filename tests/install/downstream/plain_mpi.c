@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A program that knows nothing of mpiacc (linked with MPI only): run by
  * mpiacc-run, its MPI_Init is mpiacc's, which MPIACC_LOG=info reports.
  * Prints "plain_mpi: rank N ran" (the install test checks that it did not
