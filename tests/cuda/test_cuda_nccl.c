@@ -83,7 +83,7 @@ static int move_one(MPI_Datatype t, int kind, uint64_t *rs, long iter)
     fillh(m[1], bytes, (uint64_t)iter * 1013 + (uint64_t)cu_rank * 7);
     for (int i = 0; i < 2; i++) {
         d[i] = dalloc(bytes);
-        CU_CK(cudaMemcpy(d[i], m[i], bytes, cudaMemcpyHostToDevice));
+        cu_put(d[i], m[i], (long long)bytes);
     }
     MPI_CK(coll_call(&sh, comm, m[0] - lo, t, m[1] - lo, t, &req));
     MPI_CK(MPI_Wait(&req, MPI_STATUS_IGNORE));
@@ -173,8 +173,8 @@ static int red_one(int kind, MPI_Datatype t, MPI_Datatype base, int per, MPI_Op 
         else if (base == MPI_INT) ((int *)hs)[k] = (int)x, ((int *)hr)[k] = (int)x + 1;
         else ((long long *)hs)[k] = (long long)x, ((long long *)hr)[k] = (long long)x + 1;
     }
-    CU_CK(cudaMemcpy(ds, hs, bytes, cudaMemcpyHostToDevice));
-    CU_CK(cudaMemcpy(dr, hr, bytes, cudaMemcpyHostToDevice));
+    cu_put(ds, hs, (long long)bytes);
+    cu_put(dr, hr, (long long)bytes);
     /* the oracle: MPI on host copies, packed to the predefined type */
     pos = 0;
     MPI_CK(MPI_Pack(in_place ? hr : hs, in_n, t, in_place ? pr : ps, (int)pb, &pos, MPI_COMM_SELF));
@@ -222,15 +222,16 @@ static void reductions(void **state)
         int v[8], w[8];
         MPI_Datatype t2 = cu_tag(MPI_2INT, CU_NO_STREAM, NULL);
         int *dv = dalloc(sizeof v), *dw = dalloc(sizeof w);
+        /* element i: value 0 on rank (size - i) mod size, the one MINLOC names */
         for (int i = 0; i < 4; i++) v[2 * i] = (cu_rank + i) % cu_size, v[2 * i + 1] = cu_rank;
-        CU_CK(cudaMemcpy(dv, v, sizeof v, cudaMemcpyHostToDevice));
+        cu_put(dv, v, (long long)sizeof v);
         stats(&e1, &d1, &s1);
         MPI_CK(MPI_Allreduce(dv, dw, 4, t2, MPI_MINLOC, MPI_COMM_WORLD));
         stats(&e0, &d0, &s0);
         if (s0 != s1 + 1) CU_BAD(bad, "MPI_MINLOC: not staged");
         CU_CK(cudaMemcpy(w, dw, sizeof w, cudaMemcpyDeviceToHost));
         for (int i = 0; i < 4; i++)
-            if (w[2 * i] != 0 || w[2 * i + 1] != (cu_size - i) % cu_size) CU_BAD(bad, "MPI_MINLOC: element %d", i);
+            if (w[2 * i] != 0 || w[2 * i + 1] != ((cu_size - i) % cu_size + cu_size) % cu_size) CU_BAD(bad, "MPI_MINLOC: element %d", i);
         CU_CK(cudaFree(dv));
     CU_CK(cudaFree(dw));
         MPI_Type_free(&t2);
@@ -337,7 +338,7 @@ static void errors(void **state)
     MPI_Datatype t = cu_tag(MPI_INT, CU_NO_STREAM, NULL);
     MPI_Comm dup;
     for (int i = 0; i < 16; i++) v[i] = i;
-    CU_CK(cudaMemcpy(dv, v, sizeof v, cudaMemcpyHostToDevice));
+    cu_put(dv, v, (long long)sizeof v);
     /* MPIACC_COLL_CHECK: rank 0 passes host buffers, the others device ones */
     mpiacc_coll_check = 1;
     err = MPI_Allreduce(cu_rank == 0 ? (void *)v : dv, cu_rank == 0 ? (void *)v : dw, 16,
@@ -378,7 +379,7 @@ static void comm_free(void **state)
     MPI_Request req[2];
     MPI_Comm dup;
     for (int i = 0; i < N; i++) h[i] = i % 1000 + cu_rank;
-    CU_CK(cudaMemcpy(dv, h, sizeof(int) * N, cudaMemcpyHostToDevice));
+    cu_put(dv, h, (long long)(sizeof(int) * N));
     MPI_CK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
     MPI_CK(MPI_Iallreduce(dv, dw, N, t, MPI_SUM, dup, &req[0]));
     MPI_CK(MPI_Ibcast(dv, N, t, 0, dup, &req[1]));
