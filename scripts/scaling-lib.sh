@@ -18,19 +18,18 @@ sc_die() { echo "$SC_NAME: $*" >&2; exit 1; }
 sc_posint() { [[ $1 =~ ^[1-9][0-9]*$ ]]; }
 
 # sc_setup_mpi: MPIEXEC (MPICH's: --mpiexec, $MPI_HOME/bin, the repository's .venv, PATH), UCX_LIB (--ucx, else
-# the libucx wheel next to MPICH), IMPI_MPIEXEC / IMPI_LIB / IMPI_PROV (--impi DIR), SC_RUNNER.
+# $UCX_ROOT/lib, else the libucx wheel next to MPICH), IMPI_MPIEXEC / IMPI_LIB / IMPI_PROV (--impi DIR), SC_RUNNER.
 sc_setup_mpi() {
   local repo cand
   repo=$(cd "$SC_HERE/.." && pwd)
   if [ -z "${MPIEXEC:-}" ]; then
-    for cand in "${MPI_HOME:+$MPI_HOME/bin/mpiexec}" "$repo/.venv/bin/mpiexec" "/work/main/.venv/bin/mpiexec" \
-                "$(command -v mpiexec 2>/dev/null)"; do
+    for cand in "${MPI_HOME:+$MPI_HOME/bin/mpiexec}" "$repo/.venv/bin/mpiexec" "$(command -v mpiexec 2>/dev/null)"; do
       [ -n "$cand" ] && [ -x "$cand" ] && { MPIEXEC=$cand; break; }
     done
   fi
   [ -n "${MPIEXEC:-}" ] && [ -x "$MPIEXEC" ] || sc_die "no MPICH mpiexec (give --mpiexec or MPI_HOME)"
   if [ -z "${UCX_LIB:-}" ]; then
-    for cand in "$(dirname "$(dirname "$MPIEXEC")")"/lib/python3*/site-packages/libucx/lib; do
+    for cand in "${UCX_ROOT:+$UCX_ROOT/lib}" "$(dirname "$(dirname "$MPIEXEC")")"/lib/python3*/site-packages/libucx/lib; do
       [ -e "$cand/libucp.so.0" ] || [ -e "$cand/libucp.so" ] && { UCX_LIB=$cand; break; }
     done
   fi

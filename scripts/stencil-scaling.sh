@@ -31,7 +31,7 @@ options:
   --impi DIR          also run the cuda-aware executable on Intel MPI (DIR: bin/mpiexec[.hydra],
                       lib[/release]/libmpi.so.12; e.g. a virtual environment with the impi-rt wheel)
   --impi-env "V=X .." extra environment of the Intel MPI launches
-  --ucx DIR           directory of the CUDA-enabled UCX's libucp.so.0 (default: the libucx wheel beside MPICH)
+  --ucx DIR           directory of the CUDA-enabled UCX's libucp.so.0 (default: $UCX_ROOT/lib, else the libucx wheel beside MPICH)
   --mpiexec PATH      MPICH's mpiexec (default: $MPI_HOME/bin, the repository's .venv, PATH)
   --no-mpiacc-run     launch stencil2d with mpiexec instead of BUILD_DIR/tools/mpiacc-run
   --backend B         cuda (default), or opencl/auto: the mpiacc stack only (no cuda-aware runs; with --share,
