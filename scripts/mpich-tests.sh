@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Builds selected programs of MPICH's own test suite (test/mpi, from an
 # MPICH source tree the user names) against mpiacc's libmpiacc.so and runs
-# each of them twice: without and with MPIACC_DIRECT=1 (MPI_COMM_WORLD and
-# every communicator made from it direct).  Prints one line per program and
-# a summary; exits 1 when a program's result differs between the two runs.
+# each of them twice: in the caller's environment and in the one
+# tools/mpiacc-run gives its ranks (MPICH's UCX netmod on the CUDA-enabled
+# UCX, MPIR_CVAR_NOLOCAL=1: where device messages take MPI's transport).
+# Prints one line per program and a summary; exits 1 when a program's
+# result differs between the two runs.
 # Nothing of MPICH's is copied into this repository: the sources are read
 # from the tree given, the objects and logs go to a work directory.
 set -u
@@ -28,7 +30,7 @@ options:
   -h, --help        this text
 
 Each program is run as its testlist says (process count, arg=, env=), once
-with MPIACC_DIRECT unset and once with MPIACC_DIRECT=1.  A run passes when it
+as it is and once with the variables of BUILD/tools/mpiacc-run --print-env.  A run passes when it
 exits 0 within the time limit and prints "No Errors".  Programs that do not
 build here (e.g. those that need MPICH's dtpools) are listed as "not built".
 EOF
@@ -123,12 +125,15 @@ entries() {
     done
 }
 
-# run DIR PROG NP TL ARGS ENVS DIRECT LOG -> PASS / FAIL(rc) / TIMEOUT
+# run DIR PROG NP TL ARGS ENVS ENGINE LOG -> PASS / FAIL(rc) / TIMEOUT
 run() {
-    local d=$1 prog=$2 np=$3 tl=$4 args=$5 envs=$6 direct=$7 log=$8 rc
+    local d=$1 prog=$2 np=$3 tl=$4 args=$5 envs=$6 engine=$7 log=$8 rc kv
     local -a e=()
     [ -n "$envs" ] && IFS=';' read -r -a ev <<<"$envs" && for x in "${ev[@]}"; do e+=(-genv "${x%%=*}" "${x#*=}"); done
-    [ "$direct" = 1 ] && e+=(-genv MPIACC_DIRECT 1)
+    if [ "$engine" = 1 ]; then
+        while IFS= read -r kv; do [ -n "$kv" ] && e+=(-genv "${kv%%=*}" "${kv#*=}"); done \
+            < <("$build/tools/mpiacc-run" --print-env 2>/dev/null)
+    fi
     [ $preload = 1 ] && e+=(-genv LD_PRELOAD "$lib")
     local -a a=()
     [ -n "$args" ] && IFS=';' read -r -a a <<<"$args"
@@ -141,7 +146,7 @@ run() {
 
 declare -A seen
 n=0 same=0 differ=0 skipped=0 notbuilt=0
-printf '%-8s %-28s %3s  %-12s %-12s %s\n' dir program np plain MPIACC_DIRECT=1 verdict
+printf '%-8s %-28s %3s  %-12s %-12s %s\n' dir program np plain mpiacc-run-env verdict
 while IFS='|' read -r d prog np tl args envs; do
     [ -n "$only" ] && ! grep -qE "$only" <<<"$prog" && continue
     key=$d/$prog
@@ -159,7 +164,7 @@ while IFS='|' read -r d prog np tl args envs; do
     fi
     v=$n
     r0=$(run "$d" "$prog" "$np" "$tl" "$args" "$envs" 0 "$work/log/$d-$prog.$v.plain")
-    r1=$(run "$d" "$prog" "$np" "$tl" "$args" "$envs" 1 "$work/log/$d-$prog.$v.direct")
+    r1=$(run "$d" "$prog" "$np" "$tl" "$args" "$envs" 1 "$work/log/$d-$prog.$v.engine")
     n=$((n + 1))
     if [ "$r0" = "$r1" ]; then verdict=same; same=$((same + 1)); else verdict=DIFFERENT; differ=$((differ + 1)); fi
     printf '%-8s %-28s %3s  %-12s %-12s %s\n' "$d" "$prog${args:+ (args)}" "$np" "$r0" "$r1" "$verdict"

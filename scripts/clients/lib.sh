@@ -2,7 +2,10 @@
 # scripts/clients/lib.sh: shared by the client scripts (sourced, not run).
 # Finds the MPI launcher and mpiacc's library, runs ranks with mpiacc
 # preloaded (LD_PRELOAD applied to the ranks only, through mpiexec -genv,
-# so the launcher itself never loads mpiacc), and reports SKIPPED.
+# so the launcher itself never loads mpiacc) in the environment mpiacc-run
+# gives its ranks (MPICH's UCX netmod on the CUDA-enabled UCX: the
+# build's tools/mpiacc-run --print-env, when it is there), and reports
+# SKIPPED.
 # Exit status 77 = skipped (CTest's SKIP_RETURN_CODE).
 
 CLIENTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -38,8 +41,12 @@ have_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null 
 
 # run_ranks N [VAR=VALUE...] -- program args...: N ranks through mpiacc.
 run_ranks() {
-  local n=$1; shift
+  local n=$1 runner kv; shift
   local envs=(-genv LD_PRELOAD "$LIBMPIACC")
+  runner=$(dirname "$LIBMPIACC")/tools/mpiacc-run
+  if [ -x "$runner" ]; then
+    while IFS= read -r kv; do [ -n "$kv" ] && envs+=(-genv "${kv%%=*}" "${kv#*=}"); done < <("$runner" --print-env 2>/dev/null)
+  fi
   while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=(-genv "${1%%=*}" "${1#*=}"); shift; done
   shift
   "$MPIEXEC" -n "$n" "${envs[@]}" "$@"

@@ -66,8 +66,6 @@ printf "host part:   "; run_ranks 2 "${ENVS[@]}" -- "$PY" "$PROG" --arrays host 
 if [ "$HOST_ONLY" = 0 ] && have_gpu; then
   printf 'device part: '; run_ranks 2 "${ENVS[@]}" -- "$PY" "$PROG" --arrays auto --cudart "$CUDA_DIR/lib64/libcudart.so" --n "$N" 2>&1 | tail -5
   [ "${PIPESTATUS[0]}" = 0 ] || fails=$((fails + 1))
-  printf 'device, MPIACC_DIRECT=1: '; run_ranks 2 "${ENVS[@]}" MPIACC_DIRECT=1 -- "$PY" "$PROG" --arrays auto --cudart "$CUDA_DIR/lib64/libcudart.so" --n "$N" 2>&1 | tail -5
-  [ "${PIPESTATUS[0]}" = 0 ] || fails=$((fails + 1))
 else
   echo "device part: SKIPPED: $([ "$HOST_ONLY" = 1 ] && echo "--host-only" || echo "no CUDA GPU here")"
 fi

@@ -19,11 +19,11 @@ and runs them unmodified, 2 ranks, with mpiacc preloaded into the ranks
   check pass (OSU's -c validation, every run must say Pass):
     host buffers     osu_latency osu_bw osu_allreduce osu_bcast osu_alltoall
     -d cuda (GPU)    the same with device buffers, MPIACC_UVA=1 (pointer-query
-                     mode); osu_latency/osu_bw also with MPIACC_DIRECT=1
-                     (not OSU 7.4's -D vect option: it aborts in OSU itself)
+                     mode; not OSU 7.4's -D vect option: it aborts in OSU
+                     itself)
   --table: timing pass, one table side by side: osu_latency, osu_bw and
     osu_allreduce with host buffers next to -d cuda D D through mpiacc
-    (pointer-query mode, default protocol and MPIACC_DIRECT=1)
+    (pointer-query mode)
 
 Without a GPU the device runs are reported SKIPPED; without --src (or
 $OSU_SRC) the whole script prints SKIPPED and exits 77.
@@ -146,9 +146,7 @@ if [ "$GPU" = 1 ]; then
   check "osu_latency   -d cuda D H, UVA" "${U[@]}" -- "$P2P/osu_latency" -c -m "$CK_SIZES" "${CK_IT[@]}" -d cuda D H
   # (OSU 7.4's -D vect:N:M option aborts in its own option parsing: "*** buffer overflow
   # detected ***", on the H200 machine; mpiacc's own tests cover derived datatypes)
-  check "osu_latency   -d cuda D D, UVA + MPIACC_DIRECT=1" "${U[@]}" MPIACC_DIRECT=1 -- "$P2P/osu_latency" -c -m "$CK_SIZES" "${CK_IT[@]}" -d cuda D D
   check "osu_bw        -d cuda D D, UVA" "${U[@]}" -- "$P2P/osu_bw" -c -m "$CK_SIZES" "${CK_IT[@]}" -W 8 -d cuda D D
-  check "osu_bw        -d cuda D D, UVA + MPIACC_DIRECT=1" "${U[@]}" MPIACC_DIRECT=1 -- "$P2P/osu_bw" -c -m "$CK_SIZES" "${CK_IT[@]}" -W 8 -d cuda D D
   check "osu_allreduce -d cuda, UVA" "${U[@]}" -- "$COLL/osu_allreduce" -c -m "4:${CK_SIZES#*:}" "${CK_IT[@]}" -d cuda
   check "osu_bcast     -d cuda, UVA" "${U[@]}" -- "$COLL/osu_bcast" -c -m "$CK_SIZES" "${CK_IT[@]}" -d cuda
   check "osu_alltoall  -d cuda, UVA" "${U[@]}" -- "$COLL/osu_alltoall" -c -m "1:65536" "${CK_IT[@]}" -d cuda
@@ -174,18 +172,15 @@ table() {
   series ar_host -- "$COLL/osu_allreduce" -m "4:${SIZES#*:}" -i "$ITERS" -x "$W"
   if [ "$GPU" = 1 ]; then
     series lat_dd MPIACC_UVA=1 -- "$P2P/osu_latency" -m "$SIZES" -i "$ITERS" -x "$W" -d cuda D D
-    series lat_ddx MPIACC_UVA=1 MPIACC_DIRECT=1 -- "$P2P/osu_latency" -m "$SIZES" -i "$ITERS" -x "$W" -d cuda D D
     series bw_dd MPIACC_UVA=1 -- "$P2P/osu_bw" -m "$SIZES" -i "$ITERS" -x "$W" -d cuda D D
-    series bw_ddx MPIACC_UVA=1 MPIACC_DIRECT=1 -- "$P2P/osu_bw" -m "$SIZES" -i "$ITERS" -x "$W" -d cuda D D
     series ar_dd MPIACC_UVA=1 -- "$COLL/osu_allreduce" -m "4:${SIZES#*:}" -i "$ITERS" -x "$W" -d cuda
-    series ar_ddx MPIACC_UVA=1 MPIACC_DIRECT=1 -- "$COLL/osu_allreduce" -m "4:${SIZES#*:}" -i "$ITERS" -x "$W" -d cuda
-    cols=(lat_host lat_dd lat_ddx bw_host bw_dd bw_ddx ar_host ar_dd ar_ddx)
-    labels=("lat host" "lat D-D" "lat D-D dir" "bw host" "bw D-D" "bw D-D dir" "allred host" "allred D" "allred D dir")
+    cols=(lat_host lat_dd bw_host bw_dd ar_host ar_dd)
+    labels=("lat host" "lat D-D" "bw host" "bw D-D" "allred host" "allred D")
   fi
   echo
   echo "== OSU side by side: $(date -u +%Y-%m-%dT%H:%MZ), $(hostname), 2 ranks, mpiacc preloaded, $ITERS iterations"
   echo "#  lat: osu_latency one-way us; bw: osu_bw MB/s; allred: osu_allreduce avg us"
-  echo "#  host: host buffers; D-D: -d cuda D D with MPIACC_UVA=1; dir: + MPIACC_DIRECT=1"
+  echo "#  host: host buffers; D-D: -d cuda D D with MPIACC_UVA=1"
   [ "$GPU" = 1 ] && echo "#  GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
   printf '%10s' "size(B)"; for l in "${labels[@]}"; do printf ' %12s' "$l"; done; echo
   local sizes; sizes=$(cat "$TMPT"/* | awk '{print $1}' | sort -n -u)
