@@ -119,7 +119,9 @@ static int impl_waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
 {
     claims_t cl;
     int rc;
-    if (mpiacc_rp_none_live() || n <= 0 || !reqs || !claims_take(&cl, n, reqs)) return PMPI_Waitany(n, reqs, idx, st);
+    /* none of ours: MPI's wait, which still looks for pending MPI_ANY_SOURCE receives (reqpool.h) */
+    if (mpiacc_rp_none_live() || n <= 0 || !reqs || !claims_take(&cl, n, reqs))
+        return mpiacc_rp_pmpi_waitany(n, reqs, idx, st);
     rc = mpiacc_rp_pmpi_waitany(n, reqs, idx, st);
     if (rc == MPI_SUCCESS && idx && *idx >= 0 && *idx < n && claim_error(&cl, *idx) != MPI_SUCCESS)
         rc = mpiacc_err_return_comm(MPI_COMM_NULL, claim_error(&cl, *idx));
@@ -144,7 +146,8 @@ static int impl_waitall(int n, MPI_Request reqs[], MPI_Status st[])
 {
     claims_t cl;
     int rc;
-    if (mpiacc_rp_none_live() || n <= 0 || !reqs || !claims_take(&cl, n, reqs)) return PMPI_Waitall(n, reqs, st);
+    if (mpiacc_rp_none_live() || n <= 0 || !reqs || !claims_take(&cl, n, reqs))
+        return mpiacc_rp_pmpi_waitall(n, reqs, st); /* as in impl_waitany */
     rc = mpiacc_rp_pmpi_waitall(n, reqs, st);
     rc = in_status(&cl, n, NULL, st, rc);
     claims_give(&cl);

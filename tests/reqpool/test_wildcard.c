@@ -143,8 +143,9 @@ static void cancel_and_staged(void **state)
 }
 
 /* Both ranks: a wildcard receive posted, then a blocking send of a
- * rendezvous-size message to the other, then the wait; and the same with
- * MPI_Isend + MPI_Waitall over MPI's own requests.  Each send waits for the
+ * rendezvous-size message to the other, then the wait; the same with
+ * MPI_Isend + MPI_Waitall over both requests; then MPI_Waitall and
+ * MPI_Waitany over MPI's own send request alone.  Each send waits for the
  * other rank's receive, which only a probe can find: the blocking calls
  * keep looking for it (mpiacc_rp_pmpi_wait). */
 static void blocking_calls_look(void **state)
@@ -164,6 +165,17 @@ static void blocking_calls_look(void **state)
     assert_int_equal(MPI_Isend(out, BIG, MPI_INT, peer, 8, MPI_COMM_WORLD, &r[1]), MPI_SUCCESS);
     assert_int_equal(MPI_Waitall(2, r, MPI_STATUSES_IGNORE), MPI_SUCCESS);
     assert_int_equal(in[0], peer * 7);
+    /* waits on MPI's own requests alone look for the pending receive too */
+    for (int any = 0; any < 2; any++) {
+        int idx = -1;
+        assert_int_equal(MPI_Irecv(in, BIG, MPI_INT, MPI_ANY_SOURCE, 9 + any, MPI_COMM_WORLD, &r[0]), MPI_SUCCESS);
+        assert_int_equal(MPI_Isend(out, BIG, MPI_INT, peer, 9 + any, MPI_COMM_WORLD, &r[1]), MPI_SUCCESS);
+        if (any) assert_int_equal(MPI_Waitany(1, &r[1], &idx, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        else assert_int_equal(MPI_Waitall(1, &r[1], MPI_STATUSES_IGNORE), MPI_SUCCESS);
+        assert_int_equal(MPI_Wait(&r[0], &st), MPI_SUCCESS);
+        assert_int_equal(st.MPI_SOURCE, peer);
+        assert_int_equal(in[BIG / 2], peer * 7 + BIG / 2);
+    }
     free(in);
     free(out);
 }
