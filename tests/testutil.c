@@ -37,6 +37,16 @@ MPI_Datatype mpiacc_test_host_tagged(MPI_Datatype t, void *flag)
     return d;
 }
 
+MPI_Datatype mpiacc_test_host_ints(int n, void *flag)
+{
+    MPI_Datatype c, d;
+    assert_int_equal(MPI_Type_contiguous(n, MPI_INT, &c), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_commit(&c), MPI_SUCCESS);
+    d = mpiacc_test_host_tagged(c, flag);
+    MPI_Type_free(&c);
+    return d;
+}
+
 void mpiacc_test_error(int code, int cls, const char *needle)
 {
     int got = MPI_SUCCESS;

@@ -46,6 +46,8 @@ const char *mpiacc_test_mpi_error(int code);
  * or atomic_int; NULL: a flag that is always set), so that it goes through
  * the request pool's CPU backend. */
 MPI_Datatype mpiacc_test_host_tagged(MPI_Datatype t, void *flag);
+/* A committed contiguous(n, MPI_INT) tagged as by mpiacc_test_host_tagged. */
+MPI_Datatype mpiacc_test_host_ints(int n, void *flag);
 /* Fails the CMocka test unless code is an error of class cls whose string
  * holds needle (when not NULL). */
 void mpiacc_test_error(int code, int cls, const char *needle);
