@@ -37,6 +37,29 @@ MPI_Datatype mpiacc_test_host_tagged(MPI_Datatype t, void *flag)
     return d;
 }
 
+MPI_Datatype mpiacc_test_host_ints(int n, void *flag)
+{
+    MPI_Datatype c, d;
+    assert_int_equal(MPI_Type_contiguous(n, MPI_INT, &c), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_commit(&c), MPI_SUCCESS);
+    d = mpiacc_test_host_tagged(c, flag);
+    MPI_Type_free(&c);
+    return d;
+}
+
+int mpiacc_test_self_bytes(const void *buf, int count, MPI_Datatype dt, int tag, void *got, int cap)
+{
+    MPI_Request req;
+    MPI_Status st;
+    int cnt = -1;
+    memset(got, 0xee, (size_t)cap);
+    assert_int_equal(MPI_Isend(buf, count, dt, 0, tag, MPI_COMM_SELF, &req), MPI_SUCCESS);
+    assert_int_equal(MPI_Recv(got, cap, MPI_BYTE, 0, tag, MPI_COMM_SELF, &st), MPI_SUCCESS);
+    assert_int_equal(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    MPI_Get_count(&st, MPI_BYTE, &cnt);
+    return cnt;
+}
+
 void mpiacc_test_error(int code, int cls, const char *needle)
 {
     int got = MPI_SUCCESS;

@@ -46,6 +46,13 @@ const char *mpiacc_test_mpi_error(int code);
  * or atomic_int; NULL: a flag that is always set), so that it goes through
  * the request pool's CPU backend. */
 MPI_Datatype mpiacc_test_host_tagged(MPI_Datatype t, void *flag);
+/* A committed contiguous(n, MPI_INT) tagged as by mpiacc_test_host_tagged. */
+MPI_Datatype mpiacc_test_host_ints(int n, void *flag);
+/* Sends count x dt from buf to this process (MPI_Isend on MPI_COMM_SELF
+ * with tag) and receives it as plain bytes into got (cap bytes, set to 0xee
+ * first); fails the CMocka test unless each call succeeds.  Returns the
+ * number of bytes received. */
+int mpiacc_test_self_bytes(const void *buf, int count, MPI_Datatype dt, int tag, void *got, int cap);
 /* Fails the CMocka test unless code is an error of class cls whose string
  * holds needle (when not NULL). */
 void mpiacc_test_error(int code, int cls, const char *needle);

@@ -80,6 +80,14 @@ typedef struct shape {
     MPI_Aint cdispls[8];
 } shape_t;
 
+/* One of the four forms of collective B (nonblocking: I), as an
+ * expression: blocking or not (nb), with the int arguments args or the
+ * MPI_Count ones cargs (c); the nonblocking forms add the request req. */
+#define COLL_WITH_REQ(...) (__VA_ARGS__, req)
+#define COLL_FORMS(B, I, args, cargs)                                                                       \
+    (c ? (nb ? MPI_##I##_c COLL_WITH_REQ cargs : MPI_##B##_c cargs)                                         \
+       : (nb ? MPI_##I COLL_WITH_REQ args : MPI_##B args))
+
 /* Posts one call of shape sh with datatype st (send) / rt (receive). */
 static int coll_call(const shape_t *sh, MPI_Comm comm, void *sb, MPI_Datatype st, void *rb, MPI_Datatype rt,
                      MPI_Request *req)
@@ -94,11 +102,7 @@ static int coll_call(const shape_t *sh, MPI_Comm comm, void *sb, MPI_Datatype st
     if (sh->in_place && (k == K_SCATTER || k == K_SCATTERV)) s = sb, r = MPI_IN_PLACE;
     *req = MPI_REQUEST_NULL;
     MPI_Comm_rank(comm, &me);
-/* The four forms of collective B (nonblocking: I): blocking or not, with
- * the int arguments args or the MPI_Count ones cargs, as the shape says. */
-#define WITH_REQ(...) (__VA_ARGS__, req)
-#define FORMS(B, I, args, cargs)                                                                       \
-    rc = c ? (nb ? MPI_##I##_c WITH_REQ cargs : MPI_##B##_c cargs) : (nb ? MPI_##I WITH_REQ args : MPI_##B args)
+#define FORMS(B, I, args, cargs) rc = COLL_FORMS(B, I, args, cargs)
     switch (k) {
     case K_BCAST:
         FORMS(Bcast, Ibcast, (rb, sh->cnt, rt, sh->root, comm), (rb, sh->cnt, rt, sh->root, comm));
@@ -162,7 +166,6 @@ static int coll_call(const shape_t *sh, MPI_Comm comm, void *sb, MPI_Datatype st
         break;
     }
 #undef FORMS
-#undef WITH_REQ
     return rc;
 }
 

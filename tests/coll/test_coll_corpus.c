@@ -135,37 +135,23 @@ static int red_call(int k, int form, int ip, void *sb, void *rb, int cnt, MPI_Da
     switch (k) {
     case R_REDUCE:
         if (ip && rank != root) s = sb;
-        return c ? (nb ? MPI_Ireduce_c(s, rb, cnt, t, op, root, MPI_COMM_WORLD, req)
-                       : MPI_Reduce_c(s, rb, cnt, t, op, root, MPI_COMM_WORLD))
-                 : (nb ? MPI_Ireduce(s, rb, cnt, t, op, root, MPI_COMM_WORLD, req)
-                       : MPI_Reduce(s, rb, cnt, t, op, root, MPI_COMM_WORLD));
+        return COLL_FORMS(Reduce, Ireduce, (s, rb, cnt, t, op, root, MPI_COMM_WORLD),
+                          (s, rb, cnt, t, op, root, MPI_COMM_WORLD));
     case R_ALLREDUCE:
-        return c ? (nb ? MPI_Iallreduce_c(s, rb, cnt, t, op, MPI_COMM_WORLD, req)
-                       : MPI_Allreduce_c(s, rb, cnt, t, op, MPI_COMM_WORLD))
-                 : (nb ? MPI_Iallreduce(s, rb, cnt, t, op, MPI_COMM_WORLD, req)
-                       : MPI_Allreduce(s, rb, cnt, t, op, MPI_COMM_WORLD));
+        return COLL_FORMS(Allreduce, Iallreduce, (s, rb, cnt, t, op, MPI_COMM_WORLD),
+                          (s, rb, cnt, t, op, MPI_COMM_WORLD));
     case R_LOCAL:
         return c ? MPI_Reduce_local_c(sb, rb, cnt, t, op) : MPI_Reduce_local(sb, rb, cnt, t, op);
     case R_RS:
-        return c ? (nb ? MPI_Ireduce_scatter_c(s, rb, rcc, t, op, MPI_COMM_WORLD, req)
-                       : MPI_Reduce_scatter_c(s, rb, rcc, t, op, MPI_COMM_WORLD))
-                 : (nb ? MPI_Ireduce_scatter(s, rb, rcs, t, op, MPI_COMM_WORLD, req)
-                       : MPI_Reduce_scatter(s, rb, rcs, t, op, MPI_COMM_WORLD));
+        return COLL_FORMS(Reduce_scatter, Ireduce_scatter, (s, rb, rcs, t, op, MPI_COMM_WORLD),
+                          (s, rb, rcc, t, op, MPI_COMM_WORLD));
     case R_RSB:
-        return c ? (nb ? MPI_Ireduce_scatter_block_c(s, rb, cnt, t, op, MPI_COMM_WORLD, req)
-                       : MPI_Reduce_scatter_block_c(s, rb, cnt, t, op, MPI_COMM_WORLD))
-                 : (nb ? MPI_Ireduce_scatter_block(s, rb, cnt, t, op, MPI_COMM_WORLD, req)
-                       : MPI_Reduce_scatter_block(s, rb, cnt, t, op, MPI_COMM_WORLD));
+        return COLL_FORMS(Reduce_scatter_block, Ireduce_scatter_block, (s, rb, cnt, t, op, MPI_COMM_WORLD),
+                          (s, rb, cnt, t, op, MPI_COMM_WORLD));
     case R_SCAN:
-        return c ? (nb ? MPI_Iscan_c(s, rb, cnt, t, op, MPI_COMM_WORLD, req)
-                       : MPI_Scan_c(s, rb, cnt, t, op, MPI_COMM_WORLD))
-                 : (nb ? MPI_Iscan(s, rb, cnt, t, op, MPI_COMM_WORLD, req)
-                       : MPI_Scan(s, rb, cnt, t, op, MPI_COMM_WORLD));
+        return COLL_FORMS(Scan, Iscan, (s, rb, cnt, t, op, MPI_COMM_WORLD), (s, rb, cnt, t, op, MPI_COMM_WORLD));
     default:
-        return c ? (nb ? MPI_Iexscan_c(s, rb, cnt, t, op, MPI_COMM_WORLD, req)
-                       : MPI_Exscan_c(s, rb, cnt, t, op, MPI_COMM_WORLD))
-                 : (nb ? MPI_Iexscan(s, rb, cnt, t, op, MPI_COMM_WORLD, req)
-                       : MPI_Exscan(s, rb, cnt, t, op, MPI_COMM_WORLD));
+        return COLL_FORMS(Exscan, Iexscan, (s, rb, cnt, t, op, MPI_COMM_WORLD), (s, rb, cnt, t, op, MPI_COMM_WORLD));
     }
 }
 

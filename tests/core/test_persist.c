@@ -297,12 +297,8 @@ static void errors(void **state)
     MPI_Wait(&s, MPI_STATUS_IGNORE);
     MPI_Wait(&r, MPI_STATUS_IGNORE);
     {
-        MPI_Datatype t;
+        MPI_Datatype t = mpiacc_test_host_ints(2, &flag_ok);
         MPI_Request rs;
-        MPI_Type_contiguous(2, MPI_INT, &t);
-        MPI_Type_commit(&t);
-        MPI_Type_set_attr(t, MPIACC_BUF_TYPE, MPIACC_BUF_HOST);
-        MPI_Type_set_attr(t, MPIACC_EVENT, &flag_ok);
         MPI_Recv_init(small, 1, t, left, 16, comm, &rs);
         MPI_Start(&rs);
         MPI_Send(b, 1, vec, right, 16, comm);

@@ -192,13 +192,9 @@ static void errors(void **state)
     (void)state;
     int b[8] = {0}, rb4[4] = {0}, cls = 0;
     MPI_Request sq;
-    MPI_Datatype T = mpiacc_test_host_tagged(MPI_INT, NULL), T2;
+    MPI_Datatype T = mpiacc_test_host_tagged(MPI_INT, NULL), T2 = mpiacc_test_host_ints(2, &ready);
     MPI_Message m;
     MPI_Status st;
-    MPI_Type_contiguous(2, MPI_INT, &T2);
-    MPI_Type_commit(&T2);
-    MPI_Type_set_attr(T2, MPIACC_BUF_TYPE, MPIACC_BUF_HOST);
-    MPI_Type_set_attr(T2, MPIACC_EVENT, &ready);
     MPI_Error_class(MPI_Bsend(b, 1, T, right, 30, comm), &cls);
     assert_int_equal(cls, MPI_ERR_BUFFER);
     MPI_Isend(b, 4, MPI_INT, right, 31, comm, &sq); /* a ring: no rank's send may wait for its receiver */

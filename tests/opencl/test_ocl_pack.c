@@ -48,6 +48,20 @@ static int wait_quiet(void *h)
     return 0;
 }
 
+/* Piece k of `pieces` of the packed bytes [0, bytes) of count x t in buf,
+ * its ends rounded down to the type's unit (the last piece ends at bytes),
+ * staged at the same offset of host. */
+static mpiacc_xfer_desc_t piece(mpiacc_pack_type_t *t, cl_mem buf, int count, int bytes, int k, int pieces,
+                                unsigned char *host)
+{
+    MPI_Count unit = t->unit > 0 ? t->unit : 1;
+    MPI_Count first = (MPI_Count)bytes * k / pieces / unit * unit;
+    MPI_Count last = k + 1 == pieces ? bytes : (MPI_Count)bytes * (k + 1) / pieces / unit * unit;
+    mpiacc_xfer_desc_t d = {.buf = buf, .type = t, .count = count, .first = first, .last = last,
+                            .host = host + first};
+    return d;
+}
+
 /* Packs count x dt from a cl_mem into host staging in `pieces` ranges and
  * compares with MPI_Pack; then unpacks MPI_Pack's bytes into a zeroed cl_mem
  * and compares with MPI_Unpack into zeroed host memory.  Returns the
@@ -72,16 +86,12 @@ static int roundtrip_q(MPI_Datatype dt, int count, int pieces, const char **stra
     MPI_Pack(host, count, dt, want, psize, &pos, MPI_COMM_WORLD);
     CHK(fx.be->host_alloc((size_t)pos + 1, &staging) == MPI_SUCCESS);
     got = staging;
-    /* pack in pieces (ends rounded to the type's unit) */
+    /* pack in pieces */
     for (int k = 0; k < pieces; k++) {
-        MPI_Count unit = t->unit > 0 ? t->unit : 1;
-        MPI_Count first = (MPI_Count)pos * k / pieces / unit * unit;
-        MPI_Count last = k + 1 == pieces ? pos : (MPI_Count)pos * (k + 1) / pieces / unit * unit;
-        mpiacc_xfer_desc_t d = {.buf = buf, .type = t, .count = count, .first = first, .last = last,
-                                .host = got + first};
+        mpiacc_xfer_desc_t d = piece(t, buf, count, pos, k, pieces, got);
         x = NULL;
         CHK(fx.be->pack(&a, NULL, &d, &x) == MPI_SUCCESS);
-        if (last > first) *strategy = mpiacc_ocl_last_method();
+        if (d.last > d.first) *strategy = mpiacc_ocl_last_method();
         CHK(wait_quiet(x) == 0);
     }
     CHK(memcmp(got, want, (size_t)pos) == 0);
@@ -90,11 +100,7 @@ static int roundtrip_q(MPI_Datatype dt, int count, int pieces, const char **stra
     buf = fx_buf(span, back);
     memcpy(got, want, (size_t)pos);
     for (int k = 0; k < pieces; k++) {
-        MPI_Count unit = t->unit > 0 ? t->unit : 1;
-        MPI_Count first = (MPI_Count)pos * k / pieces / unit * unit;
-        MPI_Count last = k + 1 == pieces ? pos : (MPI_Count)pos * (k + 1) / pieces / unit * unit;
-        mpiacc_xfer_desc_t d = {.buf = buf, .type = t, .count = count, .first = first, .last = last,
-                                .host = got + first};
+        mpiacc_xfer_desc_t d = piece(t, buf, count, pos, k, pieces, got);
         x = NULL;
         CHK(fx.be->unpack(&a, NULL, &d, &x) == MPI_SUCCESS);
         CHK(wait_quiet(x) == 0);
@@ -337,8 +343,7 @@ static void darray_regress(void **state)
         cl_mem m, pk;
         MPI_Datatype ct = cl_type(r->dt, fx.qin, NULL);
         MPI_Request req;
-        MPI_Status st;
-        int pos = 0, cnt = -1;
+        int pos = 0;
         fill_pattern(buf, sizeof buf, 11u + (unsigned)i);
         n = rg_expected(r, buf, want);
         /* backend: pack to host staging, unpack from it */
@@ -375,12 +380,7 @@ static void darray_regress(void **state)
         /* MPI API: send from the cl_mem, receive bytes */
         clReleaseMemObject(m);
         m = fx_buf((size_t)r->span, buf);
-        memset(got, 0xee, sizeof got);
-        assert_int_equal(MPI_Isend(m, r->count, ct, 0, 40 + i, MPI_COMM_SELF, &req), MPI_SUCCESS);
-        assert_int_equal(MPI_Recv(got, sizeof got, MPI_BYTE, 0, 40 + i, MPI_COMM_SELF, &st), MPI_SUCCESS);
-        assert_int_equal(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
-        MPI_Get_count(&st, MPI_BYTE, &cnt);
-        assert_int_equal(cnt, (int)n);
+        assert_int_equal(mpiacc_test_self_bytes(m, r->count, ct, 40 + i, got, sizeof got), (int)n);
         if (memcmp(got, want, n) != 0) fail_msg("%s: MPI_Isend from the cl_mem sent other bytes", r->name);
         /* MPI_Pack into a packed cl_mem, MPI_Unpack from it */
         memset(got, 0, sizeof got);

@@ -35,6 +35,17 @@ static void check_all(const int *v, int want)
         if (v[i] != want) fail_msg("element %d is %d, expected %d", i, v[i], want);
 }
 
+/* A test's end: the work on q done, then gate, buf, other (NULL: none) and
+ * host released. */
+static void finish(cl_command_queue q, cl_event gate, cl_mem buf, cl_mem other, int *host)
+{
+    clFinish(q);
+    clReleaseEvent(gate);
+    clReleaseMemObject(buf);
+    if (other) clReleaseMemObject(other);
+    free(host);
+}
+
 /* A kernel writing the buffer, enqueued before the call on an in-order
  * queue (held back by a user event): the pack waits for it and sees its
  * values. */
@@ -59,10 +70,7 @@ static void inorder_waits_for_prior_work(void **state)
     fx_wait(x);
     fx_wait(dep);
     check_all(host, 7);
-    clFinish(fx.qin);
-    clReleaseEvent(gate);
-    clReleaseMemObject(buf);
-    free(host);
+    finish(fx.qin, gate, buf, NULL, host);
 }
 
 /* Work enqueued after the call does not delay the send. */
@@ -84,11 +92,7 @@ static void inorder_ignores_later_work(void **state)
     fx_wait(dep);
     check_all(host, 3);
     clSetUserEventStatus(gate, CL_COMPLETE);
-    clFinish(fx.qin);
-    clReleaseEvent(gate);
-    clReleaseMemObject(buf);
-    clReleaseMemObject(other);
-    free(host);
+    finish(fx.qin, gate, buf, other, host);
 }
 
 /* Out-of-order queue: no implied dependency, the pack runs while earlier
@@ -116,11 +120,7 @@ static void outoforder_no_dependency(void **state)
     fx_wait(x);
     check_all(host, 5);
     clSetUserEventStatus(gate, CL_COMPLETE);
-    clFinish(fx.qooo);
-    clReleaseEvent(gate);
-    clReleaseMemObject(buf);
-    clReleaseMemObject(other);
-    free(host);
+    finish(fx.qooo, gate, buf, other, host);
 }
 
 /* MPIACC_EVENT on an out-of-order queue: the pack waits for the event. */
