@@ -119,6 +119,16 @@ def scaling_panels(rows):
     return panels
 
 
+def gpus_axis(axes, xs):
+    """The GPU counts xs on a scaling column's panels: a log2 x axis with ticks at xs only, as plain numbers."""
+    for ax in axes:
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(xs)
+        ax.set_xticklabels([str(x) for x in xs])
+        ax.minorticks_off()
+        ax.grid(True, alpha=0.3)
+
+
 def plot_scaling(plt, rows, title):
     """Top row: total GFLOPS against GPUs; bottom row: efficiency (weak: GFLOPS(n) / (n GFLOPS(1)); strong:
     T(1) / (n T(n))).  One column per (weak per-GPU size or strong total, precision), one line per series."""
@@ -142,12 +152,7 @@ def plot_scaling(plt, rows, title):
         if goal:
             bot.axhline(goal, color="red", linewidth=0.8, linestyle="--", label="target %.0f %%" % (100 * goal))
         bot.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
-        for ax in (top, bot):
-            ax.set_xscale("log", base=2)
-            ax.set_xticks(xs)
-            ax.set_xticklabels([str(x) for x in xs])
-            ax.minorticks_off()
-            ax.grid(True, alpha=0.3)
+        gpus_axis((top, bot), xs)
         bot.set_ylim(0, 1.1)
         what = "%dx%d per GPU" % (size, size) if scaling == "weak" else "%dx%d in total" % (size, size)
         top.set_title("%s: %s, %s %s" % (title, scaling, what, "single" if prec == "sp" else "double"), fontsize="medium")
@@ -178,12 +183,7 @@ def plot_halo3d_scaling(plt, rows, title):
             bot.plot([p[0] for p in pts], [max(0.0, p[2]) for p in pts], linestyle=ls, marker=mk,
                      color=line.get_color(), label=s)
         bot.axhline(0.10, color="red", linewidth=0.8, linestyle="--", label="target 10 %")
-        for ax in (top, bot):
-            ax.set_xscale("log", base=2)
-            ax.set_xticks(xs)
-            ax.set_xticklabels([str(x) for x in xs])
-            ax.minorticks_off()
-            ax.grid(True, alpha=0.3)
+        gpus_axis((top, bot), xs)
         top.set_title("%s: %d^3 per GPU, %s" % (title, size, "single" if prec == "sp" else "double"), fontsize="medium")
         top.set_ylabel("us per iteration (median)")
         bot.set_ylabel("exposed exchange / iteration")
