@@ -47,7 +47,7 @@
 #include <mpi.h>
 
 #include "bench.h"
-#include "cu_nodev.h"
+#include "cuda_skip.h"
 #include "mpiacc.h"
 #include "ooo_model.h"
 
@@ -264,7 +264,7 @@ static void point(FILE *csv, const char *sweep, int reps, double k0, double k1, 
 
 int main(int argc, char **argv)
 {
-    int size, ndev = 0, reps = 15;
+    int ndev = 0, reps = 15;
     FILE *csv = NULL;
     const char *csvpath = NULL;
     const long long maxb = 128ll << 20;
@@ -279,12 +279,8 @@ int main(int argc, char **argv)
               "out-of-order schedule from the kernel and transfer times measured alone.", opts);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
     t_run = MPI_Wtime();
-    cudaError_t e = cudaGetDeviceCount(&ndev);
-    if (size != 3 || e != cudaSuccess || ndev == 0) {
-        if (rank == 0)
-            printf("SKIPPED: %s\n", size != 3 ? "needs 3 ranks" : cu_nodev_why(e, ndev, (char[160]){0}, 160));
+    if (bench_cuda_skip(3, &ndev)) {
         MPI_Finalize();
         return 0;
     }

@@ -80,21 +80,31 @@ void pack_roof_floors(double floor_us[F_N], FILE *csv)
 }
 
 
+/* The shortest of reps - 1 timed cudaMemcpyAsync(dst, src, n, kind) on the
+ * default stream after one warm-up, in ms between events e0 and e1. */
+static float best_copy_ms(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, int reps, cudaEvent_t e0,
+                          cudaEvent_t e1)
+{
+    float ms, best = 1e30f;
+    for (int i = 0; i < reps; i++) {
+        CK(cudaEventRecord(e0, 0));
+        CK(cudaMemcpyAsync(dst, src, n, kind, 0));
+        CK(cudaEventRecord(e1, 0));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (i && ms < best) best = ms;
+    }
+    return best;
+}
+
 double pack_roof_pinned_bw(cudaEvent_t tev0, cudaEvent_t tev1)
 {
     const size_t n = 256u << 20;
     void *d, *h;
-    float ms, best = 1e30f;
+    float best;
     CK(cudaMalloc(&d, n));
     CK(cudaHostAlloc(&h, n, cudaHostAllocDefault));
-    for (int i = 0; i < 4; i++) {
-        CK(cudaEventRecord(tev0, 0));
-        CK(cudaMemcpyAsync(h, d, n, cudaMemcpyDeviceToHost, 0));
-        CK(cudaEventRecord(tev1, 0));
-        CK(cudaEventSynchronize(tev1));
-        CK(cudaEventElapsedTime(&ms, tev0, tev1));
-        if (i && ms < best) best = ms;
-    }
+    best = best_copy_ms(h, d, n, cudaMemcpyDeviceToHost, 4, tev0, tev1);
     CK(cudaFreeHost(h));
     CK(cudaFree(d));
     return n / (best * 1e-3);
@@ -139,18 +149,11 @@ double pack_roof_copy_bw(cudaEvent_t e0, cudaEvent_t e1)
 {
     const size_t n = 256u << 20;
     void *a, *b;
-    float ms, best = 1e30f;
+    float best;
     CK(cudaMalloc(&a, n));
     CK(cudaMalloc(&b, n));
     CK(cudaMemset(a, 1, n));
-    for (int i = 0; i < 5; i++) {
-        CK(cudaEventRecord(e0, 0));
-        CK(cudaMemcpyAsync(b, a, n, cudaMemcpyDeviceToDevice, 0));
-        CK(cudaEventRecord(e1, 0));
-        CK(cudaEventSynchronize(e1));
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        if (i && ms < best) best = ms;
-    }
+    best = best_copy_ms(b, a, n, cudaMemcpyDeviceToDevice, 5, e0, e1);
     CK(cudaFree(a));
     CK(cudaFree(b));
     return 2.0 * (double)n / (best * 1e-3);

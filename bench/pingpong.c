@@ -33,7 +33,7 @@
 #include <mpi.h>
 
 #include "bench.h"
-#include "cu_nodev.h"
+#include "cuda_skip.h"
 #include "engine/engine.h"
 #include "mpiacc.h"
 
@@ -128,7 +128,7 @@ static void csv_num(char s[32], double x)
 
 int main(int argc, char **argv)
 {
-    int size, ndev = 0, stream_kind = 0, plain_ok;
+    int ndev = 0, stream_kind = 0, plain_ok;
     cli_sizes_t sizes = {4, {1 << 10, 64 << 10, 1 << 20, 4 << 20}};
     cli_sizes_t vsizes = {2, {1 << 10, 4 << 20}};
     cli_sizes_t blocks = {3, {8, 64, 512}};
@@ -162,11 +162,7 @@ int main(int argc, char **argv)
               "and the plain column is not measured.  Two ranks; one GPU each, or both on one GPU (use MPS).", opts);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    cudaError_t e = cudaGetDeviceCount(&ndev);
-    if (size != 2 || e != cudaSuccess || ndev == 0) {
-        if (rank == 0)
-            printf("SKIPPED: %s\n", size != 2 ? "needs 2 ranks" : cu_nodev_why(e, ndev, (char[160]){0}, 160));
+    if (bench_cuda_skip(2, &ndev)) {
         MPI_Finalize();
         return 0;
     }

@@ -119,6 +119,16 @@ def scaling_panels(rows):
     return panels
 
 
+def gpus_axis(axes, xs):
+    """The GPU counts xs on a scaling column's panels: a log2 x axis with ticks at xs only, as plain numbers."""
+    for ax in axes:
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(xs)
+        ax.set_xticklabels([str(x) for x in xs])
+        ax.minorticks_off()
+        ax.grid(True, alpha=0.3)
+
+
 def plot_scaling(plt, rows, title):
     """Top row: total GFLOPS against GPUs; bottom row: efficiency (weak: GFLOPS(n) / (n GFLOPS(1)); strong:
     T(1) / (n T(n))).  One column per (weak per-GPU size or strong total, precision), one line per series."""
@@ -142,12 +152,7 @@ def plot_scaling(plt, rows, title):
         if goal:
             bot.axhline(goal, color="red", linewidth=0.8, linestyle="--", label="target %.0f %%" % (100 * goal))
         bot.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
-        for ax in (top, bot):
-            ax.set_xscale("log", base=2)
-            ax.set_xticks(xs)
-            ax.set_xticklabels([str(x) for x in xs])
-            ax.minorticks_off()
-            ax.grid(True, alpha=0.3)
+        gpus_axis((top, bot), xs)
         bot.set_ylim(0, 1.1)
         what = "%dx%d per GPU" % (size, size) if scaling == "weak" else "%dx%d in total" % (size, size)
         top.set_title("%s: %s, %s %s" % (title, scaling, what, "single" if prec == "sp" else "double"), fontsize="medium")
@@ -178,12 +183,7 @@ def plot_halo3d_scaling(plt, rows, title):
             bot.plot([p[0] for p in pts], [max(0.0, p[2]) for p in pts], linestyle=ls, marker=mk,
                      color=line.get_color(), label=s)
         bot.axhline(0.10, color="red", linewidth=0.8, linestyle="--", label="target 10 %")
-        for ax in (top, bot):
-            ax.set_xscale("log", base=2)
-            ax.set_xticks(xs)
-            ax.set_xticklabels([str(x) for x in xs])
-            ax.minorticks_off()
-            ax.grid(True, alpha=0.3)
+        gpus_axis((top, bot), xs)
         top.set_title("%s: %d^3 per GPU, %s" % (title, size, "single" if prec == "sp" else "double"), fontsize="medium")
         top.set_ylabel("us per iteration (median)")
         bot.set_ylabel("exposed exchange / iteration")
@@ -223,18 +223,24 @@ def plot_series(ax, values):
                 ax.annotate(t, p, fontsize="xx-small", rotation=20)
 
 
+def sweep_axes(ax, xlabel, ylabel, title, ylog=True):
+    """Axes of a sweep over sizes: x in powers of two, y logarithmic unless ylog is False,
+    grid lines at every tick; the same look on every size sweep's panel."""
+    ax.set_xscale("log", base=2)
+    if ylog:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+
+
 def ratio_panel(ax, series, ref, ylabel, title, ylog):
     """A per-block-size ratio panel (one line per (group, type, size)) with
     a reference line at ref."""
     plot_series(ax, series)
     ax.axhline(ref, color="black", linewidth=0.8)
-    ax.set_xscale("log", base=2)
-    if ylog:
-        ax.set_yscale("log")
-    ax.set_xlabel("contiguous block (B)")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(True, which="both", alpha=0.3)
+    sweep_axes(ax, "contiguous block (B)", ylabel, title, ylog)
     ax.legend(fontsize="x-small")
 
 
@@ -275,12 +281,7 @@ def plot_pack(plt, rows, title):
                          if int(r["bytes"]) == size and r["method"] == m)
             if pts:
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=m)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("contiguous block (B), pitch 512 B")
-        ax.set_ylabel("packed GB/s")
-        ax.set_title("%s: 2D vector, %s" % (title, human(size)))
-        ax.grid(True, which="both", alpha=0.3)
+        sweep_axes(ax, "contiguous block (B), pitch 512 B", "packed GB/s", "%s: 2D vector, %s" % (title, human(size)))
     if sizes:
         axes[0][0].legend(fontsize="small")
     return fig
@@ -299,12 +300,7 @@ def plot_pingpong_transport(plt, rows, title):
         pts = sorted((int(r["bytes"]), float(r["mpiacc_us"])) for r in rows if r["kind"] == "vector" and
                      int(r["block"]) == blk)
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="x", linestyle=":", label="mpiacc, vector of %d B" % blk)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("message (B)")
-    ax.set_ylabel("one-way time (us)")
-    ax.set_title("%s: device ping-pong" % title)
-    ax.grid(True, which="both", alpha=0.3)
+    sweep_axes(ax, "message (B)", "one-way time (us)", "%s: device ping-pong" % title)
     ax.legend(fontsize="x-small")
     return fig
 
@@ -332,12 +328,8 @@ def plot_pingpong(plt, rows, title):
             color = line[0].get_color()
         ax.plot([int(r["block"]) for r in rs], [float(r["host_us"]) for r in rs], linestyle="--", color=color,
                 label="host contiguous, %s" % human(size))
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("contiguous block (B), pitch 512 B")
-    ax.set_ylabel("one-way time (us)")
-    ax.set_title("%s: device ping-pong of 2D vectors" % title)
-    ax.grid(True, which="both", alpha=0.3)
+    sweep_axes(ax, "contiguous block (B), pitch 512 B", "one-way time (us)",
+               "%s: device ping-pong of 2D vectors" % title)
     ax.legend(fontsize="x-small")
     return fig
 

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # scripts/scaling-lib.sh: shared by scripts/stencil-scaling.sh and scripts/halo3d-scaling.sh (sourced, not
-# run): the MPI stacks a launch runs on, the GPUs, one launch with its log, and the time budget.
+# run): the options both take, the MPI stacks a launch runs on, the GPUs, the points' launches with their logs,
+# the time estimate, and the summary and plot at the end.  The script defines usage, die_usage and sc_value, and
+# owns its points, the stacks array and the common arguments of a launch; this file does the rest.
 #
 # Stacks (the environment of one launch):
 #   mpiacc  the program linked with mpiacc (stencil2d, halo3d) on MPICH; through BUILD/tools/mpiacc-run when it
@@ -16,6 +18,56 @@ SC_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 sc_die() { echo "$SC_NAME: $*" >&2; exit 1; }
 sc_posint() { [[ $1 =~ ^[1-9][0-9]*$ ]]; }
+# sc_posints VALUE...: each a positive integer, else a usage error.
+sc_posints() {
+  local v
+  for v in "$@"; do sc_posint "$v" || die_usage "bad value '$v' (expected a positive integer)"; done
+}
+
+# sc_parse "$@": the command line.  The options both scripts take are handled here (defaults: --timeout 300,
+# --backend cuda); an option that takes a value and only this script has goes to the script's
+# `sc_value OPTION VALUE`, which sets it and returns 0, or returns 1 for an unknown option.  Then BUILD and OUT.
+sc_parse() {
+  LIMIT=300 backend=cuda quick=0 share=0 dry=0
+  IMPI_DIR="" IMPI_ENV="" UCX_LIB="" MPIEXEC="" SC_NO_MPIACC_RUN=0
+  local args=()
+  while [ $# -gt 0 ]; do
+    case $1 in
+      -h|--help) usage; exit 0 ;;
+      --impi|--impi-env|--ucx|--mpiexec|--timeout|--backend)
+        [ $# -ge 2 ] || die_usage "option '$1' needs a value"
+        case $1 in
+          --impi) IMPI_DIR=$2 ;; --impi-env) IMPI_ENV=$2 ;; --ucx) UCX_LIB=$2 ;; --mpiexec) MPIEXEC=$2 ;;
+          --timeout) LIMIT=$2 ;; --backend) backend=$2 ;;
+        esac
+        shift 2 ;;
+      --quick) quick=1; shift ;;
+      --share) share=1; shift ;;
+      --dry-run) dry=1; shift ;;
+      --no-mpiacc-run) SC_NO_MPIACC_RUN=1; shift ;;
+      --) shift; args+=("$@"); break ;;
+      -*)
+        sc_value "$1" "${2-}" || die_usage "unknown option '$1'"
+        [ $# -ge 2 ] || die_usage "option '$1' needs a value"
+        shift 2 ;;
+      *) args+=("$1"); shift ;;
+    esac
+  done
+  [ ${#args[@]} -eq 2 ] || die_usage "expected BUILD_DIR and OUTDIR"
+  BUILD=${args[0]} OUT=${args[1]}
+}
+
+# sc_setup EXAMPLE: prog and peer (BUILD/examples/EXAMPLE/EXAMPLE and its -cuda-aware twin, which the cuda backend
+# needs), --backend checked, then the MPI stacks and the GPUs.
+sc_setup() {
+  prog=$BUILD/examples/$1/$1
+  peer=$BUILD/examples/$1/$1-cuda-aware
+  [ -x "$prog" ] || sc_die "$prog not found (build first)"
+  case $backend in cuda|opencl|auto) ;; *) die_usage "bad value '$backend' for --backend" ;; esac
+  [ "$backend" != cuda ] || [ -x "$peer" ] || sc_die "$peer not found (configure with CUDA: MPIACC_WITH_CUDA)"
+  sc_setup_mpi
+  sc_gpus
+}
 
 # sc_setup_mpi: MPIEXEC (MPICH's: --mpiexec, $MPI_HOME/bin, the repository's .venv, PATH), UCX_LIB (--ucx, else
 # $UCX_ROOT/lib, else the libucx wheel next to MPICH), IMPI_MPIEXEC / IMPI_LIB / IMPI_PROV (--impi DIR), SC_RUNNER.
@@ -98,4 +150,62 @@ sc_launch() {
     SC_STATUS=1
     tail -5 "$OUT/logs/$name.log" | sed 's/^/      /'
   fi
+}
+
+# sc_fits N: whether N ranks run here: no more than the GPUs visible, or --share; otherwise says that N is skipped.
+sc_fits() {
+  if [ "$1" -gt "$GPUS" ] && [ "$share" = 0 ]; then
+    echo "$SC_NAME: $1 GPUs: skipped ($GPUS visible; --share runs ranks on shared GPUs)"
+    return 1
+  fi
+}
+
+# sc_estimate TOTAL N CELLS ITERS SP_RATE DP_RATE CHECKS EXCHANGE: TOTAL plus the seconds of one point (N ranks of
+# CELLS cells, ITERS iterations per pass), single and double precision, every stack: start-up, the CPU reference
+# (host memory bound, shared by the ranks of the node) and its CHECKS passes over the data, device memory set-up,
+# and passes x iterations at the H100 rates SP_RATE / DP_RATE (cells per second) plus EXCHANGE seconds per iteration.
+sc_estimate() {
+  awk -v t="$1" -v n="$2" -v cells="$3" -v it="$4" -v rsp="$5" -v rdp="$6" -v ck="$7" -v ex="$8" -v pa="$passes" \
+      -v ns="${#stacks[@]}" 'BEGIN {
+    s = 0
+    for (dp = 0; dp < 2; dp++) {
+      es = dp ? 8 : 4; rate = dp ? rdp : rsp
+      ref = cells * n * it * es * 2 / 60e9 + cells * n * es * ck / 20e9
+      run = 0.2 + cells * es * 3 / 10e9 + (pa + 3) * it * (cells / rate + ex)
+      s += ns * ref + (3 + 2 * (ns - 1)) * run
+    }
+    printf "%.0f", t + 3 * ns + s }'
+}
+
+# sc_outdir EXAMPLE: OUT/logs and OUT/raw, without the raw CSV files of an earlier sweep of EXAMPLE.
+sc_outdir() {
+  mkdir -p "$OUT/logs" "$OUT/raw"
+  rm -f "$OUT"/raw/"$1"_*.csv
+  : >>"$OUT/logs/sweep.log"
+}
+
+# sc_run_point NAME N ARGS...: the launches of one point, one per stack: prog with the manual and mpiacc variants
+# on the mpiacc stack, peer on the others; each writes OUT/raw/NAME_STACK.csv.
+sc_run_point() {
+  local name=$1 n=$2 st
+  shift 2
+  for st in "${stacks[@]}"; do
+    if [ "$st" = mpiacc ]; then
+      sc_launch "${name}_mpiacc" mpiacc "$n" "$prog" "$@" --variant manual,mpiacc --csv "$OUT/raw/${name}_mpiacc.csv"
+    else
+      sc_launch "${name}_$st" "$st" "$n" "$peer" "$@" --csv "$OUT/raw/${name}_$st.csv"
+    fi
+  done
+}
+
+# sc_finish EXAMPLE ARGS...: one CSV (OUT/EXAMPLE_scaling.csv) and the summary (OUT/EXAMPLE_summary.md) from the raw
+# files by scripts/scaling_summary.py EXAMPLE with ARGS (the sweep), the plot of the CSV; exits with SC_STATUS.
+sc_finish() {
+  local ex=$1
+  shift
+  "${PYTHON:-python3}" "$SC_HERE/scaling_summary.py" "$ex" --raw "$OUT/raw" "$@" --csv "$OUT/${ex}_scaling.csv" \
+    --md "$OUT/${ex}_summary.md" || SC_STATUS=1
+  [ -s "$OUT/${ex}_scaling.csv" ] && { "${PYTHON:-python3}" "$SC_HERE/plot.py" "$OUT/${ex}_scaling.csv" ||
+    echo "$SC_NAME: no PNG (see plot.py's message)"; }
+  exit $SC_STATUS
 }

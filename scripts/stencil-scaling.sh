@@ -49,44 +49,20 @@ EOF
 die_usage() { echo "$SC_NAME: $*" >&2; usage >&2; exit 2; }
 . "$(dirname "$0")/scaling-lib.sh"
 
-gpus_list="1 2 4" weak="1024 4096 8192" strong="16384" iters="" passes=3 quick=0 h=1 LIMIT=300 share=0 dry=0 backend=cuda
-IMPI_DIR="" IMPI_ENV="" UCX_LIB="" MPIEXEC="" SC_NO_MPIACC_RUN=0
-args=()
-while [ $# -gt 0 ]; do
+gpus_list="1 2 4" weak="1024 4096 8192" strong="16384" iters="" passes=3 h=1
+sc_value() { # this script's options with a value (sc_parse takes the others)
   case $1 in
-    -h|--help) usage; exit 0 ;;
-    --gpus|--weak|--strong|--iters|--passes|--iters-per-exchange|--impi|--impi-env|--ucx|--mpiexec|--timeout|--backend)
-      [ $# -ge 2 ] || die_usage "option '$1' needs a value"
-      case $1 in
-        --gpus) gpus_list=$2 ;; --weak) weak=$2 ;; --strong) strong=$2 ;; --iters) iters=$2 ;;
-        --passes) passes=$2 ;; --iters-per-exchange) h=$2 ;; --impi) IMPI_DIR=$2 ;; --impi-env) IMPI_ENV=$2 ;;
-        --ucx) UCX_LIB=$2 ;; --mpiexec) MPIEXEC=$2 ;; --timeout) LIMIT=$2 ;; --backend) backend=$2 ;;
-      esac
-      shift 2 ;;
-    --quick) quick=1; shift ;;
-    --share) share=1; shift ;;
-    --dry-run) dry=1; shift ;;
-    --no-mpiacc-run) SC_NO_MPIACC_RUN=1; shift ;;
-    --) shift; args+=("$@"); break ;;
-    -*) die_usage "unknown option '$1'" ;;
-    *) args+=("$1"); shift ;;
+    --gpus) gpus_list=$2 ;; --weak) weak=$2 ;; --strong) strong=$2 ;; --iters) iters=$2 ;;
+    --passes) passes=$2 ;; --iters-per-exchange) h=$2 ;;
+    *) return 1 ;;
   esac
-done
-[ ${#args[@]} -eq 2 ] || die_usage "expected BUILD_DIR and OUTDIR"
-for v in $gpus_list $weak $strong $passes $h $LIMIT ${iters:+$iters}; do
-  sc_posint "$v" || die_usage "bad value '$v' (expected a positive integer)"
-done
+}
+sc_parse "$@"
+sc_posints $gpus_list $weak $strong $passes $h $LIMIT ${iters:+$iters}
 [ -n "$gpus_list" ] || die_usage "--gpus needs at least one count"
 [ -n "$weak$strong" ] || die_usage "nothing to run (--weak and --strong both empty)"
-BUILD=${args[0]} OUT=${args[1]}
 [ $quick = 1 ] && passes=2
-prog=$BUILD/examples/stencil2d/stencil2d
-peer=$BUILD/examples/stencil2d/stencil2d-cuda-aware
-[ -x "$prog" ] || sc_die "$prog not found (build first)"
-case $backend in cuda|opencl|auto) ;; *) die_usage "bad value '$backend' for --backend" ;; esac
-[ "$backend" != cuda ] || [ -x "$peer" ] || sc_die "$peer not found (configure with CUDA: MPIACC_WITH_CUDA)"
-sc_setup_mpi
-sc_gpus
+sc_setup stencil2d
 
 grid_of() { # n -> "P Q", P the largest divisor of n not above sqrt(n)
   local n=$1 p=1 d=1
@@ -110,10 +86,7 @@ iters_of() { # rows cols -> iterations
 # The points: "n rows cols scaling label" (a weak and a strong point of the same shape run once).
 points=() seen=" "
 for n in $gpus_list; do
-  if [ "$n" -gt "$GPUS" ] && [ $share = 0 ]; then
-    echo "$SC_NAME: $n GPUs: skipped ($GPUS visible; --share runs ranks on shared GPUs)"
-    continue
-  fi
+  sc_fits "$n" || continue
   read -r P Q <<<"$(grid_of "$n")"
   for s in $weak; do points+=("$n $s $s weak $s"); seen+="$n:$s:$s "; done
   for S in $strong; do
@@ -127,30 +100,19 @@ stacks=(mpiacc)
 [ "$backend" = cuda ] && [ -n "${UCX_LIB:-}" ] && stacks+=(ucx)
 [ "$backend" = cuda ] && [ -n "$IMPI_MPIEXEC" ] && stacks+=(impi)
 
-# The estimate: start-up, CPU reference and checks (host memory bound, shared by the ranks of the node), device
-# memory set-up, and passes x iterations at H100 rates (cells per second) plus 30 us of exchange per iteration.
+# The estimate (sc_estimate): Stencil2D at 2.2e11 (SP) and 1.4e11 (DP) cells per second, 30 us of exchange per
+# iteration, the reference's checks 12 passes over the data.
 estimate() {
   local tot=0 p
   for p in "${points[@]}"; do
     read -r n r c kind _ <<<"$p"
     [ "$kind" = strong-only ] && continue
-    local it; it=$(iters_of "$r" "$c")
-    tot=$(awk -v t="$tot" -v n="$n" -v r="$r" -v c="$c" -v it="$it" -v pa="$passes" -v ns="${#stacks[@]}" 'BEGIN {
-      cells = r * c; s = 0
-      for (dp = 0; dp < 2; dp++) {
-        es = dp ? 8 : 4; rate = dp ? 1.4e11 : 2.2e11
-        ref = cells * n * it * es * 2 / 60e9 + cells * n * es * 12 / 20e9
-        run = 0.2 + cells * es * 3 / 10e9 + (pa + 3) * it * (cells / rate + 30e-6)
-        s += ns * ref + (3 + 2 * (ns - 1)) * run
-      }
-      printf "%.0f", t + 3 * ns + s }')
+    tot=$(sc_estimate "$tot" "$n" $((r * c)) "$(iters_of "$r" "$c")" 2.2e11 1.4e11 12 30e-6)
   done
   echo "$tot"
 }
 
-mkdir -p "$OUT/logs" "$OUT/raw"
-rm -f "$OUT"/raw/stencil_*.csv
-: >>"$OUT/logs/sweep.log"
+sc_outdir stencil
 {
   echo "stencil-scaling: $GPUS GPU(s) visible; GPUs: $gpus_list; weak: ${weak:-none}; strong: ${strong:-none};" \
        "passes $passes; h $h${iters:+; iters $iters}$([ $quick = 1 ] && echo "; --quick")"
@@ -173,20 +135,9 @@ for p in "${points[@]}"; do
     continue
   fi
   echo "--- $n GPU(s), ${r}x$c per rank ($kind $label), $it iterations" | tee -a "$OUT/logs/sweep.log"
-  for st in "${stacks[@]}"; do
-    if [ "$st" = mpiacc ]; then
-      sc_launch "stencil_${tag}_mpiacc" mpiacc "$n" "$prog" "${common[@]}" --variant manual,mpiacc \
-        --csv "$OUT/raw/stencil_${tag}_mpiacc.csv"
-    else
-      sc_launch "stencil_${tag}_$st" "$st" "$n" "$peer" "${common[@]}" --csv "$OUT/raw/stencil_${tag}_$st.csv"
-    fi
-  done
+  sc_run_point "stencil_$tag" "$n" "${common[@]}"
 done
 [ $dry = 1 ] && exit 0
 
 # One CSV, the summary and the plot.
-"${PYTHON:-python3}" "$SC_HERE/scaling_summary.py" stencil --raw "$OUT/raw" --gpus "$gpus_list" --weak "$weak" \
-  --strong "$strong" --csv "$OUT/stencil_scaling.csv" --md "$OUT/stencil_summary.md" || SC_STATUS=1
-[ -s "$OUT/stencil_scaling.csv" ] && { "${PYTHON:-python3}" "$SC_HERE/plot.py" "$OUT/stencil_scaling.csv" ||
-  echo "$SC_NAME: no PNG (see plot.py's message)"; }
-exit $SC_STATUS
+sc_finish stencil --gpus "$gpus_list" --weak "$weak" --strong "$strong"

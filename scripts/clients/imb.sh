@@ -42,15 +42,10 @@ while [ $# -gt 0 ]; do
   case $1 in
     --imb) IMB=$2; shift ;;
     --wheel) WHEEL=$2; shift ;;
-    --lib) LIBMPIACC=$2; shift ;;
-    --mpiexec) MPIEXEC=$2; shift ;;
-    --cuda) CUDA_DIR=$2; shift ;;
-    --host-only) HOST_ONLY=1 ;;
     --msglog) MSGLOG=$2; shift ;;
     --iter) ITER=$2; shift ;;
     --no-download) DOWNLOAD=0 ;;
-    -h|--help) usage; exit 0 ;;
-    *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
+    *) common_option "$@" && shift ;;
   esac
   shift
 done
@@ -91,10 +86,7 @@ MPI_LIB=$(cd "$MPI_BIN/../lib" && pwd)
 
 GPU=0
 if [ "$HOST_ONLY" = 0 ] && have_gpu; then
-  if [ -z "$CUDA_DIR" ]; then
-    if command -v nvcc >/dev/null; then CUDA_DIR=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
-    else CUDA_DIR=/usr/local/cuda; fi
-  fi
+  find_cuda
   [ -e "$CUDA_DIR/lib64/libcudart.so" ] && GPU=1 || echo "note: no $CUDA_DIR/lib64/libcudart.so (IMB dlopens it): host buffers only"
 fi
 

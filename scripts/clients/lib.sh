@@ -5,7 +5,7 @@
 # so the launcher itself never loads mpiacc) in the environment mpiacc-run
 # gives its ranks (MPICH's UCX netmod on the CUDA-enabled UCX: the
 # build's tools/mpiacc-run --print-env, when it is there), and reports
-# SKIPPED.
+# SKIPPED; the options every client takes and the CUDA toolkit they use.
 # Exit status 77 = skipped (CTest's SKIP_RETURN_CODE).
 
 CLIENTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -38,6 +38,28 @@ find_lib() {
 
 # Whether a CUDA GPU is usable here.
 have_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }
+
+# CUDA_DIR: --cuda, else the toolkit of nvcc in PATH, else /usr/local/cuda.
+find_cuda() {
+  if [ -z "$CUDA_DIR" ]; then
+    if command -v nvcc >/dev/null; then CUDA_DIR=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
+    else CUDA_DIR=/usr/local/cuda; fi
+  fi
+}
+
+# common_option "$@": the options every client script takes (--lib, --mpiexec, --cuda, --host-only, --help);
+# anything else is an unknown option (exit 2).  Called from the script's option loop, after its own options;
+# returns 0 when the option took the next word as its value (the loop shifts it), 1 otherwise.
+common_option() {
+  case $1 in
+    --lib) LIBMPIACC=$2 ;;
+    --mpiexec) MPIEXEC=$2 ;;
+    --cuda) CUDA_DIR=$2 ;;
+    --host-only) HOST_ONLY=1; return 1 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+}
 
 # run_ranks N [VAR=VALUE...] -- program args...: N ranks through mpiacc.
 run_ranks() {

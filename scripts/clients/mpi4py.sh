@@ -34,13 +34,8 @@ PY=${PYTHON:-python3}; CUDA_DIR=; N=262144; HOST_ONLY=0
 while [ $# -gt 0 ]; do
   case $1 in
     --python) PY=$2; shift ;;
-    --lib) LIBMPIACC=$2; shift ;;
-    --mpiexec) MPIEXEC=$2; shift ;;
-    --cuda) CUDA_DIR=$2; shift ;;
     --n) N=$2; shift ;;
-    --host-only) HOST_ONLY=1 ;;
-    -h|--help) usage; exit 0 ;;
-    *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
+    *) common_option "$@" && shift ;;
   esac
   shift
 done
@@ -52,10 +47,7 @@ LD_LIBRARY_PATH=$MPI_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$PY" -c 'import n
   skip "$PY has no mpi4py/NumPy working with $MPI_LIB/libmpi.so.12 (pip install mpi4py numpy into a venv, give --python)"
 
 LDP=$MPI_LIB
-if [ -z "$CUDA_DIR" ]; then
-  if command -v nvcc >/dev/null; then CUDA_DIR=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
-  else CUDA_DIR=/usr/local/cuda; fi
-fi
+find_cuda
 [ -d "$CUDA_DIR/lib64" ] && LDP=$LDP:$CUDA_DIR/lib64
 ENVS=(LD_LIBRARY_PATH="$LDP${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" MPIACC_UVA=1)
 PROG=$CLIENTS_DIR/mpi4py_cuda.py

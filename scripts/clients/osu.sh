@@ -51,17 +51,12 @@ while [ $# -gt 0 ]; do
   case $1 in
     --src) SRC=$2; shift ;;
     --build) BUILD=$2; shift ;;
-    --cuda) CUDA_DIR=$2; shift ;;
-    --host-only) HOST_ONLY=1 ;;
-    --lib) LIBMPIACC=$2; shift ;;
-    --mpiexec) MPIEXEC=$2; shift ;;
     --sizes) SIZES=$2; shift ;;
     --iters) ITERS=$2; shift ;;
     --table) TABLE=1 ;;
     --quick) QUICK=1 ;;
     --no-check) CHECK=0 ;;
-    -h|--help) usage; exit 0 ;;
-    *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
+    *) common_option "$@" && shift ;;
   esac
   shift
 done
@@ -74,10 +69,7 @@ find_lib
 
 GPU=0
 if [ "$HOST_ONLY" = 0 ] && have_gpu; then
-  if [ -z "$CUDA_DIR" ]; then
-    if command -v nvcc >/dev/null; then CUDA_DIR=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
-    else CUDA_DIR=/usr/local/cuda; fi
-  fi
+  find_cuda
   [ -e "$CUDA_DIR/include/cuda_runtime.h" ] && GPU=1 || echo "note: no CUDA toolkit at $CUDA_DIR: host buffers only"
 fi
 # OSU dlopens nothing: its CUDA build links libcudart (toolkit's lib64) dynamically.
