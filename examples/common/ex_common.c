@@ -35,6 +35,13 @@ int ex_mpi_error(const char *what, int rc)
     return ex_error("%s failed: %s", what, msg);
 }
 
+int ex_agree(MPI_Comm comm, int rc)
+{
+    int bad = rc != 0;
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
+    return bad ? (rc ? rc : 1) : 0;
+}
+
 const char *const ex_variant_name[3] = {"manual", "mpiacc", "cuda-aware"};
 
 int ex_parse_variants(const char *s, int with_mpiacc, int *mask)

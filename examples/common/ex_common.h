@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include <mpi.h>
+
 /* The program's name in error messages (main sets it). */
 extern const char *ex_prog;
 /* "<ex_prog>: rank R: <message>" on stderr; returns 1 (a failure). */
@@ -19,6 +21,11 @@ int ex_error(const char *fmt, ...)
     ;
 /* ex_error of "<what> failed: <MPI's string of rc>". */
 int ex_mpi_error(const char *what, int rc);
+/* Collective over comm: 0 when rc is 0 on every process, else rc where it
+ * failed and 1 elsewhere; so that a step that failed on one process (a
+ * kernel build, an allocation) ends the run on all of them instead of
+ * leaving the others waiting in the next collective. */
+int ex_agree(MPI_Comm comm, int rc);
 
 /* Statistics of n values (v is sorted by ex_median). */
 double ex_median(double *v, int n);

@@ -63,16 +63,22 @@ static inline int ex_cl_probe(int local_rank, char *desc, size_t len, int *ndev)
 }
 
 /* The program of src built for dev with options (*prog); on a failed
- * build, its log in log[0, len). */
+ * build, its log in log[0, len).  A failed build is tried twice more with a
+ * new program: PoCL, its kernel cache cold, now and then fails one (with an
+ * empty log) while other processes compile the same source. */
 static inline cl_int ex_cl_build(cl_context ctx, cl_device_id dev, const char *src, const char *options,
                                  cl_program *prog, char *log, size_t len)
 {
-    cl_int e;
-    log[0] = 0;
-    *prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
-    if (e != CL_SUCCESS) return e;
-    e = clBuildProgram(*prog, 1, &dev, options, NULL, NULL);
-    if (e != CL_SUCCESS) clGetProgramBuildInfo(*prog, dev, CL_PROGRAM_BUILD_LOG, len - 1, log, NULL);
+    cl_int e = CL_SUCCESS;
+    for (int t = 0; t < 3; t++) {
+        log[0] = 0;
+        if (t) clReleaseProgram(*prog);
+        *prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
+        if (e != CL_SUCCESS) return e;
+        e = clBuildProgram(*prog, 1, &dev, options, NULL, NULL);
+        if (e == CL_SUCCESS) break;
+        clGetProgramBuildInfo(*prog, dev, CL_PROGRAM_BUILD_LOG, len - 1, log, NULL);
+    }
     return e;
 }
 

@@ -256,16 +256,21 @@ static int run(const opts_t *o, const h3_grid_t *g, const h3_backend_t *be, cons
     h3_xchg_t x;
     double *t = calloc((size_t)o->passes, sizeof *t), tk;
     int rc = 1, cur = 0, have_x = 0, m = res->method;
-    if (!t) return ex_error("out of memory");
-    if ((rc = be->create(g, init, &d)) != 0) goto done;
-    if (res->variant == V_MANUAL) rc = h3_xchg_staged(g, m, be->host_send(d), be->host_recv(d), 0, &x);
-    else if (res->variant == V_CUDA_AWARE)
+    if (!t) rc = ex_error("out of memory");
+    else rc = be->create(g, init, &d);
+    if (rc) {
+        /* set-up failed: nothing to exchange */
+    } else if (res->variant == V_MANUAL) {
+        rc = h3_xchg_staged(g, m, be->host_send(d), be->host_recv(d), 0, &x);
+    } else if (res->variant == V_CUDA_AWARE) {
         rc = h3_xchg_staged(g, m, be->dev_face_buf(d, 0), be->dev_face_buf(d, 1), h3_self_mask(g), &x);
+    }
 #if H3_WITH_MPIACC
     else rc = h3_xchg_mpiacc(g, m, be, d, res->overlap && !o->host_order, &x);
 #endif
-    if (rc) goto done;
-    have_x = 1;
+    have_x = rc == 0;
+    /* the passes start with collectives: every rank's set-up must have worked */
+    if ((rc = ex_agree(g->cart, rc)) != 0) goto done;
     if ((rc = pass(o, g, be, d, &x, res, PASS_FULL, &tk, &cur)) != 0 ||
         (rc = pass(o, g, be, d, &x, res, PASS_KERNELS, &tk, &cur)) != 0)
         goto done;

@@ -267,14 +267,13 @@ static int run(const opts_t *o, const st_grid_t *g, const st_backend_t *be, cons
     st_mpx_t x = {.nowned = 0};
     mx = &x;
 #endif
-    if (!gf || !ts) {
-        rc = ex_error("out of memory");
-        goto done;
-    }
-    if ((rc = be->create(g, init, &d)) != 0) goto done;
+    if (!gf || !ts) rc = ex_error("out of memory");
+    else rc = be->create(g, init, &d);
 #if ST_WITH_MPIACC
-    if (res->variant == V_MPIACC && (rc = st_mpx_setup(g, be, d, res->so_mask, &x)) != 0) goto done;
+    if (rc == 0 && res->variant == V_MPIACC) rc = st_mpx_setup(g, be, d, res->so_mask, &x);
 #endif
+    /* the passes start with collectives: every rank's set-up must have worked */
+    if ((rc = ex_agree(g->cart, rc)) != 0) goto done;
     if ((rc = pass(o, g, be, d, mx, res, PASS_FULL, &t, &cur)) != 0 ||
         (rc = pass(o, g, be, d, mx, res, PASS_KERNELS, &t, &cur)) != 0)
         goto done;

@@ -45,6 +45,8 @@ fn_fail:
     goto fn_exit;
 }
 
+enum { BUILD_TRIES = 3 }; /* mpiacc_ocl_ctx_program */
+
 int mpiacc_ocl_ctx_program(mpiacc_ocl_ctx_t *cx)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -55,15 +57,25 @@ int mpiacc_ocl_ctx_program(mpiacc_ocl_ctx_t *cx)
     size_t wg = 0;
 
     if (cx->prog) goto fn_exit;
-    prog = clCreateProgramWithSource(cx->ctx, 1, &src, NULL, &e);
-    MPIACC_OCL_CALL("clCreateProgramWithSource", e);
-    e = clBuildProgram(prog, 0, NULL, "-cl-std=CL1.2", NULL, NULL);
-    if (e != CL_SUCCESS) {
+    /* PoCL, its kernel cache cold, now and then fails a build (with an
+     * empty log) while other processes compile the same program: a failed
+     * build is tried again with a new program, BUILD_TRIES builds in all. */
+    for (int t = 1;; t++) {
         char log[2048] = "";
+        prog = clCreateProgramWithSource(cx->ctx, 1, &src, NULL, &e);
+        MPIACC_OCL_CALL("clCreateProgramWithSource", e);
+        e = clBuildProgram(prog, 0, NULL, "-cl-std=CL1.2", NULL, NULL);
+        if (e == CL_SUCCESS) break;
         clGetProgramBuildInfo(prog, cx->dev0, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-        MPIACC_LOG(MPIACC_LOG_WARN, "OpenCL: building the pack kernels failed:\n%s", log);
-        MPIACC_FAIL(MPIACC_ERRK_OPENCL, "clBuildProgram failed: %s (%d): %.300s", mpiacc_ocl_errname(e),
-                    (int)e, log);
+        if (t == BUILD_TRIES) {
+            MPIACC_LOG(MPIACC_LOG_WARN, "OpenCL: building the pack kernels failed:\n%s", log);
+            MPIACC_FAIL(MPIACC_ERRK_OPENCL, "clBuildProgram failed: %s (%d): %.300s", mpiacc_ocl_errname(e),
+                        (int)e, log);
+        }
+        MPIACC_LOG(MPIACC_LOG_INFO, "OpenCL: building the pack kernels failed (%s, build %d of %d): again",
+                   mpiacc_ocl_errname(e), t, BUILD_TRIES);
+        clReleaseProgram(prog);
+        prog = NULL;
     }
     for (int i = 0; i < MPIACC_OCL_NWS; i++) {
         snprintf(name, sizeof name, "mpiacc_pack_%d", ws_of[i]);
