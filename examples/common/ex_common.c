@@ -35,6 +35,19 @@ int ex_mpi_error(const char *what, int rc)
     return ex_error("%s failed: %s", what, msg);
 }
 
+FILE *ex_csv(FILE **f, const char *path, const char *header)
+{
+    if (!path) return NULL;
+    if (!*f) {
+        if (!(*f = fopen(path, "w"))) {
+            ex_error("cannot write %s", path);
+            return NULL;
+        }
+        fprintf(*f, "%s\n", header);
+    }
+    return *f;
+}
+
 int ex_agree(MPI_Comm comm, int rc)
 {
     int bad = rc != 0;

@@ -8,6 +8,7 @@
 #define EX_COMMON_H_INCLUDED
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <mpi.h>
 
@@ -21,6 +22,10 @@ int ex_error(const char *fmt, ...)
     ;
 /* ex_error of "<what> failed: <MPI's string of rc>". */
 int ex_mpi_error(const char *what, int rc);
+/* The CSV file path, opened on the first call (*f NULL) with its header
+ * line; NULL without a path, or (ex_error said why) when it cannot be
+ * written. */
+FILE *ex_csv(FILE **f, const char *path, const char *header);
 /* Collective over comm: 0 when rc is 0 on every process, else rc where it
  * failed and 1 elsewhere; so that a step that failed on one process (a
  * kernel build, an allocation) ends the run on all of them instead of

@@ -345,16 +345,11 @@ static double hidden(const result_t *r)
 
 static void write_csv(const opts_t *o, const h3_grid_t *g, const ctx_t *c, const result_t *r)
 {
-    static FILE *f;
-    if (!o->csv) return;
-    if (!f) {
-        if (!(f = fopen(o->csv, "w"))) {
-            ex_error("cannot write %s", o->csv);
-            return;
-        }
-        fprintf(f, "precision,method,variant,overlap,backend,ranks,dims,periodic,nx,ny,nz,radius,face_bytes,iters,"
-                   "passes,iter_us_median,iter_us_min,iter_us_max,kernel_us,exch_us,exposed_us,hidden,errors,mpi\n");
-    }
+    static FILE *csv;
+    FILE *f = ex_csv(&csv, o->csv,
+                     "precision,method,variant,overlap,backend,ranks,dims,periodic,nx,ny,nz,radius,face_bytes,iters,"
+                     "passes,iter_us_median,iter_us_min,iter_us_max,kernel_us,exch_us,exposed_us,hidden,errors,mpi");
+    if (!f) return;
     fprintf(f, "%s,%s,%s,%d,%s,%d,%dx%dx%d,%d,%d,%d,%d,%d,%zu,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%ld,%s\n",
             g->dp ? "dp" : "sp", h3_method_name[r->method], ex_variant_name[r->variant], r->overlap, c->be->name, g->nranks,
             c->dims[0], c->dims[1], c->dims[2], !o->open, g->n[2], g->n[1], g->n[0], g->r,

@@ -122,17 +122,12 @@ void st_print_table(const opts_t *o, int dp, const result_t *r, int n, double ma
 
 void st_write_csv(const opts_t *o, const st_grid_t *g, const ctx_t *c, const result_t *r, int n)
 {
-    static FILE *f;
-    if (!o->csv) return;
-    if (!f) {
-        if (!(f = fopen(o->csv, "w"))) {
-            ex_error("cannot write %s", o->csv);
-            return;
-        }
-        fprintf(f, "precision,variant,overlap,backend,ranks,rows,cols,h,iters,passes,gflops_median,gflops_min,"
-                   "gflops_max,iter_us,kernel_us,exch_us,exposed_us,hidden,copies_per_exch,syncs_per_exch,errors,"
-                   "msize,gpus,mpi\n");
-    }
+    static FILE *csv;
+    FILE *f = ex_csv(&csv, o->csv,
+                     "precision,variant,overlap,backend,ranks,rows,cols,h,iters,passes,gflops_median,gflops_min,"
+                     "gflops_max,iter_us,kernel_us,exch_us,exposed_us,hidden,copies_per_exch,syncs_per_exch,errors,"
+                     "msize,gpus,mpi");
+    if (!f) return;
     for (int k = 0; k < n; k++)
         fprintf(f, "%s,%s,%d,%s,%d,%d,%d,%d,%d,%d,%.6f,%.6f,%.6f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.2f,%ld,%dx%d,%d,%s\n",
                 g->dp ? "dp" : "sp", ex_variant_name[r[k].variant], r[k].overlap, c->be->name, g->nranks, g->rows, g->cols,
