@@ -33,6 +33,7 @@
 #include <mpi.h>
 
 #include "bench.h"
+#include "breakdown.h"
 #include "cuda_skip.h"
 #include "engine/engine.h"
 #include "mpiacc.h"
@@ -40,7 +41,8 @@
 #define CK BENCH_CUDA_CHECK
 
 static int rank;
-static int iters_opt, quick;
+static int iters_opt, quick, breakdown;
+static double plain_call_us[2]; /* --breakdown: median PMPI_Send_c, PMPI_Recv_c call of the last plain run */
 
 enum { VIA_MPIACC, VIA_PLAIN };
 
@@ -56,15 +58,19 @@ static int iterations(long long bytes)
 static double pingpong(int via, void *buf, MPI_Count count, MPI_Datatype t, int iters)
 {
     double *v = malloc(sizeof(double) * (size_t)iters), us;
+    double *pc = calloc((size_t)iters * 2, sizeof(double)); /* plain: send, recv call times */
     int peer = 1 - rank, rc = MPI_SUCCESS;
-    if (!v) bench_fail(__FILE__, __LINE__, "malloc", "out of memory");
+    if (!v || !pc) bench_fail(__FILE__, __LINE__, "malloc", "out of memory");
     for (int i = -2; i < iters; i++) {
         MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
+        double t0 = MPI_Wtime(), t1, t2;
         if (via == VIA_PLAIN) {
             if (rank == 0) {
                 rc |= PMPI_Send_c(buf, count, t, peer, 7, MPI_COMM_WORLD);
+                t1 = MPI_Wtime();
                 rc |= PMPI_Recv_c(buf, count, t, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                t2 = MPI_Wtime();
+                if (i >= 0) pc[i] = t1 - t0, pc[iters + i] = t2 - t1;
             } else {
                 rc |= PMPI_Recv_c(buf, count, t, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                 rc |= PMPI_Send_c(buf, count, t, peer, 7, MPI_COMM_WORLD);
@@ -83,7 +89,12 @@ static double pingpong(int via, void *buf, MPI_Count count, MPI_Datatype t, int 
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     us = bench_percentile(v, (size_t)iters, 50);
+    if (via == VIA_PLAIN && rank == 0) {
+        plain_call_us[0] = 1e6 * bench_percentile(pc, (size_t)iters, 50);
+        plain_call_us[1] = 1e6 * bench_percentile(pc + iters, (size_t)iters, 50);
+    }
     free(v);
+    free(pc);
     return us;
 }
 
@@ -132,8 +143,8 @@ int main(int argc, char **argv)
     cli_sizes_t sizes = {4, {1 << 10, 64 << 10, 1 << 20, 4 << 20}};
     cli_sizes_t vsizes = {2, {1 << 10, 4 << 20}};
     cli_sizes_t blocks = {3, {8, 64, 512}};
-    const char *csvpath = NULL;
-    FILE *csv = NULL;
+    const char *csvpath = NULL, *bdcsvpath = NULL;
+    FILE *csv = NULL, *bdcsv = NULL;
     unsigned long long before[MPIACC_STATS_PROTOCOLS] = {0};
     double contig_us[CLI_SIZES_MAX];
     cudaStream_t st = NULL;
@@ -149,6 +160,12 @@ int main(int argc, char **argv)
         {"iterations", CLI_INT, &iters_opt, "timed round trips per measurement (0: 1000 / 200 / 100 by size)", NULL, 0,
          1000000},
         {"quick", CLI_FLAG, &quick, "a fifth of the iterations", NULL, CLI_ANY},
+        {"breakdown", CLI_FLAG, &breakdown,
+         "after each row, the median time of each phase of mpiacc's messages on rank 0, send and receive side "
+         "(call: attr, check, dep, post, wait, call; pooled op: time in each state and in launches), and the plain "
+         "program's PMPI call times",
+         NULL, CLI_ANY},
+        {"breakdown-csv", CLI_FILE, &bdcsvpath, "write --breakdown's medians to this CSV file", NULL, CLI_ANY},
         CLI_OPT_CSV(&csvpath),
     };
     CLI_PARSE(argc, argv, 
@@ -182,6 +199,7 @@ int main(int argc, char **argv)
                "plain (us)", "host (us)", "mpiacc/plain", "mpiacc/host", "vec/contig", "path");
         csv = bench_csv_open(csvpath, "kind,bytes,block,mpiacc_us,plain_us,host_us,mpiacc_plain,mpiacc_host,"
                                       "vec_contig,path");
+        if (breakdown) bdcsv = bench_csv_open(bdcsvpath, breakdown_csv_header());
     }
     for (int i = 0; i < vsizes.n; i++) contig_us[i] = -1;
     /* contiguous rows, then vector rows (their contiguous baseline first when not in --sizes) */
@@ -208,7 +226,14 @@ int main(int argc, char **argv)
             dbuf = dev_buf(span);
             if (!(hbuf = calloc(1, (size_t)bytes))) bench_fail(__FILE__, __LINE__, "calloc", "out of memory");
             path_since(before);
+            if (breakdown && !breakdown_start(8L * iters + 64))
+                bench_fail(__FILE__, __LINE__, "breakdown_start", "out of memory");
             us = pingpong(VIA_MPIACC, dbuf, 1, t, iters);
+            if (breakdown) {
+                char label[64];
+                snprintf(label, sizeof label, "%s/%lld/%lld", pass ? "vector" : "contig", bytes, blk);
+                breakdown_report(label, bdcsv, rank == 0);
+            }
             path = path_since(before);
             if (pass == 0 && plain_ok) plain = pingpong(VIA_PLAIN, dbuf, bytes, MPI_BYTE, iters);
             host = pingpong(VIA_MPIACC, hbuf, bytes, MPI_BYTE, iters);
@@ -236,6 +261,9 @@ int main(int argc, char **argv)
                 fmt(s[2], vc, "%.2f");
                 printf("%-6s %10lld %7lld %12.2f %10s %9.2f %11s %10.2f %12s %s\n", pass ? "vector" : "contig", bytes,
                        blk, us, s[0], host, s[1], us / host, s[2], path);
+                if (breakdown && plain > 0)
+                    printf("#   plain PMPI calls on rank 0: send %.2f us, receive %.2f us (median)\n", plain_call_us[0],
+                           plain_call_us[1]);
                 if (csv) {
                     csv_num(c[0], plain);
                     csv_num(c[1], plain > 0 ? us / plain : -1);
@@ -257,6 +285,7 @@ int main(int argc, char **argv)
         if (!plain_ok) printf("# plain: not measured (MPI's transport does not take device memory here)\n");
     }
     if (csv) fclose(csv);
+    if (bdcsv) fclose(bdcsv);
     if (st) CK(cudaStreamDestroy(st));
     MPI_Finalize();
     return 0;

@@ -14,6 +14,7 @@
 #include "dispatch.h"
 #include "memkind.h"
 #include "core/stats.h"
+#include "core/trace.h"
 #include "protocol/protocol.h"
 
 /* A datatype needs the pool: a device kind, or a host kind with an event. */
@@ -170,7 +171,7 @@ static int pass_to_mpi(const call_t *c, void *buf, const mpiacc_pack_type_t *t, 
                        const mpiacc_attrs_t *a, const mpiacc_backend_t *be, int *taken)
 {
     MPI_Count start = 0;
-    int ready = 0, queued = 0;
+    int ready = 0, queued = 0, rc;
     char *p;
     *taken = 0;
     if (!mpiacc_proto_dense(t, count, &start) || !mpiacc_proto_device_ok(be, a->kind, c->is_send, c->peer, c->comm))
@@ -182,14 +183,18 @@ static int pass_to_mpi(const call_t *c, void *buf, const mpiacc_pack_type_t *t, 
         if (queued) return MPI_SUCCESS;
     }
     if (be->dep_ready(a, buf, &ready) != MPI_SUCCESS || !ready) return MPI_SUCCESS;
+    mpiacc_core_trace_mark(MPIACC_CORE_TR_DEP);
     *taken = 1;
     mpiacc_core_stats_passed(a->kind, c->is_send, bytes);
     p = (char *)buf + start;
     if (c->is_send)
-        return c->nonblocking ? pmpi_isend(p, bytes, MPI_BYTE, c->peer, c->tag, c->comm, c->mode, c->req)
-                              : pmpi_send(p, bytes, MPI_BYTE, c->peer, c->tag, c->comm, c->mode);
-    return c->nonblocking ? PMPI_Irecv_c(p, bytes, MPI_BYTE, c->peer, c->tag, c->comm, c->req)
-                          : pmpi_recv(p, bytes, MPI_BYTE, c->peer, c->tag, c->comm, c->status);
+        rc = c->nonblocking ? pmpi_isend(p, bytes, MPI_BYTE, c->peer, c->tag, c->comm, c->mode, c->req)
+                            : pmpi_send(p, bytes, MPI_BYTE, c->peer, c->tag, c->comm, c->mode);
+    else
+        rc = c->nonblocking ? PMPI_Irecv_c(p, bytes, MPI_BYTE, c->peer, c->tag, c->comm, c->req)
+                            : pmpi_recv(p, bytes, MPI_BYTE, c->peer, c->tag, c->comm, c->status);
+    mpiacc_core_trace_mark(MPIACC_CORE_TR_POST);
+    return rc;
 }
 
 /* A device send or receive: the operation is set up at call time
@@ -233,6 +238,7 @@ static int device_op(const call_t *c, void *buf, MPI_Count count, MPI_Datatype t
         goto fn_exit;
     }
     MPIACC_CHECK(check_span(be, a, buf, t, count, bytes));
+    mpiacc_core_trace_mark(MPIACC_CORE_TR_CHECK);
     mpi_errno = pass_to_mpi(c, buf, t, count, bytes, a, be, passed);
     if (*passed) goto fn_exit; /* MPI's result, raised by MPI */
     if (!(op = mpiacc_rp_op_alloc(c->is_send, c->mode, buf, count, c->peer, c->tag, c->comm)))
@@ -244,8 +250,11 @@ static int device_op(const call_t *c, void *buf, MPI_Count count, MPI_Datatype t
     op->bytes = bytes;
     mpiacc_proto_choose(op, 0, 0); /* src/protocol/choose.c */
     if (be->capture) MPIACC_CHECK(be->capture(a, buf, &op->dep));
+    mpiacc_core_trace_mark(MPIACC_CORE_TR_DEP);
     mpi_errno = mpiacc_rp_submit(op, r, 0);
     op = NULL; /* disposed of by submit on failure */
+    mpiacc_core_trace_mark(MPIACC_CORE_TR_POST);
+    mpiacc_core_trace_pooled();
     if (mpi_errno != MPI_SUCCESS) goto fn_fail;
 fn_exit:
     if (t) mpiacc_pack_type_release(t);
@@ -318,14 +327,15 @@ static int wait_on(MPI_Request *r, MPI_Status *st, MPI_Comm comm)
     int err;
     MPI_Comm c;
     int rc = mpiacc_rp_wait(r, st, &err, &c);
+    mpiacc_core_trace_mark(MPIACC_CORE_TR_WAIT);
     if (rc == MPI_SUCCESS && err != MPI_SUCCESS) rc = mpiacc_err_return_comm(comm, err);
     return rc;
 }
 
 /* ---- entry points ---------------------------------------------------------- */
 
-int mpiacc_dispatch_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                         int mode, int nonblocking, MPI_Request *req)
+static int send_call(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int mode,
+                     int nonblocking, MPI_Request *req)
 {
     int mpi_errno = MPI_SUCCESS, deferred = 0;
     MPI_Request r = MPI_REQUEST_NULL;
@@ -337,10 +347,12 @@ int mpiacc_dispatch_send(const void *buf, MPI_Count count, MPI_Datatype dt, int 
         return nonblocking ? pmpi_isend(buf, count, dt, dest, tag, comm, mode, req)
                            : pmpi_send(buf, count, dt, dest, tag, comm, mode);
     MPIACC_CHECK(check_args(1, count, dt, dest, tag, comm, nonblocking, req));
+    mpiacc_core_trace_mark(MPIACC_CORE_TR_CHECK);
     if (dest == MPI_PROC_NULL) /* no data moves: MPI's own semantics */
         return nonblocking ? pmpi_isend(buf, count, dt, dest, tag, comm, mode, req)
                            : pmpi_send(buf, count, dt, dest, tag, comm, mode);
     MPIACC_CHECK(mpiacc_dispatch_attrs(dt, buf, comm, &a));
+    mpiacc_core_trace_mark(MPIACC_CORE_TR_ATTR);
     if (wants_pool(&a) && mpiacc_core_disabled) MPIACC_CHECK(disabled_error(&a));
     if (wants_pool(&a)) {
         const call_t c = {.is_send = 1, .peer = dest, .tag = tag, .mode = mode, .nonblocking = nonblocking,
@@ -407,8 +419,8 @@ fn_fail:
     goto fn_exit;
 }
 
-int mpiacc_dispatch_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-                         MPI_Status *status, int nonblocking, MPI_Request *req)
+static int recv_call(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm, MPI_Status *status,
+                     int nonblocking, MPI_Request *req)
 {
     int mpi_errno = MPI_SUCCESS;
     MPI_Request r = MPI_REQUEST_NULL;
@@ -417,8 +429,10 @@ int mpiacc_dispatch_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, i
     if (mpiacc_core_classify && mpiacc_dispatch_untagged_host(dt, buf, comm)) /* see mpiacc_dispatch_send */
         return host_recv(buf, count, dt, src, tag, comm, status, nonblocking, req);
     MPIACC_CHECK(check_args(0, count, dt, src, tag, comm, nonblocking, req));
+    mpiacc_core_trace_mark(MPIACC_CORE_TR_CHECK);
     if (src != MPI_PROC_NULL) {
         MPIACC_CHECK(mpiacc_dispatch_attrs(dt, buf, comm, &a));
+        mpiacc_core_trace_mark(MPIACC_CORE_TR_ATTR);
         if (wants_pool(&a) && mpiacc_core_disabled) MPIACC_CHECK(disabled_error(&a));
     }
     if (src == MPI_PROC_NULL || !wants_pool(&a)) /* MPI_PROC_NULL: no data moves */
@@ -438,6 +452,28 @@ fn_exit:
 fn_fail:
     mpi_errno = mpiacc_err_return_comm(comm, mpi_errno);
     goto fn_exit;
+}
+
+/* The entry points, each one call record of core/trace.h (bench/pingpong
+ * --breakdown; nothing when tracing is off). */
+int mpiacc_dispatch_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                         int mode, int nonblocking, MPI_Request *req)
+{
+    int rc;
+    mpiacc_core_trace_begin();
+    rc = send_call(buf, count, dt, dest, tag, comm, mode, nonblocking, req);
+    mpiacc_core_trace_end(1);
+    return rc;
+}
+
+int mpiacc_dispatch_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                         MPI_Status *status, int nonblocking, MPI_Request *req)
+{
+    int rc;
+    mpiacc_core_trace_begin();
+    rc = recv_call(buf, count, dt, src, tag, comm, status, nonblocking, req);
+    mpiacc_core_trace_end(0);
+    return rc;
 }
 
 int mpiacc_dispatch_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,

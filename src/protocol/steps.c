@@ -8,6 +8,7 @@
  * device.c, mrecv.c).  States: src/reqpool/op.c.
  */
 #include "protocol.h"
+#include "core/stats.h"
 
 int mpiacc_proto_dep_test_host(mpiacc_rp_op_t *op, int *ready)
 {
@@ -46,6 +47,7 @@ void mpiacc_proto_truncate(mpiacc_rp_op_t *op)
 int mpiacc_proto_xfer_after_dep(mpiacc_rp_op_t *op, int *ready, void *host, int on_device, MPI_Count n)
 {
     int mpi_errno = MPI_SUCCESS;
+    long long t0;
     mpiacc_xfer_desc_t d = {.buf = op->buf, .type = op->type, .count = op->count, .first = 0, .last = n,
                             .host = host, .host_on_device = on_device};
 
@@ -54,8 +56,10 @@ int mpiacc_proto_xfer_after_dep(mpiacc_rp_op_t *op, int *ready, void *host, int 
         if (op->state != MPIACC_RP_DEP_PENDING) mpiacc_rp_move(op, MPIACC_RP_DEP_PENDING);
         goto fn_exit;
     }
+    t0 = mpiacc_core_tracing() ? mpiacc_core_stats_now_ns() : 0;
     MPIACC_CHECK(op->is_send ? op->be->pack(&op->attrs, op->dep, &d, &op->xfer)
                              : op->be->unpack(&op->attrs, op->dep, &d, &op->xfer));
+    if (t0) op->tr[MPIACC_CORE_TR_OP_LAUNCH] += mpiacc_core_stats_now_ns() - t0;
     mpiacc_rp_move(op, op->is_send ? MPIACC_RP_PACKING : MPIACC_RP_UNPACKING);
     /* MPIACC_ORDER_STREAM: the whole message in one transfer, so its
      * request completes now (no-ops otherwise) */

@@ -211,6 +211,7 @@ _Static_assert(MPIACC_RP_T_ERROR >= MPIACC_RP_NSTATES && MPIACC_RP_T_CANCEL >= M
 
 atomic_long mpiacc_rp_transitions[MPIACC_RP_NSTATES][MPIACC_RP_NTARGETS];
 _Static_assert(MPIACC_RP_NSTATES == 10, "a new state needs its name in mpiacc_rp_state_name");
+_Static_assert(MPIACC_RP_NSTATES <= MPIACC_CORE_TR_OP_STATES, "core/trace.h has a slot per state");
 
 const char *mpiacc_rp_state_name(int s)
 {
@@ -260,6 +261,7 @@ void mpiacc_rp_move(mpiacc_rp_op_t *op, int to)
     case MPIACC_RP_DEP_PENDING: mpiacc_core_stats_time(MPIACC_CORE_STATS_T_DEP, t - op->t_state); break;
     default: break;
     }
+    if (mpiacc_core_tracing()) op->tr[op->state] += t - op->t_state;
     MPIACC_LOG(MPIACC_LOG_DEBUG, "op %llu: %s -> %s: %s (%s %d, tag %d, %lld bytes, %s, %s)", op->id,
                mpiacc_rp_state_name(op->state), mpiacc_rp_state_name(to), transition_word(op, to),
                op->is_send ? "to" : "from", op->peer, op->tag, (long long)op->bytes, op->be ? op->be->name : "host",
@@ -325,6 +327,7 @@ static void finish(mpiacc_rp_op_t *op, int to, int error)
     else mpiacc_core_stats_op_failed();
     mpiacc_rp_move(op, to);
     op->state = MPIACC_RP_DONE;
+    mpiacc_core_trace_op(op->is_send, op->tr);
     if (error != MPI_SUCCESS)
         MPIACC_LOG(MPIACC_LOG_INFO, "%s to/from %d tag %d failed", op->is_send ? "send" : "receive", op->peer,
                    op->tag);

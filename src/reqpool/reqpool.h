@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 
 #include "core/core.h"
+#include "core/trace.h"
 #include "pack/pack.h"
 #include "util/pool.h"
 
@@ -108,6 +109,7 @@ typedef struct mpiacc_rp_op {
     int on_completed; /* on the completed list (its lock)                */
     unsigned long long id; /* for the log: numbered from 1 per process     */
     long long t_state;     /* when the op entered its state (ns, stats)   */
+    long long tr[MPIACC_CORE_TR_NOP]; /* core/trace.h, while tracing: ns per state, launches */
     const mpiacc_backend_t *be; /* NULL when no device is involved          */
     mpiacc_attrs_t attrs;
     mpiacc_pack_type_t *type; /* analysis (reference held), device ops   */
