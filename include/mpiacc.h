@@ -25,10 +25,16 @@
  *    host datatype: the call goes straight to the MPI library — except a
  *    derived datatype built from tagged ones, which inherits their
  *    attributes (see "Derived datatypes" under the keyvals below).
- *  - Attributes are read by mpiacc at each call, however they were put
- *    (MPI_Type_set_attr or PMPI_Type_set_attr) — with one exception that
- *    keeps host traffic on predefined datatypes free of lookups: an
- *    attribute on a *predefined* datatype (MPI_FLOAT...) counts only once
+ *  - Attributes are read by mpiacc at a datatype's first call and kept with
+ *    it (with what the backend checked of them: a CUDA stream's device and
+ *    flags), so that later calls do not read them again; any change made
+ *    through MPI_Type_set_attr or MPI_Type_delete_attr is seen at the next
+ *    call.  MPIACC_BUF_TYPE is read at every call however it was put
+ *    (MPI_Type_set_attr or PMPI_Type_set_attr); the other attributes put
+ *    with PMPI_Type_set_attr count only until the datatype's first call
+ *    (set them with MPI_Type_set_attr).  One more exception keeps host
+ *    traffic on predefined datatypes free of lookups: an attribute on a
+ *    *predefined* datatype (MPI_FLOAT...) counts only once
  *    MPI_Type_set_attr has tagged some predefined datatype in the process;
  *    tag predefined datatypes through MPI_Type_set_attr (or better, tag a
  *    duplicate).

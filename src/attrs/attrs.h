@@ -91,6 +91,10 @@ static inline int mpiacc_attrs_lookup_ok(MPI_Datatype type)
 #define MPIACC_ATTRS_GEN_MASK 0x0fffffffu
 extern _Atomic(uint64_t) mpiacc_attrs_slots[MPIACC_ATTRS_NSLOTS];
 extern atomic_uint mpiacc_attrs_gen;
+/* Every change of an mpiacc attribute through MPI_Type_set_attr or
+ * MPI_Type_delete_attr, on any datatype (and MPI_Finalize): what callers
+ * cache per datatype (src/dispatch/facts.c) is stale once it moved. */
+extern atomic_uint mpiacc_attrs_changes;
 
 static inline unsigned mpiacc_attrs_slot_of(uint32_t h)
 {

@@ -45,7 +45,7 @@
 #include "attrs.h"
 
 _Atomic(uint64_t) mpiacc_attrs_slots[MPIACC_ATTRS_NSLOTS];
-atomic_uint mpiacc_attrs_gen;
+atomic_uint mpiacc_attrs_gen, mpiacc_attrs_changes;
 
 /* A decision: what the datatype inherits (kind MPIACC_KIND_NONE: nothing),
  * or why it cannot. */
@@ -117,6 +117,7 @@ void mpiacc_attrs_inherit_finalize(void)
     if (cache_kv != MPI_KEYVAL_INVALID) PMPI_Type_free_keyval(&cache_kv);
     for (unsigned i = 0; i < MPIACC_ATTRS_NSLOTS; i++) atomic_store(&mpiacc_attrs_slots[i], 0);
     atomic_fetch_add(&mpiacc_attrs_gen, 1);
+    atomic_fetch_add(&mpiacc_attrs_changes, 1);
 }
 
 /* Only a change on a datatype some decision was made from starts a new
@@ -128,6 +129,7 @@ void mpiacc_attrs_changed(MPI_Datatype type, int keyval)
     rec_t *r = NULL;
     int flag = 0;
     (void)keyval;
+    atomic_fetch_add(&mpiacc_attrs_changes, 1);
     if (cache_kv == MPI_KEYVAL_INVALID) return;
     pthread_mutex_lock(&lock);
     if (mark_failed || !mpiacc_attrs_handles_checked || mpiacc_attrs_is_builtin(type) ||

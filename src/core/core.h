@@ -236,6 +236,14 @@ typedef struct mpiacc_attrs {
     unsigned has_stream : 1, has_queue : 1, has_event : 1, has_device : 1;
     /* MPIACC_ORDER (has_order: set): stream_order 1 for MPIACC_ORDER_STREAM */
     unsigned has_order : 1, stream_order : 1;
+    /* What the backend's `facts` entry established once for these
+     * attributes (src/dispatch/facts.c keeps them per datatype): checked:
+     * validate's checks that do not depend on the buffer passed (validate
+     * then skips them); stream_nb: MPIACC_STREAM is a non-blocking stream
+     * (CUDA: its dependency test is one stream query); stream_dev: the
+     * stream's device. */
+    unsigned checked : 1, stream_nb : 1;
+    int stream_dev;
 } mpiacc_attrs_t;
 
 struct mpiacc_pack_type; /* src/pack: analysed datatype */
@@ -286,6 +294,12 @@ typedef struct mpiacc_backend {
     /* Checks the attributes and buffer of a call (NULL queue/stream where
      * required, released cl_mem, context mismatch...). */
     int (*validate)(const mpiacc_attrs_t *a, void *buf);
+    /* Optional (NULL: validate checks everything at each call).  The checks
+     * of validate that depend on the attributes alone, made once per
+     * datatype and attribute change (src/dispatch/facts.c): on success sets
+     * a->checked and the facts later calls use (stream_nb, stream_dev);
+     * returns validate's error otherwise (nothing is then cached). */
+    int (*facts)(mpiacc_attrs_t *a);
     /* Records, at call time, what the data depends on (marker/event). */
     int (*capture)(const mpiacc_attrs_t *a, void *buf, void **dep);
     /* Starts packing desc->type x count from buf into desc->host, after dep

@@ -67,27 +67,59 @@ static int cu_finalize(void)
     return MPI_SUCCESS;
 }
 
-static int cu_validate(const mpiacc_attrs_t *a, void *buf)
+/* The attribute checks (validate and facts share them): a valid
+ * MPIACC_DEVICE, a non-NULL MPIACC_EVENT, a usable MPIACC_STREAM on
+ * MPIACC_DEVICE's device; *sdev, *nb: the stream's device and whether it is
+ * non-blocking (-1, 0 without a stream). */
+static int check_attrs(const mpiacc_attrs_t *a, int *sdev, int *nb)
 {
-    int mpi_errno = MPI_SUCCESS, sdev = -1;
-    (void)buf;
+    int mpi_errno = MPI_SUCCESS;
+    unsigned fl = 0;
+    *sdev = -1;
+    *nb = 0;
     if (a->has_device && (a->device < 0 || a->device >= mpiacc_cuda_ndev))
         MPIACC_FAIL(MPIACC_ERRK_ARG, "MPIACC_DEVICE %d is not a valid CUDA device ordinal (%d devices)", a->device,
                     mpiacc_cuda_ndev);
     if (a->has_event && !a->event) MPIACC_FAIL(MPIACC_ERRK_ARG, "MPIACC_EVENT is NULL (not a cudaEvent_t)");
     if (a->has_stream && a->stream) {
-        cudaError_t e = cudaStreamGetDevice((cudaStream_t)a->stream, &sdev);
-        if (e != cudaSuccess)
-            MPIACC_FAIL(MPIACC_ERRK_ARG, "MPIACC_STREAM is not a usable CUDA stream: cudaStreamGetDevice: %s (%s)",
-                        cudaGetErrorName(e), cudaGetErrorString(e));
-        if (a->has_device && sdev != a->device)
+        cudaError_t e = cudaStreamGetDevice((cudaStream_t)a->stream, sdev);
+        if (e == cudaSuccess && (cudaStream_t)a->stream != cudaStreamLegacy &&
+            (cudaStream_t)a->stream != cudaStreamPerThread)
+            e = cudaStreamGetFlags((cudaStream_t)a->stream, &fl);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            MPIACC_FAIL(MPIACC_ERRK_ARG, "MPIACC_STREAM is not a usable CUDA stream: %s (%s)", cudaGetErrorName(e),
+                        cudaGetErrorString(e));
+        }
+        *nb = (fl & cudaStreamNonBlocking) != 0;
+        if (a->has_device && *sdev != a->device)
             MPIACC_FAIL(MPIACC_ERRK_ARG, "MPIACC_DEVICE %d differs from the device %d of MPIACC_STREAM", a->device,
-                        sdev);
+                        *sdev);
     }
 fn_exit:
     return mpi_errno;
 fn_fail:
     goto fn_exit;
+}
+
+static int cu_validate(const mpiacc_attrs_t *a, void *buf)
+{
+    int sdev, nb;
+    (void)buf;
+    return a->checked ? MPI_SUCCESS : check_attrs(a, &sdev, &nb);
+}
+
+/* Once per datatype and attribute change: the checks above, and what the
+ * dependency test needs of the stream (cu_dep_ready). */
+static int cu_facts(mpiacc_attrs_t *a)
+{
+    int sdev = -1, nb = 0, mpi_errno = check_attrs(a, &sdev, &nb);
+    if (mpi_errno == MPI_SUCCESS) {
+        a->checked = 1;
+        a->stream_nb = (unsigned)nb;
+        a->stream_dev = sdev;
+    }
+    return mpi_errno;
 }
 
 /*
@@ -269,7 +301,11 @@ static int cu_dep_ready(const mpiacc_attrs_t *a, void *buf, int *ready)
         e = cudaEventQuery((cudaEvent_t)a->event);
         if (e != cudaSuccess) goto fn_exit;
     }
-    if (st != cudaStreamLegacy && st != cudaStreamPerThread) {
+    if (a->checked && a->stream_nb) { /* known non-blocking (cu_facts): one query */
+        *ready = cudaStreamQuery(st) == cudaSuccess;
+        goto fn_exit;
+    }
+    if (st != cudaStreamLegacy && st != cudaStreamPerThread && !a->checked) {
         unsigned fl = 0;
         e = cudaStreamGetFlags(st, &fl);
         if (e == cudaSuccess && (fl & cudaStreamNonBlocking)) {
@@ -318,6 +354,7 @@ static const mpiacc_backend_t cuda_backend = {
     .init = cu_init,
     .finalize = cu_finalize,
     .validate = cu_validate,
+    .facts = cu_facts,
     .capture = cu_capture,
     .pack = mpiacc_cuda_pack,
     .unpack = mpiacc_cuda_unpack,

@@ -52,6 +52,7 @@ typedef struct mpiacc_cuda_buf {
 typedef struct mpiacc_cuda_dev {
     int ready;
     int nsm, mempools;
+    int prio;                                   /* the work streams' priority: the device's greatest */
     cudaStream_t service;                       /* uploads, calibration, frees */
     cudaStream_t streams[MPIACC_CUDA_MAXSTREAMS]; /* work streams (non-blocking) */
     int inflight[MPIACC_CUDA_MAXSTREAMS];

@@ -49,7 +49,9 @@ int mpiacc_cuda_resolve_device(const mpiacc_attrs_t *a, int *dev)
 {
     int mpi_errno = MPI_SUCCESS;
     cudaError_t e;
-    if (a && a->has_stream && a->stream) {
+    if (a && a->has_stream && a->stream && a->checked && a->stream_dev >= 0) {
+        *dev = a->stream_dev; /* established once (cuda_backend.c, cu_facts) */
+    } else if (a && a->has_stream && a->stream) {
         e = cudaStreamGetDevice((cudaStream_t)a->stream, dev);
         if (e != cudaSuccess)
             MPIACC_FAIL(MPIACC_ERRK_ARG, "MPIACC_STREAM is not a usable CUDA stream: cudaStreamGetDevice: %s (%s)",
@@ -72,14 +74,24 @@ static int dev_setup(int dev)
 {
     int mpi_errno = MPI_SUCCESS;
     mpiacc_cuda_dev_t *D = &mpiacc_cuda_devs[dev];
-    int v = 0;
+    int v = 0, lo = 0;
     MPIACC_CUDA_CHECK(cudaDeviceGetAttribute(&D->nsm, cudaDevAttrMultiProcessorCount, dev));
     if (cudaDeviceGetAttribute(&v, cudaDevAttrMemoryPoolsSupported, dev) != cudaSuccess) v = 0;
     D->mempools = v;
     MPIACC_CUDA_CHECK(cudaStreamCreateWithFlags(&D->service, cudaStreamNonBlocking));
     MPIACC_CUDA_CHECK(cudaStreamCreateWithFlags(&freestream[dev], cudaStreamNonBlocking));
+    /* Halo work first: the work streams (packs, unpacks, copies of
+     * messages) take the device's greatest priority, so that a message's
+     * pack or unpack is scheduled ahead of the application's bulk kernels
+     * (an interior update overlapping the exchange) instead of waiting for
+     * them to drain the SMs. */
+    if (cudaDeviceGetStreamPriorityRange(&lo, &D->prio) != cudaSuccess) {
+        cudaGetLastError();
+        D->prio = 0;
+    }
     __atomic_store_n(&D->ready, 1, __ATOMIC_RELEASE);
-    MPIACC_LOG(MPIACC_LOG_DEBUG, "CUDA device %d ready (%d SMs, memory pools %d)", dev, D->nsm, D->mempools);
+    MPIACC_LOG(MPIACC_LOG_DEBUG, "CUDA device %d ready (%d SMs, memory pools %d, work stream priority %d)", dev,
+               D->nsm, D->mempools, D->prio);
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -130,7 +142,7 @@ int mpiacc_cuda_stream_get(int dev, int *sidx)
         if ((best < 0 || D->inflight[best] > 0) && D->nstreams < MPIACC_CUDA_MAXSTREAMS) {
             if (!fresh) {
                 UNLOCK();
-                MPIACC_CUDA_CHECK(cudaStreamCreateWithFlags(&fresh, cudaStreamNonBlocking));
+                MPIACC_CUDA_CHECK(cudaStreamCreateWithPriority(&fresh, cudaStreamNonBlocking, D->prio));
                 continue; /* look again: the table may have changed */
             }
             best = D->nstreams;

@@ -202,14 +202,15 @@ static int pass_to_mpi(const call_t *c, void *buf, const mpiacc_pack_type_t *t, 
  * (pass_to_mpi: *passed, the result is MPI's) or to the pool (*r: its
  * request).  Empty and MPI_PROC_NULL operations go to MPI directly (an
  * empty send still keeps its place behind deferred sends to the same
- * peer), into *r. */
+ * peer), into *r.  bt: the datatype's analysis from its facts (borrowed),
+ * or NULL (looked up here). */
 static int device_op(const call_t *c, void *buf, MPI_Count count, MPI_Datatype type, const mpiacc_attrs_t *a,
-                     MPI_Request *r, int *passed)
+                     mpiacc_pack_type_t *bt, MPI_Request *r, int *passed)
 {
     int mpi_errno = MPI_SUCCESS, deferred = 0;
     const mpiacc_backend_t *be = NULL;
     mpiacc_rp_op_t *op = NULL;
-    mpiacc_pack_type_t *t = NULL;
+    mpiacc_pack_type_t *t = NULL; /* a reference of ours (bt: borrowed) */
     MPI_Count bytes = 0;
 
     *passed = 0;
@@ -217,8 +218,8 @@ static int device_op(const call_t *c, void *buf, MPI_Count count, MPI_Datatype t
      * found after its request completed (reqpool/early.c). */
     MPIACC_CHECK(mpiacc_rp_late_take(c->comm));
     if (c->peer != MPI_PROC_NULL) {
-        MPIACC_CHECK(mpiacc_pack_type_get(type, &t));
-        MPIACC_CHECK(mpiacc_dispatch_packed_bytes(t, count, &bytes));
+        if (!bt) MPIACC_CHECK(mpiacc_pack_type_get(type, &t));
+        MPIACC_CHECK(mpiacc_dispatch_packed_bytes(bt ? bt : t, count, &bytes));
     }
     /* An empty message accepts any buffer (MPI's rule: a NULL cl_mem or
      * device pointer included), so the backend's buffer check is skipped. */
@@ -236,6 +237,10 @@ static int device_op(const call_t *c, void *buf, MPI_Count count, MPI_Datatype t
             MPIACC_CHECK(c->is_send ? PMPI_Isend_c(NULL, 0, MPI_BYTE, c->peer, c->tag, c->comm, r)
                                     : PMPI_Irecv_c(NULL, 0, MPI_BYTE, c->peer, c->tag, c->comm, r));
         goto fn_exit;
+    }
+    if (bt) { /* from here on a reference of our own */
+        t = bt;
+        mpiacc_pack_type_ref(t);
     }
     MPIACC_CHECK(check_span(be, a, buf, t, count, bytes));
     mpiacc_core_trace_mark(MPIACC_CORE_TR_CHECK);
@@ -340,6 +345,7 @@ static int send_call(const void *buf, MPI_Count count, MPI_Datatype dt, int dest
     int mpi_errno = MPI_SUCCESS, deferred = 0;
     MPI_Request r = MPI_REQUEST_NULL;
     mpiacc_attrs_t a;
+    mpiacc_pack_type_t *bt = NULL;
 
     /* Classification on (memkind.h): an untagged host buffer goes to MPI
      * here, before any check, as on the interposer's fast path. */
@@ -351,14 +357,14 @@ static int send_call(const void *buf, MPI_Count count, MPI_Datatype dt, int dest
     if (dest == MPI_PROC_NULL) /* no data moves: MPI's own semantics */
         return nonblocking ? pmpi_isend(buf, count, dt, dest, tag, comm, mode, req)
                            : pmpi_send(buf, count, dt, dest, tag, comm, mode);
-    MPIACC_CHECK(mpiacc_dispatch_attrs(dt, buf, comm, &a));
+    MPIACC_CHECK(mpiacc_dispatch_attrs_type(dt, buf, comm, &a, &bt));
     mpiacc_core_trace_mark(MPIACC_CORE_TR_ATTR);
     if (wants_pool(&a) && mpiacc_core_disabled) MPIACC_CHECK(disabled_error(&a));
     if (wants_pool(&a)) {
         const call_t c = {.is_send = 1, .peer = dest, .tag = tag, .mode = mode, .nonblocking = nonblocking,
                           .comm = comm, .req = req};
         int passed;
-        mpi_errno = device_op(&c, (void *)buf, count, dt, &a, &r, &passed);
+        mpi_errno = device_op(&c, (void *)buf, count, dt, &a, bt, &r, &passed);
         if (passed) return mpi_errno; /* MPI's own call (and result) */
         if (mpi_errno != MPI_SUCCESS) goto fn_fail;
     } else {
@@ -425,13 +431,14 @@ static int recv_call(void *buf, MPI_Count count, MPI_Datatype dt, int src, int t
     int mpi_errno = MPI_SUCCESS;
     MPI_Request r = MPI_REQUEST_NULL;
     mpiacc_attrs_t a;
+    mpiacc_pack_type_t *bt = NULL;
 
     if (mpiacc_core_classify && mpiacc_dispatch_untagged_host(dt, buf, comm)) /* see mpiacc_dispatch_send */
         return host_recv(buf, count, dt, src, tag, comm, status, nonblocking, req);
     MPIACC_CHECK(check_args(0, count, dt, src, tag, comm, nonblocking, req));
     mpiacc_core_trace_mark(MPIACC_CORE_TR_CHECK);
     if (src != MPI_PROC_NULL) {
-        MPIACC_CHECK(mpiacc_dispatch_attrs(dt, buf, comm, &a));
+        MPIACC_CHECK(mpiacc_dispatch_attrs_type(dt, buf, comm, &a, &bt));
         mpiacc_core_trace_mark(MPIACC_CORE_TR_ATTR);
         if (wants_pool(&a) && mpiacc_core_disabled) MPIACC_CHECK(disabled_error(&a));
     }
@@ -441,7 +448,7 @@ static int recv_call(void *buf, MPI_Count count, MPI_Datatype dt, int src, int t
         const call_t c = {.is_send = 0, .peer = src, .tag = tag, .mode = MPIACC_RP_SEND_STD,
                           .nonblocking = nonblocking, .comm = comm, .req = req, .status = status};
         int passed;
-        mpi_errno = device_op(&c, buf, count, dt, &a, &r, &passed);
+        mpi_errno = device_op(&c, buf, count, dt, &a, bt, &r, &passed);
         if (passed) return mpi_errno; /* MPI's own call (and result) */
         if (mpi_errno != MPI_SUCCESS) goto fn_fail;
     }

@@ -38,6 +38,15 @@ int mpiacc_dispatch_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype st
 int mpiacc_dispatch_pack(int packing, const void *inbuf, MPI_Count insize_or_count, MPI_Datatype dt,
                          void *outbuf, MPI_Count outsize_or_count, MPI_Count *position, MPI_Comm comm, int *host);
 
+/* facts.c: a datatype's attributes (as mpiacc_attrs_get, with the
+ * backend's facts: a->checked) and its analysis (*t borrowed, valid while
+ * dt is; NULL for predefined datatypes), read once per datatype and
+ * attribute change and kept on the datatype.  init / finalize: MPI_Init,
+ * MPI_Finalize. */
+int mpiacc_dispatch_facts(MPI_Datatype dt, mpiacc_attrs_t *a, mpiacc_pack_type_t **t);
+int mpiacc_dispatch_facts_init(void);
+void mpiacc_dispatch_facts_finalize(void);
+
 /* dispatch.c, shared with blocking.c */
 /* The present backend for a's kind, checked against the call's attributes
  * and buffer. */

@@ -34,6 +34,7 @@
 #include <strings.h>
 
 #include "memkind.h"
+#include "dispatch.h"
 #include "core/env.h"
 
 int mpiacc_dispatch_uva;
@@ -218,8 +219,15 @@ int mpiacc_dispatch_classify_host(const void *buf, MPI_Comm comm)
 
 int mpiacc_dispatch_attrs(MPI_Datatype dt, const void *buf, MPI_Comm comm, mpiacc_attrs_t *a)
 {
+    mpiacc_pack_type_t *t;
+    return mpiacc_dispatch_attrs_type(dt, buf, comm, a, &t);
+}
+
+int mpiacc_dispatch_attrs_type(MPI_Datatype dt, const void *buf, MPI_Comm comm, mpiacc_attrs_t *a,
+                               mpiacc_pack_type_t **t)
+{
     int mpi_errno = MPI_SUCCESS, kind, device;
-    MPIACC_CHECK(mpiacc_attrs_get(dt, a));
+    MPIACC_CHECK(mpiacc_dispatch_facts(dt, a, t)); /* facts.c: read once per datatype */
     if (a->kind != MPIACC_KIND_NONE || !mpiacc_core_classify || !mpiacc_attrs_lookup_ok(dt)) goto fn_exit;
     MPIACC_CHECK(classify(buf, comm, &kind, &device));
     if (kind != MPIACC_KIND_NONE) {

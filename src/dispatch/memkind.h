@@ -17,6 +17,7 @@
 #define MPIACC_DISPATCH_MEMKIND_H_INCLUDED
 
 #include "attrs/attrs.h"
+#include "pack/pack.h"
 #include "util/pcache.h"
 
 /* MPIACC_UVA at MPI_Init (1: pointer-query mode). */
@@ -41,9 +42,16 @@ void mpiacc_dispatch_memkind_finalize(void);
  * datatype without MPIACC_STREAM); host and pinned host memory give
  * MPIACC_KIND_NONE (the caller hands the call to MPI).  `buf` is the
  * address the application passed (MPI_BOTTOM/NULL: host).  Errors: the
- * attribute errors of mpiacc_attrs_get, or a failed pointer query.
+ * attribute errors of mpiacc_attrs_get, or a failed pointer query.  The
+ * datatype's attributes come from its facts (facts.c: read once per
+ * datatype and attribute change).
  */
 int mpiacc_dispatch_attrs(MPI_Datatype dt, const void *buf, MPI_Comm comm, mpiacc_attrs_t *a);
+/* The same, and the datatype's analysis when its facts hold it (*t
+ * borrowed: valid while dt is; NULL for a predefined datatype: the caller
+ * analyses it). */
+int mpiacc_dispatch_attrs_type(MPI_Datatype dt, const void *buf, MPI_Comm comm, mpiacc_attrs_t *a,
+                               mpiacc_pack_type_t **t);
 
 /* The slow half of mpiacc_dispatch_untagged_host (an untagged datatype,
  * classification on, granule not cached). */

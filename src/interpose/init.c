@@ -66,6 +66,7 @@ static int start_modules(void)
     MPIACC_CHECK(mpiacc_backends_setup(cand, backend_started));
     if (eager_init()) mpiacc_backends_start_all();
     MPIACC_CHECK(mpiacc_dispatch_memkind_init()); /* MPIACC_UVA=1 starts the CUDA backend */
+    MPIACC_CHECK(mpiacc_dispatch_facts_init());
     MPIACC_CHECK(mpiacc_proto_init());
     MPIACC_CHECK(mpiacc_rp_init());
     mpiacc_coll_init();
@@ -130,6 +131,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Finalize(void)
     mpiacc_coll_finalize();
     mpiacc_proto_finalize();
     mpiacc_dispatch_memkind_finalize();
+    mpiacc_dispatch_facts_finalize();
     MPIACC_LOG(MPIACC_LOG_DEBUG, "finalize: request pool released");
     unregister_slots();
     mpiacc_backends_finalize(rep.busy_kinds);

@@ -86,6 +86,11 @@ void mpiacc_pack_finalize(void);
  * overflow -> MPI_ERR_COUNT. */
 int mpiacc_pack_type_get(MPI_Datatype type, mpiacc_pack_type_t **out);
 void mpiacc_pack_type_release(mpiacc_pack_type_t *t);
+/* One more reference to t (released with mpiacc_pack_type_release). */
+static inline void mpiacc_pack_type_ref(mpiacc_pack_type_t *t)
+{
+    __atomic_fetch_add(&t->refcount, 1, __ATOMIC_RELAXED);
+}
 /* Analyses without caching on the datatype (tests, uncached use). */
 int mpiacc_pack_type_analyze(MPI_Datatype type, mpiacc_pack_type_t **out);
 

@@ -385,6 +385,38 @@ static void empty_any_buffer(void **state)
     MPI_Type_free(&zero);
 }
 
+/* The facts kept per datatype (src/dispatch/facts.c) follow changes: an
+ * MPIACC_EVENT replaced with MPI_Type_set_attr after the datatype's first
+ * call gates the next call (the new flag, not the old one), and an invalid
+ * MPIACC_BUF_TYPE put with PMPI_Type_set_attr after it is refused at once. */
+static void facts_follow_changes(void **state)
+{
+    MPI_Datatype t;
+    atomic_int a = 1, b = 0;
+    int in[4] = {5, 6, 7, 8}, out[4] = {0}, done = 0;
+    MPI_Request r[2];
+    MPI_Type_contiguous(4, MPI_INT, &t);
+    MPI_Type_commit(&t);
+    assert_int_equal(MPI_Type_set_attr(t, MPIACC_BUF_TYPE, MPIACC_BUF_HOST), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_set_attr(t, MPIACC_EVENT, (void *)&a), MPI_SUCCESS);
+    assert_int_equal(mpiacc_test_self_bytes(in, 1, t, 4, out, (int)sizeof out), (int)sizeof in);
+    assert_memory_equal(in, out, sizeof in);
+    assert_int_equal(MPI_Type_set_attr(t, MPIACC_EVENT, (void *)&b), MPI_SUCCESS);
+    memset(out, 0, sizeof out);
+    assert_int_equal(MPI_Irecv(out, 4, MPI_INT, 0, 4, MPI_COMM_SELF, &r[0]), MPI_SUCCESS);
+    assert_int_equal(MPI_Isend(in, 1, t, 0, 4, MPI_COMM_SELF, &r[1]), MPI_SUCCESS);
+    for (int i = 0; i < 20; i++) {
+        assert_int_equal(MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+        assert_false(done); /* gated by b now */
+    }
+    atomic_store(&b, 1);
+    assert_int_equal(MPI_Waitall(2, r, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    assert_memory_equal(in, out, sizeof in);
+    assert_int_equal(PMPI_Type_set_attr(t, MPIACC_BUF_TYPE, (void *)(intptr_t)77), MPI_SUCCESS);
+    assert_error(MPI_Send(in, 1, t, 0, 4, MPI_COMM_SELF), MPI_ERR_ARG, "MPIACC_BUF_TYPE", NULL);
+    MPI_Type_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     /* the PMPI tests come first: no MPI_Type_set_attr has happened yet */
@@ -393,7 +425,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(wrappers_inherit), cmocka_unit_test(inherited_event_gates),
         cmocka_unit_test(wrappers_data), cmocka_unit_test(disagreeing_refused),
         cmocka_unit_test(agreeing_override_and_change), cmocka_unit_test(freed_constituent),
-        cmocka_unit_test(empty_any_buffer),
+        cmocka_unit_test(empty_any_buffer),      cmocka_unit_test(facts_follow_changes),
     };
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
