@@ -270,6 +270,18 @@ typedef struct mpiacc_xfer_desc {
     int host_on_device;
 } mpiacc_xfer_desc_t;
 
+/* One transfer of a batch started together (src/reqpool's batches, the
+ * backend's xfer_many): what pack() (dir 0) or unpack() (dir 1) would take,
+ * and its handle once started. */
+#define MPIACC_CORE_BATCH_MAX 32
+typedef struct mpiacc_xfer_item {
+    const mpiacc_attrs_t *a;
+    void *dep;
+    mpiacc_xfer_desc_t d;
+    int dir;
+    void *xfer; /* out: the transfer's handle (test / release it as pack()'s) */
+} mpiacc_xfer_item_t;
+
 /*
  * A backend: a table of function pointers.  A missing backend or one with no
  * device is a NULL table (mpiacc_backend_get returns NULL).  Handles ("dep"
@@ -307,6 +319,14 @@ typedef struct mpiacc_backend {
     int (*pack)(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer);
     /* Starts unpacking desc->host into buf, after dep. */
     int (*unpack)(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer);
+    /* Optional (NULL: the core starts transfers one at a time).  Starts n
+     * transfers (1 <= n <= MPIACC_CORE_BATCH_MAX) as pack / unpack would,
+     * each after its own dependency, with as few launches as the backend
+     * can (CUDA: one fused kernel for those on one device); items[i].xfer
+     * receives item i's handle (items may share the work behind their
+     * handles; each is tested and released on its own).  On failure no
+     * item has a handle and nothing is left running. */
+    int (*xfer_many)(mpiacc_xfer_item_t *items, int n);
     /* Device-to-device pack / unpack (MPI_Pack, MPI_Unpack): packed side is a
      * device pointer / cl_mem `packed` at byte offset `packed_off`.  Blocking. */
     int (*pack_dev)(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void *packed,

@@ -358,6 +358,7 @@ static const mpiacc_backend_t cuda_backend = {
     .capture = cu_capture,
     .pack = mpiacc_cuda_pack,
     .unpack = mpiacc_cuda_unpack,
+    .xfer_many = mpiacc_cuda_xfer_many,
     .pack_dev = mpiacc_cuda_pack_dev,
     .unpack_dev = mpiacc_cuda_unpack_dev,
     .test = cu_test,

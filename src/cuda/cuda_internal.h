@@ -74,6 +74,7 @@ typedef struct mpiacc_cuda_h {
     int nev;
     int done;
     int is_xfer;              /* xfer handles are synced if released early */
+    int refs;                 /* owners (a fused launch's handle is shared by its transfers) */
     cudaEvent_t ev[2];
     mpiacc_cuda_buf_t *tmp;     /* device temp buffer held           */
     void *ipc_map, *ipc_blob; /* cuda_ipc.c references held by an import (dropped at finish) */
@@ -265,6 +266,8 @@ extern int mpiacc_cuda_sync_choice;
 /* ---- cuda_xfer.c ---- */
 int mpiacc_cuda_pack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer);
 int mpiacc_cuda_unpack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer);
+/* The backend's xfer_many: a batch's transfers in one launch (core.h). */
+int mpiacc_cuda_xfer_many(mpiacc_xfer_item_t *items, int n);
 int mpiacc_cuda_pack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void *packed,
                          MPI_Aint packed_off);
 int mpiacc_cuda_unpack_dev(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void *packed,
@@ -282,6 +285,11 @@ typedef struct mpiacc_cuda_plan {
     mpiacc_cuda_strided_t s;
 } mpiacc_cuda_plan_t;
 int mpiacc_cuda_plan_make(const mpiacc_xfer_desc_t *d, const char *packed, mpiacc_cuda_plan_t *P);
+/* The item of the fused launch (mpiacc_cuda_launch_multi) moving d's
+ * packed range between d->buf and packed (dblob: the type's blob where the
+ * kernel reads it); the span checks of mpiacc_cuda_plan_make. */
+int mpiacc_cuda_multi_item(const mpiacc_xfer_desc_t *d, char *packed, const void *dblob, int dir,
+                           mpiacc_cuda_multi_item_t *it);
 /* Enqueues a COPY plan's cudaMemcpyAsync on st. */
 int mpiacc_cuda_plan_copy(const mpiacc_cuda_plan_t *P, const mpiacc_xfer_desc_t *d, int dir, char *packed,
                           cudaStream_t st);

@@ -206,3 +206,84 @@ extern "C" int mpiacc_cuda_launch_generic(int ws, int dir, const void *dblob, ch
     default: return (int)cudaErrorInvalidValue;
     }
 }
+
+/* ---- several transfers in one launch ----------------------------------- */
+
+/* The launch's parameters: the items and where each one's blocks start in
+ * the one-dimensional grid (start[n] = the grid). */
+struct mparams {
+    int n;
+    unsigned start[MPIACC_CUDA_MULTI_MAX + 1];
+    struct {
+        gkp k;
+        int ws, dir;
+    } it[MPIACC_CUDA_MULTI_MAX];
+};
+
+template <int DIR> static HD void multi_body_dir(const gkp &k, int ws, unsigned bid, unsigned tid, unsigned nb, unsigned bd)
+{
+    switch (ws) {
+    case 1: generic_body<unsigned char, 1, DIR>(k, bid, tid, nb, bd); break;
+    case 2: generic_body<unsigned short, 1, DIR>(k, bid, tid, nb, bd); break;
+    case 4: generic_body<unsigned int, 1, DIR>(k, bid, tid, nb, bd); break;
+    case 8: generic_body<unsigned long long, 1, DIR>(k, bid, tid, nb, bd); break;
+    default: generic_body<uint4, 1, DIR>(k, bid, tid, nb, bd); break;
+    }
+}
+
+/* Block `b` of the grid: its item's body, the item's own block numbering. */
+static HD void multi_block(const mparams &P, unsigned b, unsigned tid, unsigned bd)
+{
+    int i = 0;
+    while (i + 1 < P.n && b >= P.start[i + 1]) i++;
+    const unsigned nb = P.start[i + 1] - P.start[i], bid = b - P.start[i];
+    if (P.it[i].dir == MPIACC_CUDA_DIR_PACK) multi_body_dir<MPIACC_CUDA_DIR_PACK>(P.it[i].k, P.it[i].ws, bid, tid, nb, bd);
+    else multi_body_dir<MPIACC_CUDA_DIR_UNPACK>(P.it[i].k, P.it[i].ws, bid, tid, nb, bd);
+}
+
+__global__ void __launch_bounds__(THREADS) k_multi(const __grid_constant__ mparams P, const mpiacc_cuda_signal_t sig)
+{
+    multi_block(P, blockIdx.x, threadIdx.x, blockDim.x);
+    signal_done(sig);
+}
+
+/* The parameters of n items; blocks per item as the single launch would
+ * size them (bd threads, nsm multiprocessors).  0 when an item is unusable. */
+static int multi_params(const mpiacc_cuda_multi_item_t *items, int n, int bd, int nsm, mparams *P)
+{
+    unsigned at = 0;
+    if (n <= 0 || n > MPIACC_CUDA_MULTI_MAX) return 0;
+    P->n = n;
+    for (int i = 0; i < n; i++) {
+        const int ws = items[i].ws;
+        if (!(ws == 1 || ws == 2 || ws == 4 || ws == 8 || ws == 16)) return 0;
+        P->it[i].k = make_gkp(items[i].dblob, items[i].buf, items[i].packed, items[i].first, items[i].nwords, ws);
+        P->it[i].ws = ws;
+        P->it[i].dir = items[i].dir;
+        P->start[i] = at;
+        at += items[i].nwords > 0 ? grid_for(P->it[i].k.g.nv, 1, bd, nsm) : 0;
+    }
+    P->start[n] = at;
+    return 1;
+}
+
+extern "C" int mpiacc_cuda_launch_multi(const mpiacc_cuda_multi_item_t *items, int n, int nsm,
+                                        const mpiacc_cuda_signal_t *sig, cudaStream_t st)
+{
+    mparams P;
+    mpiacc_cuda_signal_t sg = {NULL, NULL, 0};
+    if (!multi_params(items, n, THREADS, nsm, &P)) return (int)cudaErrorInvalidValue;
+    if (P.start[n] == 0) return (int)cudaSuccess; /* nothing to move (no signal wanted then) */
+    if (sig) sg = *sig;
+    void *args[] = {(void *)&P, (void *)&sg};
+    return cudaLaunchKernel((const void *)k_multi, dim3(P.start[n]), dim3(THREADS), args, 0, st);
+}
+
+extern "C" int mpiacc_cuda_emulate_multi(const mpiacc_cuda_multi_item_t *items, int n)
+{
+    mparams P;
+    if (!multi_params(items, n, EMU_THREADS, EMU_NSM, &P)) return (int)cudaErrorInvalidValue;
+    for (unsigned b = 0; b < P.start[n]; b++)
+        for (unsigned t = 0; t < EMU_THREADS; t++) multi_block(P, b, t, EMU_THREADS);
+    return (int)cudaSuccess;
+}

@@ -65,6 +65,26 @@ int mpiacc_cuda_launch_strided(int ws, int dir, char *base, char *packed, const 
 int mpiacc_cuda_launch_generic(int ws, int dir, const void *dblob, char *buf, char *packed, long long first,
                                long long nwords, int nsm, const mpiacc_cuda_signal_t *sig, cudaStream_t st);
 
+/* Several transfers in one launch (the fused pack / unpack of a batch of
+ * messages, src/reqpool's batches): item i moves nwords words of ws bytes
+ * between packed bytes [first, first + nwords*ws) of the type whose device
+ * blob is dblob at buf and packed[0..], in direction dir, with the generic
+ * kernel's body; each item gets its own blocks of one grid, and sig (may be
+ * NULL) is written once every item is done.  At most MPIACC_CUDA_MULTI_MAX
+ * items. */
+#define MPIACC_CUDA_MULTI_MAX 32
+typedef struct mpiacc_cuda_multi_item {
+    const void *dblob; /* device copy of the type's blob (host copy in the emulation) */
+    char *buf;
+    char *packed;
+    long long first, nwords;
+    int ws, dir;
+} mpiacc_cuda_multi_item_t;
+int mpiacc_cuda_launch_multi(const mpiacc_cuda_multi_item_t *items, int n, int nsm, const mpiacc_cuda_signal_t *sig,
+                             cudaStream_t st);
+/* Its host emulation (tests): the same item bodies, block by block. */
+int mpiacc_cuda_emulate_multi(const mpiacc_cuda_multi_item_t *items, int n);
+
 /* Host emulations of the two kernels (same code, run thread by thread on
  * the CPU; host pointers, host blob): tests check the index arithmetic
  * against MPI_Pack without a GPU.  The emulated grid is small (blocks of 32

@@ -253,6 +253,7 @@ int mpiacc_cuda_handle_get(int dev, mpiacc_cuda_h_t **out)
     h->nev = 0;
     h->done = 0;
     h->is_xfer = 0;
+    h->refs = 1;
     h->tmp = NULL;
     h->ipc_map = h->ipc_blob = NULL;
     h->fslot = -1;
@@ -332,7 +333,7 @@ fn_fail:
 
 void mpiacc_cuda_handle_put(mpiacc_cuda_h_t *h)
 {
-    if (!h) return;
+    if (!h || __atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL) > 0) return; /* another owner remains */
     /* An xfer released early: the GPU must be done with the buffers it
      * holds.  A dep needs no wait (its events can be re-recorded safely). */
     if (!h->done && h->is_xfer) {

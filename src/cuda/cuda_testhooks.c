@@ -175,3 +175,17 @@ emu_fail:
 fn_fail:
     goto fn_exit;
 }
+
+int mpiacc_cuda_emulate_multi_xfer(const mpiacc_xfer_desc_t *d, char *const *packed, const int *dir, int n)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mpiacc_cuda_multi_item_t it[MPIACC_CUDA_MULTI_MAX];
+    if (n < 1 || n > MPIACC_CUDA_MULTI_MAX) MPIACC_FAIL(MPIACC_ERRK_INTERN, "emulation: %d items", n);
+    for (int i = 0; i < n; i++) MPIACC_CHECK(mpiacc_cuda_multi_item(&d[i], packed[i], d[i].type->blob, dir[i], &it[i]));
+    if (mpiacc_cuda_emulate_multi(it, n) != (int)cudaSuccess)
+        MPIACC_FAIL(MPIACC_ERRK_INTERN, "emulation: the fused launch refused its items");
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}

@@ -59,6 +59,9 @@ const char *mpiacc_cuda_last_method(void);
  * `packed`) and runs the chosen kernel's host emulation; *ws and *kind
  * ("copy", "strided", "generic") report the plan. */
 int mpiacc_cuda_emulate_xfer(const mpiacc_xfer_desc_t *d, void *packed, int dir, int *ws, const char **kind);
+/* The fused launch of n transfers (mpiacc_cuda_launch_multi) in the host
+ * emulation: d[i]'s packed range to / from packed[i] in direction dir[i]. */
+int mpiacc_cuda_emulate_multi_xfer(const mpiacc_xfer_desc_t *d, char *const *packed, const int *dir, int n);
 
 /* Plans as for real and enqueues the kernel (or copy) between d->buf and
  * `packed` (device or mapped pinned) on st, current device; no wait, no

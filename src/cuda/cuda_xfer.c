@@ -43,6 +43,41 @@ static int tv_align_of(const mpiacc_pack_type_t *T)
     return T->blob ? (int)mpiacc_tv_align((const mpiacc_tv_i64 *)T->blob) : 1;
 }
 
+/* The word size of the generic kernel for d (every address and range end
+ * a multiple of it). */
+static int generic_ws(const mpiacc_xfer_desc_t *d, const char *packed)
+{
+    const mpiacc_pack_type_t *T = d->type;
+    return imin(imin(p2div((unsigned long long)T->unit), tv_align_of(T)),
+                imin(imin(p2div((uintptr_t)d->buf), p2div((uintptr_t)packed)),
+                     imin(p2div((unsigned long long)d->first), p2div((unsigned long long)d->last))));
+}
+
+int mpiacc_cuda_multi_item(const mpiacc_xfer_desc_t *d, char *packed, const void *dblob, int dir,
+                           mpiacc_cuda_multi_item_t *it)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Count lo, hi, total;
+    /* the span checks of mpiacc_cuda_plan_make */
+    MPIACC_CHECK(mpiacc_pack_span(d->type, d->count, &lo, &hi));
+    if (__builtin_mul_overflow(d->count, d->type->size, &total) || d->first < 0 || d->last < d->first ||
+        d->last > total)
+        MPIACC_FAIL(MPIACC_ERRK_COUNT, "CUDA: bad range [%lld, %lld) of %lld x %lld bytes", (long long)d->first,
+                    (long long)d->last, (long long)d->count, (long long)d->type->size);
+    if (!d->type->blob) MPIACC_FAIL(MPIACC_ERRK_TYPE, "CUDA: datatype has no point-based representation");
+    it->dblob = dblob;
+    it->buf = d->buf;
+    it->packed = packed;
+    it->ws = generic_ws(d, packed);
+    it->first = d->first;
+    it->nwords = (d->last - d->first) / it->ws;
+    it->dir = dir;
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
 int mpiacc_cuda_plan_make(const mpiacc_xfer_desc_t *d, const char *packed, mpiacc_cuda_plan_t *P)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -108,8 +143,7 @@ int mpiacc_cuda_plan_make(const mpiacc_xfer_desc_t *d, const char *packed, mpiac
     P->kind = MPIACC_CUDA_PLAN_GENERIC;
     P->base = buf;
     P->blk = T->unit;
-    P->ws = imin(imin(p2div((unsigned long long)T->unit), tv_align_of(T)),
-                 imin(imin(p2div((uintptr_t)buf), p2div((uintptr_t)packed)), imin(p2div(first), p2div(last))));
+    P->ws = generic_ws(d, packed);
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -281,6 +315,82 @@ int mpiacc_cuda_pack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_
 int mpiacc_cuda_unpack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_desc_t *d, void **xfer)
 {
     return xfer_host(a, dep, d, xfer, MPIACC_CUDA_DIR_UNPACK);
+}
+
+/* Whether item i can go into the fused launch on dev: a non-empty
+ * transfer to or from device staging or pinned (mapped) host staging of a
+ * call on dev.  Others take their own launch (xfer_host: pageable host
+ * memory takes the DMA path, another device its own stream). */
+static int fusable(const mpiacc_xfer_item_t *x, int dev)
+{
+    int xdev = -1;
+    if (x->d.last <= x->d.first || !x->d.type || !x->d.host || x->d.lane) return 0;
+    if (call_device(x->a, x->dep, &xdev) != MPI_SUCCESS) {
+        cudaGetLastError();
+        return 0;
+    }
+    return xdev == dev &&
+           (x->d.host_on_device || mpiacc_cuda_host_is_pinned(x->d.host, (size_t)(x->d.last - x->d.first)));
+}
+
+int mpiacc_cuda_xfer_many(mpiacc_xfer_item_t *items, int n)
+{
+    int mpi_errno = MPI_SUCCESS, dev = -1, old = -1, entered = 0, flagged = 0, nk = 0, i;
+    int fused[MPIACC_CORE_BATCH_MAX];
+    mpiacc_cuda_multi_item_t it[MPIACC_CUDA_MULTI_MAX];
+    mpiacc_cuda_h_t *h = NULL;
+    cudaStream_t st = NULL;
+    cudaError_t e;
+    _Static_assert(MPIACC_CORE_BATCH_MAX <= MPIACC_CUDA_MULTI_MAX, "a batch fits one fused launch");
+
+    for (i = 0; i < n; i++) items[i].xfer = NULL;
+    if (n < 1 || n > MPIACC_CORE_BATCH_MAX) MPIACC_FAIL(MPIACC_ERRK_INTERN, "CUDA: a batch of %d transfers", n);
+    MPIACC_CHECK(call_device(items[0].a, items[0].dep, &dev));
+    for (i = 0; i < n; i++) nk += fused[i] = fusable(&items[i], dev);
+    if (nk >= 2) {
+        MPIACC_CHECK(mpiacc_cuda_dev_enter(dev, &old));
+        entered = 1;
+        MPIACC_CHECK(mpiacc_cuda_handle_get(dev, &h));
+        h->is_xfer = 1;
+        MPIACC_CHECK(mpiacc_cuda_stream_get(dev, &h->sidx));
+        st = mpiacc_cuda_devs[dev].streams[h->sidx];
+        nk = 0;
+        for (i = 0; i < n; i++) {
+            const void *dblob = NULL;
+            if (!fused[i]) continue;
+            if (items[i].dep && (nk == 0 || items[i].dep != items[i - 1].dep)) /* a run of one dependency: one wait */
+                MPIACC_CHECK(mpiacc_cuda_handle_wait(st, items[i].dep));
+            MPIACC_CHECK(mpiacc_cuda_blob_get(dev, items[i].d.type, &dblob));
+            MPIACC_CHECK(mpiacc_cuda_multi_item(&items[i].d, items[i].d.host, dblob,
+                                                items[i].dir ? MPIACC_CUDA_DIR_UNPACK : MPIACC_CUDA_DIR_PACK, &it[nk]));
+            nk++;
+        }
+        e = (cudaError_t)mpiacc_cuda_launch_multi(it, nk, mpiacc_cuda_devs[dev].nsm, NULL, st);
+        if (e != cudaSuccess)
+            MPIACC_FAIL(MPIACC_ERRK_CUDA, "CUDA: fused launch of %d transfers failed: %s (%s)", nk, cudaGetErrorName(e),
+                        cudaGetErrorString(e));
+        if (mpiacc_cuda_ipcv(MPIACC_CUDA_IPCV_XFLAG)) MPIACC_CHECK(mpiacc_cuda_flag_signal(h, st, 5, &flagged));
+        if (!flagged) MPIACC_CHECK(mpiacc_cuda_handle_record(h, st));
+        h->refs = nk;
+        for (i = 0; i < n; i++)
+            if (fused[i]) items[i].xfer = h;
+        h = NULL;
+        mpiacc_cuda_xfer_method = "fused";
+    }
+    for (i = 0; i < n; i++)
+        if (!items[i].xfer)
+            MPIACC_CHECK(xfer_host(items[i].a, items[i].dep, &items[i].d, &items[i].xfer,
+                                   items[i].dir ? MPIACC_CUDA_DIR_UNPACK : MPIACC_CUDA_DIR_PACK));
+fn_exit:
+    if (entered) mpiacc_cuda_dev_leave(dev, old);
+    return mpi_errno;
+fn_fail:
+    mpiacc_cuda_handle_abandon(h, st);
+    for (i = 0; i < n; i++) { /* what did start ends before its buffers are reused */
+        if (items[i].xfer) mpiacc_cuda_handle_put(items[i].xfer);
+        items[i].xfer = NULL;
+    }
+    goto fn_exit;
 }
 
 /* Fast path: no stream, event or device attribute and the current device

@@ -24,12 +24,15 @@ MPIACC_INTERPOSE_EXPORT int MPI_Start(MPI_Request *req)
 }
 
 /* One at a time, in array order (what MPI_Startall means); stops at the
- * first failure. */
+ * first failure.  One batch (src/reqpool/batch.c): the packs the starts
+ * need share one launch, made before the call returns. */
 MPIACC_INTERPOSE_EXPORT int MPI_Startall(int n, MPI_Request reqs[])
 {
     int rc = MPI_SUCCESS;
     if (none_persistent() || n <= 0 || !reqs) return PMPI_Startall(n, reqs);
+    mpiacc_rp_batch_begin();
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) rc = MPI_Start(&reqs[i]);
+    mpiacc_rp_batch_end();
     return rc;
 }
 

@@ -56,6 +56,11 @@ int mpiacc_proto_xfer_after_dep(mpiacc_rp_op_t *op, int *ready, void *host, int 
         if (op->state != MPIACC_RP_DEP_PENDING) mpiacc_rp_move(op, MPIACC_RP_DEP_PENDING);
         goto fn_exit;
     }
+    if (mpiacc_rp_batch_queue_ok(op, &d)) { /* launched with the batch's others (src/reqpool/batch.c) */
+        mpiacc_rp_move(op, op->is_send ? MPIACC_RP_PACKING : MPIACC_RP_UNPACKING);
+        mpiacc_rp_batch_queue(op, &d);
+        goto fn_exit;
+    }
     t0 = mpiacc_core_tracing() ? mpiacc_core_stats_now_ns() : 0;
     MPIACC_CHECK(op->is_send ? op->be->pack(&op->attrs, op->dep, &d, &op->xfer)
                              : op->be->unpack(&op->attrs, op->dep, &d, &op->xfer));
@@ -75,6 +80,14 @@ int mpiacc_proto_xfer_done(mpiacc_rp_op_t *op, void **xfer, int *done)
 {
     int mpi_errno = MPI_SUCCESS;
     *done = 1;
+    if (*xfer == MPIACC_RP_XFER_QUEUED) { /* not launched yet: its batch ends within this MPI call */
+        *done = 0;
+        return MPI_SUCCESS;
+    }
+    if (*xfer == MPIACC_RP_XFER_FAILED) { /* its batch's launch failed */
+        *xfer = NULL;
+        return op->xerr;
+    }
     if (*xfer) mpi_errno = op->be->test(*xfer, done);
     if (mpi_errno != MPI_SUCCESS) *done = 1; /* a failed transfer runs no more */
     if (*done && *xfer) {

@@ -181,6 +181,15 @@
  *   MPI_Finalize drains detached ops like pending ones (abandoned ones:
  *   ERROR, as above).
  *
+ *  Batched launches (src/reqpool/batch.c): a pack or unpack started inside
+ *  a batch (a pass of the progress engine, MPI_Startall) enters PACKING /
+ *  UNPACKING queued (op->xfer == MPIACC_RP_XFER_QUEUED: not done for any
+ *  test) and is launched with the batch's other transfers (the backend's
+ *  xfer_many, one launch) when the thread's outermost batch ends, within the
+ *  same MPI call; no state changes then.  A failed launch is reported by
+ *  the op's next step:
+ *   PACKING / UNPACKING --(the batch's launch failed)-------------> ERROR
+ *
  * Entering DONE/ERROR/CANCELLED: the op leaves the pool's lists, releases
  * its handles, protocol resources and type reference, then
  * MPI_Grequest_complete; after that only the generalized request's free
@@ -283,6 +292,8 @@ int mpiacc_rp_isend(mpiacc_rp_op_t *op, const void *buf, MPI_Count n, MPI_Dataty
 
 void mpiacc_rp_release_resources(mpiacc_rp_op_t *op)
 {
+    mpiacc_rp_batch_forget(op);
+    if (op->xfer == MPIACC_RP_XFER_FAILED) op->xfer = NULL;
     if (op->be) {
         if (op->dep) op->be->release(op->dep);
         if (op->xfer) op->be->release(op->xfer);
@@ -458,10 +469,12 @@ static int advance(mpiacc_rp_op_t *op)
 void mpiacc_rp_progress_locked(void)
 {
     mpiacc_rp_op_t *op, *next;
+    mpiacc_rp_batch_begin(); /* the transfers this pass starts share launches */
     for (op = mpiacc_rp_pool.head; op; op = next) {
         next = op->next;
         advance(op);
     }
+    mpiacc_rp_batch_end_locked();
 }
 
 /* ---- receives from MPI_ANY_SOURCE through a matched probe ------------------ */

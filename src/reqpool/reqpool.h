@@ -115,7 +115,10 @@ typedef struct mpiacc_rp_op {
     mpiacc_pack_type_t *type; /* analysis (reference held), device ops   */
     MPI_Count count;
     void *buf;
-    void *dep, *xfer; /* backend handles                                 */
+    void *dep, *xfer; /* backend handles (xfer: or a batch's marker, batch.c) */
+    mpiacc_xfer_desc_t xd;      /* batch.c: the queued transfer              */
+    struct mpiacc_rp_op *bnext; /* batch.c: the pool's queue of transfers    */
+    int xerr;                   /* batch.c: the launch's error (XFER_FAILED) */
     MPI_Count bytes;  /* packed bytes: to send, or capacity / received   */
     /* protocol data */
     void *staging;
@@ -162,6 +165,8 @@ typedef struct mpiacc_rp_pool {
     pthread_mutex_t lock;          /* guards everything below            */
     mpiacc_rp_op_t *head, *tail;   /* active operations                  */
     mpiacc_rp_op_t *shead, *stail; /* sends not yet handed to MPI        */
+    mpiacc_rp_op_t *bhead, *btail; /* transfers queued in a batch (batch.c) */
+    int nbatch;
     int nactive;
     int registered; /* a poll function is registered with MPIX_Async_start */
 } mpiacc_rp_pool_t;
@@ -258,6 +263,33 @@ int mpiacc_rp_isend(mpiacc_rp_op_t *op, const void *buf, MPI_Count n, MPI_Dataty
 void mpiacc_rp_progress_locked(void);
 void mpiacc_rp_release_resources(mpiacc_rp_op_t *op);
 const char *mpiacc_rp_state_name(int s);
+
+/* ---- batch.c: transfers started together share one launch -------------
+ *
+ * Inside a batch (begin ... end, nested per thread: a progress pass, an
+ * MPI_Startall), a protocol's pack or unpack that mpiacc_rp_batch_queue_ok
+ * accepts (a batch is open, the backend has xfer_many, no lane, at most
+ * MPIACC_RP_BATCH_BYTES) is queued with mpiacc_rp_batch_queue (its op
+ * already moved to PACKING / UNPACKING) instead of launched; op->xfer is then
+ * MPIACC_RP_XFER_QUEUED until the thread's outermost batch ends (or the
+ * queue is full), when each backend's queued transfers start in one
+ * xfer_many call and each op takes its post-launch steps (early.c).  A
+ * failed launch leaves MPIACC_RP_XFER_FAILED and the error in op->xerr,
+ * which the op's next step reports (src/protocol/steps.c).  Lock held,
+ * except begin / end. */
+#define MPIACC_RP_BATCH_BYTES ((MPI_Count)1 << 20)
+extern char mpiacc_rp_xfer_queued, mpiacc_rp_xfer_failed;
+#define MPIACC_RP_XFER_QUEUED ((void *)&mpiacc_rp_xfer_queued)
+#define MPIACC_RP_XFER_FAILED ((void *)&mpiacc_rp_xfer_failed)
+void mpiacc_rp_batch_begin(void);
+void mpiacc_rp_batch_end(void);        /* takes the pool lock to flush */
+void mpiacc_rp_batch_end_locked(void);
+int mpiacc_rp_batch_queue_ok(const mpiacc_rp_op_t *op, const mpiacc_xfer_desc_t *d);
+void mpiacc_rp_batch_queue(mpiacc_rp_op_t *op, const mpiacc_xfer_desc_t *d);
+void mpiacc_rp_batch_flush_locked(void);
+/* An op ending with its transfer still queued: off the queue (op->xfer
+ * NULL); a no-op otherwise. */
+void mpiacc_rp_batch_forget(mpiacc_rp_op_t *op);
 
 /* ---- complete.c: mpiacc requests in the MPI completion calls --------
  *

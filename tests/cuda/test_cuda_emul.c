@@ -171,6 +171,83 @@ static void test_corpus(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* The fused launch (mpiacc_cuda_launch_multi): up to 8 random types packed
+ * into one buffer at uneven offsets in one emulated launch, then unpacked
+ * from it in another, against MPI_Pack / MPI_Unpack of each. */
+static void test_multi(void **state)
+{
+    int bad = 0;
+    uint64_t seed = mpiacc_test_seed(), st = seed;
+    (void)state;
+    for (int round = 0; round < 200 && bad == 0; round++) {
+        enum { NI = 8 };
+        int n = 1 + (int)(mpiacc_test_rand(&st) % NI), dir[NI], count[NI], pos;
+        MPI_Datatype mt[NI];
+        mpiacc_pack_type_t *T[NI];
+        mpiacc_xfer_desc_t d[NI];
+        long long at[NI + 1], span[NI], lo[NI], total = 0;
+        unsigned char *in[NI], *out[NI], *ref[NI], *pk, *exp;
+        char *pks[NI];
+        at[0] = 0;
+        for (int i = 0; i < n; i++) {
+            MPI_Count l, h;
+            do mt[i] = cu_rand_type(&st, 1 + (int)(mpiacc_test_rand(&st) % 4));
+            while (cu_is_named(mt[i])); /* a named one is not ours to free */
+            MPI_Type_commit(&mt[i]);
+            assert_int_equal(mpiacc_pack_type_analyze(mt[i], &T[i]), MPI_SUCCESS);
+            count[i] = 1 + (int)(mpiacc_test_rand(&st) % 3);
+            assert_int_equal(mpiacc_pack_span(T[i], count[i], &l, &h), MPI_SUCCESS);
+            lo[i] = l, span[i] = h - l + 1;
+            at[i + 1] = at[i] + (long long)count[i] * T[i]->size + (long long)(mpiacc_test_rand(&st) % 24);
+        }
+        total = at[n];
+        pk = aligned_alloc(64, (size_t)(total + 64) / 64 * 64 + 64), exp = calloc(1, (size_t)total + 1);
+        for (int i = 0; i < n; i++) {
+            in[i] = aligned_alloc(64, (size_t)(span[i] + 63) / 64 * 64 + 64);
+            out[i] = calloc(1, (size_t)span[i] + 1), ref[i] = calloc(1, (size_t)span[i] + 1);
+            cu_fill(in[i], span[i], seed32 + (unsigned)i);
+            pos = 0;
+            assert_int_equal(MPI_Pack(in[i] - lo[i], count[i], mt[i], exp + at[i], (int)(total - at[i] + 1), &pos,
+                                      MPI_COMM_WORLD), MPI_SUCCESS);
+            d[i] = (mpiacc_xfer_desc_t){.buf = in[i] - lo[i], .type = T[i], .count = count[i], .first = 0,
+                                        .last = (long long)count[i] * T[i]->size};
+            pks[i] = (char *)pk + at[i];
+            dir[i] = MPIACC_CUDA_DIR_PACK;
+        }
+        memset(pk, 0xEE, (size_t)total);
+        assert_int_equal(mpiacc_cuda_emulate_multi_xfer(d, pks, dir, n), MPI_SUCCESS);
+        for (int i = 0; i < n; i++) {
+            long long diff = cu_diff(pk + at[i], exp + at[i], d[i].last);
+            if (diff >= 0) {
+                fprintf(stderr, "multi round %d item %d/%d (%s, count %d): pack differs at packed byte %lld\n",
+                        round, i, n, tg_combiner_name(mt[i]), count[i], diff);
+                bad++;
+            }
+            pos = 0;
+            assert_int_equal(MPI_Unpack(exp + at[i], (int)d[i].last, &pos, ref[i] - lo[i], count[i], mt[i],
+                                        MPI_COMM_WORLD), MPI_SUCCESS);
+            d[i].buf = out[i] - lo[i];
+            dir[i] = MPIACC_CUDA_DIR_UNPACK;
+        }
+        memcpy(pk, exp, (size_t)total);
+        assert_int_equal(mpiacc_cuda_emulate_multi_xfer(d, pks, dir, n), MPI_SUCCESS);
+        for (int i = 0; i < n; i++) {
+            long long diff = cu_diff(out[i], ref[i], span[i]);
+            if (diff >= 0) {
+                fprintf(stderr, "multi round %d item %d/%d (%s, count %d): unpack differs at byte %lld\n", round, i,
+                        n, tg_combiner_name(mt[i]), count[i], diff);
+                bad++;
+            }
+            free(in[i]), free(out[i]), free(ref[i]);
+            mpiacc_pack_type_release(T[i]);
+            MPI_Type_free(&mt[i]);
+        }
+        free(pk), free(exp);
+    }
+    if (bad) fprintf(stderr, "test_multi: seed %llu\n", (unsigned long long)seed);
+    assert_int_equal(bad, 0);
+}
+
 /* Issue 10 regression: the darray whose one dense block is [32, 48) while
  * MPICH reports true_lb 0 (and hindexed_block over it): the copy plan
  * moves exactly those bytes; MPI_BYTE resized to extent 2^62 with counts
@@ -222,7 +299,7 @@ int main(int argc, char **argv)
     seed32 = (unsigned)mpiacc_test_seed();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cases), cmocka_unit_test(test_engine), cmocka_unit_test(test_regress),
-        cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_corpus),  cmocka_unit_test(test_multi),
     };
     return mpiacc_test_end(MPIACC_TEST_RUN("cuda_emul", tests, NULL, NULL));
 }

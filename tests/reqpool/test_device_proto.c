@@ -16,44 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pool_util.h"
-#include "core/core_testhooks.h"
+#include "standin.h"
 #include "dispatch/dispatch.h"
-#include "engine/engine.h"
-#include "engine/engine_testhooks.h"
 
 #define N 256
 static int rank, peer;
-static mpiacc_backend_t standin;
-static atomic_int staging_live, dep_asked;
-
-/* ---- the stand-in backend ---------------------------------------------------- */
-
-static int standin_dep_ready(const mpiacc_attrs_t *a, void *buf, int *ready)
-{
-    (void)buf;
-    atomic_fetch_add(&dep_asked, 1);
-    *ready = !a->has_event || atomic_load((_Atomic int *)a->event) > 0;
-    return MPI_SUCCESS;
-}
-
-/* Powers of two, as CUDA's pool gives. */
-static int standin_staging_get(const mpiacc_attrs_t *a, size_t bytes, void **p, size_t *cap, void **tok)
-{
-    (void)a;
-    for (*cap = 256; *cap < bytes; *cap *= 2) continue;
-    if (!(*p = malloc(*cap))) return mpiacc_err(MPIACC_ERRK_NOMEM, "stand-in staging");
-    *tok = *p;
-    atomic_fetch_add(&staging_live, 1);
-    return MPI_SUCCESS;
-}
-
-static void standin_staging_put(void *tok)
-{
-    free(tok);
-    atomic_fetch_sub(&staging_live, 1);
-}
-
 /* ---- helpers ------------------------------------------------------------------- */
 
 typedef struct {
@@ -500,13 +467,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(dependency_failure, pool_barrier),
         cmocka_unit_test_setup(engine_answer, pool_barrier),
     };
-    standin = *mpiacc_cpu_backend();
-    standin.name = "host (device protocol stand-in)";
-    standin.dep_ready = standin_dep_ready;
-    standin.dev_staging_get = standin_staging_get;
-    standin.dev_staging_put = standin_staging_put;
-    mpiacc_backend_test_replace(MPIACC_KIND_HOST, &standin);
-    mpiacc_engine_test_force(1u << MPIACC_KIND_HOST);
+    standin_install();
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
