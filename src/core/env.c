@@ -44,6 +44,10 @@ static const env_var_t table[] = {
     {"MPIACC_TRANSPORT", MPIACC_ENV_ENUM, "auto", "auto|staged", 0, 0,
      "auto: CUDA device messages go to MPI as device memory where MPI's transport takes it (MPICH on a CUDA-enabled "
      "UCX netmod, decided at MPI_Init), else staged through host memory; staged: always staged (diagnosis)"},
+    {"MPIACC_HOST_STAGING_MAX", MPIACC_ENV_SIZE, "64K", NULL, 0, SIZE_MAX_LL,
+     "device messages of at most this many packed bytes that need staging (a non-contiguous layout, a receive "
+     "whose dependency is pending) go through pinned host memory: copy engines and host bytes, no SM work "
+     "queued behind the application's kernels; larger ones through device staging; 0: never"},
     {"MPIACC_DIRECT", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
      "accepted and ignored: the former opt-in of the direct protocol (device messages need no setting now)"},
     {"MPIACC_IPC", MPIACC_ENV_BOOL, "1", NULL, 0, 1, "allow CUDA IPC (the IPC collective engine)"},

@@ -14,8 +14,20 @@
  * MPI_ANY_SOURCE receive, device->host), so those take the staged protocol
  * (host staging on this side; MPI still matches).  Everything else (OpenCL
  * buffers, host buffers with an event, no engine): staged.
+ *
+ * Small messages that need staging — a send that is not one dense byte
+ * range of the user's buffer (or is stream-ordered), any receive that gets
+ * here (the dispatcher passes a dense one whose dependency is met to MPI)
+ * — take the staged protocol too, up to MPIACC_HOST_STAGING_MAX packed
+ * bytes: the pack or unpack goes to pinned host memory (copy engines, or a
+ * kernel at the greatest priority, fused with the others of its batch) and
+ * MPI moves host bytes, which for small messages beats device staging's
+ * kernel, its completion and MPI's device path, and never queues a copy
+ * behind the application's kernels on the GPU (UCX copies device memory
+ * on streams of the least priority).
  */
 #include "engine/engine.h"
+#include "core/env.h"
 #include "protocol.h"
 
 int mpiacc_proto_dense(const mpiacc_pack_type_t *t, MPI_Count count, MPI_Count *start)
@@ -62,13 +74,32 @@ int mpiacc_proto_device_ok(const mpiacc_backend_t *be, int kind, int is_send, in
     return 1;
 }
 
+/* MPIACC_HOST_STAGING_MAX, read once (0 until then). */
+static MPI_Count host_max(void)
+{
+    static _Atomic long long v = -1;
+    long long x = atomic_load_explicit(&v, memory_order_relaxed);
+    if (x < 0) atomic_store_explicit(&v, x = (long long)mpiacc_env_size("MPIACC_HOST_STAGING_MAX"), memory_order_relaxed);
+    return (MPI_Count)x;
+}
+
+/* A small message that would need device staging: host staging serves it. */
+static int small_staged(const mpiacc_rp_op_t *op)
+{
+    MPI_Count start;
+    if (op->bytes > host_max()) return 0;
+    if (!op->is_send) return 1;
+    return !mpiacc_proto_dense(op->type, op->count, &start) || op->attrs.stream_order;
+}
+
 void mpiacc_proto_choose(mpiacc_rp_op_t *op, int matched, int from_self)
 {
     if (matched) {
-        int device = mpiacc_proto_device_takes(op->be, op->attrs.kind) && !from_self;
+        int device = mpiacc_proto_device_takes(op->be, op->attrs.kind) && !from_self && !small_staged(op);
         op->proto = device ? &mpiacc_proto_device_mrecv : &mpiacc_proto_mrecv;
         return;
     }
-    op->proto = mpiacc_proto_device_ok(op->be, op->attrs.kind, op->is_send, op->peer, op->comm) ? &mpiacc_proto_device
-                                                                                                   : &mpiacc_proto_staged;
+    op->proto = mpiacc_proto_device_ok(op->be, op->attrs.kind, op->is_send, op->peer, op->comm) && !small_staged(op)
+                    ? &mpiacc_proto_device
+                    : &mpiacc_proto_staged;
 }

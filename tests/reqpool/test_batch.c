@@ -21,12 +21,15 @@
 static int rank, peer;
 static atomic_int calls[2], items[2], fail_next;
 
-/* The CPU backend's pack / unpack of each item, counted per direction. */
+/* The CPU backend's pack / unpack of each item; calls[d]: the calls holding
+ * an item of direction d, items[d]: those items. */
 static int standin_xfer_many(mpiacc_xfer_item_t *it, int n)
 {
     const mpiacc_backend_t *cpu = mpiacc_cpu_backend();
+    int has[2] = {0, 0};
     if (atomic_exchange(&fail_next, 0)) return mpiacc_err(MPIACC_ERRK_BACKEND, "stand-in: batch launch refused");
-    atomic_fetch_add(&calls[it[0].dir], 1);
+    for (int i = 0; i < n; i++) has[it[i].dir] = 1; /* a batch may hold packs and unpacks */
+    for (int d = 0; d < 2; d++) atomic_fetch_add(&calls[d], has[d]);
     for (int i = 0; i < n; i++) {
         int rc;
         atomic_fetch_add(&items[it[i].dir], 1);
