@@ -22,6 +22,12 @@ int st_exchange_mpiacc(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, 
 {
     for (int ph = ST_ROWS; ph <= ST_COLS; ph++) {
         MPI_Request rq[4];
+        if (x->persistent) { /* --persistent: the same four requests every time */
+            MPI_Request *pq = (MPI_Request *)x->preq[buf][ph];
+            ST_MPI(MPI_Startall(4, pq));
+            ST_MPI(MPI_Waitall(4, pq, MPI_STATUSES_IGNORE));
+            continue;
+        }
         for (int s = 0; s < 2; s++)
             ST_MPI(MPI_Irecv(x->rbuf[buf][ph][s], 1, x->rtype[ph][s], g->nbr[ph][s],
                              g->recv_tag[ph][s], g->cart, &rq[s]));
@@ -65,10 +71,14 @@ static int own(st_mpx_t *x, MPI_Datatype t)
  * one-block hindexed type whose displacement is the offset.  so_mask bit 0:
  * the send datatypes carry MPIACC_ORDER_STREAM, bit 1: the receive ones
  * (CUDA: a tagged dup of the unit type per direction). */
-int st_mpx_setup(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, int so_mask, st_mpx_t *x)
+int st_mpx_setup(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, int so_mask, int persistent,
+                 st_mpx_t *x)
 {
     MPI_Datatype unit[2], dirtype[2];
     memset(x, 0, sizeof *x);
+    for (int b = 0; b < 2; b++)
+        for (int ph = 0; ph < 2; ph++)
+            for (int k = 0; k < 4; k++) x->preq[b][ph][k] = MPI_REQUEST_NULL;
     ST_MPI(MPI_Type_contiguous(g->h * g->P, g->base, &unit[ST_ROWS]));
     ST_MPI(MPI_Type_vector(g->R, g->h, g->P, g->base, &unit[ST_COLS]));
     for (int ph = ST_ROWS; ph <= ST_COLS; ph++) {
@@ -104,6 +114,15 @@ int st_mpx_setup(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, int so
                 else x->stype[ph][s] = t;
             }
     }
+    x->persistent = persistent;
+    for (int b = 0; persistent && b < 2; b++) /* receives first, as the nonblocking exchange posts them */
+        for (int ph = ST_ROWS; ph <= ST_COLS; ph++)
+            for (int s = 0; s < 2; s++) {
+                ST_MPI(MPI_Recv_init(x->rbuf[b][ph][s], 1, x->rtype[ph][s], g->nbr[ph][s], g->recv_tag[ph][s],
+                                     g->cart, &x->preq[b][ph][s]));
+                ST_MPI(MPI_Send_init(x->sbuf[b][ph][s], 1, x->stype[ph][s], g->nbr[ph][s], g->send_tag[ph][s],
+                                     g->cart, &x->preq[b][ph][2 + s]));
+            }
     return 0;
 }
 
@@ -111,6 +130,10 @@ int st_mpx_setup(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, int so
 
 void st_mpx_free(st_mpx_t *x)
 {
+    for (int b = 0; b < 2; b++)
+        for (int ph = 0; ph < 2; ph++)
+            for (int k = 0; k < 4; k++)
+                if (x->preq[b][ph][k] != MPI_REQUEST_NULL) MPI_Request_free(&x->preq[b][ph][k]);
     for (int i = 0; i < x->nowned; i++)
         if (x->owned[i] != MPI_DATATYPE_NULL) MPI_Type_free(&x->owned[i]);
     x->nowned = 0;

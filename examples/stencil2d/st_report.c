@@ -72,6 +72,8 @@ void st_print_header(const opts_t *o, const st_grid_t *g, const ctx_t *c)
                o->stream_ordered ? "stream order" : "host order",
                o->stream_ordered_sends ? "stream order" : "host order",
                o->stream_ordered || !o->host_order ? "stream order (MPIACC_ORDER_STREAM)" : "host order (--host-order)");
+    if ((o->var_mask & (1 << V_MPIACC)) && o->persistent)
+        printf("  mpiacc exchange: persistent requests (MPI_Recv_init / MPI_Send_init once, MPI_Startall per phase)\n");
     if (o->overlap)
         printf("  overlap: boundary band (%d rows/columns from each edge) on the %s, exchange ordered on it, interior"
                " on the %s%s\n", 2 * g->h - 1, cuda ? "greatest-priority stream" : "main queue",

@@ -27,6 +27,7 @@ typedef struct opts {
     int stream_ordered;       /* MPIACC_ORDER_STREAM on the mpiacc receive halo datatypes  */
     int stream_ordered_sends; /* ... and on the send ones                                  */
     int host_order;           /* --overlap keeps host-order receives                       */
+    int persistent;           /* mpiacc: persistent requests, MPI_Startall per phase       */
 } opts_t;
 
 /* What main finds out once. */

@@ -109,6 +109,9 @@ static void parse(int argc, char **argv, opts_t *o)
          "mpiacc: MPIACC_ORDER_STREAM on the send halo datatypes too", NULL, CLI_ANY},
         {"host-order", CLI_FLAG, &o->host_order,
          "mpiacc with --overlap: keep host-order receives (default there: MPIACC_ORDER_STREAM)", NULL, CLI_ANY},
+        {"persistent", CLI_FLAG, &o->persistent,
+         "mpiacc: the exchange's requests made once (MPI_Recv_init / MPI_Send_init), each phase started with "
+         "MPI_Startall (the packs of a phase share one launch)", NULL, CLI_ANY},
 #endif
         {"direct", CLI_FLAG, &o->direct, "no effect (accepted for old command lines)", NULL, CLI_ANY},
         {"passes", CLI_INT, &o->passes, "timed passes after one warm-up pass", NULL, CLI_POSITIVE},
@@ -270,7 +273,7 @@ static int run(const opts_t *o, const st_grid_t *g, const st_backend_t *be, cons
     if (!gf || !ts) rc = ex_error("out of memory");
     else rc = be->create(g, init, &d);
 #if ST_WITH_MPIACC
-    if (rc == 0 && res->variant == V_MPIACC) rc = st_mpx_setup(g, be, d, res->so_mask, &x);
+    if (rc == 0 && res->variant == V_MPIACC) rc = st_mpx_setup(g, be, d, res->so_mask, o->persistent, &x);
 #endif
     /* the passes start with collectives: every rank's set-up must have worked */
     if ((rc = ex_agree(g->cart, rc)) != 0) goto done;

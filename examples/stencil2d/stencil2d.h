@@ -177,10 +177,14 @@ typedef struct st_mpx {
     MPI_Datatype stype[2][2], rtype[2][2];
     MPI_Datatype owned[10];
     int nowned;
+    int persistent;          /* --persistent: preq, started per phase */
+    MPI_Request preq[2][2][4]; /* [matrix][phase]: 2 receives, then 2 sends */
 } st_mpx_t;
 /* so_mask: MPIACC_ORDER_STREAM on the send (bit 0) and receive (bit 1)
- * halo datatypes. */
-int st_mpx_setup(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, int so_mask, st_mpx_t *x);
+ * halo datatypes; persistent: the exchange's requests made once
+ * (MPI_Recv_init / MPI_Send_init), each phase started with MPI_Startall. */
+int st_mpx_setup(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, int so_mask, int persistent,
+                 st_mpx_t *x);
 void st_mpx_free(st_mpx_t *x);
 /* The mpiacc variant's exchange of matrix buf, followed by ring(buf). */
 int st_exchange_mpiacc(const st_grid_t *g, const st_backend_t *be, st_dev_t *d, const st_mpx_t *x,
