@@ -44,6 +44,10 @@ static const env_var_t table[] = {
     {"MPIACC_TRANSPORT", MPIACC_ENV_ENUM, "auto", "auto|staged", 0, 0,
      "auto: CUDA device messages go to MPI as device memory where MPI's transport takes it (MPICH on a CUDA-enabled "
      "UCX netmod, decided at MPI_Init), else staged through host memory; staged: always staged (diagnosis)"},
+    {"MPIACC_BATCH", MPIACC_ENV_BOOL, "1", NULL, 0, 1,
+     "nonblocking device calls posted back to back start their packs together (one launch) at the thread's next "
+     "MPI progress, e.g. as MPI_Waitall starts; 0: each pack starts in its own call (for a program that computes "
+     "on the CPU between posting and its next MPI call)"},
     {"MPIACC_HOST_STAGING_MAX", MPIACC_ENV_SIZE, "64K", NULL, 0, SIZE_MAX_LL,
      "device messages of at most this many packed bytes that need staging (a non-contiguous layout, a receive "
      "whose dependency is pending) go through pinned host memory: copy engines and host bytes, no SM work "

@@ -15,6 +15,7 @@
 #include "memkind.h"
 #include "core/stats.h"
 #include "core/trace.h"
+#include "core/env.h"
 #include "protocol/protocol.h"
 
 /* A datatype needs the pool: a device kind, or a host kind with an event. */
@@ -158,6 +159,15 @@ typedef struct call {
     MPI_Status *status; /* blocking receive */
 } call_t;
 
+/* MPIACC_BATCH (src/reqpool/batch.c), read once. */
+static int batch_posts(void)
+{
+    static atomic_int v = -1;
+    int x = atomic_load_explicit(&v, memory_order_relaxed);
+    if (x < 0) atomic_store_explicit(&v, x = mpiacc_env_bool("MPIACC_BATCH"), memory_order_relaxed);
+    return x;
+}
+
 /* The device protocol's fast path (the speed target leaves it well under a
  * microsecond): a dense message of device memory MPI's transport takes
  * (choose.c: not to or from this process itself), whose dependency is met
@@ -256,6 +266,7 @@ static int device_op(const call_t *c, void *buf, MPI_Count count, MPI_Datatype t
     mpiacc_proto_choose(op, 0, 0); /* src/protocol/choose.c */
     if (be->capture) MPIACC_CHECK(be->capture(a, buf, &op->dep));
     mpiacc_core_trace_mark(MPIACC_CORE_TR_DEP);
+    if (c->nonblocking && batch_posts()) mpiacc_rp_batch_lazy_open(); /* posted together: one pack launch */
     mpi_errno = mpiacc_rp_submit(op, r, 0);
     op = NULL; /* disposed of by submit on failure */
     mpiacc_core_trace_mark(MPIACC_CORE_TR_POST);

@@ -20,11 +20,21 @@
  *
  * The queue is the pool's (under the pool lock); a flush by any thread
  * launches what any thread queued, which only starts work sooner.
+ *
+ * Posted together: a nonblocking device call (MPI_Isend, MPI_Irecv...)
+ * opens a lazy batch of its thread (mpiacc_rp_batch_lazy_open, with
+ * MPIACC_BATCH=1, the default) that the calls posted after it join and the
+ * thread's next pass of MPI's progress engine closes (the progress hook, a
+ * generalized request's wait or test, MPI_Finalize): the halo exchange's
+ * MPI_Isend calls followed by MPI_Waitall share one pack launch, made as
+ * MPI_Waitall starts.  A program that computes on the CPU between posting
+ * and any other MPI call delays its packs by that long: MPIACC_BATCH=0 then
+ * starts each pack in its own call.
  */
 #include "reqpool.h"
 #include "core/stats.h"
 
-static _Thread_local int depth;
+static _Thread_local int depth, lazy;
 
 char mpiacc_rp_xfer_queued, mpiacc_rp_xfer_failed;
 
@@ -133,5 +143,27 @@ void mpiacc_rp_batch_end(void)
     }
     pthread_mutex_lock(&mpiacc_rp_pool.lock);
     mpiacc_rp_batch_end_locked();
+    pthread_mutex_unlock(&mpiacc_rp_pool.lock);
+}
+
+void mpiacc_rp_batch_lazy_open(void)
+{
+    if (lazy || depth > 0) return; /* open already, or inside a batch that ends within this call */
+    lazy = 1;
+    depth++;
+}
+
+void mpiacc_rp_batch_lazy_close_locked(void)
+{
+    if (!lazy) return;
+    lazy = 0;
+    mpiacc_rp_batch_end_locked();
+}
+
+void mpiacc_rp_batch_lazy_close(void)
+{
+    if (!lazy) return;
+    pthread_mutex_lock(&mpiacc_rp_pool.lock);
+    mpiacc_rp_batch_lazy_close_locked();
     pthread_mutex_unlock(&mpiacc_rp_pool.lock);
 }

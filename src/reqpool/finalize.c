@@ -117,6 +117,7 @@ void mpiacc_rp_finalize(mpiacc_rp_finalize_report_t *rep)
     mpiacc_rp_op_t *op;
 
     memset(rep, 0, sizeof *rep);
+    mpiacc_rp_batch_lazy_close(); /* packs still queued in this thread's lazy batch start now */
     n = rep->pending = mpiacc_rp_pending();
     pthread_mutex_lock(&mpiacc_rp_pool.lock);
     for (op = mpiacc_rp_pool.head; op; op = op->next) rep->background += op->detached;

@@ -64,6 +64,7 @@ static int cancel_fn(void *extra, int complete)
 static int wait_fn(int count, void **states, double timeout, MPI_Status *status)
 {
     int mpi_errno;
+    mpiacc_rp_batch_lazy_close(); /* packs posted together start (batch.c) */
     mpiacc_rp_match_pending(); /* receives from MPI_ANY_SOURCE looking for their message (op.c) */
     mpi_errno = MPIX_Stream_progress(MPIX_STREAM_NULL);
     /* The caller is blocked on device work anyway: let other threads run
@@ -77,6 +78,7 @@ static int wait_fn(int count, void **states, double timeout, MPI_Status *status)
  * then skip their own progress for this request: drive it here too. */
 static int greq_poll_fn(void *extra, MPI_Status *status)
 {
+    mpiacc_rp_batch_lazy_close();
     mpiacc_rp_match_pending();
     return MPIX_Stream_progress(MPIX_STREAM_NULL);
 }

@@ -617,6 +617,7 @@ static int async_poll_fn(MPIX_Async_thing thing)
     int done;
     (void)thing;
     if (pthread_mutex_trylock(&mpiacc_rp_pool.lock) != 0) return MPIX_ASYNC_NOPROGRESS;
+    mpiacc_rp_batch_lazy_close_locked(); /* the packs this thread posted together start now (batch.c) */
     mpiacc_rp_progress_locked();
     done = mpiacc_rp_pool.nactive == 0;
     if (done) mpiacc_rp_pool.registered = 0;

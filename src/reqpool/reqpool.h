@@ -290,6 +290,13 @@ void mpiacc_rp_batch_flush_locked(void);
 /* An op ending with its transfer still queued: off the queue (op->xfer
  * NULL); a no-op otherwise. */
 void mpiacc_rp_batch_forget(mpiacc_rp_op_t *op);
+/* The calling thread's lazy batch (batch.c): opened by a nonblocking
+ * device call (a no-op when open), closed (flushed) by the thread's next
+ * pass of MPI's progress engine (op.c's hook, greq.c's wait and test,
+ * MPI_Finalize). */
+void mpiacc_rp_batch_lazy_open(void);
+void mpiacc_rp_batch_lazy_close(void);
+void mpiacc_rp_batch_lazy_close_locked(void);
 
 /* ---- complete.c: mpiacc requests in the MPI completion calls --------
  *

@@ -7,7 +7,9 @@
  *    backend in one xfer_many call of K items; the receives' unpacks in
  *    calls of one or more items (those whose bytes landed in one progress
  *    pass), K items in all; data as sent;
- *  - sends posted one by one (MPI_Isend) are not batched: no pack item;
+ *  - MPI_Isend calls posted back to back (then MPI_Waitall) share one pack
+ *    launch (MPIACC_BATCH=1, the default); with MPIACC_BATCH=0 (the _nobatch
+ *    run) each pack is launched in its own call: no pack item;
  *  - a transfer over MPIACC_RP_BATCH_BYTES is launched on its own;
  *  - a failed batch launch fails every op of the batch with its error
  *    (MPI_ERR_IN_STATUS from MPI_Waitall), and nothing hangs.
@@ -20,6 +22,7 @@
 #define K 6
 static int rank, peer;
 static atomic_int calls[2], items[2], fail_next;
+static int batching; /* MPIACC_BATCH is not 0 */
 
 /* The CPU backend's pack / unpack of each item; calls[d]: the calls holding
  * an item of direction d, items[d]: those items. */
@@ -92,8 +95,14 @@ static void one_by_one_and_large(void **s)
     reset();
     for (int i = 0; i < 2; i++) MPI_Irecv(b[i], 1, t, peer, i, MPI_COMM_WORLD, &q[i]);
     for (int i = 0; i < 2; i++) MPI_Isend(a[i], 1, t, peer, i, MPI_COMM_WORLD, &q[2 + i]);
+    assert_int_equal(atomic_load(&items[0]), 0); /* nothing launched before the next MPI progress */
     assert_int_equal(MPI_Waitall(4, q, MPI_STATUSES_IGNORE), MPI_SUCCESS);
-    assert_int_equal(atomic_load(&items[0]), 0);
+    if (batching) {
+        assert_int_equal(atomic_load(&calls[0]), 1);
+        assert_int_equal(atomic_load(&items[0]), 2);
+    } else {
+        assert_int_equal(atomic_load(&items[0]), 0);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     reset();
     MPI_Send_init(x, 1, big, peer, 3, MPI_COMM_WORLD, &q[0]);
@@ -153,6 +162,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (size != 2) mpiacc_test_skip_all("needs 2 ranks");
     peer = 1 - rank;
+    batching = !getenv("MPIACC_BATCH") || strcmp(getenv("MPIACC_BATCH"), "0") != 0;
     failed = MPIACC_TEST_RUN("batch", tests, NULL, NULL);
     MPI_Finalize();
     assert_int_equal(atomic_load(&staging_live), 0);
