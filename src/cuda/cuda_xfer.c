@@ -228,37 +228,58 @@ static int call_device(const mpiacc_attrs_t *a, void *dep, int *dev)
     return mpiacc_cuda_resolve_device(a, dev);
 }
 
+/* How a transfer between a device buffer and host staging moves (P its
+ * plan): one cudaMemcpyAsync (COPY), one cudaMemcpy2DAsync (the copy
+ * engine, for one-dimensional strided layouts of long rows or of few rows:
+ * measured on an H200 under MPS, 128-1024 rows of 4-64 B in 7.6-8.7 us from
+ * the call to done against 9.5 us for the kernel's launch and run, and
+ * 16384 rows in 27 us against 15), the kernel in device staging (STAGING),
+ * a kernel reading or writing the pinned host staging itself (ONESHOT) or
+ * a kernel into a device temporary and a DMA (DEVICE), as the model says. */
+enum { METHOD_COPY, METHOD_2D, METHOD_STAGING, METHOD_ONESHOT, METHOD_DEVICE };
+#define MEMCPY2D_AUTO_MAX_ROWS 4096
+
+static int host_method(int dev, const mpiacc_cuda_plan_t *P, const mpiacc_xfer_desc_t *d, int dir)
+{
+    const size_t n = (size_t)(d->last - d->first);
+    if (P->kind == MPIACC_CUDA_PLAN_COPY) return METHOD_COPY;
+    if (can_2d(P, d) &&
+        (mpiacc_cuda_mode == MPIACC_CUDA_MODE_MEMCPY2D ||
+         (mpiacc_cuda_mode == MPIACC_CUDA_MODE_AUTO &&
+          (P->blk >= MEMCPY2D_AUTO_MIN_ROW || (!d->host_on_device && (long long)n / P->blk <= MEMCPY2D_AUTO_MAX_ROWS)))))
+        return METHOD_2D;
+    if (d->host_on_device) return METHOD_STAGING;
+    if (!mpiacc_cuda_host_is_pinned(d->host, n)) return METHOD_DEVICE; /* never let a kernel touch pageable memory */
+    if (mpiacc_cuda_mode == MPIACC_CUDA_MODE_ONESHOT) return METHOD_ONESHOT;
+    if (mpiacc_cuda_mode == MPIACC_CUDA_MODE_DEVICE) return METHOD_DEVICE;
+    if (mpiacc_cuda_model_ensure(dev) != MPI_SUCCESS) return METHOD_DEVICE;
+    return mpiacc_cuda_model_oneshot(dev, dir, (double)n, (double)P->blk, P->ws) ? METHOD_ONESHOT : METHOD_DEVICE;
+}
+
 /* Enqueues the whole transfer between d->buf and host staging d->host on st;
  * h receives the device temp buffer if one is used. */
 static int enqueue_host(int dev, mpiacc_cuda_h_t *h, const mpiacc_xfer_desc_t *d, int dir, cudaStream_t st)
 {
-    int mpi_errno = MPI_SUCCESS, oneshot;
+    int mpi_errno = MPI_SUCCESS, method;
     const size_t n = (size_t)(d->last - d->first);
     char *host = d->host;
     mpiacc_cuda_plan_t P;
     MPIACC_CHECK(mpiacc_cuda_plan_make(d, host, &P));
-    if (P.kind == MPIACC_CUDA_PLAN_COPY) {
+    method = host_method(dev, &P, d, dir);
+    if (method == METHOD_COPY) {
         MPIACC_CHECK(mpiacc_cuda_plan_copy(&P, d, dir, host, st));
         goto fn_exit;
     }
-    if (can_2d(&P, d) && (mpiacc_cuda_mode == MPIACC_CUDA_MODE_MEMCPY2D ||
-                          (mpiacc_cuda_mode == MPIACC_CUDA_MODE_AUTO && P.blk >= MEMCPY2D_AUTO_MIN_ROW))) {
+    if (method == METHOD_2D) {
         MPIACC_CHECK(enqueue_2d(&P, d, dir, host, st));
         goto fn_exit;
     }
-    if (d->host_on_device) { /* device staging (the device protocol): the kernel reads / writes it directly */
+    if (method == METHOD_STAGING) { /* device staging (the device protocol): the kernel reads / writes it directly */
         MPIACC_CHECK(mpiacc_cuda_plan_kernel(dev, &P, d, dir, host, NULL, st));
         mpiacc_cuda_xfer_method = "staging";
         goto fn_exit;
     }
-    if (!mpiacc_cuda_host_is_pinned(host, n)) oneshot = 0; /* never let a kernel touch pageable memory */
-    else if (mpiacc_cuda_mode == MPIACC_CUDA_MODE_ONESHOT) oneshot = 1;
-    else if (mpiacc_cuda_mode == MPIACC_CUDA_MODE_DEVICE) oneshot = 0;
-    else {
-        MPIACC_CHECK(mpiacc_cuda_model_ensure(dev));
-        oneshot = mpiacc_cuda_model_oneshot(dev, dir, (double)n, (double)P.blk, P.ws);
-    }
-    if (oneshot) {
+    if (method == METHOD_ONESHOT) {
         MPIACC_CHECK(mpiacc_cuda_plan_kernel(dev, &P, d, dir, host, NULL, st));
         mpiacc_cuda_xfer_method = "oneshot";
         goto fn_exit;
@@ -317,20 +338,27 @@ int mpiacc_cuda_unpack(const mpiacc_attrs_t *a, void *dep, const mpiacc_xfer_des
     return xfer_host(a, dep, d, xfer, MPIACC_CUDA_DIR_UNPACK);
 }
 
-/* Whether item i can go into the fused launch on dev: a non-empty
- * transfer to or from device staging or pinned (mapped) host staging of a
- * call on dev.  Others take their own launch (xfer_host: pageable host
- * memory takes the DMA path, another device its own stream). */
+/* Whether item x can go into the fused launch on dev: a non-empty
+ * transfer of a call on dev to or from device staging, or to or from
+ * pinned (mapped) host staging where a kernel would move it alone too (the
+ * one-shot choice of cuda_model.c; a copy engine's DMA or cudaMemcpy2D
+ * otherwise).  Others take their own launch (xfer_host). */
 static int fusable(const mpiacc_xfer_item_t *x, int dev)
 {
     int xdev = -1;
+    size_t n = (size_t)(x->d.last - x->d.first);
+    mpiacc_cuda_plan_t P;
     if (x->d.last <= x->d.first || !x->d.type || !x->d.host || x->d.lane) return 0;
     if (call_device(x->a, x->dep, &xdev) != MPI_SUCCESS) {
         cudaGetLastError();
         return 0;
     }
-    return xdev == dev &&
-           (x->d.host_on_device || mpiacc_cuda_host_is_pinned(x->d.host, (size_t)(x->d.last - x->d.first)));
+    if (xdev != dev) return 0;
+    if (x->d.host_on_device) return 1;
+    if (!mpiacc_cuda_host_is_pinned(x->d.host, n) || mpiacc_cuda_plan_make(&x->d, x->d.host, &P) != MPI_SUCCESS ||
+        host_method(dev, &P, &x->d, x->dir ? MPIACC_CUDA_DIR_UNPACK : MPIACC_CUDA_DIR_PACK) != METHOD_ONESHOT)
+        return 0;
+    return 1;
 }
 
 int mpiacc_cuda_xfer_many(mpiacc_xfer_item_t *items, int n)

@@ -66,8 +66,21 @@ void mpiacc_rp_batch_forget(mpiacc_rp_op_t *op)
     op->xfer = NULL;
 }
 
-/* The queued ops of one backend (the first's), at most BATCH_MAX, in queue
- * order, off the queue: launched together; every op then takes its
+/* Whether a and b wait for the same thing: the same stream (or default-
+ * stream rule), queue and event.  Transfers of different dependencies are
+ * never launched together: one would wait for the other's work, and
+ * operations on independent streams complete in the order their GPU work
+ * does. */
+static int same_dependency(const mpiacc_rp_op_t *a, const mpiacc_rp_op_t *b)
+{
+    const mpiacc_attrs_t *x = &a->attrs, *y = &b->attrs;
+    return a->be == b->be && x->has_stream == y->has_stream && x->stream == y->stream &&
+           x->has_queue == y->has_queue && x->queue == y->queue && x->has_event == y->has_event &&
+           x->event == y->event && x->has_device == y->has_device && x->device == y->device;
+}
+
+/* The queued ops of one backend and dependency (the first's), at most
+ * BATCH_MAX, in queue order, off the queue: launched together; every op then takes its
  * post-launch steps.  A failure is left in the op (MPIACC_RP_XFER_FAILED,
  * op->xerr) for its next step to report (steps.c): no op ends here, so a
  * flush never pulls an op from under a caller that is advancing one. */
@@ -75,12 +88,13 @@ static void launch_group(void)
 {
     mpiacc_rp_op_t *ops[MPIACC_CORE_BATCH_MAX], **pp = &mpiacc_rp_pool.bhead;
     mpiacc_xfer_item_t items[MPIACC_CORE_BATCH_MAX];
-    const mpiacc_backend_t *be = mpiacc_rp_pool.bhead->be;
+    const mpiacc_rp_op_t *first = mpiacc_rp_pool.bhead;
+    const mpiacc_backend_t *be = first->be;
     int n = 0, rc;
     long long t0 = mpiacc_core_tracing() ? mpiacc_core_stats_now_ns() : 0;
     while (*pp && n < MPIACC_CORE_BATCH_MAX) {
         mpiacc_rp_op_t *op = *pp;
-        if (op->be != be) {
+        if (op != first && !same_dependency(op, first)) {
             pp = &op->bnext;
             continue;
         }
