@@ -271,10 +271,10 @@ void mpiacc_rp_move(mpiacc_rp_op_t *op, int to)
     default: break;
     }
     if (mpiacc_core_tracing()) op->tr[op->state] += t - op->t_state;
-    MPIACC_LOG(MPIACC_LOG_DEBUG, "op %llu: %s -> %s: %s (%s %d, tag %d, %lld bytes, %s, %s)", op->id,
+    MPIACC_LOG(MPIACC_LOG_DEBUG, "op %llu: %s -> %s: %s (%s %d, tag %d, %lld bytes, %s, %s; %.1f us in %s)", op->id,
                mpiacc_rp_state_name(op->state), mpiacc_rp_state_name(to), transition_word(op, to),
                op->is_send ? "to" : "from", op->peer, op->tag, (long long)op->bytes, op->be ? op->be->name : "host",
-               op->proto->name);
+               op->proto->name, 1e-3 * (double)(t - op->t_state), mpiacc_rp_state_name(op->state));
     op->t_state = t;
     if (to < MPIACC_RP_NSTATES) op->state = (mpiacc_rp_state_t)to;
 }

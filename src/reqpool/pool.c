@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "reqpool.h"
+#include "core/stats.h"
 #include "util/pool.h"
 
 mpiacc_rp_pool_t mpiacc_rp_pool = {
@@ -55,6 +56,7 @@ mpiacc_rp_op_t *mpiacc_rp_op_alloc(int is_send, int mode, void *buf, MPI_Count c
     /* A send's status names its destination; a receive's is set on arrival. */
     op->st_source = is_send ? peer : MPI_ANY_SOURCE;
     op->st_tag = is_send ? tag : MPI_ANY_TAG;
+    op->t_state = mpiacc_core_stats_now_ns();
     mpiacc_err_save(&op->call);
     return op;
 }
