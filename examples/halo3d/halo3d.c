@@ -145,7 +145,8 @@ static void parse(int argc, char **argv, opts_t *o)
          CLI_ANY},
 #if H3_WITH_MPIACC
         {"host-order", CLI_FLAG, &o->host_order,
-         "mpiacc with --overlap: keep host-order receives (default there: MPIACC_ORDER_STREAM)", NULL, CLI_ANY},
+         "mpiacc: host-order receives (the exchange returns once the faces are in place) instead of stream order "
+         "(MPIACC_ORDER_STREAM, the default)", NULL, CLI_ANY},
 #endif
         {"precision", CLI_CHOICE, &prec, "single, double or both", "sp|dp|both", CLI_ANY},
         {"backend", CLI_CHOICE, &backend, "auto: CUDA when a CUDA device is present, else OpenCL",
@@ -266,7 +267,7 @@ static int run(const opts_t *o, const h3_grid_t *g, const h3_backend_t *be, cons
         rc = h3_xchg_staged(g, m, be->dev_face_buf(d, 0), be->dev_face_buf(d, 1), h3_self_mask(g), &x);
     }
 #if H3_WITH_MPIACC
-    else rc = h3_xchg_mpiacc(g, m, be, d, res->overlap && !o->host_order, &x);
+    else rc = h3_xchg_mpiacc(g, m, be, d, !o->host_order, &x);
 #endif
     have_x = rc == 0;
     /* the passes start with collectives: every rank's set-up must have worked */
@@ -324,11 +325,13 @@ static void print_header(const opts_t *o, const h3_grid_t *g, const ctx_t *c)
            "per node, each on device (node-local rank %% %d)\n",
            o->iters, o->passes, c->be->name, c->desc, c->local_size, c->ndev);
     if (o->direct) printf("  --direct: no effect (accepted for old command lines)\n");
+    if (H3_WITH_MPIACC && (o->var_mask & (1 << V_MPIACC)))
+        printf("  mpiacc completion: receives in %s\n",
+               o->host_order ? "host order (--host-order)" : "stream order (MPIACC_ORDER_STREAM)");
     if (o->overlap)
         printf("  overlap: core (%d cells from the halo and more) on the %s while the exchange runs, then the shell "
-               "on the %s%s%s\n", g->r, cuda ? "least-priority stream" : "second queue",
+               "on the %s%s\n", g->r, cuda ? "least-priority stream" : "second queue",
                cuda ? "greatest-priority stream" : "main queue (OpenCL 1.2: no queue priorities)",
-               H3_WITH_MPIACC && !o->host_order ? "; mpiacc receives in stream order (MPIACC_ORDER_STREAM)" : "",
                o->var_mask & 1 ? "; manual staging runs without overlap" : "");
     printf("  exchange routine lines (non-blank, non-comment): manual %d, cuda-aware %d, mpiacc %d (plus %d lines of "
            "datatype tagging, once)\n", H3_LOC_RUN + H3_LOC_FACES + H3_LOC_MANUAL,

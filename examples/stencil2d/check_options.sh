@@ -55,7 +55,8 @@ rc=$?
 [ $rc -eq 77 ] && { echo "SKIPPED: no OpenCL device"; exit 77; }
 [ $rc -eq 0 ] || fail "--msize 1,2 exited $rc"
 grep -q "2 ranks as 1 x 2" "$out/comma" || fail "--msize 1,2 did not give a 1 x 2 grid"
-grep -q "mpiacc completion: receives in host order, sends in host order" "$out/comma" || fail "no completion line"
+grep -q "mpiacc completion: receives in stream order (MPIACC_ORDER_STREAM), sends in host order" "$out/comma" ||
+  fail "no completion line"
 grep -q "exchange routine lines" "$out/comma" || fail "no exchange routine lines in the header"
 
 timeout 60 "$mpiexec" -n 2 "$prog" "${small[@]}" --variant cuda-aware >"$out/ca" 2>&1

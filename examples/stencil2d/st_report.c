@@ -68,10 +68,9 @@ void st_print_header(const opts_t *o, const st_grid_t *g, const ctx_t *c)
         printf("  --direct: no effect (the transport of device messages is the MPI library's own; the option is "
                "accepted for old command lines)\n");
     if (o->var_mask & (1 << V_MPIACC))
-        printf("  mpiacc completion: receives in %s, sends in %s; with --overlap receives in %s\n",
-               o->stream_ordered ? "stream order" : "host order",
-               o->stream_ordered_sends ? "stream order" : "host order",
-               o->stream_ordered || !o->host_order ? "stream order (MPIACC_ORDER_STREAM)" : "host order (--host-order)");
+        printf("  mpiacc completion: receives in %s, sends in %s\n",
+               o->host_order ? "host order (--host-order)" : "stream order (MPIACC_ORDER_STREAM)",
+               o->stream_ordered_sends ? "stream order" : "host order");
     if ((o->var_mask & (1 << V_MPIACC)) && o->persistent)
         printf("  mpiacc exchange: persistent requests (MPI_Recv_init / MPI_Send_init once, MPI_Startall per phase)\n");
     if (o->overlap)

@@ -24,9 +24,9 @@ typedef struct opts {
     double wc, wk, wd, thr;
     int print_limit;
     int direct;               /* --direct: accepted, no effect (kept for old command lines) */
-    int stream_ordered;       /* MPIACC_ORDER_STREAM on the mpiacc receive halo datatypes  */
+    int stream_ordered;       /* --stream-ordered: accepted (stream-order receives are the default) */
     int stream_ordered_sends; /* ... and on the send ones                                  */
-    int host_order;           /* --overlap keeps host-order receives                       */
+    int host_order;           /* host-order receives instead of MPIACC_ORDER_STREAM        */
     int persistent;           /* mpiacc: persistent requests, MPI_Startall per phase       */
 } opts_t;
 

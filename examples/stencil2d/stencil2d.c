@@ -103,12 +103,13 @@ static void parse(int argc, char **argv, opts_t *o)
          CLI_ANY},
 #if ST_WITH_MPIACC
         {"stream-ordered", CLI_FLAG, &o->stream_ordered,
-         "mpiacc: MPIACC_ORDER_STREAM on the receive halo datatypes (receives complete once their data are ordered "
-         "on the stream; the host does not wait for them)", NULL, CLI_ANY},
+         "mpiacc: MPIACC_ORDER_STREAM on the receive halo datatypes: receives complete once their data are ordered "
+         "on the stream, the host does not wait for them (the default; kept for old command lines)", NULL, CLI_ANY},
         {"stream-ordered-sends", CLI_FLAG, &o->stream_ordered_sends,
          "mpiacc: MPIACC_ORDER_STREAM on the send halo datatypes too", NULL, CLI_ANY},
         {"host-order", CLI_FLAG, &o->host_order,
-         "mpiacc with --overlap: keep host-order receives (default there: MPIACC_ORDER_STREAM)", NULL, CLI_ANY},
+         "mpiacc: host-order receives (MPI_Waitall returns once the halo is in place) instead of stream order", NULL,
+         CLI_ANY},
         {"persistent", CLI_FLAG, &o->persistent,
          "mpiacc: the exchange's requests made once (MPI_Recv_init / MPI_Send_init), each phase started with "
          "MPI_Startall (the packs of a phase share one launch)", NULL, CLI_ANY},
@@ -316,7 +317,7 @@ static int plan(const opts_t *o, const ctx_t *c, result_t *r)
             if ((ov && (v == V_MANUAL || !o->overlap)) || (!ov && v != V_MANUAL && o->overlap == 1)) continue;
             memset(&r[n], 0, sizeof r[n]);
             r[n].variant = v, r[n].overlap = ov;
-            r[n].so_mask = (o->stream_ordered_sends ? 1 : 0) | (o->stream_ordered || (ov && !o->host_order) ? 2 : 0);
+            r[n].so_mask = (o->stream_ordered_sends ? 1 : 0) | (!o->host_order ? 2 : 0);
             n++;
         }
     }
