@@ -48,7 +48,7 @@ static const env_var_t table[] = {
      "nonblocking device calls posted back to back start their packs together (one launch) at the thread's next "
      "MPI progress, e.g. as MPI_Waitall starts; 0: each pack starts in its own call (for a program that computes "
      "on the CPU between posting and its next MPI call)"},
-    {"MPIACC_HOST_STAGING_MAX", MPIACC_ENV_SIZE, "32K", NULL, 0, SIZE_MAX_LL,
+    {"MPIACC_HOST_STAGING_MAX", MPIACC_ENV_SIZE, "64K", NULL, 0, SIZE_MAX_LL,
      "device messages of at most this many packed bytes that need staging (a non-contiguous layout, a receive "
      "whose dependency is pending) go through pinned host memory: copy engines and host bytes, no SM work "
      "queued behind the application's kernels; larger ones through device staging; 0: never"},

@@ -248,44 +248,25 @@ static void recv_after_reader(void **state)
     cu_all_ok(bad, "receive after a reader/writer on MPIACC_STREAM");
 }
 
-/* out_of_order's messages once, nothing held: where MPI's transport takes
- * device memory, UCX maps a peer's buffer and registers a host one at its
- * first use, and under MPS that waits for every kernel running on the
- * device (the gate kernel too): done here, the held round below reuses the
- * mappings (mpiacc's staging pools give the same buffers back). */
-static void out_of_order_warm_up(void)
-{
-    MPI_Datatype t = cu_tag(vec, CU_STREAM, cu_us), t2 = cu_tag(vec, CU_STREAM, cu_us2);
-    if (cu_rank == 0) {
-        MPI_Request rq[2];
-        MPI_CK(MPI_Isend(dA, 1, t, 1, 30, MPI_COMM_WORLD, &rq[0]));
-        MPI_CK(MPI_Isend(dB, 1, t2, 2, 31, MPI_COMM_WORLD, &rq[1]));
-        MPI_CK(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
-        send_host(1, 32, vec, seed32);
-    } else if (cu_rank == 1) {
-        MPI_Request rq[2];
-        MPI_CK(MPI_Recv(dA, 1, t, 0, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        MPI_CK(MPI_Irecv(dA, 1, t, 0, 32, MPI_COMM_WORLD, &rq[0]));
-        MPI_CK(MPI_Irecv(dB, 1, t2, 2, 33, MPI_COMM_WORLD, &rq[1]));
-        MPI_CK(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
-    } else if (cu_rank == 2) {
-        MPI_CK(MPI_Recv(dB, 1, t, 0, 31, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        send_host(1, 33, vec, seed32);
-    }
-    CU_CK(cudaDeviceSynchronize());
-    MPI_CK(MPI_Barrier(MPI_COMM_WORLD));
-    MPI_CK(MPI_Type_free(&t));
-    MPI_CK(MPI_Type_free(&t2));
-}
-
 static void out_of_order(void **state)
 {
     int bad = 0, idx = -1;
     const unsigned sa = seed32 + 300u, sb = seed32 + 301u;
     (void)state;
     CU_SKIP_UNDER_SANITIZER();
+    /* Ranks sharing one GPU (MPS) where MPI's transport takes device memory:
+     * UCX's work for the free stream's message (its CUDA IPC mapping and
+     * copies) waits for the kernels running on the device, the held gate's
+     * too, whatever mpiacc does (seen on an H200 under MPS, 2026-11-29, with
+     * and without a warm-up round; MPICH alone the same). One GPU per rank
+     * runs the case. */
+    if (mpiacc_engine_mpi.takes(MPIACC_KIND_CUDA) && cu_size > cu_ndev) {
+        if (cu_rank == 0)
+            printf("out_of_order: SKIPPED: ranks share a GPU and MPI's transport carries the messages (UCX waits for "
+                   "the kernels running on the device)\n");
+        skip();
+    }
     cu_watchdog("out_of_order", 120);
-    out_of_order_warm_up();
     /* sends: rank 0 -> 1 behind gated stream A, rank 0 -> 2 on free stream B */
     if (cu_rank == 0) {
         MPI_Datatype ta = cu_tag(vec, CU_STREAM, cu_us), tb = cu_tag(vec, CU_STREAM, cu_us2);

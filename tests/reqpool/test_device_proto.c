@@ -453,7 +453,7 @@ static void engine_answer(void **s)
     assert_true(atomic_load(&dep_asked) > 0);
 }
 
-/* MPIACC_HOST_STAGING_MAX (run by itself, with the default 32K; the other
+/* MPIACC_HOST_STAGING_MAX (run by itself, with the default 64K; the other
  * cases run with 0): a small message that needs staging goes through host
  * staging (staged column) — a strided send, a receive whose dependency is
  * pending, a strided receive — while a dense send whose dependency is
