@@ -276,10 +276,13 @@ static void print_config(void)
         }
     }
     ucx_dir = ucx_dir ? ucx_dir : *MPIACC_CONFIG_UCX_LIBDIR ? MPIACC_CONFIG_UCX_LIBDIR : NULL;
-    printf("  UCX for mpiacc-run    %s%s%s%s\n", ucx_dir ? ucx_dir : "(none: MPICH's own)",
-           strstr(ranks, ", version ") ? strstr(ranks, ", version ") : "",
-           ucx_dir && have_libdir && !strncmp(ucx_dir, libdir, strlen(libdir)) ? " (the install's copy)" : "",
-           ucx_dir ? mark(ucx_dir) : "");
+    {
+        const char *v = strstr(ranks, ", version "), *copy_of = "";
+        if (ucx_dir && have_libdir && !strncmp(ucx_dir, libdir, strlen(libdir))) copy_of = "the install's copy";
+        printf("  UCX for mpiacc-run    %s%s%s%s%s%s%s\n", ucx_dir ? ucx_dir : "(none: MPICH's own)",
+               v || *copy_of ? " (" : "", v ? v + 2 : "", v && *copy_of ? "; " : "", copy_of, v || *copy_of ? ")" : "",
+               ucx_dir ? mark(ucx_dir) : "");
+    }
     if (!ucx_here(here, sizeof here)) printf("  UCX loaded            (none: this MPI does not link UCX)\n");
     else if (!renv || !*renv || !*ranks || !strcmp(here, ranks))
         printf("  UCX loaded            %s\n", here);

@@ -45,7 +45,7 @@ while IFS= read -r l; do
   [ "$n" -le 1 ] || fail "--config: more than one UCX version on a line: $l"
 done < <(grep '^  UCX' <<<"$config")
 want_v=${rank_u##*, version }
-grep -q "^  UCX for mpiacc-run .*, version $want_v" <<<"$config" ||
+grep -q "^  UCX for mpiacc-run .* (version $want_v" <<<"$config" ||
   fail "--config: 'UCX for mpiacc-run' does not say version $want_v (what a rank loads)"
 [ $status -eq 0 ] && echo "mpiacc-info: passed (mpiacc-run's transport and UCX, this process's apart)"
 exit $status
