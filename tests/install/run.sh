@@ -20,10 +20,13 @@
 #     resolved, never the build or source tree; no installed text file
 #     (mpiacc-run, the CMake package, pkg-config) names the source tree;
 #  3. the installed mpiacc-info runs, --libdir is the installed library
-#     directory, it reports where it is installed, MPIACC_DISABLE=1 works;
-#     mpiacc-run --help, its exit status without a program, the command line
-#     it builds (MPMD), the ranks' environment (UCX netmod, UCX library
-#     first, --shm, --ucx none/DIR, the user's own settings kept);
+#     directory, it reports where it is installed, the paths of --config lie
+#     in the install or are marked "build time", MPIACC_DISABLE=1 works; the
+#     client scripts (scripts/clients/lib.sh) find the installed mpiacc-run;
+#     mpiacc-run --help, its exit status without a program, the command lines
+#     it builds (this node; other nodes: MPMD, one voice), an error printed
+#     once, the ranks' environment (UCX netmod, UCX library first, --shm,
+#     --ucx none/DIR, the user's own settings kept);
 #  4. mpiacc-run with a missing or a broken libmpiacc.so (and its rank side
 #     alone) fails with a message and a non-zero status, and the program
 #     never runs;
@@ -205,6 +208,11 @@ while IFS= read -r l; do
   done
 done <<<"$config"
 ok "mpiacc-info --config: installed in $prefix; paths outside it marked build time"
+# the client scripts find the install's mpiacc-run from its library (issue 38)
+got=$(LIBMPIACC=$libdir/libmpiacc.so; . "$srcdir/scripts/clients/lib.sh"; find_runner; echo "$RUNNER") ||
+  fail "scripts/clients/lib.sh with the installed library: $got"
+[ "$got" = "$(cd "$prefix/bin" && pwd)/mpiacc-run" ] || fail "scripts/clients/lib.sh found '$got', not $prefix/bin/mpiacc-run"
+ok "the client scripts run the install's mpiacc-run"
 
 # the ranks' environment (mpiacc-run --print-env: what the rank side sets)
 ucx_run=$(sed -n 's/^  UCX for mpiacc-run *\([^ ]*\).*/\1/p' <<<"$config")
