@@ -47,5 +47,14 @@ done < <(grep '^  UCX' <<<"$config")
 want_v=${rank_u##*, version }
 grep -q "^  UCX for mpiacc-run .* (version $want_v" <<<"$config" ||
   fail "--config: 'UCX for mpiacc-run' does not say version $want_v (what a rank loads)"
+# NCCL: the one the build found (scripts/setup.sh's first), not a CUDA
+# toolkit's lib/ copy that the loader's search would find (issue 38.6)
+nccl=$(sed -n 's/^MPIACC_NCCL_BUILD_LIB:FILEPATH=//p' "$build/CMakeCache.txt")
+if [ -n "$nccl" ] && [ -e "$nccl" ] && [ -z "${NCCL_ROOT:-}" ]; then
+  got=$(sed -n 's/^  NCCL [0-9.]* (\([^)]*\)).*/\1/p' <<<"$bare" | head -1)
+  [ "$(readlink -f "$got")" = "$(readlink -f "$nccl")" ] || fail "NCCL loaded from '$got', not the build's $nccl"
+  grep -q '^  CUDA  *unavailable' <<<"$bare" && ! grep -q '^  NCCL .*unused without a device' <<<"$bare" &&
+    fail "no CUDA device, yet NCCL is not said to be unused"
+fi
 [ $status -eq 0 ] && echo "mpiacc-info: passed (mpiacc-run's transport and UCX, this process's apart)"
 exit $status
