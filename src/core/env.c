@@ -31,10 +31,13 @@ static const env_var_t table[] = {
     /* library-wide */
     {"MPIACC_DISABLE", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
      "forward every MPI call to MPI untouched (mpiacc does nothing)"},
+    /* the one description of the levels: README.md's table and mpiacc.h say
+     * the same words (tests/tools/check_env.sh) */
     {"MPIACC_LOG", MPIACC_ENV_ENUM, "warn", "off|warn|info|debug", 0, 0,
-     "diagnostics on stderr: warn = misuse warnings (errors are the error handler's: MPI_ERRORS_ARE_FATAL "
-     "prints the message, MPI_ERRORS_RETURN returns it), info = + errors (each cause once), each path's first "
-     "use and a per-rank summary at MPI_Finalize, debug = + every error, call and state transition"},
+     "diagnostics on stderr: off = none; warn = misuse and environment warnings, each cause once (errors "
+     "go to the error handler; under a fatal one mpiacc prints them first); info = + each error once, each "
+     "path's first use, the transport chosen at MPI_Init and a summary per rank at MPI_Finalize; debug = + "
+     "every error, MPI call and state transition"},
     {"MPIACC_EAGER_INIT", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
      "start the device backends at MPI_Init (default: lazily, at the first tagged operation)"},
     {"MPIACC_FINALIZE_TIMEOUT", MPIACC_ENV_INT, "10", NULL, 0, 86400,
