@@ -8,7 +8,12 @@
  * Target: <= 2 % overhead.  With --uva the process sets MPIACC_UVA=1 before
  * MPI_Init: the mpiacc column is then the pointer-query mode's host path
  * (tag check, classification flag, one host-cache load; rows marked "/uva").
- * The cache's lookup alone: bench/uva_lookup.  With --coll the same
+ * The cache's lookup alone: bench/uva_lookup.  With --clmem (built with
+ * OpenCL) each process first passes one cl_mem to mpiacc with an OpenCL
+ * datatype, so that the host path then also checks that its buffer is not
+ * a cl_mem mpiacc knows (issue 38: a handle filter load per call; rows
+ * marked "/clmem"); without it, that check costs nothing (never armed).
+ * With --coll the same
  * comparison for the collectives' host path (8 B MPI_Bcast, MPI_Allreduce,
  * MPI_Gather, MPI_Iallreduce + MPI_Wait: the entry points generated from
  * src/interpose/mpi_calls.txt) instead of the ping-pong.
@@ -25,6 +30,33 @@
 
 #include "bench.h"
 #include "mpiacc.h"
+#ifdef HOST_OVERHEAD_OPENCL
+#include "ocl_common.h"
+
+/* --clmem: one cl_mem, sent to this process with an OpenCL datatype, so
+ * that mpiacc knows it (and checks host buffers against it from now on). */
+static int see_clmem(int rank)
+{
+    static bocl_t b;
+    cl_mem m, back;
+    MPI_Datatype t;
+    if (!bocl_init(&b)) return 0;
+    m = bocl_buf(&b, 64);
+    back = bocl_buf(&b, 64);
+    t = bocl_type(64, NULL);
+    MPI_Sendrecv((void *)m, 1, t, rank, 0, (void *)back, 1, t, rank, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Type_free(&t);
+    clReleaseMemObject(back); /* m stays alive: the check stays armed */
+    return 1;
+}
+#else
+static int see_clmem(int rank)
+{
+    (void)rank;
+    fprintf(stderr, "host_overhead: --clmem needs a build with OpenCL\n");
+    return 0;
+}
+#endif
 
 /* One block of `iters` round trips; returns the one-way latency in us. */
 static double block(int plain, char *buf, int count, MPI_Datatype t, int iters, int rank)
@@ -101,7 +133,7 @@ static double run_block(int coll, int plain, size_t c, char *buf, int count, MPI
 
 int main(int argc, char **argv)
 {
-    int rank, nranks, iters = 2000, rounds = 101, uva = 0, coll = 0;
+    int rank, nranks, iters = 2000, rounds = 101, uva = 0, coll = 0, clmem = 0;
     const char *csv = NULL;
     /* bytes, and whether to send them as one element of a derived (untagged)
      * datatype, which takes the attribute lookup instead of the shortcut
@@ -120,6 +152,8 @@ int main(int argc, char **argv)
         {"uva", CLI_FLAG, &uva, "run mpiacc in pointer-query mode (sets MPIACC_UVA=1 before MPI_Init)", NULL, CLI_ANY},
         {"coll", CLI_FLAG, &coll, "compare 8 B collectives (Bcast, Allreduce, Gather, Iallreduce+Wait) instead", NULL,
          CLI_ANY},
+        {"clmem", CLI_FLAG, &clmem, "pass one cl_mem to mpiacc first: host calls then check for cl_mem (OpenCL)",
+         NULL, CLI_ANY},
     };
     CLI_PARSE(argc, argv, "host_overhead", "mpiexec -n 2 host_overhead [options]",
               "Cost of mpiacc's interposition on host ping-pong (MPI-ACC Fig 3): plain MPICH\n"
@@ -134,12 +168,19 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
+    if (clmem && !see_clmem(rank)) {
+        if (rank == 0) printf("SKIPPED: --clmem: no OpenCL device\n");
+        MPI_Finalize();
+        return 77;
+    }
     if (rank == 0) {
         bench_header("host_overhead", "host ping-pong, plain MPICH vs mpiacc interposition", "host", "-");
         printf("# %s: %d rounds, each one block of %d %s with plain MPICH\n"
                "# and one through mpiacc, in alternating order; medians over rounds, and the median of the\n"
                "# per-round ratios (paired, so drift between rounds cancels)\n",
                coll ? "time per collective call" : "one-way latency", rounds, iters, coll ? "calls" : "round trips");
+        if (clmem)
+            printf("# a cl_mem was passed to mpiacc first: every host call checks it is not one (handle filter)\n");
         if (uva)
             printf("# mpiacc in pointer-query mode (MPIACC_UVA=1): untagged buffers are classified, host answers\n"
                    "# cached per 4 KiB granule; MPIX_Query_cuda_support() = %d\n", MPIX_Query_cuda_support());
@@ -179,12 +220,12 @@ int main(int argc, char **argv)
         if (rank == 0) {
             char dt[32];
             int bytes = coll ? 8 : cases[c].bytes;
-            snprintf(dt, sizeof dt, "%s%s",
+            snprintf(dt, sizeof dt, "%s%s%s",
                      coll             ? coll_names[c]
                      : cases[c].tagged ? "derived*"
                      : cases[c].derived ? "derived"
                                         : "MPI_BYTE",
-                     uva ? "/uva" : "");
+                     uva ? "/uva" : "", clmem ? "/clmem" : "");
             printf("%8d %-12s %14.3f %14.3f %+11.2f%%\n", bytes, dt, mp, mm, (mr - 1) * 100);
             if (f) fprintf(f, "%d,%s,%.4f,%.4f,%.4f\n", bytes, dt, mp, mm, mr);
         }

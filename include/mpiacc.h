@@ -251,10 +251,12 @@
  *    datatype (or MPIACC_BUF_HOST with MPIACC_EVENT) fails with an
  *    MPI_ERR_OTHER-class error naming MPIACC_DISABLE, instead of handing
  *    the device buffer to MPI as host memory.
- *  - MPIACC_LOG=off|warn|info|debug: diagnostics on stderr (default: warn,
- *    misuse warnings, each cause once; errors are printed by the error
- *    handler they are raised with -- MPI_ERRORS_ARE_FATAL prints the
- *    message, MPI_ERRORS_RETURN prints nothing -- and logged from info on).
+ *  - MPIACC_LOG=off|warn|info|debug (default warn): diagnostics on
+ *    stderr: off = none; warn = misuse and environment warnings, each
+ *    cause once (errors go to the error handler; under a fatal one mpiacc
+ *    prints them first); info = + each error once, each path's first use,
+ *    the transport chosen at MPI_Init and a summary per rank at
+ *    MPI_Finalize; debug = + every error, MPI call and state transition.
  *  - MPIACC_EAGER_INIT=1: start the CUDA/OpenCL backends in MPI_Init
  *    (default: each starts at the first operation on a buffer of its kind,
  *    so programs that never tag a datatype pay nothing for them).

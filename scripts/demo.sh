@@ -137,8 +137,8 @@ fi
 
 section "Where to look next"
 cat <<EOF
-   README.md              the user's guide: "Install", "A complete program" (CUDA and OpenCL),
-                          the attributes, "Environment", "Performance", "Troubleshooting"
+   README.md              the user's guide: "Install and launch", "A complete program", the
+                          attributes, "Environment", "Troubleshooting" (docs/guide.md: in full)
    include/mpiacc.h       the public API (the attributes and buffer kinds)
    $st     the whole port (README.md there); $build/$st/stencil2d --help
    scripts/test.sh        builds and runs the test suite (skipped tests listed with the reason)

@@ -10,6 +10,12 @@
 # (UCX warns about it).  Steps, most important first:
 #   configure, build          CUDA architectures native (GPU_CHECK_CUDA_ARCH)
 #   mpiacc-info, -2ranks      the build, then 2 ranks: the transport mpiacc chose
+#   cuda-ipc-realloc-np2/4    issue 36.6: device buffers freed and allocated
+#                             again between exchanges, under mpiacc-run
+#                             (MPIACC_LOG=info): right data, and UCX's "resource
+#                             already mapped" never printed (the summary counts
+#                             mpiacc's one-line explanations: 0 = UCX raised
+#                             no false alarm in that run)
 #   probe-anysource           a plain MPI program (no mpiacc): MPI_ANY_SOURCE
 #                             receives, 8 runs, on the engine environment and
 #                             on two simulated nodes (MPICH hung in some runs of
@@ -147,6 +153,17 @@ if [[ -x $build/tools/mpiacc-info ]]; then
   grep -E "^  (UCX|MPI library loaded|MPICH netmods|CUDA|transport)" "$out/mpiacc-info.log" | sed 's/^/    /' >>"$summary"
   step mpiacc-info-2ranks 40 "${run_env[@]}" "$mpiexec" -n 2 "$build/tools/mpiacc-info"
   grep -E "^  (UCX loaded|transport)" "$out/mpiacc-info-2ranks.log" | sort | uniq -c | sed 's/^/    /' >>"$summary"
+fi
+
+# ---- no false alarm: device buffers reallocated between exchanges (issue 36.6) --------
+# under mpiacc-run itself (not only its environment), 2 and 4 ranks
+if [[ -x $build/tests/cuda/test_cuda_realloc && -x $build/tools/mpiacc-run ]]; then
+  for n in 2 4; do
+    step cuda-ipc-realloc-np$n 60 env -u UCX_ROOT MPIACC_LOG=info "$build/tools/mpiacc-run" --mpiexec "$mpiexec" -n $n \
+      "$build/tests/cuda/test_cuda_realloc"
+    l=$out/cuda-ipc-realloc-np$n.log
+    note "    $(grep -m1 '^test_cuda_realloc:' "$l"); UCX error lines: $(grep -c 'UCX  ERROR' "$l"); mpiacc's explanations: $(grep -c 'resource already mapped" (' "$l")"
+  done
 fi
 
 # ---- a plain MPI probe: MPI_ANY_SOURCE on the UCX netmod ------------------------------

@@ -8,19 +8,59 @@
 #  - beside it, UCX 1.22 with its CUDA transports (PyPI's libucx-cu13): MPICH's
 #    UCX netmod runs on it under mpiacc-run (CUDA device memory on GPU
 #    machines, host memory everywhere; CMake finds it, cmake/mpiacc_ucx.cmake);
-#  - where CUDA is present (nvcc, or the NVIDIA driver), NCCL 2.28.9 from PyPI
-#    (nvidia-nccl-cu13: .venv/lib/python3.*/site-packages/nvidia/nccl/{include,lib}).
+#  - where a GPU can use it (the NVIDIA driver lists a device: nvidia-smi -L),
+#    NCCL 2.28.9 from PyPI (nvidia-nccl-cu13, 200 MB:
+#    .venv/lib/python3.*/site-packages/nvidia/nccl/{include,lib}); NCCL only
+#    runs collectives on device buffers, so a machine with the CUDA toolkit
+#    but no GPU gets none (the build then uses the toolkit's nccl.h if it has
+#    one) and the set-up says so.
 # Nothing is downloaded later, at build or run time.
 # Set MPIACC_SKIP_APT=1 to skip the Debian part (e.g. on a cluster),
 # MPI_HOME=/path to use an MPICH that is already installed instead of the
 # wheel (UCX still goes into .venv/; a site's UCX is chosen at configure time
-# with -DMPIACC_UCX_ROOT=DIR), MPIACC_SKIP_NCCL=1 to leave NCCL out.
+# with -DMPIACC_UCX_ROOT=DIR), MPIACC_SKIP_NCCL=1 to leave NCCL out,
+# MPIACC_SKIP_NCCL=0 to install it wherever CUDA is (a build for GPU nodes
+# on a machine without one).  --nccl-decision: print whether NCCL would be
+# installed, and why, and exit.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 mpich_version=5.0.2
 ucx_pkg=libucx-cu13 ucx_version=1.22.0
 nccl_pkg=nvidia-nccl-cu13 nccl_version=2.28.9
+
+# ---- NCCL: only where a GPU can use it ----------------------------------------
+# CUDA present: a CUDA compiler, or the NVIDIA driver (its library or its kernel module)
+cuda_present() {
+  command -v nvcc >/dev/null && return 0
+  compgen -G "/usr/local/cuda*/bin/nvcc" >/dev/null && return 0
+  [ -e /proc/driver/nvidia/version ] && return 0
+  ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' && return 0
+  return 1
+}
+# the GPUs the NVIDIA driver lists ("" when none can be used here)
+gpus_usable() { command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -c '^GPU ' | grep -v '^0$' || true; }
+# nccl_want (install|skip) and nccl_why: whether set-up installs NCCL, and why
+nccl_decide() {
+  local n
+  n=$(gpus_usable)
+  if [ "${MPIACC_SKIP_NCCL:-}" = 1 ]; then
+    nccl_want=skip nccl_why="MPIACC_SKIP_NCCL=1"
+  elif [ -n "$n" ]; then
+    nccl_want=install nccl_why="the NVIDIA driver lists $n GPU(s): collectives on device buffers run on NCCL"
+  elif [ "${MPIACC_SKIP_NCCL:-}" = 0 ] && cuda_present; then
+    nccl_want=install nccl_why="MPIACC_SKIP_NCCL=0: installed although no GPU is usable here (a build for GPU nodes)"
+  elif cuda_present; then
+    nccl_want=skip nccl_why="the CUDA toolkit is here but no GPU the NVIDIA driver can use (nvidia-smi lists none), and NCCL only runs collectives on device buffers (MPIACC_SKIP_NCCL=0 installs it anyway)"
+  else
+    nccl_want=skip nccl_why="no CUDA here"
+  fi
+}
+nccl_decide
+if [ "${1:-}" = --nccl-decision ]; then
+  echo "NCCL: $nccl_want: $nccl_why"
+  exit 0
+fi
 
 need_pkgs=()
 want_pkgs=(cmake make gcc g++ pkg-config ocl-icd-opencl-dev opencl-c-headers
@@ -82,18 +122,12 @@ done
 ucx_lib=$(compgen -G ".venv/lib/python3*/site-packages/libucx/lib/libucp.so.0" | head -1 || true)
 [ -n "$ucx_lib" ] || { echo "setup: error: $ucx_pkg installed, but no libucp.so.0 found in .venv/" >&2; exit 1; }
 
-# CUDA present: a CUDA compiler, or the NVIDIA driver (its library or its kernel module)
-cuda_present() {
-  command -v nvcc >/dev/null && return 0
-  compgen -G "/usr/local/cuda*/bin/nvcc" >/dev/null && return 0
-  [ -e /proc/driver/nvidia/version ] && return 0
-  ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' && return 0
-  return 1
-}
-if [ "${MPIACC_SKIP_NCCL:-0}" != 1 ] && cuda_present; then
+if [ "$nccl_want" = install ]; then
   if ! has_dist "$nccl_pkg" "$nccl_version"; then
-    echo "setup: CUDA found: installing NCCL $nccl_version ($nccl_pkg) from PyPI into .venv/"
+    echo "setup: installing NCCL $nccl_version ($nccl_pkg) from PyPI into .venv/: $nccl_why"
     pip_install "$nccl_pkg==$nccl_version"
   fi
+elif ! has_dist "$nccl_pkg" "$nccl_version"; then
+  echo "setup: NCCL not installed: $nccl_why"
 fi
 echo "setup: done (.venv/: MPICH $( [ -z "${MPI_HOME:-}" ] && echo "$mpich_version" || echo "from MPI_HOME=$MPI_HOME"), UCX $ucx_version in $(dirname "$ucx_lib")$(has_dist "$nccl_pkg" "$nccl_version" && echo ", NCCL $nccl_version"))"

@@ -11,7 +11,9 @@ usage() {
 usage: scripts/clients/imb.sh [options]
 
 Runs IMB-MPI1-GPU (Intel MPI Benchmarks, GPU build; it uses only MPICH-ABI
-calls) on MPICH's libmpi.so.12 with mpiacc preloaded into the 2 ranks:
+calls) on MPICH's libmpi.so.12 through the mpiacc-run of the library (a
+build tree's tools/, an install's bin/; none: an error), which preloads
+mpiacc into the 2 ranks and gives them its transport (named in the output):
 PingPong, Allreduce, Alltoall, Bcast with -mem_alloc_type cpu, and on a
 machine with a CUDA GPU with -mem_alloc_type device and MPIACC_UVA=1
 (pointer-query mode).  IMB-MPI1-GPU dlopens the unversioned libcudart.so:
@@ -25,7 +27,7 @@ Where the binary comes from (first found):
                     unless --no-download (then: SKIPPED)
 
 options:
-  --lib FILE        libmpiacc.so to preload (default: the repository's build tree)
+  --lib FILE        libmpiacc.so of a build tree or an install (default: the repository's build tree)
   --mpiexec FILE    MPICH's mpiexec (default: the repository's .venv, else PATH)
   --cuda DIR        CUDA toolkit (default: the one of nvcc in PATH, or /usr/local/cuda)
   --host-only       no device runs
@@ -109,6 +111,7 @@ one() {
 }
 BENCH=(PingPong Allreduce Alltoall Bcast -npmin 2 -msglog "$MSGLOG" -iter "$ITER" -time 10)
 echo "== IMB-MPI1-GPU ($IMB) on $MPI_LIB/libmpi.so.12, mpiacc preloaded ($LIBMPIACC)"
+echo "#  $(ranks_transport LD_LIBRARY_PATH="$MPI_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")"
 one "host buffers (-mem_alloc_type cpu)" -- "$IMB" "${BENCH[@]}" -mem_alloc_type cpu
 one "host buffers, MPIACC_UVA=1" MPIACC_UVA=1 -- "$IMB" "${BENCH[@]}" -mem_alloc_type cpu
 if [ "$GPU" = 1 ]; then

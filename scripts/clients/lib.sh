@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # scripts/clients/lib.sh: shared by the client scripts (sourced, not run).
-# Finds the MPI launcher and mpiacc's library, runs ranks with mpiacc
-# preloaded (LD_PRELOAD applied to the ranks only, through mpiexec -genv,
-# so the launcher itself never loads mpiacc) in the environment mpiacc-run
-# gives its ranks (MPICH's UCX netmod on the CUDA-enabled UCX: the
-# build's tools/mpiacc-run --print-env, when it is there), and reports
-# SKIPPED; the options every client takes and the CUDA toolkit they use.
-# Exit status 77 = skipped (CTest's SKIP_RETURN_CODE).
+# Finds the MPI launcher, mpiacc's library and the mpiacc-run that goes
+# with it (a build tree's tools/mpiacc-run, an install's bin/mpiacc-run;
+# none: an error, never a run on MPICH's defaults), runs ranks through that
+# mpiacc-run (mpiacc preloaded into the ranks only, on the transport it
+# gives them: MPICH's UCX netmod on the CUDA-enabled UCX), says which
+# transport the ranks use (ranks_transport: the words of mpiacc-info run
+# the same way), and reports SKIPPED; the options every client takes and
+# the CUDA toolkit they use.  Exit status 77 = skipped (CTest's
+# SKIP_RETURN_CODE).
 
 CLIENTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$CLIENTS_DIR/../.." && pwd)
@@ -24,7 +26,8 @@ find_mpiexec() {
   MPI_BIN=$(dirname "$MPIEXEC")
 }
 
-# LIBMPIACC: --lib, $LIBMPIACC, or the build tree's libmpiacc.so.
+# LIBMPIACC: --lib, $LIBMPIACC, or the build tree's libmpiacc.so; RUNNER:
+# the mpiacc-run beside it (find_runner).
 find_lib() {
   if [ -z "${LIBMPIACC:-}" ]; then
     for b in "$REPO/build" "$REPO"/build*; do
@@ -34,6 +37,27 @@ find_lib() {
     done
   fi
   [ -n "${LIBMPIACC:-}" ] && [ -e "$LIBMPIACC" ] || skip "no libmpiacc.so (build mpiacc first, or give --lib)"
+  find_runner
+}
+
+# RUNNER: the mpiacc-run of LIBMPIACC's build tree (<build>/tools/) or
+# install (<prefix>/bin/, the library in <prefix>/lib or lib64 or
+# lib/<triplet>), and INFO, the mpiacc-info beside it.  Stops with an error
+# when there is none, or when it preloads another library.
+find_runner() {
+  local d c want got
+  d=$(cd "$(dirname "$LIBMPIACC")" && pwd) # as given (a link into a build tree: see below)
+  RUNNER=""
+  for c in "$d/tools/mpiacc-run" "$d/../bin/mpiacc-run" "$d/../../bin/mpiacc-run" \
+    "$(dirname "$(readlink -f "$LIBMPIACC")")/tools/mpiacc-run"; do
+    [ -x "$c" ] && { RUNNER=$(cd "$(dirname "$c")" && pwd)/mpiacc-run; break; }
+  done
+  [ -n "$RUNNER" ] || die "no mpiacc-run beside $LIBMPIACC (looked in $d/tools and $d/../bin): give the libmpiacc.so of a build tree or of an install (--lib)"
+  INFO=$(dirname "$RUNNER")/mpiacc-info
+  want=$(readlink -f "$LIBMPIACC")
+  got=$("$RUNNER" --help 2>/dev/null | sed -n 's/^library: //p')
+  [ -n "$got" ] && [ "$(readlink -f "$got")" = "$want" ] ||
+    die "$RUNNER preloads ${got:-an unknown library}, not $LIBMPIACC"
 }
 
 # Whether a CUDA GPU is usable here.
@@ -61,15 +85,24 @@ common_option() {
   esac
 }
 
-# run_ranks N [VAR=VALUE...] -- program args...: N ranks through mpiacc.
+# run_ranks N [VAR=VALUE...] -- program args...: N ranks through mpiacc-run,
+# each VAR=VALUE in its environment, which mpiexec hands to the ranks (not
+# -genv: mpiacc-run completes an LD_LIBRARY_PATH given so, e.g. with its UCX
+# first, where -genv would replace what it sets).
 run_ranks() {
-  local n=$1 runner kv; shift
-  local envs=(-genv LD_PRELOAD "$LIBMPIACC")
-  runner=$(dirname "$LIBMPIACC")/tools/mpiacc-run
-  if [ -x "$runner" ]; then
-    while IFS= read -r kv; do [ -n "$kv" ] && envs+=(-genv "${kv%%=*}" "${kv#*=}"); done < <("$runner" --print-env 2>/dev/null)
-  fi
-  while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=(-genv "${1%%=*}" "${1#*=}"); shift; done
+  local n=$1 envs=(); shift
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
   shift
-  "$MPIEXEC" -n "$n" "${envs[@]}" "$@"
+  env "${envs[@]}" "$RUNNER" --mpiexec "$MPIEXEC" -n "$n" "$@"
+}
+
+# ranks_transport [VAR=VALUE...]: one line naming the transport of 2 ranks
+# started as run_ranks starts them (mpiacc-info's "transport" and "UCX
+# loaded" lines of rank 0), for the clients' tables.
+ranks_transport() {
+  local out t u
+  out=$(run_ranks 2 "$@" -- "$INFO" 2>/dev/null) || true
+  t=$(sed -n 's/^  transport  *//p' <<<"$out" | head -1)
+  u=$(sed -n 's/^  UCX loaded  *//p' <<<"$out" | head -1)
+  echo "ranks started by $RUNNER: transport: ${t:-unknown (mpiacc-info failed)}; UCX: ${u:-none}"
 }

@@ -9,8 +9,9 @@ usage() {
   cat <<'USAGE'
 usage: scripts/clients/mpi4py.sh [options]
 
-Runs scripts/clients/mpi4py_cuda.py on 2 ranks with mpiacc preloaded
-(mpiexec -genv LD_PRELOAD libmpiacc.so) and MPIACC_UVA=1: Send/Recv,
+Runs scripts/clients/mpi4py_cuda.py on 2 ranks through the mpiacc-run of
+the library (a build tree's tools/, an install's bin/; none: an error;
+its transport is named in the output) with MPIACC_UVA=1: Send/Recv,
 Isend/Irecv, Sendrecv and Allreduce, data checked on the host.
   host part    NumPy arrays (always)
   device part  CuPy arrays when CuPy works, else cudaMalloc'd arrays through
@@ -21,7 +22,7 @@ with `pip install mpi4py numpy`); without one the script prints SKIPPED.
 
 options:
   --python FILE    Python with mpi4py and NumPy (default: $PYTHON, else python3)
-  --lib FILE       libmpiacc.so to preload (default: the repository's build tree)
+  --lib FILE       libmpiacc.so of a build tree or an install (default: the repository's build tree)
   --mpiexec FILE   MPICH's mpiexec (default: the repository's .venv, else PATH)
   --cuda DIR       CUDA toolkit for libcudart (default: nvcc's, or /usr/local/cuda)
   --n N            floats per array (default 262144)
@@ -53,6 +54,7 @@ ENVS=(LD_LIBRARY_PATH="$LDP${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" MPIACC_UVA=1)
 PROG=$CLIENTS_DIR/mpi4py_cuda.py
 fails=0
 echo "== mpi4py ($PY) on $MPI_LIB/libmpi.so.12, mpiacc preloaded ($LIBMPIACC), MPIACC_UVA=1"
+echo "#  $(ranks_transport "${ENVS[@]}")"
 printf "host part:   "; run_ranks 2 "${ENVS[@]}" -- "$PY" "$PROG" --arrays host --n "$N" 2>&1 | tail -5
 [ "${PIPESTATUS[0]}" = 0 ] || fails=$((fails + 1))
 if [ "$HOST_ONLY" = 0 ] && have_gpu; then

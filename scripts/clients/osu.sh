@@ -13,8 +13,9 @@ usage: scripts/clients/osu.sh --src DIR [options]
 
 Builds the OSU micro-benchmarks from the source tree DIR (./configure CC=mpicc,
 plus --enable-cuda --with-cuda=CUDA when a GPU and the CUDA toolkit are there)
-and runs them unmodified, 2 ranks, with mpiacc preloaded into the ranks
-(mpiexec -genv LD_PRELOAD libmpiacc.so):
+and runs them unmodified, 2 ranks, through the mpiacc-run of the library
+(a build tree's tools/, an install's bin/; none: an error), which preloads
+mpiacc into the ranks and gives them its transport (named in the output):
 
   check pass (OSU's -c validation, every run must say Pass):
     host buffers     osu_latency osu_bw osu_allreduce osu_bcast osu_alltoall
@@ -33,7 +34,7 @@ options:
   --build DIR      build directory (default: ${TMPDIR:-/tmp}/mpiacc-osu-$USER)
   --cuda DIR       CUDA toolkit for --with-cuda (default: the one of nvcc in PATH, or /usr/local/cuda)
   --host-only      no device runs, build without CUDA
-  --lib FILE       libmpiacc.so to preload (default: the repository's build tree)
+  --lib FILE       libmpiacc.so of a build tree or an install (default: the repository's build tree)
   --mpiexec FILE   MPICH's mpiexec (default: the repository's .venv, else PATH)
   --sizes MIN:MAX  message sizes of the timing pass (default 1:4194304)
   --iters N        timing iterations per size (default 1000; warm-up N/10)
@@ -126,6 +127,7 @@ check() {
 CK_SIZES=1:1048576; CK_IT=(-i 50 -x 5); [ "$QUICK" = 1 ] && { CK_SIZES=1:65536; CK_IT=(-i 20 -x 2); }
 check_pass() {
 echo "== check pass: 2 ranks, mpiacc preloaded ($LIBMPIACC), OSU -c validation, sizes $CK_SIZES"
+echo "#  $(ranks_transport)"
 check "osu_latency   host" -- "$P2P/osu_latency" -c -m "$CK_SIZES" "${CK_IT[@]}"
 check "osu_bw        host" -- "$P2P/osu_bw" -c -m "$CK_SIZES" "${CK_IT[@]}" -W 8
 check "osu_allreduce host" -- "$COLL/osu_allreduce" -c -m "4:${CK_SIZES#*:}" "${CK_IT[@]}"
@@ -173,6 +175,7 @@ table() {
   echo "== OSU side by side: $(date -u +%Y-%m-%dT%H:%MZ), $(hostname), 2 ranks, mpiacc preloaded, $ITERS iterations"
   echo "#  lat: osu_latency one-way us; bw: osu_bw MB/s; allred: osu_allreduce avg us"
   echo "#  host: host buffers; D-D: -d cuda D D with MPIACC_UVA=1"
+  echo "#  $(ranks_transport MPIACC_UVA=1)"
   [ "$GPU" = 1 ] && echo "#  GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
   printf '%10s' "size(B)"; for l in "${labels[@]}"; do printf ' %12s' "$l"; done; echo
   local sizes; sizes=$(cat "$TMPT"/* | awk '{print $1}' | sort -n -u)

@@ -20,6 +20,7 @@
 #ifndef MPIACC_CORE_H_INCLUDED
 #define MPIACC_CORE_H_INCLUDED
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -94,6 +95,10 @@ static inline void mpiacc_err_enter(mpiacc_err_call_t *c)
     mpiacc_err_current = c;
 }
 static inline void mpiacc_err_leave(const mpiacc_err_call_t *c) { mpiacc_err_current = c->prev; }
+/* Set by the entry layer (src/interpose/init.c): the buffer kind a
+ * datatype is tagged with, own or inherited, as a word ("CUDA", "OpenCL",
+ * "host"), or NULL when untagged; error texts name it (errcall.c). */
+extern const char *(*mpiacc_err_type_tag)(MPI_Datatype t);
 /* An operation's copy of the call that started it (see src/reqpool/op.c). */
 #define MPIACC_ERR_MAXARGS 13
 typedef struct mpiacc_err_saved {
@@ -127,6 +132,12 @@ void mpiacc_err_finalize(void);
  * raises such errors: MPI_COMM_SELF's handler, or MPI_COMM_WORLD's while
  * MPI_COMM_SELF has none of its own. */
 int mpiacc_err_return_comm(MPI_Comm comm, int err);
+/* Before err is raised with handler eh (any object's): when eh ends the
+ * job (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT) and err is mpiacc's, the
+ * error is printed as the user's call's ("mpiacc: MPI_Irecv: why", then
+ * the call with its arguments and the rank: mpiacc_log_error) and MPI's
+ * abort, which follows, gets a short text pointing at it. */
+void mpiacc_err_before_raise(MPI_Errhandler eh, int err);
 
 /* The MPI error class of a code (MPI_SUCCESS for MPI_SUCCESS). */
 int mpiacc_err_class(int err);
@@ -162,6 +173,14 @@ typedef enum { MPIACC_LOG_OFF = 0, MPIACC_LOG_WARN, MPIACC_LOG_INFO, MPIACC_LOG_
 
 extern int mpiacc_log_level; /* from the MPIACC_LOG environment variable */
 void mpiacc_log_init(void);
+/* After PMPI_Init: lines name this process's rank in MPI_COMM_WORLD from
+ * now on (before: "rank -1"). */
+void mpiacc_log_start(void);
+/* An error of mpiacc raised with a fatal error handler (error.c), printed
+ * before MPI aborts, unless MPIACC_LOG=off: "mpiacc: <reason>" (the reason
+ * starts with the user's call's name: "MPI_Irecv: ...") and the call with
+ * its arguments and this process's rank. */
+void mpiacc_log_error(const char *reason, const char *call);
 void mpiacc_log_write(int level, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -192,11 +211,40 @@ extern int mpiacc_core_disabled;
 extern int mpiacc_core_initialized;
 /* Thread level MPI granted. */
 extern int mpiacc_core_thread_level;
-/* Non-zero while an untagged datatype's buffer may have to be classified
- * (MPIACC_UVA=1, or a communicator asserted memory allocation kinds that
- * include a device kind): the host fast path's one extra load.  Set by
- * src/dispatch/memkind.c. */
-extern int mpiacc_core_classify;
+/* Non-zero while an untagged datatype's buffer may have to be looked at:
+ * the host fast path's one extra load (relaxed).  Bits:
+ *  MPIACC_CORE_CLASSIFY_QUERY: it may be device memory (MPIACC_UVA=1, or a
+ *    communicator asserted memory allocation kinds that include a device
+ *    kind; set by src/dispatch/memkind.c);
+ *  MPIACC_CORE_CLASSIFY_HANDLES: it may be a device handle that is not an
+ *    address, a live cl_mem mpiacc has seen, which a host-typed call must
+ *    not read or write through (set by mpiacc_core_handle_note at the
+ *    first one).
+ * A program that never does either pays one load of 0. */
+enum { MPIACC_CORE_CLASSIFY_QUERY = 1, MPIACC_CORE_CLASSIFY_HANDLES = 2 };
+extern atomic_int mpiacc_core_classify;
+
+/* Device handles that are not addresses (cl_mem): a backend notes each one
+ * it has found alive (mpiacc_core_handle_note: a bit of a filter of 4096,
+ * never cleared until MPI_Finalize, and MPIACC_CORE_CLASSIFY_HANDLES);
+ * mpiacc_core_handle_maybe(p) says whether p may be one (one load; then
+ * the backends' is_live_handle knows for sure). */
+#define MPIACC_CORE_HANDLE_WORDS 64
+extern _Atomic(uint64_t) mpiacc_core_handle_filter[MPIACC_CORE_HANDLE_WORDS];
+static inline unsigned mpiacc_core_handle_bit(const void *p)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p >> 4;
+    x *= 0x9E3779B97F4A7C15ull;
+    return (unsigned)(x >> 52); /* 0..4095 */
+}
+static inline int mpiacc_core_handle_maybe(const void *p)
+{
+    unsigned b = mpiacc_core_handle_bit(p);
+    return (int)(atomic_load_explicit(&mpiacc_core_handle_filter[b / 64], memory_order_relaxed) >> (b % 64) & 1u);
+}
+void mpiacc_core_handle_note(const void *p);
+/* MPI_Finalize: forgets every handle (the bits, and the classify bit). */
+void mpiacc_core_handle_forget(void);
 /* Non-zero when receives from MPI_ANY_SOURCE go through a matched probe
  * (PMPI_Improbe + PMPI_Imrecv) instead of MPI's wildcard receive: MPICH's
  * ch4 on its UCX netmod, whose wildcard receive never completes when its
@@ -398,6 +446,12 @@ typedef struct mpiacc_backend {
     int (*dep_ready)(const mpiacc_attrs_t *a, void *buf, int *ready);
     int (*dev_staging_get)(const mpiacc_attrs_t *a, size_t bytes, void **p, size_t *cap, void **tok);
     void (*dev_staging_put)(void *tok);
+    /* Optional (NULL: the backend's buffers are addresses).  Whether p is a
+     * handle of this backend that is alive now and that mpiacc has seen
+     * (OpenCL: a cl_mem validated earlier and not released since), so that
+     * a host-typed call passing it fails instead of writing through it
+     * (src/dispatch/memkind.c).  Thread safe, cheap (a hash probe). */
+    int (*is_live_handle)(const void *p);
 } mpiacc_backend_t;
 
 /* The table for a kind, or NULL when not compiled in or no device.  Starts

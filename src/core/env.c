@@ -6,6 +6,7 @@
  * for the warning about unknown MPIACC_* names. */
 #include <ctype.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +31,13 @@ static const env_var_t table[] = {
     /* library-wide */
     {"MPIACC_DISABLE", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
      "forward every MPI call to MPI untouched (mpiacc does nothing)"},
+    /* the one description of the levels: README.md's table and mpiacc.h say
+     * the same words (tests/tools/check_env.sh) */
     {"MPIACC_LOG", MPIACC_ENV_ENUM, "warn", "off|warn|info|debug", 0, 0,
-     "diagnostics on stderr: warn = misuse warnings (errors are the error handler's: MPI_ERRORS_ARE_FATAL "
-     "prints the message, MPI_ERRORS_RETURN returns it), info = + errors (each cause once), each path's first "
-     "use and a per-rank summary at MPI_Finalize, debug = + every error, call and state transition"},
+     "diagnostics on stderr: off = none; warn = misuse and environment warnings, each cause once (errors "
+     "go to the error handler; under a fatal one mpiacc prints them first); info = + each error once, each "
+     "path's first use, the transport chosen at MPI_Init and a summary per rank at MPI_Finalize; debug = + "
+     "every error, MPI call and state transition"},
     {"MPIACC_EAGER_INIT", MPIACC_ENV_BOOL, "0", NULL, 0, 1,
      "start the device backends at MPI_Init (default: lazily, at the first tagged operation)"},
     {"MPIACC_FINALIZE_TIMEOUT", MPIACC_ENV_INT, "10", NULL, 0, 86400,
@@ -118,6 +122,34 @@ static struct {
     char accepted[96]; /* accepted values, as text */
 } cache[NVAR];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+/* The warnings of the first read (bad values, unknown names).  Printed
+ * there and then, unless mpiacc_env_hold() asked to keep them: MPI_Init
+ * reads the environment before PMPI_Init, and prints them after it, from
+ * rank 0 only (mpiacc_env_release), so that a job gets each once. */
+#define HELD_MAX 16
+static int holding;
+static char held[HELD_MAX][512];
+static int nheld;
+
+static void warn(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static void warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (!holding) {
+        char line[512];
+        vsnprintf(line, sizeof line, fmt, ap);
+        mpiacc_log_write(MPIACC_LOG_WARN, "%s", line);
+    } else if (nheld < HELD_MAX) {
+        vsnprintf(held[nheld++], sizeof held[0], fmt, ap);
+    }
+    va_end(ap);
+}
 
 /* ---- parsing ------------------------------------------------------------ */
 
@@ -225,16 +257,16 @@ static void warn_unknown(void)
             if (strlen(retired[i].name) == len && !strncmp(v, retired[i].name, len)) why = retired[i].why;
         if (known) continue;
         if (why)
-            mpiacc_log_write(MPIACC_LOG_WARN, "%.*s is set but no longer read: %s", (int)len, v, why);
+            warn("%.*s is set but no longer read: %s", (int)len, v, why);
         else if (best && bestd == 0)
-            mpiacc_log_write(MPIACC_LOG_WARN, "%.*s is not an mpiacc variable and is ignored: did you mean %s? "
-                             "(names are upper case)", (int)len, v, best);
+            warn("%.*s is not an mpiacc variable and is ignored: did you mean %s? (names are upper case)", (int)len,
+                 v, best);
         else if (best && bestd <= 3)
-            mpiacc_log_write(MPIACC_LOG_WARN, "%.*s is not an mpiacc variable and is ignored: did you mean %s? "
-                             "(mpiacc-info lists every variable)", (int)len, v, best);
+            warn("%.*s is not an mpiacc variable and is ignored: did you mean %s? (mpiacc-info lists every variable)",
+                 (int)len, v, best);
         else
-            mpiacc_log_write(MPIACC_LOG_WARN, "%.*s is not an mpiacc variable and is ignored (the closest is %s; "
-                             "mpiacc-info lists every variable)", (int)len, v, best ? best : "none");
+            warn("%.*s is not an mpiacc variable and is ignored (the closest is %s; mpiacc-info lists every "
+                 "variable)", (int)len, v, best ? best : "none");
     }
 }
 
@@ -258,8 +290,8 @@ static void read_all(void)
     }
     for (int i = 0; i < NVAR; i++) {
         if (cache[i].valid || level < MPIACC_LOG_WARN) continue;
-        mpiacc_log_write(MPIACC_LOG_WARN, "%s=%s not understood (accepted: %s); using the default %s",
-                         table[i].name, cache[i].raw, cache[i].accepted, table[i].def);
+        warn("%s=%s not understood (accepted: %s); using the default %s", table[i].name, cache[i].raw,
+             cache[i].accepted, table[i].def);
     }
     if (level >= MPIACC_LOG_WARN) warn_unknown();
 }
@@ -301,6 +333,16 @@ long long mpiacc_env_int(const char *name)
 {
     int i = lookup(name, MPIACC_ENV_INT);
     return i < 0 ? 0 : cache[i].value;
+}
+
+void mpiacc_env_hold(void) { holding = 1; }
+
+void mpiacc_env_release(int print)
+{
+    pthread_once(&once, read_all);
+    for (int i = 0; i < nheld && print; i++) mpiacc_log_write(MPIACC_LOG_WARN, "%s", held[i]);
+    nheld = 0;
+    holding = 0;
 }
 
 int mpiacc_env_count(void) { return NVAR; }

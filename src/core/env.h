@@ -48,6 +48,14 @@ int mpiacc_env_enum(const char *name);
 size_t mpiacc_env_size(const char *name);
 long long mpiacc_env_int(const char *name);
 
+/* The warnings of the first read (bad values, unknown names) are printed
+ * at once, unless mpiacc_env_hold() was called before it: they are then
+ * kept until mpiacc_env_release(print), which prints them when print is
+ * non-zero and forgets them.  MPI_Init holds them across PMPI_Init and
+ * lets rank 0 print them, with its rank: one of each per job. */
+void mpiacc_env_hold(void);
+void mpiacc_env_release(int print);
+
 /* Iteration over the table: 0 <= i < mpiacc_env_count().  Returns 0 on
  * success, -1 when i is out of range. */
 int mpiacc_env_count(void);

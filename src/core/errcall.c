@@ -65,16 +65,62 @@ static int predefined(MPI_Datatype t)
     return sizeof t == 4 && (bits(&t, sizeof t) >> 30) == 1;
 }
 
+const char *(*mpiacc_err_type_tag)(MPI_Datatype t);
+
+/* A derived datatype's constructor, as a word. */
+static const char *combiner_word(int c)
+{
+    static const struct {
+        int c;
+        const char *w;
+    } words[] = {{MPI_COMBINER_DUP, "dup"},
+                 {MPI_COMBINER_CONTIGUOUS, "contiguous"},
+                 {MPI_COMBINER_VECTOR, "vector"},
+                 {MPI_COMBINER_HVECTOR, "hvector"},
+                 {MPI_COMBINER_INDEXED, "indexed"},
+                 {MPI_COMBINER_HINDEXED, "hindexed"},
+                 {MPI_COMBINER_INDEXED_BLOCK, "indexed block"},
+                 {MPI_COMBINER_HINDEXED_BLOCK, "hindexed block"},
+                 {MPI_COMBINER_STRUCT, "struct"},
+                 {MPI_COMBINER_SUBARRAY, "subarray"},
+                 {MPI_COMBINER_DARRAY, "darray"},
+                 {MPI_COMBINER_RESIZED, "resized"}};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (words[i].c == c) return words[i].w;
+    return NULL;
+}
+
+/* MPI's own datatypes by name (MPI_INT); a derived one by what it is,
+ * "derived (vector, tagged OpenCL)", after its name when it has one
+ * ("'halo_col' (derived: vector, tagged OpenCL)"); the handle only where
+ * MPI cannot be asked (an operation's saved call: the datatype may be
+ * freed by now). */
 static void put_type(char *out, size_t size, size_t *len, MPI_Datatype t, int ask)
 {
     char name[MPI_MAX_OBJECT_NAME] = "";
-    int n = 0;
+    const char *shape = NULL, *tag = NULL;
+    int n = 0, ni, na, nd, comb;
     if (t == MPI_DATATYPE_NULL) {
         put(out, size, len, "MPI_DATATYPE_NULL");
         return;
     }
     if ((ask || predefined(t)) && PMPI_Type_get_name(t, name, &n) != MPI_SUCCESS) name[0] = 0;
-    put_named(out, size, len, bits(&t, sizeof t), name);
+    if (predefined(t) || !ask) {
+        put_named(out, size, len, bits(&t, sizeof t), name);
+        if (!predefined(t)) put(out, size, len, " (derived)");
+        return;
+    }
+    if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb != MPI_COMBINER_NAMED)
+        shape = combiner_word(comb);
+    if (mpiacc_err_type_tag) tag = mpiacc_err_type_tag(t);
+    if (!name[0] && !shape && !tag) { /* nothing better than the handle */
+        put(out, size, len, "derived 0x%llx", bits(&t, sizeof t));
+        return;
+    }
+    if (name[0]) put(out, size, len, "'%s' (derived%s", name, shape || tag ? ": " : "");
+    else put(out, size, len, "derived (");
+    put(out, size, len, "%s%s%s%s)", shape ? shape : "", shape && tag ? ", " : "", tag ? "tagged " : "",
+        tag ? tag : "");
 }
 
 static void put_comm(char *out, size_t size, size_t *len, MPI_Comm c, int ask)

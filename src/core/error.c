@@ -49,6 +49,7 @@ typedef struct ring {
     int cls;
     atomic_uint next;
     atomic_int code[MPIACC_ERR_RING];
+    atomic_int call_len[MPIACC_ERR_RING]; /* length of the message's call text (0: none) */
 } ring_t;
 
 static ring_t rings[MPIACC_ERRK_MAX];
@@ -65,7 +66,10 @@ int mpiacc_err_init(void)
         if (r == nrings) {
             rings[r].cls = errk_class[k];
             atomic_store(&rings[r].next, 0);
-            for (int i = 0; i < MPIACC_ERR_RING; i++) atomic_store(&rings[r].code[i], 0);
+            for (int i = 0; i < MPIACC_ERR_RING; i++) {
+                atomic_store(&rings[r].code[i], 0);
+                atomic_store(&rings[r].call_len[i], 0);
+            }
             nrings++;
         }
         errk_ring[k] = r;
@@ -114,6 +118,7 @@ int mpiacc_err(mpiacc_errk_t kind, const char *fmt, ...)
 {
     char msg[MPI_MAX_ERROR_STRING], why[MPI_MAX_ERROR_STRING];
     int n, code;
+    unsigned slot;
     ring_t *r;
     va_list ap;
 
@@ -129,12 +134,61 @@ int mpiacc_err(mpiacc_errk_t kind, const char *fmt, ...)
     MPIACC_LOG_ONCE(MPIACC_LOG_INFO, fmt, "error: %s", msg);
     if (!atomic_load(&errk_ready)) return errk_class[kind];
     r = &rings[errk_ring[kind]];
-    code = slot_code(r, atomic_fetch_add(&r->next, 1) % MPIACC_ERR_RING);
+    slot = atomic_fetch_add(&r->next, 1) % MPIACC_ERR_RING;
+    code = slot_code(r, slot);
     if (code == 0) return errk_class[kind];
     pthread_mutex_lock(&mpi_err_lock);
     PMPI_Add_error_string(code, msg);
+    atomic_store(&r->call_len[slot], n);
     pthread_mutex_unlock(&mpi_err_lock);
     return code;
+}
+
+/* ---- raising ---------------------------------------------------------------- */
+
+/* The length of the call text of err's message when err is one of mpiacc's
+ * codes (0: a message without a call), -1 when it is not. */
+static int ours(int err)
+{
+    if (err == MPI_SUCCESS || !atomic_load(&errk_ready)) return -1;
+    for (int r = 0; r < nrings; r++)
+        for (int i = 0; i < MPIACC_ERR_RING; i++)
+            if (atomic_load(&rings[r].code[i]) == err) return atomic_load(&rings[r].call_len[i]);
+    return -1;
+}
+
+/* MPI's handlers that end the job (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT). */
+static int is_fatal(MPI_Errhandler eh)
+{
+#ifdef MPI_ERRORS_ABORT
+    if (eh == MPI_ERRORS_ABORT) return 1;
+#endif
+    return eh == MPI_ERRORS_ARE_FATAL;
+}
+
+void mpiacc_err_before_raise(MPI_Errhandler eh, int err)
+{
+    char msg[MPI_MAX_ERROR_STRING], reason[MPI_MAX_ERROR_STRING + 64], call[MPI_MAX_ERROR_STRING];
+    int len = 0, n;
+    if (!is_fatal(eh) || mpiacc_log_level < MPIACC_LOG_WARN || (n = ours(err)) < 0) return;
+    if (PMPI_Error_string(err, msg, &len) != MPI_SUCCESS) return;
+    msg[len < (int)sizeof msg ? len : (int)sizeof msg - 1] = 0;
+    if (n > 0 && n + 2 <= len) {
+        /* "MPI_Irecv(buf=..., ...): why" -> "MPI_Irecv: why" and the call */
+        snprintf(call, sizeof call, "%.*s", n, msg);
+        snprintf(reason, sizeof reason, "%.*s: %s", (int)strcspn(call, "("), call, msg + n + 2);
+        mpiacc_log_error(reason, call);
+        snprintf(reason, sizeof reason, "mpiacc: %.*s failed: the \"mpiacc: %.*s\" lines above say why",
+                 (int)strcspn(call, "("), call, (int)strcspn(call, "("), call);
+    } else {
+        /* "mpiacc: why" (no call) */
+        mpiacc_log_error(strncmp(msg, "mpiacc: ", 8) ? msg : msg + 8, "no MPI call");
+        snprintf(reason, sizeof reason, "mpiacc: the \"mpiacc:\" lines above say what failed");
+    }
+    /* MPI's abort prints the code's string: not the same words again */
+    pthread_mutex_lock(&mpi_err_lock);
+    PMPI_Add_error_string(err, reason);
+    pthread_mutex_unlock(&mpi_err_lock);
 }
 
 /* Where MPICH raises an error that belongs to no communicator: on
@@ -153,8 +207,14 @@ static MPI_Comm no_comm_target(void)
 
 int mpiacc_err_return_comm(MPI_Comm comm, int err)
 {
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
     if (err == MPI_SUCCESS) return err;
-    PMPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? no_comm_target() : comm, err);
+    if (comm == MPI_COMM_NULL) comm = no_comm_target();
+    if (PMPI_Comm_get_errhandler(comm, &eh) == MPI_SUCCESS && eh != MPI_ERRHANDLER_NULL) {
+        mpiacc_err_before_raise(eh, err);
+        PMPI_Errhandler_free(&eh);
+    }
+    PMPI_Comm_call_errhandler(comm, err);
     return err;
 }
 

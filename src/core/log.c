@@ -15,15 +15,30 @@ int mpiacc_log_level = MPIACC_LOG_WARN;
 /* MPIACC_LOG=off|warn|info|debug (default warn): the words' indices are the levels. */
 void mpiacc_log_init(void) { mpiacc_log_level = mpiacc_env_enum("MPIACC_LOG"); }
 
+/* The process's rank in MPI_COMM_WORLD, from MPI_Init on (and after
+ * MPI_Finalize): lines printed then name it; before, "rank -1". */
+static int world_rank = -1;
+
+void mpiacc_log_start(void)
+{
+    int inited = 0;
+    PMPI_Initialized(&inited);
+    if (inited) PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+}
+
 static void write_line(int level, const char *line)
 {
     static const char *names[] = {"", "warn", "info", "debug"};
-    int rank = -1, inited = 0, finalized = 0;
-    PMPI_Initialized(&inited);
-    PMPI_Finalized(&finalized);
-    if (inited && !finalized) PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     /* one fprintf per line so that lines of different threads do not mix */
-    fprintf(stderr, "[mpiacc %s rank %d] %s\n", names[level & 3], rank, line);
+    fprintf(stderr, "[mpiacc %s rank %d] %s\n", names[level & 3], world_rank, line);
+}
+
+void mpiacc_log_error(const char *reason, const char *call)
+{
+    /* MPI's abort follows (the error handler is fatal): the user's call
+     * first, then where */
+    if (mpiacc_log_level < MPIACC_LOG_WARN) return;
+    fprintf(stderr, "mpiacc: %s\nmpiacc:   on rank %d, in %s\n", reason, world_rank, call);
 }
 
 /* Causes already reported by mpiacc_log_once: hashes of their keys.  When

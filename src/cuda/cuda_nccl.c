@@ -5,9 +5,10 @@
  * operations NCCL takes, and NCCL's errors as MPI error classes.
  *
  * Loading: libnccl.so.2 from $NCCL_ROOT/lib when NCCL_ROOT is set (only
- * there: the variable is an explicit choice), else the dynamic linker's
- * search, else the library CMake found at build time (MPIACC_NCCL_BUILD_LIB,
- * when it found one).  Once per process, at the first device collective (or
+ * there: the variable is an explicit choice), else the library CMake found
+ * at build time (MPIACC_NCCL_BUILD_LIB: the one scripts/setup.sh installed
+ * beside MPICH comes first there, so that a CUDA toolkit's own lib/ copy
+ * does not win over it), else the dynamic linker's search.  Once per process, at the first device collective (or
  * mpiacc-info); never linked.  A missing library or entry point, or a
  * version without the ones used here (2.7 and later have them), makes the
  * engine absent: the collectives layer then takes its other paths.
@@ -124,10 +125,10 @@ static void load(void)
             snprintf(why_buf, sizeof why_buf, "NCCL_ROOT=%.1024s: %.2048s", root, tmp);
         }
     } else {
-        lib = try_open("libnccl.so.2");
 #ifdef MPIACC_NCCL_BUILD_LIB
-        if (!lib) lib = try_open(MPIACC_NCCL_BUILD_LIB);
+        lib = try_open(MPIACC_NCCL_BUILD_LIB);
 #endif
+        if (!lib) lib = try_open("libnccl.so.2");
     }
     if (!lib) goto fail;
     snprintf(path, sizeof path, "libnccl.so.2");

@@ -153,7 +153,7 @@ int mpiacc_dispatch_memkind_assert(MPI_Comm comm, MPI_Info info, int replace)
     if (a->bits & (K_DEV | K_OTHER)) {
         /* The device kinds need the backend (and mixed kinds its query). */
         (void)mpiacc_backend_get(MPIACC_KIND_CUDA);
-        mpiacc_core_classify = 1;
+        atomic_fetch_or(&mpiacc_core_classify, MPIACC_CORE_CLASSIFY_QUERY);
     }
     MPIACC_CHECK(PMPI_Comm_set_attr(comm, assert_keyval, a));
     a = NULL;
@@ -210,9 +210,43 @@ fn_fail:
     goto fn_exit;
 }
 
+/* ---- device handles passed as host memory ------------------------------- */
+
+/* The backend whose live handle buf is (a cl_mem mpiacc has seen), or -1. */
+static int handle_kind(const void *buf)
+{
+    if (!buf || !(atomic_load_explicit(&mpiacc_core_classify, memory_order_relaxed) & MPIACC_CORE_CLASSIFY_HANDLES) ||
+        !mpiacc_core_handle_maybe(buf))
+        return -1;
+    for (int k = MPIACC_KIND_CUDA; k < MPIACC_KIND_MAX; k++) {
+        const mpiacc_backend_t *be = mpiacc_backend_peek(k);
+        if (be && be->is_live_handle && be->is_live_handle(buf)) return k;
+    }
+    return -1;
+}
+
+/* MPI_ERR_BUFFER when buf, passed with a host datatype (kind: NONE or
+ * HOST), is a live device handle: MPI would read or write the handle's
+ * own memory. */
+static int refuse_handle(const void *buf, int kind)
+{
+    int k = handle_kind(buf);
+    if (k < 0) return MPI_SUCCESS;
+    return mpiacc_err(MPIACC_ERRK_BUFFER,
+                      "the buffer %p is a live %s memory object (%s), but the datatype is %s: tag the datatype "
+                      "with MPIACC_BUF_TYPE = %s (and its %s) to pass that object, or pass host memory; mpiacc "
+                      "does not let MPI read or write through the handle",
+                      buf, mpiacc_kind_name(k), k == MPIACC_KIND_OPENCL ? "cl_mem" : "handle",
+                      kind == MPIACC_KIND_HOST ? "tagged MPIACC_BUF_HOST" : "a host datatype (untagged)",
+                      k == MPIACC_KIND_OPENCL ? "MPIACC_BUF_OPENCL" : "MPIACC_BUF_CUDA",
+                      k == MPIACC_KIND_OPENCL ? "MPIACC_CL_QUEUE" : "MPIACC_STREAM");
+}
+
 int mpiacc_dispatch_classify_host(const void *buf, MPI_Comm comm)
 {
     int kind, device;
+    if (handle_kind(buf) >= 0) return 0;
+    if (!(atomic_load_explicit(&mpiacc_core_classify, memory_order_relaxed) & MPIACC_CORE_CLASSIFY_QUERY)) return 1;
     /* A failed query is not "host": the dispatcher asks again and fails. */
     return classify(buf, comm, &kind, &device) == MPI_SUCCESS && kind == MPIACC_KIND_NONE;
 }
@@ -228,7 +262,11 @@ int mpiacc_dispatch_attrs_type(MPI_Datatype dt, const void *buf, MPI_Comm comm, 
 {
     int mpi_errno = MPI_SUCCESS, kind, device;
     MPIACC_CHECK(mpiacc_dispatch_facts(dt, a, t)); /* facts.c: read once per datatype */
-    if (a->kind != MPIACC_KIND_NONE || !mpiacc_core_classify || !mpiacc_attrs_lookup_ok(dt)) goto fn_exit;
+    if (a->kind == MPIACC_KIND_NONE || a->kind == MPIACC_KIND_HOST) MPIACC_CHECK(refuse_handle(buf, a->kind));
+    if (a->kind != MPIACC_KIND_NONE ||
+        !(atomic_load_explicit(&mpiacc_core_classify, memory_order_relaxed) & MPIACC_CORE_CLASSIFY_QUERY) ||
+        !mpiacc_attrs_lookup_ok(dt))
+        goto fn_exit;
     MPIACC_CHECK(classify(buf, comm, &kind, &device));
     if (kind != MPIACC_KIND_NONE) {
         a->kind = kind;
@@ -295,7 +333,7 @@ int mpiacc_dispatch_memkind_init(void)
     atomic_store(&mpiacc_dispatch_any_assert, 0);
     MPIACC_CHECK(PMPI_Comm_create_keyval(assert_copy, assert_delete, &assert_keyval, NULL));
     mpiacc_dispatch_uva = mpiacc_env_bool("MPIACC_UVA");
-    mpiacc_core_classify = mpiacc_dispatch_uva;
+    atomic_store(&mpiacc_core_classify, mpiacc_dispatch_uva ? MPIACC_CORE_CLASSIFY_QUERY : 0);
     if (mpiacc_dispatch_uva) {
         /* The query needs the backend started: now, not at the first call. */
         const mpiacc_backend_t *be = mpiacc_backend_get(MPIACC_KIND_CUDA);
@@ -310,7 +348,7 @@ fn_fail:
 
 void mpiacc_dispatch_memkind_finalize(void)
 {
-    mpiacc_core_classify = 0;
+    atomic_fetch_and(&mpiacc_core_classify, ~MPIACC_CORE_CLASSIFY_QUERY);
     mpiacc_dispatch_uva = 0;
     atomic_store(&mpiacc_dispatch_any_assert, 0);
     if (assert_keyval != MPI_KEYVAL_INVALID) PMPI_Comm_free_keyval(&assert_keyval);

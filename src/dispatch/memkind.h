@@ -42,9 +42,12 @@ void mpiacc_dispatch_memkind_finalize(void);
  * datatype without MPIACC_STREAM); host and pinned host memory give
  * MPIACC_KIND_NONE (the caller hands the call to MPI).  `buf` is the
  * address the application passed (MPI_BOTTOM/NULL: host).  Errors: the
- * attribute errors of mpiacc_attrs_get, or a failed pointer query.  The
- * datatype's attributes come from its facts (facts.c: read once per
- * datatype and attribute change).
+ * attribute errors of mpiacc_attrs_get, a failed pointer query, or
+ * (MPI_ERR_BUFFER) a host-typed buffer (untagged or MPIACC_BUF_HOST) that
+ * is a live device handle mpiacc has seen (a cl_mem passed without
+ * MPIACC_BUF_OPENCL: MPI would write through the handle).  The datatype's
+ * attributes come from its facts (facts.c: read once per datatype and
+ * attribute change).
  */
 int mpiacc_dispatch_attrs(MPI_Datatype dt, const void *buf, MPI_Comm comm, mpiacc_attrs_t *a);
 /* The same, and the datatype's analysis when its facts hold it (*t
@@ -54,18 +57,24 @@ int mpiacc_dispatch_attrs_type(MPI_Datatype dt, const void *buf, MPI_Comm comm, 
                                mpiacc_pack_type_t **t);
 
 /* The slow half of mpiacc_dispatch_untagged_host (an untagged datatype,
- * classification on, granule not cached). */
+ * classification on, granule not cached): 0 for device memory, a live
+ * device handle (cl_mem) or a failed query. */
 int mpiacc_dispatch_classify_host(const void *buf, MPI_Comm comm);
 
 /* The host fast path's test: 1 when the call may go straight to MPI as a
  * host call (untagged datatype, and buf host memory or no classification
  * on), 0 when it must take mpiacc_dispatch_attrs.  With classification
- * off: the tag check plus one load; with MPIACC_UVA=1 on a cached host
- * granule: plus one atomic load and a compare. */
+ * off: the tag check plus one load; once a cl_mem was seen: plus a load of
+ * the handle filter (a buf that may be a live cl_mem takes
+ * mpiacc_dispatch_attrs, which refuses it); with MPIACC_UVA=1 on a cached
+ * host granule: plus one atomic load and a compare. */
 static inline int mpiacc_dispatch_untagged_host(MPI_Datatype dt, const void *buf, MPI_Comm comm)
 {
+    int c;
     if (mpiacc_attrs_kind(dt) != MPIACC_KIND_NONE) return 0;
-    if (!mpiacc_core_classify) return 1;
+    if (!(c = atomic_load_explicit(&mpiacc_core_classify, memory_order_relaxed))) return 1;
+    if ((c & MPIACC_CORE_CLASSIFY_HANDLES) && mpiacc_core_handle_maybe(buf)) return 0;
+    if (!(c & MPIACC_CORE_CLASSIFY_QUERY)) return 1;
     if (!atomic_load_explicit(&mpiacc_dispatch_any_assert, memory_order_relaxed) &&
         mpiacc_util_pcache_has(&mpiacc_dispatch_host_pages, buf))
         return 1;

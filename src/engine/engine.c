@@ -193,6 +193,16 @@ static void gather_facts(mpiacc_engine_facts_t *f)
     else snprintf(f->ucx_why, sizeof f->ucx_why, "UCX was not asked");
 }
 
+/* ---- UCX's false alarms ------------------------------------------------------------- */
+
+int mpiacc_engine_ucx_harmless(const char *file, int is_error, const char *text)
+{
+    const char *base = file ? strrchr(file, '/') : NULL;
+    base = base ? base + 1 : file;
+    return is_error && base && text && !strcmp(base, "cuda_ipc_cache.c") &&
+           !strncmp(text, "cuIpcOpenMemHandle() failed: ", 29) && strstr(text, "already mapped");
+}
+
 /* ---- the table -------------------------------------------------------------------- */
 
 static int probe(void)
@@ -200,6 +210,7 @@ static int probe(void)
     mpiacc_engine_facts_t f;
     char why[384];
     int mine, all, rank = 0;
+    mpiacc_engine_ucx_quiet(); /* before any device message: UCX's false alarms hidden */
     gather_facts(&f);
     /* MPI_ANY_SOURCE receives through a matched probe on MPICH's UCX
      * netmod, whatever the device path (core.h; src/protocol/wildcard.c) */

@@ -86,6 +86,25 @@ int mpiacc_engine_agree(int mine, MPI_Comm comm);
  * UCX already loaded in the process; what it found in why[len]. */
 int mpiacc_engine_ucx_probe(char *why, size_t len);
 
+/* ---- UCX's false alarms ---------------------------------------------------- */
+
+/* Whether a UCX log line (its source file, whether it is of level ERROR,
+ * its text) is one mpiacc knows to be harmless, so that mpiacc hides it
+ * (and explains it once at MPIACC_LOG=info).  One such line today: UCX
+ * 1.22's CUDA IPC cache reports "cuIpcOpenMemHandle() failed: resource
+ * already mapped" (cuda_ipc_cache.c) when a peer frees device memory and
+ * allocates it again at the same address between two messages; UCX then
+ * unmaps the stale mapping and maps again, and the data are right (a
+ * failure after that retry is ucs_fatal, which no log handler sees).
+ * Upstream fix: openucx/ucx pull request 11216. */
+int mpiacc_engine_ucx_harmless(const char *file, int is_error, const char *text);
+
+/* ucx.c: puts a log handler in front of UCX's (ucs_log_push_handler of
+ * the libucs already loaded, once per process) that drops the lines
+ * mpiacc_engine_ucx_harmless names; every other line goes on to UCX's own
+ * handler untouched.  ucx_stub.c: nothing. */
+void mpiacc_engine_ucx_quiet(void);
+
 /* Test hooks' state (engine_testhooks.h sets it; libmpiacc_internal.a
  * only): kinds (bit 1 << kind) MPI is said to take whatever the probe
  * finds, e.g. MPIACC_BUF_HOST for the device protocol's CPU stand-in; 0:

@@ -17,14 +17,36 @@
 
 _Static_assert(MPIACC_KIND_MAX <= MPIACC_PACK_NSLOTS, "a backend's data slot is its kind");
 
+/* What a datatype is tagged with, for error texts (core.h). */
+static const char *type_tag(MPI_Datatype t)
+{
+    int k = mpiacc_attrs_kind(t);
+    return k > MPIACC_KIND_NONE && k < MPIACC_KIND_MAX ? mpiacc_kind_name(k) : NULL;
+}
+
 /* MPIACC_DISABLE=1: no backend, pool or protocol is started, but the
  * error codes and the keyvals are (so that tagging a datatype stays valid
  * and a tagged call fails instead of passing a device buffer to MPI as
  * host memory; see the dispatcher). */
 static void read_env(void)
 {
+    mpiacc_env_hold(); /* the environment's warnings wait for the rank */
     mpiacc_core_disabled = mpiacc_env_bool("MPIACC_DISABLE");
     mpiacc_log_init();
+    mpiacc_err_type_tag = type_tag;
+}
+
+/* After PMPI_Init (err: its result): log lines name the rank, and the
+ * environment's warnings are printed by rank 0 only (every process of a
+ * job normally has the same environment): once per job. */
+static void mpi_started(int err)
+{
+    int rank = 0;
+    if (err == MPI_SUCCESS) {
+        mpiacc_log_start();
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    }
+    mpiacc_env_release(rank == 0);
 }
 
 /* MPIACC_EAGER_INIT=1: start every backend in MPI_Init instead of at the
@@ -98,6 +120,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Init(int *argc, char ***argv)
     int mpi_errno;
     read_env();
     mpi_errno = PMPI_Init(argc, argv);
+    mpi_started(mpi_errno);
     if (mpi_errno != MPI_SUCCESS) return mpi_errno;
     if (mpiacc_core_disabled) return mpiacc_err_return_comm(MPI_COMM_WORLD, start_disabled());
     PMPI_Query_thread(&mpiacc_core_thread_level);
@@ -109,6 +132,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Init_thread(int *argc, char ***argv, int require
     int mpi_errno;
     read_env();
     mpi_errno = PMPI_Init_thread(argc, argv, required, provided);
+    mpi_started(mpi_errno);
     if (mpi_errno != MPI_SUCCESS) return mpi_errno;
     if (mpiacc_core_disabled) return mpiacc_err_return_comm(MPI_COMM_WORLD, start_disabled());
     mpiacc_core_thread_level = *provided;
@@ -135,6 +159,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Finalize(void)
     MPIACC_LOG(MPIACC_LOG_DEBUG, "finalize: request pool released");
     unregister_slots();
     mpiacc_backends_finalize(rep.busy_kinds);
+    mpiacc_core_handle_forget();
     mpiacc_engine_mpi.finalize();
     mpiacc_pack_finalize();
     mpiacc_attrs_finalize();

@@ -25,15 +25,18 @@
 #define MPIACC_INTERPOSE_EXPORT __attribute__((visibility("default")))
 
 /* The fast-path tests: a send, and any other call (receive, pack).  While
- * untagged buffers may need classifying (mpiacc_core_classify: MPIACC_UVA=1
- * or a memory-kind assertion, src/dispatch/memkind.h) every call takes the
- * dispatcher, whose entry points test the buffer first
- * (mpiacc_dispatch_untagged_host) and hand host buffers to MPI at once.
+ * untagged buffers may need a look (mpiacc_core_classify: MPIACC_UVA=1 or
+ * a memory-kind assertion, src/dispatch/memkind.h, or a cl_mem seen, which
+ * a host-typed call must not pass to MPI) every call takes the dispatcher,
+ * whose entry points test the buffer first (mpiacc_dispatch_untagged_host)
+ * and hand host buffers to MPI at once.  The test is one relaxed load of
+ * 0 in a program that does none of these.
  * Always inlined: the host send path is this test and the PMPI call,
  * whatever else shares the generated file. */
 static inline __attribute__((always_inline)) int mpiacc_interpose_send_fast(MPI_Datatype dt)
 {
-    return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE && !mpiacc_core_classify && mpiacc_dispatch_no_deferred();
+    return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE &&
+           !atomic_load_explicit(&mpiacc_core_classify, memory_order_relaxed) && mpiacc_dispatch_no_deferred();
 }
 
 /* MPI_Mrecv / MPI_Imrecv of an untagged datatype: MPI's (a message noted
@@ -60,7 +63,7 @@ void mpiacc_interpose_stats_summary(void);
  * (then the dispatcher classifies the buffer). */
 static inline int mpiacc_interpose_untagged(MPI_Datatype dt)
 {
-    return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE && !mpiacc_core_classify;
+    return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE && !atomic_load_explicit(&mpiacc_core_classify, memory_order_relaxed);
 }
 
 /* A receive's fast path: an untagged datatype, and not a receive from

@@ -35,9 +35,18 @@ int mpiacc_interpose_untagged_device(const MPI_Datatype t[], int n, const void *
     return 0;
 }
 
+/* A fatal handler gets mpiacc's message first (core.h); the reference
+ * MPI_*_get_errhandler took is given back. */
+static void before_raise(MPI_Errhandler eh, int err)
+{
+    mpiacc_err_before_raise(eh, err);
+    if (eh != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&eh);
+}
+
 int mpiacc_interpose_refuse(const char *call, const MPI_Datatype t[], int n, int on, void *obj)
 {
     mpiacc_attrs_t a = {.kind = MPIACC_KIND_NONE};
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
     int err;
     for (int i = 0; i < n; i++)
         if (needs_mpiacc(t[i], &a)) break;
@@ -53,8 +62,14 @@ int mpiacc_interpose_refuse(const char *call, const MPI_Datatype t[], int n, int
                          "(mpiacc refuses it rather than hand the buffer to MPI as host memory)",
                          call, mpiacc_kind_name(a.kind), a.kind == MPIACC_KIND_HOST ? " with MPIACC_EVENT" : "");
     switch (on) {
-    case MPIACC_INTERPOSE_ON_WIN: PMPI_Win_call_errhandler(*(MPI_Win *)obj, err); return err;
-    case MPIACC_INTERPOSE_ON_FILE: PMPI_File_call_errhandler(*(MPI_File *)obj, err); return err;
+    case MPIACC_INTERPOSE_ON_WIN:
+        if (PMPI_Win_get_errhandler(*(MPI_Win *)obj, &eh) == MPI_SUCCESS) before_raise(eh, err);
+        PMPI_Win_call_errhandler(*(MPI_Win *)obj, err);
+        return err;
+    case MPIACC_INTERPOSE_ON_FILE:
+        if (PMPI_File_get_errhandler(*(MPI_File *)obj, &eh) == MPI_SUCCESS) before_raise(eh, err);
+        PMPI_File_call_errhandler(*(MPI_File *)obj, err);
+        return err;
     case MPIACC_INTERPOSE_ON_COMM: return mpiacc_err_return_comm(*(MPI_Comm *)obj, err);
     default: return mpiacc_err_return_comm(MPI_COMM_NULL, err);
     }

@@ -164,6 +164,9 @@ int mpiacc_ocl_mem_context(cl_mem m, const mpiacc_attrs_t *a, cl_context *ctx, s
 void mpiacc_ocl_valid_learn_platform(cl_platform_id p);
 /* At finalize: forgets the handles remembered as live. */
 void mpiacc_ocl_valid_finalize(void);
+/* Whether p is a handle remembered as live (the backend's is_live_handle:
+ * a host-typed call passing it is refused). */
+int mpiacc_ocl_valid_is_live(const void *p);
 /* Handles remembered as live now (tests). */
 int mpiacc_ocl_valid_live_count(void);
 /* 1 (the default): mpiacc_ocl_mem_context checks handles as above; 0: it

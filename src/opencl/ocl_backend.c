@@ -364,6 +364,7 @@ static const mpiacc_backend_t ocl_table = {
     .describe = ocl_describe,
     .validate_span = mpiacc_ocl_validate_span,
     .order_after = ocl_order_after,
+    .is_live_handle = mpiacc_ocl_valid_is_live,
 };
 
 const mpiacc_backend_t *mpiacc_opencl_backend(void) { return &ocl_table; }

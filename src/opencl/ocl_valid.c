@@ -243,6 +243,8 @@ void mpiacc_ocl_valid_finalize(void)
     pthread_mutex_unlock(&live_lock);
 }
 
+int mpiacc_ocl_valid_is_live(const void *p) { return p && live_has((cl_mem)(uintptr_t)p); }
+
 int mpiacc_ocl_valid_live_count(void)
 {
     int n;
@@ -296,7 +298,10 @@ int mpiacc_ocl_mem_context(cl_mem m, const mpiacc_attrs_t *a, cl_context *ctx, s
     if (fresh) {
         /* the runtime vouched for it: remember it until it is released */
         word_remember(w);
-        if (live_add(m) && clSetMemObjectDestructorCallback(m, live_forget, NULL) != CL_SUCCESS) live_remove(m);
+        if (live_add(m)) {
+            if (clSetMemObjectDestructorCallback(m, live_forget, NULL) != CL_SUCCESS) live_remove(m);
+            else mpiacc_core_handle_note(m); /* host-typed calls passing it now fail (memkind.c) */
+        }
     }
     if (size) MPIACC_OCL_CALL("clGetMemObjectInfo(CL_MEM_SIZE)",
                               clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof *size, size, NULL));

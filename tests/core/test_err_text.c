@@ -2,8 +2,11 @@
 #define _POSIX_C_SOURCE 200809L
 /*
  * Issue 30: an error names the user's MPI call with its arguments (the
- * datatype's handle and name, buffer, counts, peer, tag, communicator), the
- * way MPICH's own errors read, prints once, and follows the error handler.
+ * datatype readably -- issue 38: MPI's name, else its name and what it is,
+ * "'halo_col' (derived: contiguous, tagged host)", or what it is,
+ * "derived (vector, tagged host)" -- buffer, counts, peer, tag,
+ * communicator), the way MPICH's own errors read, prints once, and follows
+ * the error handler.
  * One rank; pooled host datatypes (MPIACC_BUF_HOST + MPIACC_EVENT, the CPU
  * backend), so no device is needed; the OpenCL and CUDA programs check the
  * truncation text on their buffers (err_cases.h, item 1).
@@ -13,8 +16,10 @@
  *   --log           the same run under MPIACC_LOG=info: each error logged
  *                   once, as "error: <the code's string>";
  *   --fatal CASE    MPI_ERRORS_ARE_FATAL: the call of CASE (isend, bcast,
- *                   pack) aborts; err_text_fatal.sh checks that the message
- *                   is printed once (by MPI's handler).
+ *                   pack) aborts; err_text_fatal.sh checks that mpiacc
+ *                   prints the error first, as the user's call's
+ *                   ("mpiacc: MPI_Isend: ..."), once, and MPI's abort
+ *                   follows.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -103,7 +108,8 @@ static void p2p(void **state)
     MPI_Request r = MPI_REQUEST_NULL;
     snprintf(addr, sizeof addr, "buf=%p, ", (void *)buf);
     CHECK(MPI_Isend(buf, 4, halo, 0, 7, MPI_COMM_WORLD, &r), MPI_ERR_TYPE, "MPI_Isend", addr, "count=4, ",
-          "'halo_col', dest=0, tag=7, comm=MPI_COMM_WORLD, request=", "not committed");
+          "datatype='halo_col' (derived: contiguous, tagged host), dest=0, tag=7, comm=MPI_COMM_WORLD, request=",
+          "not committed");
     assert_int_equal(r, MPI_REQUEST_NULL);
     CHECK(MPI_Send(buf, -1, small, 0, 3, MPI_COMM_WORLD), MPI_ERR_COUNT, "MPI_Send", "count=-1, ", "'small_row'",
           "negative count");
@@ -122,8 +128,17 @@ static void collective(void **state)
     int buf[16] = {0};
     MPI_Datatype t = named_ints(2, "pair", 1);
     MPI_Request r = MPI_REQUEST_NULL;
-    CHECK(MPI_Bcast(buf, -2, t, 0, MPI_COMM_WORLD), MPI_ERR_COUNT, "MPI_Bcast", "count=-2, datatype=", "'pair', root=0",
-          "): negative count -2");
+    MPI_Datatype v;
+    CHECK(MPI_Bcast(buf, -2, t, 0, MPI_COMM_WORLD), MPI_ERR_COUNT, "MPI_Bcast", "count=-2, datatype=",
+          "'pair' (derived: contiguous, tagged host), root=0", "): negative count -2");
+    /* without a name: what it is; MPI's own types by name */
+    MPI_Type_vector(2, 1, 2, MPI_INT, &v);
+    MPI_Type_commit(&v);
+    MPI_Type_set_attr(v, MPIACC_BUF_TYPE, MPIACC_BUF_HOST);
+    MPI_Type_set_attr(v, MPIACC_EVENT, (void *)&ready);
+    CHECK(MPI_Bcast(buf, 1, v, 7, MPI_COMM_WORLD), MPI_ERR_ROOT, "MPI_Bcast",
+          "datatype=derived (vector, tagged host), root=7", "invalid root 7");
+    MPI_Type_free(&v);
     CHECK(MPI_Iallreduce(MPI_IN_PLACE, buf, 1, t, MPI_SUM, MPI_COMM_SELF, NULL), MPI_ERR_ARG, "MPI_Iallreduce",
           "sendbuf=MPI_IN_PLACE, ", "op=MPI_SUM, comm=MPI_COMM_SELF, request=NULL)", "request argument is NULL");
     assert_int_equal(r, MPI_REQUEST_NULL);
@@ -137,7 +152,8 @@ static void pack(void **state)
     char out[16];
     MPI_Datatype t = named_ints(8, "block8", 1);
     CHECK(MPI_Pack(in, 1, t, out, (int)sizeof out, &pos, MPI_COMM_WORLD), MPI_ERR_TRUNCATE, "MPI_Pack", "incount=1, ",
-          "'block8', ", "outsize=16, ", "packing 32 bytes at position 0 of a 16-byte packed buffer");
+          "datatype='block8' (derived: contiguous, tagged host), ", "outsize=16, ",
+          "packing 32 bytes at position 0 of a 16-byte packed buffer");
     assert_int_equal(pos, 0);
     CHECK(MPI_Unpack(out, (int)sizeof out, NULL, in, 1, t, MPI_COMM_WORLD), MPI_ERR_ARG, "MPI_Unpack",
           "position=NULL", "NULL position");

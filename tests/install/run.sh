@@ -20,10 +20,13 @@
 #     resolved, never the build or source tree; no installed text file
 #     (mpiacc-run, the CMake package, pkg-config) names the source tree;
 #  3. the installed mpiacc-info runs, --libdir is the installed library
-#     directory, it reports where it is installed, MPIACC_DISABLE=1 works;
-#     mpiacc-run --help, its exit status without a program, the command line
-#     it builds (MPMD), the ranks' environment (UCX netmod, UCX library
-#     first, --shm, --ucx none/DIR, the user's own settings kept);
+#     directory, it reports where it is installed, the paths of --config lie
+#     in the install or are marked "build time", MPIACC_DISABLE=1 works; the
+#     client scripts (scripts/clients/lib.sh) find the installed mpiacc-run;
+#     mpiacc-run --help, its exit status without a program, the command lines
+#     it builds (this node; other nodes: MPMD, one voice), an error printed
+#     once, the ranks' environment (UCX netmod, UCX library first, --shm,
+#     --ucx none/DIR, the user's own settings kept);
 #  4. mpiacc-run with a missing or a broken libmpiacc.so (and its rank side
 #     alone) fails with a message and a non-zero status, and the program
 #     never runs;
@@ -169,15 +172,47 @@ grep -q -- "$(cd "$libdir" && pwd -P)/libmpiacc.so" <<<"$help" || fail "mpiacc-r
 rc=0
 "$prefix/bin/mpiacc-run" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "mpiacc-run without a program exited $rc (expected 2)"
+# ranks on this node: the programs as they are, the library preloaded by -genv
 dry=$(cd "$user" && "$prefix/bin/mpiacc-run" --dry-run -genv A 1 -n 1 ./app x : -n 1 ./app y)
 case "$dry" in
-  *"-genv A 1 -n 1 $prefix/bin/mpiacc-run --rank-exec "*"-- ./app x : -n 1 $prefix/bin/mpiacc-run --rank-exec "*"-- ./app y"*) ;;
+  *"-genv LD_PRELOAD $(cd "$libdir" && pwd -P)/libmpiacc.so -genv A 1 -n 1 ./app x : -n 1 ./app y"*) ;;
   *) fail "mpiacc-run --dry-run (MPMD): $dry" ;;
 esac
-ok "mpiacc-run --help, no program, MPMD command line"
+# ranks that may run on other nodes: each behind the rank side, which
+# checks there (one voice per node when all run one program)
+dry=$(cd "$user" && "$prefix/bin/mpiacc-run" --dry-run -hosts localhost -genv A 1 -n 1 ./app x : -n 1 ./app y)
+case "$dry" in
+  *"-hosts localhost -genv A 1 -n 1 $prefix/bin/mpiacc-run --rank-exec "*"-- ./app x : -n 1 $prefix/bin/mpiacc-run --rank-exec "*"-- ./app y"*) ;;
+  *) fail "mpiacc-run --dry-run -hosts (MPMD): $dry" ;;
+esac
+dry=$(cd "$user" && "$prefix/bin/mpiacc-run" --dry-run -hosts localhost -n 2 ./app)
+case "$dry" in *"--rank-exec --one-voice "*"-- ./app"*) ;; *) fail "mpiacc-run --dry-run -hosts: $dry" ;; esac
+# an error is printed once (issue 38), whether the launcher or the ranks find it
+for where in "" "-hosts localhost"; do
+  rc=0
+  # shellcheck disable=SC2086
+  (cd "$user" && "$prefix/bin/mpiacc-run" $where -n 2 ./nosuch) >"$work/nosuch.out" 2>&1 || rc=$?
+  [ "$rc" != 0 ] || fail "mpiacc-run $where -n 2 ./nosuch succeeded"
+  [ "$(grep -c 'mpiacc-run: error: .*nosuch: program not found' "$work/nosuch.out")" = 1 ] ||
+    { cat "$work/nosuch.out"; fail "mpiacc-run $where -n 2 ./nosuch: the error not printed exactly once"; }
+done
+ok "mpiacc-run --help, no program, command lines (this node; other nodes: MPMD, one voice), each error once"
 config=$("$prefix/bin/mpiacc-info" --config)
 grep -qx "  installed in          $prefix" <<<"$config" || fail "mpiacc-info --config does not say it is installed in $prefix: $config"
-ok "mpiacc-info --config: installed in $prefix"
+# every path it names lies in the install, or is marked as the build's (issue 38)
+while IFS= read -r l; do
+  for p in $(grep -oE '(^| )/[^ ,:()]+' <<<"$l"); do
+    case "$p" in "$prefix" | "$prefix"/* | "$(cd "$prefix" && pwd -P)"/*) continue ;; esac
+    grep -q '(build time' <<<"$l" || grep -q '^  MPI library loaded\|^  UCX loaded' <<<"$l" ||
+      fail "mpiacc-info --config names $p, outside the install, without marking it build time: $l"
+  done
+done <<<"$config"
+ok "mpiacc-info --config: installed in $prefix; paths outside it marked build time"
+# the client scripts find the install's mpiacc-run from its library (issue 38)
+got=$(LIBMPIACC=$libdir/libmpiacc.so; . "$srcdir/scripts/clients/lib.sh"; find_runner; echo "$RUNNER") ||
+  fail "scripts/clients/lib.sh with the installed library: $got"
+[ "$got" = "$(cd "$prefix/bin" && pwd)/mpiacc-run" ] || fail "scripts/clients/lib.sh found '$got', not $prefix/bin/mpiacc-run"
+ok "the client scripts run the install's mpiacc-run"
 
 # the ranks' environment (mpiacc-run --print-env: what the rank side sets)
 ucx_run=$(sed -n 's/^  UCX for mpiacc-run *\([^ ]*\).*/\1/p' <<<"$config")

@@ -6,7 +6,9 @@
 #  - a getenv("MPIACC_...") in src/ or tools/ outside env.c fails;
 #  - a name passed to mpiacc_env_*() that the table or the README lacks fails;
 #  - a README row that the table lacks, or a table entry the README lacks, fails;
-#  - a default in the README that differs from the table's fails.
+#  - a default in the README that differs from the table's fails;
+#  - MPIACC_LOG's levels are described in the same words by env.c (and so
+#    mpiacc-info), the README's table and include/mpiacc.h.
 # MPIACC_TEST_* variables (tests only) belong to tests/README.md's table "Variables of the tests".
 # Every other MPIACC_* name the project itself sets or reads -- scripts (${MPIACC_X}),
 # CTest environments, the tests' and benchmarks' getenv -- must be one the
@@ -59,6 +61,17 @@ for v in $table; do
   [ "$def_c" = "$def_r" ] ||
     { echo "FAIL: $v: default '$def_c' in src/core/env.c, '$def_r' in README.md"; status=1; }
 done
+# MPIACC_LOG's levels are described once: env.c's meaning (what mpiacc-info
+# prints) = README.md's table cell = include/mpiacc.h's words
+norm() { tr -s ' \n' '  ' | sed 's/^ *//; s/ *$//'; }
+log_c=$(awk '/\{"MPIACC_LOG", MPIACC_ENV_/ {on = 1; next} on && /^ *\{"MPIACC_/ {exit} on' src/core/env.c |
+        grep -oE '"[^"]*"' | sed 's/^"//; s/"$//' | tr -d '\n' | norm)
+log_r=$(grep -E '^\| *`MPIACC_LOG` *\|' README.md | sed 's/\\|/\x01/g' | awk -F'|' '{print $5}' | norm)
+log_h=$(awk '/^ \*  - MPIACC_LOG=off\|warn\|info\|debug/ {on = 1} on && /^ \*  - / && !/MPIACC_LOG=/ {exit} on' include/mpiacc.h |
+        sed 's/^ \*  - //; s/^ \*    //' | norm | sed 's/^MPIACC_LOG=off|warn|info|debug (default warn): //; s/\.$//')
+[ -n "$log_c" ] && [ "$log_c" = "$log_r" ] ||
+  { echo "FAIL: MPIACC_LOG: README.md says '$log_r', src/core/env.c '$log_c'"; status=1; }
+[ "$log_c" = "$log_h" ] || { echo "FAIL: MPIACC_LOG: include/mpiacc.h says '$log_h', src/core/env.c '$log_c'"; status=1; }
 echo "env: $(wc -w <<<"$table") variables in the table, $(wc -w <<<"$used") read, $(wc -w <<<"$readme") in README.md"
 [ $status -eq 0 ] && echo "env: passed"
 exit $status

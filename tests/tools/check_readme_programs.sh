@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # usage: check_readme_programs.sh SOURCE_DIR BUILD_DIR WORK_DIR CMAKE OPENCL(ON|OFF) [CUDA_HOME]
-# README.md's complete programs, as a user meets them:
+# README.md's complete programs, as a user meets them (README.md holds the OpenCL one, docs/guide.md
+# its CUDA twin; both files are read, the README first):
 #  - every ```c block after a "<!-- readme-program:NAME -->" line is written to NAME;
 #  - the build is installed into WORK_DIR/prefix (cmake --install), PREFIX and PKG_CONFIG_PATH set as
 #    README.md's install block sets them;
-#  - the ```sh block after "<!-- readme-programs:commands -->" runs as written, in one shell, from the
+#  - the ```sh blocks after "<!-- readme-programs:commands -->" run as written, in one shell, from the
 #    directory holding the programs, except: lines naming hello_opencl without an OpenCL build, lines
 #    naming hello_cuda without a CUDA build (CUDA_HOME: the toolkit CMake found), and the run of
 #    hello_cuda where nvidia-smi lists no GPU (it is then compiled only);
@@ -15,6 +16,7 @@
 set -euo pipefail
 src=$(cd "$1" && pwd) build=$(cd "$2" && pwd) work=$3 cmake=$4 have_ocl=$5 cuda_home=${6:-}
 readme="$src/README.md"
+docs=("$src/README.md" "$src/docs/guide.md")
 fail() { echo "FAIL: $*"; exit 1; }
 cache() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
 have_cuda=ON
@@ -32,22 +34,24 @@ work=$(cd "$work" && pwd)
 user="$work/user"
 
 # the programs
-names=$(sed -n 's/^<!-- readme-program:\([A-Za-z0-9_.]*\) -->$/\1/p' "$readme")
-[ -n "$names" ] || fail "no <!-- readme-program:NAME --> block in $readme"
+names=$(sed -n 's/^<!-- readme-program:\([A-Za-z0-9_.]*\) -->$/\1/p' "${docs[@]}")
+[ -n "$names" ] || fail "no <!-- readme-program:NAME --> block in ${docs[*]}"
 for n in $names; do
   awk -v m="<!-- readme-program:$n -->" '$0 == m {want = 1; next}
-       want && /^```c$/ {on = 1; next} on && /^```$/ {exit} on {print}' "$readme" >"$user/$n"
+       want && /^```c$/ {on = 1; next} on && /^```$/ {exit} on {print}' "${docs[@]}" >"$user/$n"
   [ -s "$user/$n" ] || fail "the block of $n is empty"
   echo "extracted $n ($(wc -l <"$user/$n") lines)"
 done
-for n in hello_cuda.c hello_opencl.c; do
-  grep -qx "$n" <<<"$names" || fail "README.md has no $n"
-done
+grep -qx hello_opencl.c <<<"$(sed -n 's/^<!-- readme-program:\([A-Za-z0-9_.]*\) -->$/\1/p' "$readme")" ||
+  fail "README.md has no hello_opencl.c"
+grep -qx hello_cuda.c <<<"$names" || fail "neither README.md nor docs/guide.md has hello_cuda.c"
 
 # the commands
-cmds=$(awk '$0 == "<!-- readme-programs:commands -->" {want = 1; next}
-            want && /^```sh$/ {on = 1; next} on && /^```$/ {exit} on {print}' "$readme")
-[ -n "$cmds" ] || fail "no <!-- readme-programs:commands --> block in $readme"
+cmds=$(for f in "${docs[@]}"; do
+         awk '$0 == "<!-- readme-programs:commands -->" {want = 1; next}
+              want && /^```sh$/ {on = 1; next} on && /^```$/ {on = 0; want = 0; next} on {print}' "$f"
+       done)
+[ -n "$cmds" ] || fail "no <!-- readme-programs:commands --> block in ${docs[*]}"
 script="$work/commands.sh"
 printf 'set -euo pipefail\n' >"$script"
 while IFS= read -r line; do
