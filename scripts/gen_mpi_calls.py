@@ -360,8 +360,8 @@ class Refuse(Family):
 class P2p(Family):
     """Point-to-point (src/dispatch): the host fast path (a send's datatype
     through mpiacc_interpose_send_fast, a receive's through
-    mpiacc_interpose_recv_fast, any other through mpiacc_interpose_untagged;
-    a persistent form's through untagged alone),
+    mpiacc_interpose_recv_fast, any other through
+    mpiacc_interpose_p2p_untagged; a persistent form's through that alone),
     to PMPI, else the dispatcher function CALLS[call] names for the form."""
     SENDS = {"send", "bsend", "sendrecv", "sendrecv_replace"}
     # call: the dispatcher's call for the forms b, i and p; {a}: the form's
@@ -404,7 +404,7 @@ class P2p(Family):
 
     def fast(self, f):
         types = [n for n in f.names if f.types[n] == "MPI_Datatype"]
-        tests = ["mpiacc_interpose_untagged(%s)" % t for t in types]
+        tests = ["mpiacc_interpose_p2p_untagged(%s)" % t for t in types]
         if f.kind != "p" and f.line.keys["call"] in self.SENDS:
             tests[0] = "mpiacc_interpose_send_fast(%s)" % types[0]
         # a receive from MPI_ANY_SOURCE leaves the fast path where those are

@@ -33,7 +33,16 @@
  * whatever else shares the generated file. */
 static inline __attribute__((always_inline)) int mpiacc_interpose_send_fast(MPI_Datatype dt)
 {
-    return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE && !mpiacc_core_classify && mpiacc_dispatch_no_deferred();
+    return mpiacc_attrs_route(dt) == MPIACC_KIND_NONE && !mpiacc_core_classify && mpiacc_dispatch_no_deferred();
+}
+
+/* The point-to-point calls' test for their other datatypes (a receive's,
+ * a persistent or matched receive's...): untagged, and not a derived
+ * datatype of size 0 (MPIACC_ATTRS_KIND_EMPTY, attrs.h: the dispatcher
+ * hands MPI 0 MPI_BYTE for it), and host memory for sure (below). */
+static inline int mpiacc_interpose_p2p_untagged(MPI_Datatype dt)
+{
+    return mpiacc_attrs_route(dt) == MPIACC_KIND_NONE && !mpiacc_core_classify;
 }
 
 /* MPI_Mrecv / MPI_Imrecv of an untagged datatype: MPI's (a message noted
@@ -70,7 +79,7 @@ static inline int mpiacc_interpose_untagged(MPI_Datatype dt)
  * one then keeps looking for it: the dispatcher's pmpi_recv). */
 static inline int mpiacc_interpose_recv_fast(MPI_Datatype dt, int src)
 {
-    return mpiacc_interpose_untagged(dt) && (src != MPI_ANY_SOURCE || !mpiacc_core_wildcard_probe) &&
+    return mpiacc_interpose_p2p_untagged(dt) && (src != MPI_ANY_SOURCE || !mpiacc_core_wildcard_probe) &&
            !mpiacc_rp_matching_now();
 }
 
