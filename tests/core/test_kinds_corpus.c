@@ -510,11 +510,16 @@ static void corpus(void **state)
     if (bad) fail_msg("%d mismatches (the FAILED lines above name the pairing, the calls and the datatype)", bad);
 }
 
-/* Every other point-to-point call with a datatype of size 0 and extent 48
- * (count 3), on host memory, untagged and tagged: nothing written, the
- * status empty; a longer message truncated as MPI truncates it; an
- * uncommitted one refused as MPI refuses it.  (MPICH's UCX netmod died of
- * SIGFPE in each receive before issue 36.) */
+static void nothing_op(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)in, (void)inout, (void)len, (void)t;
+}
+
+/* Every other point-to-point call, and collectives, with a datatype of
+ * size 0 and extent 48 (count 3), on host memory, untagged and tagged:
+ * nothing written, the status empty; a longer message truncated as MPI
+ * truncates it; an uncommitted one refused as MPI refuses it.  (MPICH's UCX
+ * netmod died of SIGFPE in each receive before issue 36.) */
 static void empty_calls(void **state)
 {
     MPI_Datatype z, s0, tags[2], u;
@@ -523,7 +528,9 @@ static void empty_calls(void **state)
     unsigned char buf[256], keep[256];
     void *ptr;
     int cnt = -1, cls, one = 1;
+    MPI_Op nothing;
     (void)state;
+    MPI_Op_create(nothing_op, 1, &nothing);
     MPI_Type_contiguous(0, MPI_INT, &z);
     MPI_Type_create_resized(z, 0, 48, &s0);
     MPI_Type_commit(&s0);
@@ -556,6 +563,30 @@ static void empty_calls(void **state)
         MPI_Error_class(cls, &cls);
         assert_int_equal(cls, MPI_ERR_TRUNCATE);
         MPIACC_TEST_MPI_OK(MPI_Wait(&r[1], MPI_STATUS_IGNORE));
+        /* collectives receive with the datatype too (MPICH's UCX netmod
+         * died in each of these); a reduction with an operation of ours */
+        MPIACC_TEST_MPI_OK(MPI_Allgather(buf, 3, t, buf, 3, t, MPI_COMM_WORLD));
+        MPIACC_TEST_MPI_OK(MPI_Gather(buf, 3, t, buf, 3, t, 0, MPI_COMM_WORLD));
+        MPIACC_TEST_MPI_OK(MPI_Scatter(buf, 3, t, buf, 3, t, 1, MPI_COMM_WORLD));
+        MPIACC_TEST_MPI_OK(MPI_Alltoall(buf, 3, t, buf, 3, t, MPI_COMM_WORLD));
+        MPIACC_TEST_MPI_OK(MPI_Gatherv(buf, 3, t, buf, (int[]){3, 3}, (int[]){0, 3}, t, 1, MPI_COMM_WORLD));
+        MPIACC_TEST_MPI_OK(MPI_Alltoallw(buf, (int[]){3, 3}, (int[]){0, 0}, (MPI_Datatype[]){t, t}, buf,
+                                         (int[]){3, 3}, (int[]){0, 0}, (MPI_Datatype[]){t, t}, MPI_COMM_WORLD));
+        MPIACC_TEST_MPI_OK(MPI_Iallgather(buf, 3, t, buf, 3, t, MPI_COMM_WORLD, &r[0]));
+        MPIACC_TEST_MPI_OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+        MPIACC_TEST_MPI_OK(MPI_Reduce(buf, buf, 3, t, nothing, 0, MPI_COMM_WORLD));
+        MPIACC_TEST_MPI_OK(MPI_Scan(buf, buf, 3, t, nothing, MPI_COMM_WORLD));
+        assert_memory_equal(buf, keep, sizeof buf);
+        /* persistent collectives keep their arguments: refused where the
+         * engine would die (MPICH's UCX netmod), MPI's elsewhere */
+        cls = MPI_Allgather_init(buf, 3, t, buf, 3, t, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]);
+        MPI_Error_class(cls, &cls);
+        assert_int_equal(cls, mpiacc_core_wildcard_probe ? MPI_ERR_TYPE : MPI_SUCCESS);
+        if (cls == MPI_SUCCESS) {
+            MPIACC_TEST_MPI_OK(MPI_Start(&r[0]));
+            MPIACC_TEST_MPI_OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+            MPIACC_TEST_MPI_OK(MPI_Request_free(&r[0]));
+        }
     }
     /* uncommitted: MPI's error, not a message */
     MPI_Type_create_resized(z, 0, 48, &u);
@@ -563,6 +594,7 @@ static void empty_calls(void **state)
     MPI_Error_class(cls, &cls);
     assert_int_equal(cls, MPI_ERR_TYPE);
     MPI_Type_free(&u);
+    MPI_Op_free(&nothing);
     MPI_Type_free(&tags[1]);
     MPI_Type_free(&s0);
     MPI_Type_free(&z);
