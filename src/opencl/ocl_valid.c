@@ -289,27 +289,30 @@ static int live_remove(cl_mem m)
 
 #define DEAD_SLOTS 256
 #define DEAD_SNAP 256
-typedef struct {
-    cl_mem m;
-    size_t n;
-    unsigned char snap[DEAD_SNAP];
-} dead_t;
-static dead_t dead[DEAD_SLOTS]; /* under live_lock */
+/* under live_lock; the handles apart, so that a lookup scans 2 KiB */
+static cl_mem dead_m[DEAD_SLOTS];
+static size_t dead_n[DEAD_SLOTS];
+static unsigned char dead_snap[DEAD_SLOTS][DEAD_SNAP];
 static unsigned dead_next;
+
+static int dead_find_locked(cl_mem m)
+{
+    for (int i = 0; i < DEAD_SLOTS; i++)
+        if (dead_m[i] == m) return i;
+    return -1;
+}
 
 static void dead_add(cl_mem m)
 {
     unsigned char snap[DEAD_SNAP];
     size_t n = read_bytes(m, snap, sizeof snap);
-    dead_t *d = NULL;
+    int i;
     if (!n) return; /* unreadable: refused by the word check already */
     pthread_mutex_lock(&live_lock);
-    for (int i = 0; i < DEAD_SLOTS && !d; i++)
-        if (dead[i].m == m) d = &dead[i];
-    if (!d) d = &dead[dead_next++ % DEAD_SLOTS];
-    d->m = m;
-    d->n = n;
-    memcpy(d->snap, snap, n);
+    if ((i = dead_find_locked(m)) < 0) i = (int)(dead_next++ % DEAD_SLOTS);
+    dead_m[i] = m;
+    dead_n[i] = n;
+    memcpy(dead_snap[i], snap, n);
     pthread_mutex_unlock(&live_lock);
 }
 
@@ -319,22 +322,22 @@ static void dead_add(cl_mem m)
 static int dead_unchanged(cl_mem m, uintptr_t *word, int *have)
 {
     unsigned char now[DEAD_SNAP];
-    int found = -1, same = 0;
+    int i, same = 0;
+    size_t n;
     *have = 0;
     pthread_mutex_lock(&live_lock);
-    for (int i = 0; i < DEAD_SLOTS && found < 0; i++)
-        if (dead[i].m == m) found = i;
+    i = dead_find_locked(m);
     pthread_mutex_unlock(&live_lock);
-    if (found < 0) return 0;
-    size_t n = read_bytes(m, now, sizeof now); /* (not under the lock: a system call) */
+    if (i < 0) return 0;
+    n = read_bytes(m, now, sizeof now); /* (not under the lock: a system call) */
     if (n >= sizeof *word) {
         memcpy(word, now, sizeof *word);
         *have = 1;
     }
     pthread_mutex_lock(&live_lock);
-    if (dead[found].m == m) {
-        same = n == dead[found].n && !memcmp(now, dead[found].snap, n);
-        if (!same) dead[found].m = NULL;
+    if (dead_m[i] == m) {
+        same = n == dead_n[i] && !memcmp(now, dead_snap[i], n);
+        if (!same) dead_m[i] = NULL;
     }
     pthread_mutex_unlock(&live_lock);
     return same;
@@ -344,9 +347,9 @@ void mpiacc_ocl_valid_note_released(cl_mem m) { dead_add(m); }
 
 static void dead_forget(cl_mem m)
 {
+    int i;
     pthread_mutex_lock(&live_lock);
-    for (int i = 0; i < DEAD_SLOTS; i++)
-        if (dead[i].m == m) dead[i].m = NULL;
+    while ((i = dead_find_locked(m)) >= 0) dead_m[i] = NULL;
     pthread_mutex_unlock(&live_lock);
 }
 
@@ -364,7 +367,7 @@ void mpiacc_ocl_valid_finalize(void)
     pthread_mutex_lock(&live_lock);
     memset(live, 0, sizeof live);
     nlive = 0;
-    for (int i = 0; i < DEAD_SLOTS; i++) dead[i].m = NULL;
+    memset(dead_m, 0, sizeof dead_m);
     pthread_mutex_unlock(&live_lock);
 }
 
