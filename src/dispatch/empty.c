@@ -31,7 +31,6 @@
 int mpiacc_dispatch_no_bytes(MPI_Count count, MPI_Datatype dt)
 {
     MPI_Count size = -1;
-    mpiacc_pack_type_t *t = NULL;
     int route;
     if (count < 0 || dt == MPI_DATATYPE_NULL) return 0; /* MPI's own errors */
     if (mpiacc_attrs_handles_checked && mpiacc_attrs_is_builtin(dt)) return count == 0;
@@ -42,10 +41,8 @@ int mpiacc_dispatch_no_bytes(MPI_Count count, MPI_Datatype dt)
             return 0;
     }
     /* MPI checks the datatype whatever the count: an uncommitted one is
-     * left to MPI, which says so (the analysis is cached on the datatype) */
-    if (mpiacc_pack_type_get(dt, &t) != MPI_SUCCESS) return 0;
-    mpiacc_pack_type_release(t);
-    return 1;
+     * left to MPI, which says so */
+    return mpiacc_pack_type_usable(dt);
 }
 
 void mpiacc_dispatch_empty(MPI_Count *count, MPI_Datatype *dt)

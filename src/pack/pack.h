@@ -86,6 +86,9 @@ void mpiacc_pack_finalize(void);
  * overflow -> MPI_ERR_COUNT. */
 int mpiacc_pack_type_get(MPI_Datatype type, mpiacc_pack_type_t **out);
 void mpiacc_pack_type_release(mpiacc_pack_type_t *t);
+/* Whether MPI can use the datatype (not MPI_DATATYPE_NULL, committed), as
+ * mpiacc_pack_type_get checks it, without the analysis. */
+int mpiacc_pack_type_usable(MPI_Datatype type);
 /* Analyses without caching on the datatype (tests, uncached use). */
 int mpiacc_pack_type_analyze(MPI_Datatype type, mpiacc_pack_type_t **out);
 

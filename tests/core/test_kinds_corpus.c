@@ -430,6 +430,10 @@ static int edges(edge_t *e)
     MPI_Type_create_struct(3, (int[]){1, 2, 1}, (MPI_Aint[]){0, 48, 64}, (MPI_Datatype[]){s0, MPI_INT, MPI_DOUBLE},
                            &tmp);
     e[n++] = (edge_t){"struct with a size-0 member", tmp, 2};
+    MPI_Type_contiguous(0, MPI_INT, &z);
+    MPI_Type_create_resized(z, 0, (MPI_Aint)1 << 40, &tmp);
+    MPI_Type_free(&z);
+    e[n++] = (edge_t){"size 0 extent 2^40", tmp, 1};
     MPI_Type_create_resized(MPI_INT, 0, 1 << 18, &tmp);
     e[n++] = (edge_t){"large extent (256 KiB)", tmp, 3};
     MPI_Type_create_hvector(2, 4, 1 << 20, MPI_DOUBLE, &tmp);
