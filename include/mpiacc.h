@@ -118,7 +118,9 @@
  *    usual); the call or request then fails with that error.
  *    Persistent collectives (MPI_Bcast_init ... MPI_Neighbor_alltoallw_init)
  *    refuse device datatypes (and MPIACC_BUF_HOST with MPIACC_EVENT) with
- *    MPI_ERR_TYPE naming the call; with host datatypes they are MPI's.
+ *    MPI_ERR_TYPE naming the call; with host datatypes they are MPI's,
+ *    except a datatype of size 0 on MPICH's UCX netmod, also refused (see
+ *    "Device messages and MPI's transport").
  *  - Errors: see the table below.  Every error code mpiacc returns has its
  *    own MPI_Error_string (per call, safe with threads: codes are reused
  *    round-robin from 256 per error class, so a message is only replaced
@@ -160,7 +162,8 @@
  *                      derived datatype without MPIACC_BUF_TYPE whose
  *                      constituents' attributes disagree (the message
  *                      names two of them); a persistent collective on a
- *                      device datatype; the datatypes of one collective
+ *                      device datatype (on MPICH's UCX netmod also on one
+ *                      of size 0); the datatypes of one collective
  *                      buffer (MPI_Alltoallw) of different buffer kinds
  *    MPI_ERR_ROOT      a device collective's root not in the communicator
  *    MPI_ERR_OP        a predefined reduction on a device datatype that is
@@ -499,7 +502,16 @@ extern MPIACC_API int MPIACC_ORDER;
  *    matches).  MPI_Bsend & co. and MPI_Sendrecv_replace pack to host
  *    memory in the call as before (MPICH copies those with the CPU).
  * Matching, wildcards, MPI_Probe / MPI_Iprobe / MPI_Mprobe, MPI_Get_count,
- * truncation, cancel and device <-> host messages are MPI's.  OpenCL
+ * truncation, cancel and device <-> host messages are MPI's.  A message
+ * of a datatype of size 0 (host or device, tagged or not, point-to-point or
+ * a collective's block), like any message of no bytes mpiacc handles
+ * itself, goes to MPI as 0 MPI_BYTE (reductions: count 0 of their
+ * datatype): MPICH's UCX netmod dies of SIGFPE receiving into a datatype of
+ * size 0; the status, MPI_Get_count and MPI_Get_elements are what MPI
+ * gives.  A persistent collective cannot be
+ * rewritten: with a datatype of size 0 it is refused on that netmod
+ * (MPI_ERR_TYPE).  docs/semantics.md, "Defects of the engine that mpiacc
+ * works around", has the details and a plain-MPI reproducer.  OpenCL
  * buffers, MPIACC_BUF_HOST with MPIACC_EVENT, and CUDA buffers where MPI
  * does not take them keep the staged protocol (packed into host memory,
  * sent as MPI_PACKED).

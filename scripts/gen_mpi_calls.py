@@ -269,7 +269,7 @@ class Coll(Family):
                 fast = "mpiacc_interpose_coll_untagged_w(%s)" % wargs
                 refuse = ["        int rc = mpiacc_interpose_coll_refuse_w(\"%s\", %s);" % (f.name, wargs)]
             else:
-                fast = " && ".join("mpiacc_interpose_untagged(%s)" % x for x in self.types(f.line))
+                fast = " && ".join("mpiacc_interpose_msg_untagged(%s)" % x for x in self.types(f.line))
                 refuse = ["        MPI_Datatype t[2] = {%s, %s};" % tuple(t),
                           "        int rc = mpiacc_coll_refuse(\"%s\", %s, 2, t);" % (f.name, k["comm"])]
             return ["    if (%s)" % fast, "        return %s;" % pmpi] + self.traced(f, [
@@ -360,8 +360,8 @@ class Refuse(Family):
 class P2p(Family):
     """Point-to-point (src/dispatch): the host fast path (a send's datatype
     through mpiacc_interpose_send_fast, a receive's through
-    mpiacc_interpose_recv_fast, any other through mpiacc_interpose_untagged;
-    a persistent form's through untagged alone),
+    mpiacc_interpose_recv_fast, any other through
+    mpiacc_interpose_msg_untagged; a persistent form's through that alone),
     to PMPI, else the dispatcher function CALLS[call] names for the form."""
     SENDS = {"send", "bsend", "sendrecv", "sendrecv_replace"}
     # call: the dispatcher's call for the forms b, i and p; {a}: the form's
@@ -404,7 +404,7 @@ class P2p(Family):
 
     def fast(self, f):
         types = [n for n in f.names if f.types[n] == "MPI_Datatype"]
-        tests = ["mpiacc_interpose_untagged(%s)" % t for t in types]
+        tests = ["mpiacc_interpose_msg_untagged(%s)" % t for t in types]
         if f.kind != "p" and f.line.keys["call"] in self.SENDS:
             tests[0] = "mpiacc_interpose_send_fast(%s)" % types[0]
         # a receive from MPI_ANY_SOURCE leaves the fast path where those are

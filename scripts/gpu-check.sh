@@ -32,8 +32,11 @@
 #                             NCCL_SOCKET_IFNAME=lo, MPIR_CVAR_NUM_CLIQUES=2
 #                             (the summary counts NCCL's "NET/Socket" lines)
 #   ctest-cuda-mps            one GPU only: the 2-4-rank CUDA tests under an
-#                             MPS daemon of the script's own (stopped afterwards)
-#   ctest-opencl-nvidia       the OpenCL tests on NVIDIA's OpenCL (no MPS)
+#                             MPS daemon of the script's own (stopped afterwards);
+#                             test_cuda_kinds_corpus_np2 among them: the datatype
+#                             corpus between CUDA, host and PoCL buffers
+#   ctest-opencl-nvidia       the OpenCL tests on NVIDIA's OpenCL (no MPS), the
+#                             kinds corpus among them (CUDA x NVIDIA's OpenCL)
 #   memcheck-*, racecheck-*   compute-sanitizer on the GPU tests (a test that
 #                             is not built any more is skipped, not failed)
 # and writes every log plus OUTDIR/summary.txt (one line per step: name, exit
@@ -352,6 +355,9 @@ elif [[ -d $t ]]; then
   san memcheck-cuda_reduce memcheck 90 2 "$t/test_cuda_reduce"
   san memcheck-cuda_copyn memcheck 90 2 "$t/test_cuda_copyn"
   san memcheck-cuda_stream_order memcheck 60 2 "$t/test_cuda_stream_order" CUDA_MODULE_LOADING=EAGER
+  # the kinds corpus (issue 36): every pairing of CUDA, host and PoCL buffers
+  san memcheck-kinds_corpus memcheck 90 2 "$build/tests/core/test_kinds_corpus" MPIACC_TEST_NTYPES=4 \
+    MPIACC_TEST_OPENCL_PLATFORM=pocl
   # test_cuda_stream_order gates its streams, so under the tool it skips its
   # cases: stream-ordered completion runs here ungated, in Stencil2D's halo
   # exchanges (receives in stream order; staged sends and receives)

@@ -83,7 +83,8 @@ static inline int mpiacc_attrs_lookup_ok(MPI_Datatype type)
  * (an internal attribute) and, for the fast check, in a table indexed by
  * the handle: a slot holds the handle (high 32 bits), the generation of the
  * decision (bits 4-31, MPIACC_ATTRS_GEN_MASK) and the kind + 2 (bits 0-3;
- * MPIACC_ATTRS_KIND_INVALID for disagreeing constituents).  The generation
+ * MPIACC_ATTRS_KIND_INVALID for disagreeing constituents,
+ * MPIACC_ATTRS_KIND_EMPTY for an untagged datatype of size 0).  The generation
  * counts the changes made through MPI_Type_set_attr/MPI_Type_delete_attr:
  * a slot of an older generation is stale.
  */
@@ -102,20 +103,31 @@ static inline unsigned mpiacc_attrs_slot_of(uint32_t h)
 }
 
 /* The inherited kind of a derived datatype without MPIACC_BUF_TYPE (decides
- * it when not decided yet): MPIACC_KIND_NONE, a kind, or
- * MPIACC_ATTRS_KIND_INVALID. */
+ * it when not decided yet): MPIACC_KIND_NONE, a kind,
+ * MPIACC_ATTRS_KIND_INVALID, or MPIACC_ATTRS_KIND_EMPTY (nothing inherited,
+ * size 0). */
 int mpiacc_attrs_inherited_kind(MPI_Datatype type);
 
-/* Fast check used on every interposed call: the buffer kind only
+/* What mpiacc_attrs_route returns for an untagged derived datatype of
+ * size 0 (no attribute of its own, none inherited): such a datatype moves
+ * no byte, and MPICH's UCX netmod divides by its number of contiguous
+ * blocks (0) when it receives into it (SIGFPE), so point-to-point calls
+ * with it take the dispatcher, which hands MPI 0 MPI_BYTE instead
+ * (src/dispatch/empty.c, docs/semantics.md).  Decided once per datatype
+ * with its inheritance (inherit.c); stored in the slot as 0. */
+#define MPIACC_ATTRS_KIND_EMPTY (-2)
+
+/* Fast check used on every interposed point-to-point call: the buffer kind
  * (MPIACC_KIND_NONE when untagged, MPIACC_ATTRS_KIND_INVALID for a value
- * that is no kind or disagreeing constituents).  A predefined datatype
+ * that is no kind or disagreeing constituents, MPIACC_ATTRS_KIND_EMPTY
+ * for an untagged derived datatype of size 0).  A predefined datatype
  * that no MPI_Type_set_attr ever tagged: two loads, no lookup (most host
  * traffic; mpiacc_attrs_builtin_tagged).  Otherwise one attribute lookup
  * (MPIACC_BUF_TYPE on the datatype itself, so that a value put on a
  * derived datatype with PMPI_Type_set_attr counts from the first call on);
  * for a derived datatype without it, one load of its slot (a decision
  * already made).  No lock. */
-static inline int mpiacc_attrs_kind(MPI_Datatype type)
+static inline int mpiacc_attrs_route(MPI_Datatype type)
 {
     void *v = NULL;
     int flag = 0;
@@ -137,6 +149,15 @@ static inline int mpiacc_attrs_kind(MPI_Datatype type)
             return (int)(s & 0xfu) - 2;
     }
     return mpiacc_attrs_inherited_kind(type);
+}
+
+/* The buffer kind alone, for the calls other than point-to-point
+ * (collectives, MPI_Pack, refusals): an untagged datatype of size 0 is
+ * untagged (MPIACC_KIND_NONE) there. */
+static inline int mpiacc_attrs_kind(MPI_Datatype type)
+{
+    int k = mpiacc_attrs_route(type);
+    return k == MPIACC_ATTRS_KIND_EMPTY ? MPIACC_KIND_NONE : k;
 }
 
 /* inherit.c, for attrs.c: keyval of the cached decisions, and the full

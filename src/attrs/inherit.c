@@ -52,6 +52,7 @@ atomic_uint mpiacc_attrs_gen, mpiacc_attrs_changes;
 typedef struct {
     mpiacc_attrs_t a;
     int decided;     /* 0: only the constituent mark below */
+    int empty;       /* nothing inherited and size 0 (MPIACC_ATTRS_KIND_EMPTY) */
     int constituent; /* some decision read this datatype's attributes */
     int conflict;
     unsigned gen;
@@ -226,6 +227,12 @@ static void override(mpiacc_attrs_t *a, const mpiacc_attrs_t *own)
 
 static const rec_t *decided_locked(MPI_Datatype t);
 
+/* What the fast check reads for a decision (attrs.h). */
+static int kind_of(const rec_t *r)
+{
+    return r->conflict ? MPIACC_ATTRS_KIND_INVALID : r->empty ? MPIACC_ATTRS_KIND_EMPTY : r->a.kind;
+}
+
 /* What a constituent contributes (its own attributes, or what it inherits
  * plus its own dependencies); kind MPIACC_KIND_NONE: neutral. */
 static void effective_locked(MPI_Datatype t, eff_t *e)
@@ -346,13 +353,18 @@ static const rec_t *decided_locked(MPI_Datatype t)
         MPIACC_LOG(MPIACC_LOG_INFO, "%s carries no MPIACC_BUF_TYPE: it inherits %s from its constituent %s", n1, d1,
                    n2);
     }
+    /* untagged and of size 0: point-to-point calls route it (attrs.h) */
+    if (nr->a.kind == MPIACC_KIND_NONE && !nr->conflict && comb != MPI_COMBINER_NAMED) {
+        MPI_Count sz = -1;
+        nr->empty = PMPI_Type_size_c(t, &sz) == MPI_SUCCESS && sz == 0;
+    }
     /* replaces (and frees, through delete_fn) an older decision */
     if (PMPI_Type_set_attr(t, cache_kv, nr) != MPI_SUCCESS) {
         free(nr);
         nr = NULL;
         goto fn_exit;
     }
-    slot_set(t, gen, nr->conflict ? MPIACC_ATTRS_KIND_INVALID : nr->a.kind);
+    slot_set(t, gen, kind_of(nr));
 fn_exit:
     /* get_contents returned handles for derived constituents: release them */
     for (MPI_Count i = 0; types && i < nd; i++) {
@@ -376,7 +388,7 @@ int mpiacc_attrs_inherited_kind(MPI_Datatype type)
     if (cache_kv == MPI_KEYVAL_INVALID) return MPIACC_KIND_NONE;
     pthread_mutex_lock(&lock);
     r = decided_locked(type);
-    k = !r ? MPIACC_KIND_NONE : r->conflict ? MPIACC_ATTRS_KIND_INVALID : r->a.kind;
+    k = r ? kind_of(r) : MPIACC_KIND_NONE;
     pthread_mutex_unlock(&lock);
     return k;
 }

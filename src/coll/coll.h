@@ -89,9 +89,10 @@ static inline int mpiacc_coll_none_deferred(void)
 /* The call (error raised through the communicator's handler). */
 int mpiacc_coll_call(const mpiacc_coll_args_t *a);
 /* A persistent collective's initialisation whose datatype is tagged for a
- * buffer that MPI would read as host memory: MPI_ERR_TYPE naming the call
- * (raised on comm).  Returns MPI_SUCCESS when every datatype given
- * (NULL-terminated list of n) is untagged or host-tagged without event. */
+ * buffer that MPI would read as host memory, or is of size 0 on MPICH's
+ * UCX netmod (src/coll/empty.c): MPI_ERR_TYPE naming the call (raised on
+ * comm).  Returns MPI_SUCCESS when every datatype given (list of n) is
+ * untagged or host-tagged without event, and not of size 0 there. */
 int mpiacc_coll_refuse(const char *name, MPI_Comm comm, int n, const MPI_Datatype *types);
 /* MPI's name of a kind ("MPI_Ibcast" when nonblocking). */
 const char *mpiacc_coll_name(int kind, int nonblocking);

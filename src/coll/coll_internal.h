@@ -138,6 +138,13 @@ MPI_Count mpiacc_coll_psize(MPI_Datatype t);
 void *mpiacc_coll_hbuf(mpiacc_coll_op_t *c, int s);
 int mpiacc_coll_harrays(mpiacc_coll_op_t *c, int s, int n, int bytes);
 
+/* empty.c: the blocks of a datatype of size 0 made 0 MPI_BYTE (a
+ * reduction's: count 0) in c's copies of the arguments (ns, nr: the
+ * entries of its arrays), and the persistent forms' refusal of such a
+ * datatype on MPICH's UCX netmod (an error, not yet raised). */
+void mpiacc_coll_empty_sides(mpiacc_coll_op_t *c, int ns, int nr);
+int mpiacc_coll_refuse_empty(const char *name, int n, const MPI_Datatype *types);
+
 /* The scalar host count and type of side s (count x type as the user gave it). */
 void mpiacc_coll_hscalar(mpiacc_coll_op_t *c, int s, MPI_Count count, MPI_Datatype type, MPI_Count *hc,
                          MPI_Datatype *ht);

@@ -321,6 +321,7 @@ static int normalise(mpiacc_coll_op_t *c)
             MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a collective");
         for (int i = 0; i < nr; i++) c->rcounts[i] = a->rcount;
     }
+    mpiacc_coll_empty_sides(c, ns, nr); /* empty.c: datatypes of size 0 */
 fn_exit:
     return mpi_errno;
 fn_fail:
@@ -497,6 +498,7 @@ fn_fail:
 int mpiacc_coll_refuse(const char *name, MPI_Comm comm, int n, const MPI_Datatype *types)
 {
     int mpi_errno = MPI_SUCCESS;
+    MPIACC_CHECK(mpiacc_coll_refuse_empty(name, n, types));
     for (int i = 0; i < n; i++) {
         mpiacc_attrs_t a;
         if (types[i] == MPI_DATATYPE_NULL) continue;

@@ -39,6 +39,7 @@ int mpiacc_dispatch_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int
     if (dest == MPI_PROC_NULL) return pmpi_bsend(buf, count, dt, dest, tag, comm, nonblocking, req);
     MPIACC_CHECK(mpiacc_dispatch_attrs(dt, buf, comm, &a));
     if (!mpiacc_dispatch_wants_pool(&a)) {
+        mpiacc_dispatch_empty(&count, &dt); /* no bytes: 0 MPI_BYTE (empty.c) */
         mpiacc_dispatch_drain_peer(comm, dest);
         return pmpi_bsend(buf, count, dt, dest, tag, comm, nonblocking, req);
     }

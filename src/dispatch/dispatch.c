@@ -360,9 +360,11 @@ static int send_call(const void *buf, MPI_Count count, MPI_Datatype dt, int dest
 
     /* Classification on (memkind.h): an untagged host buffer goes to MPI
      * here, before any check, as on the interposer's fast path. */
-    if (mpiacc_core_classify && mpiacc_dispatch_no_deferred() && mpiacc_dispatch_untagged_host(dt, buf, comm))
+    if (mpiacc_core_classify && mpiacc_dispatch_no_deferred() && mpiacc_dispatch_untagged_host(dt, buf, comm)) {
+        mpiacc_dispatch_empty(&count, &dt); /* no bytes: 0 MPI_BYTE (empty.c) */
         return nonblocking ? pmpi_isend(buf, count, dt, dest, tag, comm, mode, req)
                            : pmpi_send(buf, count, dt, dest, tag, comm, mode);
+    }
     MPIACC_CHECK(check_args(1, count, dt, dest, tag, comm, nonblocking, req));
     mpiacc_core_trace_mark(MPIACC_CORE_TR_CHECK);
     if (dest == MPI_PROC_NULL) /* no data moves: MPI's own semantics */
@@ -379,6 +381,7 @@ static int send_call(const void *buf, MPI_Count count, MPI_Datatype dt, int dest
         if (passed) return mpi_errno; /* MPI's own call (and result) */
         if (mpi_errno != MPI_SUCCESS) goto fn_fail;
     } else {
+        mpiacc_dispatch_empty(&count, &dt);
         if (!mpiacc_dispatch_no_deferred())
             MPIACC_CHECK(host_send_ordered(buf, count, dt, dest, tag, comm, mode, &r, &deferred));
         if (!deferred) {
@@ -409,6 +412,7 @@ static int host_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int t
     int mpi_errno = MPI_SUCCESS, flag = 0;
     MPI_Message msg = MPI_MESSAGE_NULL;
     mpiacc_rp_op_t *op = NULL;
+    mpiacc_dispatch_empty(&count, &dt);
     if (src != MPI_ANY_SOURCE || !mpiacc_core_wildcard_probe)
         return nonblocking ? PMPI_Irecv_c(buf, count, dt, src, tag, comm, req)
                            : pmpi_recv(buf, count, dt, src, tag, comm, status);
@@ -453,7 +457,9 @@ static int recv_call(void *buf, MPI_Count count, MPI_Datatype dt, int src, int t
         mpiacc_core_trace_mark(MPIACC_CORE_TR_ATTR);
         if (wants_pool(&a) && mpiacc_core_disabled) MPIACC_CHECK(disabled_error(&a));
     }
-    if (src == MPI_PROC_NULL || !wants_pool(&a)) /* MPI_PROC_NULL: no data moves */
+    /* MPI_PROC_NULL, or no byte to move (empty.c: 0 MPI_BYTE, wildcards
+     * matched as for host receives): MPI's receive */
+    if (src == MPI_PROC_NULL || !wants_pool(&a) || mpiacc_dispatch_no_bytes(count, dt))
         return host_recv(buf, count, dt, src, tag, comm, status, nonblocking, req);
     {
         const call_t c = {.is_send = 0, .peer = src, .tag = tag, .mode = MPIACC_RP_SEND_STD,

@@ -97,6 +97,13 @@ void mpiacc_dispatch_host_free(const mpiacc_backend_t *be, void *host, MPI_Count
  * keeps MPI's order. */
 void mpiacc_dispatch_drain_peer(MPI_Comm comm, int dest);
 
+/* empty.c: whether count x dt carries no byte (and dt is a datatype MPI
+ * accepts: committed); mpiacc_dispatch_empty then makes the pair 0 x
+ * MPI_BYTE, which the host paths hand to MPI instead (MPICH's UCX netmod
+ * dies of SIGFPE receiving into a datatype of size 0; see there). */
+int mpiacc_dispatch_no_bytes(MPI_Count count, MPI_Datatype dt);
+void mpiacc_dispatch_empty(MPI_Count *count, MPI_Datatype *dt);
+
 /* bsend.c: MPI_Bsend / MPI_Ibsend (nonblocking: into *req). */
 int mpiacc_dispatch_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                           int nonblocking, MPI_Request *req);

@@ -116,7 +116,10 @@ int mpiacc_dispatch_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Messa
     from_self = take_self(*msg);
     /* no communicator: the pointer query applies, no assertion does */
     MPIACC_CHECK(mpiacc_dispatch_attrs(dt, buf, MPI_COMM_NULL, &a));
-    if (!mpiacc_dispatch_wants_pool(&a)) return pmpi_mrecv(buf, count, dt, msg, status, nonblocking, req);
+    if (!mpiacc_dispatch_wants_pool(&a)) {
+        mpiacc_dispatch_empty(&count, &dt); /* no bytes: 0 MPI_BYTE (empty.c) */
+        return pmpi_mrecv(buf, count, dt, msg, status, nonblocking, req);
+    }
     if (mpiacc_core_disabled) MPIACC_CHECK(mpiacc_dispatch_disabled_error(&a));
     MPIACC_CHECK(mpiacc_dispatch_device_buf(&a, buf, count, dt, &be, &t, &bytes));
     if (bytes == 0) { /* nothing lands in the buffer: MPI's receive (a longer message is truncated by MPI) */

@@ -236,6 +236,7 @@ static int replace(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int st
     mpi_errno = replace_setup(buf, count, dt, dest, stag, src, rtag, comm, nonblocking, req, &be, &host, &bytes);
     if (mpi_errno != MPI_SUCCESS) return mpiacc_err_return_comm(comm, mpi_errno);
     if (!host) {
+        mpiacc_dispatch_empty(&count, &dt); /* no bytes: 0 MPI_BYTE (empty.c) */
         mpiacc_dispatch_drain_peer(comm, dest);
         return nonblocking ? PMPI_Isendrecv_replace_c(buf, count, dt, dest, stag, src, rtag, comm, req)
                            : PMPI_Sendrecv_replace_c(buf, count, dt, dest, stag, src, rtag, comm, status);

@@ -41,9 +41,9 @@ int mpiacc_interpose_coll_untagged_w(MPI_Comm comm, int neighbor, const void *sb
     if (sbuf == MPI_IN_PLACE || !st) ns = 0;
     if (!rt) nr = 0;
     for (int i = 0; i < ns; i++)
-        if (!mpiacc_interpose_untagged(st[i])) return 0;
+        if (!mpiacc_interpose_msg_untagged(st[i])) return 0;
     for (int i = 0; i < nr; i++)
-        if (!mpiacc_interpose_untagged(rt[i])) return 0;
+        if (!mpiacc_interpose_msg_untagged(rt[i])) return 0;
     return 1;
 }
 

@@ -35,8 +35,19 @@
  * whatever else shares the generated file. */
 static inline __attribute__((always_inline)) int mpiacc_interpose_send_fast(MPI_Datatype dt)
 {
-    return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE &&
+    return mpiacc_attrs_route(dt) == MPIACC_KIND_NONE &&
            !atomic_load_explicit(&mpiacc_core_classify, memory_order_relaxed) && mpiacc_dispatch_no_deferred();
+}
+
+/* The test of the datatypes of the calls that carry messages (point-to-
+ * point, collectives) other than a send's: untagged, not a derived
+ * datatype of size 0 (MPIACC_ATTRS_KIND_EMPTY, attrs.h: mpiacc hands MPI 0
+ * MPI_BYTE for it: src/dispatch/empty.c, src/coll/empty.c), and host
+ * memory for sure (mpiacc_interpose_untagged, below). */
+static inline int mpiacc_interpose_msg_untagged(MPI_Datatype dt)
+{
+    return mpiacc_attrs_route(dt) == MPIACC_KIND_NONE &&
+           !atomic_load_explicit(&mpiacc_core_classify, memory_order_relaxed);
 }
 
 /* MPI_Mrecv / MPI_Imrecv of an untagged datatype: MPI's (a message noted
@@ -73,7 +84,7 @@ static inline int mpiacc_interpose_untagged(MPI_Datatype dt)
  * one then keeps looking for it: the dispatcher's pmpi_recv). */
 static inline int mpiacc_interpose_recv_fast(MPI_Datatype dt, int src)
 {
-    return mpiacc_interpose_untagged(dt) && (src != MPI_ANY_SOURCE || !mpiacc_core_wildcard_probe) &&
+    return mpiacc_interpose_msg_untagged(dt) && (src != MPI_ANY_SOURCE || !mpiacc_core_wildcard_probe) &&
            !mpiacc_rp_matching_now();
 }
 
@@ -103,10 +114,11 @@ int mpiacc_interpose_untagged_device(const MPI_Datatype t[], int n, const void *
  * mpiacc_interpose_untagged_device said so. */
 int mpiacc_interpose_refuse(const char *call, const MPI_Datatype t[], int n, int on, void *obj);
 /* Collectives: both datatypes untagged (MPI_DATATYPE_NULL counts as
- * untagged) and no collective waiting to be posted anywhere. */
+ * untagged) and not of size 0, and no collective waiting to be posted
+ * anywhere. */
 static inline int mpiacc_interpose_coll_fast(MPI_Datatype st, MPI_Datatype rt)
 {
-    return mpiacc_interpose_untagged(st) && mpiacc_interpose_untagged(rt) && mpiacc_coll_none_deferred();
+    return mpiacc_interpose_msg_untagged(st) && mpiacc_interpose_msg_untagged(rt) && mpiacc_coll_none_deferred();
 }
 
 /* The same for a call (blocking or not) of `kind` on comm: whether a

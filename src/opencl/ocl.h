@@ -169,6 +169,9 @@ void mpiacc_ocl_valid_finalize(void);
 int mpiacc_ocl_valid_is_live(const void *p);
 /* Handles remembered as live now (tests). */
 int mpiacc_ocl_valid_live_count(void);
+/* m is remembered as released with the bytes it holds now, as a
+ * destructor callback does (tests: ocl_testhooks.h). */
+void mpiacc_ocl_valid_note_released(cl_mem m);
 /* 1 (the default): mpiacc_ocl_mem_context checks handles as above; 0: it
  * calls the runtime directly (benchmarks measure the difference through
  * ocl_testhooks.h; the library never sets it). */

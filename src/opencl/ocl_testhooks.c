@@ -24,3 +24,5 @@ int mpiacc_ocl_set_mem_check(int on)
 }
 
 int mpiacc_ocl_live_handles(void) { return mpiacc_ocl_valid_live_count(); }
+
+void mpiacc_ocl_note_released(void *m) { mpiacc_ocl_valid_note_released((cl_mem)m); }

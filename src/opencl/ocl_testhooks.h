@@ -32,4 +32,9 @@ int mpiacc_ocl_set_mem_check(int on);
  * runtime and not released since). */
 int mpiacc_ocl_live_handles(void);
 
+/* Remembers the address m as a released cl_mem with the bytes it holds now
+ * (what the destructor callback of a handle the check vouched for does),
+ * so that a test can show such a handle is refused without a cl* call. */
+void mpiacc_ocl_note_released(void *m);
+
 #endif

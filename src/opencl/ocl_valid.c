@@ -41,12 +41,21 @@
  * bench/ocl_validate).  At most LIVE_MAX handles are remembered at once;
  * beyond, handles are checked afresh at every call.
  *
- * Limits, by nature: a released cl_mem whose block still begins with its
- * vendor's dispatch pointer (an allocator that keeps the first word of freed
- * blocks; valgrind) passes the first step and is then asked to the runtime,
- * which may answer from freed memory; a handle freed and handed out again
- * for a new object names that new object (the runtime cannot tell either).
- * test_ocl_p2p_errors probes for the latter and reports it skipped.
+ * Released handles are not asked to the runtime (issue 36: NVIDIA's OpenCL
+ * answers for a freed object, and work enqueued on one made no progress):
+ * a handle whose release mpiacc saw (the destructor callback of a handle it
+ * vouched for), or that the runtime once called released, is remembered
+ * with the bytes at its address, and refused without a cl* call while those
+ * bytes stay as they were (see "handles known released" below).
+ *
+ * Limits, by nature: a cl_mem released before mpiacc ever saw it, whose
+ * block still begins with its vendor's dispatch pointer (an allocator that
+ * keeps the first word of freed blocks; valgrind), passes the first step and
+ * is then asked to the runtime, which may answer from freed memory; so is a
+ * released one whose bytes changed since (the address may hold a new
+ * object); a handle freed and handed out again for a new object names that
+ * new object (the runtime cannot tell either).  test_ocl_p2p_errors probes
+ * for the first and reports it skipped.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -76,6 +85,33 @@ static int read_word_pipe(const void *p, uintptr_t *w)
         ok = read(pipe_fd[0], w, sizeof *w) == (ssize_t)sizeof *w;
     pthread_mutex_unlock(&pipe_lock);
     return ok;
+}
+
+/* Copies up to n bytes at p into out (n <= PIPE_BUF); returns how many
+ * could be read (0: none; fewer where p + n crosses into an unreadable
+ * page). */
+static size_t read_bytes(const void *p, void *out, size_t n)
+{
+    int saved = errno;
+    size_t got = 0;
+    if (!p) return 0;
+    if (!atomic_load_explicit(&vm_readv_broken, memory_order_relaxed)) {
+        struct iovec local = {out, n}, remote = {(void *)p, n};
+        ssize_t r = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+        if (r > 0) got = (size_t)r;
+        else if (r < 0 && (errno == ENOSYS || errno == EPERM)) atomic_store(&vm_readv_broken, 1);
+    }
+    if (!got && atomic_load_explicit(&vm_readv_broken, memory_order_relaxed)) {
+        pthread_mutex_lock(&pipe_lock);
+        if (pipe_fd[0] < 0 && pipe2(pipe_fd, O_CLOEXEC | O_NONBLOCK) != 0) pipe_fd[0] = pipe_fd[1] = -1;
+        if (pipe_fd[0] >= 0) {
+            ssize_t w = write(pipe_fd[1], p, n);
+            if (w > 0 && read(pipe_fd[0], out, (size_t)w) == w) got = (size_t)w;
+        }
+        pthread_mutex_unlock(&pipe_lock);
+    }
+    errno = saved;
+    return got;
 }
 
 /* Copies the word at p into *w; 0 when p is not readable. */
@@ -127,11 +163,11 @@ static void word_remember(uintptr_t w)
 /* 1: obj begins with an OpenCL dispatch table of a platform's vendor (or
  * the same word as the call's queue or event: objects the application
  * uses with it); 0: readable, but not; -1: not readable.  *word: its first
- * word. */
-static int plausible(const void *obj, const mpiacc_attrs_t *a, uintptr_t *word)
+ * word (read already when have_word). */
+static int plausible(const void *obj, const mpiacc_attrs_t *a, uintptr_t *word, int have_word)
 {
     uintptr_t fn, other;
-    if (!read_word(obj, word)) return -1;
+    if (!have_word && !read_word(obj, word)) return -1;
     if (word_known(*word)) return 1;
     if (!*word) return 0;
     if (read_word((const uintptr_t *)*word + ICD_SLOT_GET_MEM_OBJECT_INFO, &fn) && fn)
@@ -209,11 +245,14 @@ static int live_add(cl_mem m)
     return added;
 }
 
-static void live_remove(cl_mem m)
+/* 1 when m was there. */
+static int live_remove(cl_mem m)
 {
     unsigned i, j, home;
+    int was;
     pthread_mutex_lock(&live_lock);
     for (i = live_slot(m); live[i] && live[i] != m; i = (i + 1) & (LIVE_SLOTS - 1)) continue;
+    was = live[i] != NULL;
     if (live[i]) {
         /* backward-shift deletion: no tombstones */
         live[i] = NULL;
@@ -229,10 +268,98 @@ static void live_remove(cl_mem m)
         }
     }
     pthread_mutex_unlock(&live_lock);
+    return was;
+}
+
+/* ---- handles known released, while their memory stays as it was ---------
+ *
+ * A released cl_mem must be recognised without asking the runtime about
+ * it: some runtimes keep answering for a freed object (NVIDIA's OpenCL
+ * answered with a context of its own, or a size of 0), and work enqueued
+ * on one may never complete.  When the destructor callback of a handle
+ * mpiacc vouched for runs (the object is still intact then), or when the
+ * runtime itself said a handle was released, the handle is remembered here
+ * with a copy of the first DEAD_SNAP bytes at its address.  A later check
+ * of the handle finds the same bytes there: nothing was created at that
+ * address since (a new object's constructor writes its reference count,
+ * sizes, links), so it is the released object: refused, no cl* call.
+ * Different bytes: the address may hold a new object (or the allocator
+ * reused it); the entry goes and the handle is checked afresh.  Bounded:
+ * the oldest entry makes room. */
+
+#define DEAD_SLOTS 256
+#define DEAD_SNAP 256
+/* under live_lock; the handles apart, so that a lookup scans 2 KiB */
+static cl_mem dead_m[DEAD_SLOTS];
+static size_t dead_n[DEAD_SLOTS];
+static unsigned char dead_snap[DEAD_SLOTS][DEAD_SNAP];
+static unsigned dead_next;
+
+static int dead_find_locked(cl_mem m)
+{
+    for (int i = 0; i < DEAD_SLOTS; i++)
+        if (dead_m[i] == m) return i;
+    return -1;
+}
+
+static void dead_add(cl_mem m)
+{
+    unsigned char snap[DEAD_SNAP];
+    size_t n = read_bytes(m, snap, sizeof snap);
+    int i;
+    if (!n) return; /* unreadable: refused by the word check already */
+    pthread_mutex_lock(&live_lock);
+    if ((i = dead_find_locked(m)) < 0) i = (int)(dead_next++ % DEAD_SLOTS);
+    dead_m[i] = m;
+    dead_n[i] = n;
+    memcpy(dead_snap[i], snap, n);
+    pthread_mutex_unlock(&live_lock);
+}
+
+/* 1: m is a released handle whose bytes are unchanged; 0: not known dead
+ * (an entry whose bytes changed is dropped).  *have: the bytes were read
+ * (*word: the first word, for plausible). */
+static int dead_unchanged(cl_mem m, uintptr_t *word, int *have)
+{
+    unsigned char now[DEAD_SNAP];
+    int i, same = 0;
+    size_t n;
+    *have = 0;
+    pthread_mutex_lock(&live_lock);
+    i = dead_find_locked(m);
+    pthread_mutex_unlock(&live_lock);
+    if (i < 0) return 0;
+    n = read_bytes(m, now, sizeof now); /* (not under the lock: a system call) */
+    if (n >= sizeof *word) {
+        memcpy(word, now, sizeof *word);
+        *have = 1;
+    }
+    pthread_mutex_lock(&live_lock);
+    if (dead_m[i] == m) {
+        same = n == dead_n[i] && !memcmp(now, dead_snap[i], n);
+        if (!same) dead_m[i] = NULL;
+    }
+    pthread_mutex_unlock(&live_lock);
+    return same;
+}
+
+void mpiacc_ocl_valid_note_released(cl_mem m) { dead_add(m); }
+
+static void dead_forget(cl_mem m)
+{
+    int i;
+    pthread_mutex_lock(&live_lock);
+    while ((i = dead_find_locked(m)) >= 0) dead_m[i] = NULL;
+    pthread_mutex_unlock(&live_lock);
 }
 
 /* Run by the OpenCL runtime before it frees the object (any thread). */
-static void CL_CALLBACK live_forget(cl_mem m, void *unused) { live_remove(m); }
+static void CL_CALLBACK live_forget(cl_mem m, void *unused)
+{
+    (void)unused;
+    if (!live_remove(m)) return; /* (after finalize: nothing to do) */
+    dead_add(m);
+}
 
 void mpiacc_ocl_valid_finalize(void)
 {
@@ -240,6 +367,7 @@ void mpiacc_ocl_valid_finalize(void)
     pthread_mutex_lock(&live_lock);
     memset(live, 0, sizeof live);
     nlive = 0;
+    memset(dead_m, 0, sizeof dead_m);
     pthread_mutex_unlock(&live_lock);
 }
 
@@ -258,14 +386,17 @@ int mpiacc_ocl_valid_live_count(void)
 
 int mpiacc_ocl_mem_context(cl_mem m, const mpiacc_attrs_t *a, cl_context *ctx, size_t *size)
 {
-    int mpi_errno = MPI_SUCCESS, fresh = 0, p;
+    int mpi_errno = MPI_SUCCESS, fresh = 0, p, have = 0;
     uintptr_t w = 0, cw = 0;
     cl_uint refs = 0;
     cl_int e;
     if (!m) MPIACC_FAIL(MPIACC_ERRK_BUFFER, "OpenCL buffer is a NULL cl_mem");
     if (mpiacc_ocl_mem_check && !live_has(m)) {
         fresh = 1;
-        p = plausible(m, a, &w);
+        if (dead_unchanged(m, &w, &have)) /* the runtime is not asked about it */
+            MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object: it was released (its "
+                        "memory is as the release left it)", (void *)m);
+        p = plausible(m, a, &w, have);
         if (p < 0)
             MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object: nothing is readable at "
                         "that address (is it a host or device pointer passed with an OpenCL datatype?)",
@@ -276,28 +407,35 @@ int mpiacc_ocl_mem_context(cl_mem m, const mpiacc_attrs_t *a, cl_context *ctx, s
                         "table of an OpenCL platform", (void *)m);
     }
     e = clGetMemObjectInfo(m, CL_MEM_CONTEXT, sizeof *ctx, ctx, NULL);
-    if (e == CL_INVALID_MEM_OBJECT)
+    if (e == CL_INVALID_MEM_OBJECT) {
+        dead_add(m); /* asked once: the next calls need not */
         MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object (released?): "
                                         "clGetMemObjectInfo: CL_INVALID_MEM_OBJECT", (void *)m);
+    }
     MPIACC_OCL_CALL("clGetMemObjectInfo(CL_MEM_CONTEXT)", e);
     /* A runtime that keeps a released object's record for a while may
      * still answer: a reference count of 0, or a context that is no longer
      * valid, gives it away. */
     e = clGetMemObjectInfo(m, CL_MEM_REFERENCE_COUNT, sizeof refs, &refs, NULL);
-    if (e == CL_INVALID_MEM_OBJECT || (e == CL_SUCCESS && refs == 0))
+    if (e == CL_INVALID_MEM_OBJECT || (e == CL_SUCCESS && refs == 0)) {
+        dead_add(m);
         MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object (released?): %s",
                     (void *)m, e == CL_SUCCESS ? "its reference count is 0" : "CL_INVALID_MEM_OBJECT");
+    }
     /* (a fresh handle's context is asked only when it begins with the same
      * dispatch word as the cl_mem the runtime just answered for: a live
      * context of the same vendor does) */
     if (!*ctx || (fresh && read_word(*ctx, &cw) && cw == w &&
                   (clGetContextInfo(*ctx, CL_CONTEXT_REFERENCE_COUNT, sizeof refs, &refs, NULL) != CL_SUCCESS ||
-                   refs == 0)))
+                   refs == 0))) {
+        dead_add(m);
         MPIACC_FAIL(MPIACC_ERRK_BUFFER, "cl_mem %p is not a valid OpenCL memory object (released?): its "
                                         "context %p is not a live OpenCL context", (void *)m, (void *)*ctx);
+    }
     if (fresh) {
         /* the runtime vouched for it: remember it until it is released */
         word_remember(w);
+        dead_forget(m); /* (a new object at an address once released) */
         if (live_add(m)) {
             if (clSetMemObjectDestructorCallback(m, live_forget, NULL) != CL_SUCCESS) live_remove(m);
             else mpiacc_core_handle_note(m); /* host-typed calls passing it now fail (memkind.c) */

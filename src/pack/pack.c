@@ -65,6 +65,13 @@ void mpiacc_pack_finalize(void)
 
 /* MPI_ERR_TYPE for MPI_DATATYPE_NULL and types MPI cannot use (uncommitted):
  * asked through a communicator whose errors return. */
+static int check_type(MPI_Datatype type);
+
+int mpiacc_pack_type_usable(MPI_Datatype type)
+{
+    return type != MPI_DATATYPE_NULL && check_type(type) == MPI_SUCCESS;
+}
+
 static int check_type(MPI_Datatype type)
 {
     MPI_Count sz;

@@ -91,6 +91,9 @@ static inline void mpiacc_pack_type_ref(mpiacc_pack_type_t *t)
 {
     __atomic_fetch_add(&t->refcount, 1, __ATOMIC_RELAXED);
 }
+/* Whether MPI can use the datatype (not MPI_DATATYPE_NULL, committed), as
+ * mpiacc_pack_type_get checks it, without the analysis. */
+int mpiacc_pack_type_usable(MPI_Datatype type);
 /* Analyses without caching on the datatype (tests, uncached use). */
 int mpiacc_pack_type_analyze(MPI_Datatype type, mpiacc_pack_type_t **out);
 

@@ -246,6 +246,49 @@ static void released_buffer(void **state)
     assert_int_equal(live_handles_settle(n0), n0);
 }
 
+/* Issue 36: a handle known released is refused without asking the runtime
+ * (NVIDIA's OpenCL answers for freed objects, and work on one may never
+ * complete).  A stand-in object -- host memory beginning with a live
+ * cl_mem's dispatch word, so that the word check passes and any cl* call
+ * on it would read garbage -- noted as released is refused as released,
+ * every time while its bytes stay; a buffer released after the check
+ * vouched for it is refused; a new buffer created at an address once
+ * released is live (its bytes changed). */
+static void released_unchanged(void **state)
+{
+    mpiacc_attrs_t a = fx_attrs(fx.qin);
+    cl_mem live = fx_buf(256, NULL), b, again = NULL;
+    void **fake = calloc(64, sizeof(void *));
+    (void)state;
+    if (fx_under_valgrind()) {
+        printf("released cl_mem: not checked under valgrind (freed blocks keep their bytes there)\n");
+        skip();
+    }
+    fake[0] = *(void **)live; /* the dispatch word, nothing else */
+    mpiacc_ocl_note_released(fake);
+    for (int i = 0; i < 3; i++) mpiacc_test_error(fx.be->validate(&a, fake), MPI_ERR_BUFFER, "was released");
+    clReleaseMemObject(live);
+    /* a buffer the check vouched for, then released */
+    b = fx_buf(256, NULL);
+    assert_int_equal(fx.be->validate(&a, b), MPI_SUCCESS);
+    clReleaseMemObject(b);
+    (void)live_handles_settle(mpiacc_ocl_live_handles() - 1);
+    mpiacc_test_error(fx.be->validate(&a, b), MPI_ERR_BUFFER, "not a valid OpenCL memory object");
+    /* a new buffer at that address (allocators hand it out again soon) */
+    for (int i = 0; i < 8 && again != b; i++) {
+        cl_mem n = fx_buf(256, NULL);
+        if (n == b) again = n;
+        else clReleaseMemObject(n);
+    }
+    if (again) {
+        assert_int_equal(fx.be->validate(&a, again), MPI_SUCCESS);
+        clReleaseMemObject(again);
+    } else {
+        printf("released_unchanged: no new buffer at the released address in 8 tries (not checked)\n");
+    }
+    free(fake);
+}
+
 /* Addresses that are no OpenCL object at all (a host pointer passed with
  * an OpenCL datatype, heap memory whose first word is a readable pointer,
  * unmapped addresses): MPI_ERR_BUFFER naming the handle, no crash, no cl*
@@ -350,7 +393,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(inorder_waits_for_prior_work), cmocka_unit_test(inorder_ignores_later_work),
         cmocka_unit_test(outoforder_no_dependency), cmocka_unit_test(event_attribute_dependency),
         cmocka_unit_test(failed_dependency_is_an_error), cmocka_unit_test(error_table),
-        cmocka_unit_test(released_buffer), cmocka_unit_test(not_a_clmem), cmocka_unit_test(queue_required),
+        cmocka_unit_test(released_buffer), cmocka_unit_test(released_unchanged), cmocka_unit_test(not_a_clmem), cmocka_unit_test(queue_required),
         cmocka_unit_test(describe_lists_devices), cmocka_unit_test(program_builds),
     };
     fx_init(&argc, &argv);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* typegen.c: random datatypes for the corpus tests and the fuzz target. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +80,60 @@ const char *tg_combiner_name(MPI_Datatype t)
                                   "struct", "subarray", "darray", "f90_real", "f90_complex", "f90_integer",
                                   "resized", "hindexed_block", "value_index"};
     return comb >= 0 && comb < (int)(sizeof names / sizeof names[0]) ? names[comb] : "?";
+}
+
+/* tg_describe's writer: appends to buf[*k, n) (stops at the end). */
+static void put(char *buf, size_t n, size_t *k, const char *fmt, ...)
+{
+    va_list ap;
+    int w;
+    if (*k + 1 >= n) return;
+    va_start(ap, fmt);
+    w = vsnprintf(buf + *k, n - *k, fmt, ap);
+    va_end(ap);
+    *k = w < 0 ? n : *k + (size_t)w >= n ? n - 1 : *k + (size_t)w;
+}
+
+static void describe(MPI_Datatype t, char *buf, size_t n, size_t *k, int depth)
+{
+    MPI_Count ni = 0, na = 0, nc = 0, nd = 0;
+    int comb = MPI_COMBINER_NAMED, len = 0;
+    char name[MPI_MAX_OBJECT_NAME] = "";
+    if (MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb) != MPI_SUCCESS || comb == MPI_COMBINER_NAMED ||
+        depth > 8) {
+        MPI_Type_get_name(t, name, &len);
+        put(buf, n, k, "%s", len > 0 ? name : "?");
+        return;
+    }
+    int *ints = malloc(sizeof *ints * (size_t)(ni + 1));
+    MPI_Aint *addrs = malloc(sizeof *addrs * (size_t)(na + 1));
+    MPI_Count *counts = malloc(sizeof *counts * (size_t)(nc + 1));
+    MPI_Datatype *types = malloc(sizeof *types * (size_t)(nd + 1));
+    put(buf, n, k, "%s(", tg_combiner_name(t));
+    if (ints && addrs && counts && types &&
+        MPI_Type_get_contents_c(t, ni, na, nc, nd, ints, addrs, counts, types) == MPI_SUCCESS) {
+        for (MPI_Count i = 0; i < ni; i++) put(buf, n, k, "%s%d", i ? " " : "", ints[i]);
+        if (na) put(buf, n, k, "%saddrs", ni ? "; " : "");
+        for (MPI_Count i = 0; i < na; i++) put(buf, n, k, " %lld", (long long)addrs[i]);
+        if (nc) put(buf, n, k, "%scounts", ni + na ? "; " : "");
+        for (MPI_Count i = 0; i < nc; i++) put(buf, n, k, " %lld", (long long)counts[i]);
+        for (MPI_Count i = 0; i < nd; i++) {
+            put(buf, n, k, "%s", i ? ", " : "; ");
+            describe(types[i], buf, n, k, depth + 1);
+            if (tg_combiner(types[i]) != MPI_COMBINER_NAMED) MPI_Type_free(&types[i]);
+        }
+    }
+    put(buf, n, k, ")");
+    free(ints), free(addrs), free(counts), free(types);
+}
+
+void tg_describe(MPI_Datatype t, char *buf, size_t n)
+{
+    size_t k = 0;
+    if (!n) return;
+    buf[0] = 0;
+    describe(t, buf, n, &k, 0);
+    if (k + 1 >= n && n > 4) strcpy(buf + n - 4, "...");
 }
 
 /* MPI_LONG_DOUBLE is left out on purpose: MPICH copies it as an x87 value,

@@ -50,6 +50,12 @@ int tg_combiner(MPI_Datatype t);
 int tg_is_large(MPI_Datatype t);
 const char *tg_combiner_name(MPI_Datatype t);
 
+/* The constructor tree of t, for failure messages, so that a failing
+ * datatype can be rebuilt: "resized(lb=-8 extent=48; contiguous(0; MPI_INT))"
+ * (each constructor's name, MPI_Type_get_contents' integers, addresses and
+ * counts, then its constituents), cut with "..." at n - 1 characters. */
+void tg_describe(MPI_Datatype t, char *buf, size_t n);
+
 /* Bytes [*lo, *hi) that count elements of t cover according to MPI
  * (MPI_Type_get_true_extent, repeated by the extent): where a test's buffer
  * must extend.  MPICH's true bounds can be wider than the data (a darray's
