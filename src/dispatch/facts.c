@@ -83,8 +83,9 @@ static int refresh_locked(MPI_Datatype dt, facts_t *f, int own)
     mpiacc_attrs_t a;
     const mpiacc_backend_t *be;
     MPIACC_CHECK(mpiacc_attrs_get(dt, &a));
-    if (a.kind != MPIACC_KIND_NONE && (be = mpiacc_backend_get(a.kind)) && be->facts)
-        MPIACC_CHECK(be->facts(&a));
+    /* the backend's facts where this call starts it anyway: a datatype that
+     * needs the pool (a host one without an event goes to MPI untouched) */
+    if (mpiacc_dispatch_wants_pool(&a) && (be = mpiacc_backend_get(a.kind)) && be->facts) MPIACC_CHECK(be->facts(&a));
     words_t w;
     memset(&w, 0, sizeof w);
     w.a = a;
