@@ -69,6 +69,9 @@ int mpiacc_dispatch_wants_pool(const mpiacc_attrs_t *a);
 int mpiacc_dispatch_disabled_error(const mpiacc_attrs_t *a);
 /* Waits for r; an operation's error is raised on comm. */
 int mpiacc_dispatch_wait(MPI_Request *r, MPI_Status *st, MPI_Comm comm);
+/* Whether a host receive of (src, tag, comm) must be mpiacc's (a matched
+ * probe, or behind a receive that is: reqpool.h), not MPI's own. */
+int mpiacc_dispatch_recv_matched(int src, int tag, MPI_Comm comm);
 
 /* hostcopy.c: blocking copies of a device buffer into host memory. */
 /* Device data described by (buf, count, type analysis t) packed into
