@@ -319,20 +319,23 @@ MPIACC_INTERPOSE_EXPORT int MPI_Testsome(int n, MPI_Request reqs[], int *nout, i
 }
 
 /* MPI 4.1's non-destructive forms: nothing completes, nothing to write back
- * (MPI's errors of mpiacc operations are raised by MPI there). */
+ * (MPI's errors of mpiacc operations are raised by MPI there); the receives
+ * that look for their message get one sweep first, as in the test calls. */
 MPIACC_INTERPOSE_EXPORT int MPI_Request_get_status_any(int n, const MPI_Request reqs[], int *idx, int *flag,
                                                        MPI_Status *st)
 {
-    XLAT_CALL(n, (MPI_Request *)reqs, 0, PMPI_Request_get_status_any(n, r_, idx, flag, st));
+    XLAT_CALL(n, (MPI_Request *)reqs, 0,
+              (mpiacc_rp_match_pending(), PMPI_Request_get_status_any(n, r_, idx, flag, st)));
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Request_get_status_all(int n, const MPI_Request reqs[], int *flag, MPI_Status st[])
 {
-    XLAT_CALL(n, (MPI_Request *)reqs, 0, PMPI_Request_get_status_all(n, r_, flag, st));
+    XLAT_CALL(n, (MPI_Request *)reqs, 0, (mpiacc_rp_match_pending(), PMPI_Request_get_status_all(n, r_, flag, st)));
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Request_get_status_some(int n, const MPI_Request reqs[], int *nout, int idx[],
                                                         MPI_Status st[])
 {
-    XLAT_CALL(n, (MPI_Request *)reqs, 0, PMPI_Request_get_status_some(n, r_, nout, idx, st));
+    XLAT_CALL(n, (MPI_Request *)reqs, 0,
+              (mpiacc_rp_match_pending(), PMPI_Request_get_status_some(n, r_, nout, idx, st)));
 }

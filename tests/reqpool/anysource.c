@@ -441,10 +441,11 @@ static void recv_sendrecv(int method)
                 while (!flag);
             else assert_int_equal(MPI_Wait(&r, &st), MPI_SUCCESS);
             /* MPICH 5.0.2's own MPI_Isendrecv(_replace) returns a wrong
-             * MPI_SOURCE and MPI_TAG (the program runs plainly too): the
-             * message says who sent it */
+             * status (MPI_SOURCE, MPI_TAG, count; the program runs plainly
+             * too): the message says who sent it */
             st.MPI_SOURCE = b[0];
             st.MPI_TAG = TAG;
+            MPI_Status_set_elements(&st, MPI_INT, n);
         }
         check(b, &st);
     }
@@ -577,7 +578,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc > 1) rounds = atoi(argv[1]);
     if (size < 2 || size > MAXP || rounds < 1) {
-        if (rank == 0) fprintf(stderr, "anysource: 2 to %d processes and ROUNDS >= 1 (got %d, %d)\n", MAXP, size, rounds);
+        if (rank == 0)
+            fprintf(stderr, "anysource: 2 to %d processes and ROUNDS >= 1 (got %d, %d)\n", MAXP, size, rounds);
         MPI_Finalize();
         return 2;
     }
