@@ -9,7 +9,11 @@
 #    UCX netmod runs on it under mpiacc-run (CUDA device memory on GPU
 #    machines, host memory everywhere; CMake finds it, cmake/mpiacc_ucx.cmake);
 #  - where CUDA is present (nvcc, or the NVIDIA driver), NCCL 2.28.9 from PyPI
-#    (nvidia-nccl-cu13: .venv/lib/python3.*/site-packages/nvidia/nccl/{include,lib}).
+#    (nvidia-nccl-cu13: .venv/lib/python3.*/site-packages/nvidia/nccl/{include,lib});
+#  - MPICH's own test suite for scripts/mpich-tests.sh (test/mpi of the
+#    distribution's MPICH source package, about 4 MB kept in .cache/mpich-tests:
+#    scripts/mpich-source.sh); where it cannot be fetched (offline, not Debian
+#    or Ubuntu) setup says why and goes on, and the test pass is skipped.
 # Nothing is downloaded later, at build or run time.
 # Set MPIACC_SKIP_APT=1 to skip the Debian part (e.g. on a cluster),
 # MPI_HOME=/path to use an MPICH that is already installed instead of the
@@ -96,4 +100,12 @@ if [ "${MPIACC_SKIP_NCCL:-0}" != 1 ] && cuda_present; then
     pip_install "$nccl_pkg==$nccl_version"
   fi
 fi
-echo "setup: done (.venv/: MPICH $( [ -z "${MPI_HOME:-}" ] && echo "$mpich_version" || echo "from MPI_HOME=$MPI_HOME"), UCX $ucx_version in $(dirname "$ucx_lib")$(has_dist "$nccl_pkg" "$nccl_version" && echo ", NCCL $nccl_version"))"
+# (after the packages: the fetch needs nothing more than apt-get and tar)
+err=$(mktemp)
+if mpich_tests=$(bash scripts/mpich-source.sh --fetch 2>"$err"); then
+  mpich_tests="MPICH's test suite in ${mpich_tests#"$root"/}"
+else
+  mpich_tests="no MPICH test suite: $(tail -1 "$err" | sed 's/^mpich-source: //')"
+fi
+rm -f "$err"
+echo "setup: done (.venv/: MPICH $( [ -z "${MPI_HOME:-}" ] && echo "$mpich_version" || echo "from MPI_HOME=$MPI_HOME"), UCX $ucx_version in $(dirname "$ucx_lib")$(has_dist "$nccl_pkg" "$nccl_version" && echo ", NCCL $nccl_version"); $mpich_tests)"
