@@ -36,6 +36,8 @@ options:
   --timeout S       at most S seconds per run (default: the testlist's timeLimit,
                     else 180 as MPICH's harness; a shorter --timeout wins)
   --jobs N          entries run at once (default: 1)
+  --max-time S      start no entry after S seconds; each one left unstarted counts
+                    as a difference (a cap for CI; default: none)
   -h, --help        this text
 
 Each testlist entry (process count, arg=, env=, mpiexecarg=, timeLimit=) runs
@@ -70,6 +72,7 @@ first=0
 xfail=0
 cap=
 jobs=1
+max_time=
 src=
 
 while [ $# -gt 0 ]; do
@@ -86,6 +89,7 @@ while [ $# -gt 0 ]; do
     --xfail) xfail=1; shift ;;
     --timeout) cap=$2; shift 2 ;;
     --jobs | -j) jobs=$2; shift 2 ;;
+    --max-time) max_time=$2; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     -*) echo "mpich-tests: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) src=$1; shift ;;
@@ -99,6 +103,8 @@ t=$src/test/mpi
 t=$(cd "$t" && pwd)
 [ -n "$run" ] || run=$build/tools/mpiacc-run
 [ -x "$run" ] || { echo "mpich-tests: no mpiacc-run at $run (build mpiacc first, or --mpiacc-run)" >&2; exit 2; }
+run=$(cd "$(dirname "$run")" && pwd)/$(basename "$run") # (the programs run in their own directories)
+mpi_home=$(cd "$mpi_home" 2>/dev/null && pwd) || { echo "mpich-tests: no MPI at $mpi_home" >&2; exit 2; }
 mpicc=$mpi_home/bin/mpicc
 mpiexec=$mpi_home/bin/mpiexec
 [ -x "$mpicc" ] && [ -x "$mpiexec" ] || { echo "mpich-tests: no bin/mpicc and bin/mpiexec in $mpi_home" >&2; exit 2; }
@@ -285,6 +291,10 @@ while IFS= read -r entry; do
     grep -qE "$exclude" <<<"$d/$prog" && continue
     if [ $first = 1 ]; then [ -n "${seen[$d/$prog]:-}" ] && continue; seen[$d/$prog]=1; fi
     n=$((n + 1))
+    if [ -n "$max_time" ] && [ $(($(date +%s) - t0)) -ge "$max_time" ]; then
+        printf '%-8s %-44s %3s  %-12s %-12s %s\n' "$d" "$prog" - - - "NOT RUN (--max-time $max_time s reached)" | tee -a "$out"
+        continue
+    fi
     if [ "$jobs" -le 1 ]; then
         run_entry "$n" "$entry" | tee -a "$out"
     else
@@ -295,11 +305,13 @@ done < <(entries)
 wait
 count() { grep -cE "$1" "$out" || true; }
 same=$(count ' same  \[') differ=$(count 'DIFFERENT  \[') better=$(count ' better  \[')
-xfailed=$(count ' xfail \(.*\[log')
+xfailed=$(count ' xfail \(.*\[log') unrun=$(count 'NOT RUN \(--max-time')
 passed=$(count ' PASS +PASS +same') notbuilt=$(count 'not built') left=$(count 'left out: ')
 echo "summary: $((same + better + differ + xfailed)) entries run both ways in $(($(date +%s) - t0)) s: $same same" \
     "($passed passed both ways), $better better under mpiacc-run, $differ DIFFERENT, $xfailed xfail (MPICH's known" \
-    "failures); $notbuilt not built, $left left out; lines in $out, logs in $work/log" | tee -a "$out"
-# for scripts/test.sh: run, same or better, different, xfail, not built, left out
-echo "$((same + better + differ + xfailed)) $((same + better)) $differ $xfailed $notbuilt $left" >"$work/counts"
-[ "$differ" = 0 ]
+    "failures); $notbuilt not built, $left left out$([ "$unrun" = 0 ] || echo ", $unrun NOT RUN (--max-time)");" \
+    "lines in $out, logs in $work/log" | tee -a "$out"
+# for scripts/test.sh: run, same or better, different or not run, xfail, not built, left out
+echo "$((same + better + differ + xfailed + unrun)) $((same + better)) $((differ + unrun)) $xfailed $notbuilt $left" \
+    >"$work/counts"
+[ "$differ" = 0 ] && [ "$unrun" = 0 ]

@@ -107,9 +107,11 @@ fi
 # .cache/mpich-tests): the directories that fit the CI's time, every
 # program plainly on MPICH's defaults and under mpiacc-run, the results
 # compared (MPICH's xfail entries left out, as its harness does); a
-# difference fails.  At most 60 s per run, MPIACC_TEST_MPICH_DIRS (default:
-# pt2pt and coll, at most 4 processes) and MPIACC_TEST_MPICH_EXCLUDE (a grep
-# -E on DIR/PROGRAM: what does not fit the time) choose the programs.
+# difference fails.  At most 60 s per run, no entry started after
+# MPIACC_TEST_MPICH_MAX seconds (default 300; one left unstarted fails),
+# MPIACC_TEST_MPICH_DIRS (default: pt2pt and coll, at most 4 processes) and
+# MPIACC_TEST_MPICH_EXCLUDE (a grep -E on DIR/PROGRAM: what does not fit the
+# time) choose the programs.
 mpich_dirs=${MPIACC_TEST_MPICH_DIRS:-pt2pt coll}
 mpich_exclude=${MPIACC_TEST_MPICH_EXCLUDE:-'^$'}
 rm -f "$build/mpich-tests.out" "$build/mpich-tests/counts"
@@ -118,7 +120,8 @@ if mpich_src=$(bash scripts/mpich-source.sh 2>"$build/mpich-source.err"); then
   mpich_why=""
   set +e
   bash scripts/mpich-tests.sh --build "$build" --mpi-home "${MPI_HOME:-$root/.venv}" --work "$build/mpich-tests" \
-    --dirs "$mpich_dirs" --exclude "$mpich_exclude" --timeout 60 --jobs "$jobs" "$mpich_src" | tee "$build/mpich-tests.out"
+    --dirs "$mpich_dirs" --exclude "$mpich_exclude" --timeout 60 --jobs "$jobs" \
+    --max-time "${MPIACC_TEST_MPICH_MAX:-300}" "$mpich_src" | tee "$build/mpich-tests.out"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
   set -e
 else
