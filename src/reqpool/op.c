@@ -581,7 +581,7 @@ int mpiacc_rp_match_offer(MPI_Message *msg, int src, int tag, MPI_Comm comm)
 {
     int taken = 0, mpi_errno = MPI_SUCCESS;
     mpiacc_rp_op_t *op;
-    if (!mpiacc_rp_matching_now()) return 0;
+    if (!mpiacc_rp_matching_now() || src == MPI_PROC_NULL || *msg == MPI_MESSAGE_NO_PROC) return 0;
     pthread_mutex_lock(&mpiacc_rp_pool.lock);
     for (op = mpiacc_rp_pool.head; op; op = op->next) {
         if (op->state != MPIACC_RP_MATCHING || op->comm != comm || (op->peer != MPI_ANY_SOURCE && op->peer != src) ||

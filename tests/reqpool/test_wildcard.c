@@ -264,6 +264,14 @@ static void named_behind(void **state)
     check(a, 131, &st[0], 13);
     check(b, 132, &st[1], 13);
     assert_int_equal(MPI_Irecv(a, N, MPI_INT, MPI_ANY_SOURCE, 13, MPI_COMM_WORLD, &r[0]), MPI_SUCCESS);
+    { /* a matched probe of MPI_PROC_NULL is MPI's, whatever waits */
+        int flag = 0;
+        assert_int_equal(MPI_Improbe(MPI_PROC_NULL, 13, MPI_COMM_WORLD, &flag, &msg, &st[1]), MPI_SUCCESS);
+        assert_true(flag);
+        assert_true(msg == MPI_MESSAGE_NO_PROC);
+        assert_int_equal(MPI_Mrecv(c, N, MPI_INT, &msg, &st[1]), MPI_SUCCESS);
+        assert_int_equal(st[1].MPI_SOURCE, MPI_PROC_NULL);
+    }
     assert_int_equal(MPI_Mprobe(0, 13, MPI_COMM_WORLD, &msg, &st[1]), MPI_SUCCESS);
     assert_int_equal(MPI_Mrecv(c, N, MPI_INT, &msg, &st[1]), MPI_SUCCESS);
     assert_int_equal(MPI_Wait(&r[0], &st[0]), MPI_SUCCESS);
