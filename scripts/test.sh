@@ -108,12 +108,16 @@ fi
 # program plainly on MPICH's defaults and under mpiacc-run, the results
 # compared (MPICH's xfail entries left out, as its harness does); a
 # difference fails.  At most 60 s per run, no entry started after
-# MPIACC_TEST_MPICH_MAX seconds (default 300; one left unstarted fails),
+# MPIACC_TEST_MPICH_MAX seconds (default 400; one left unstarted fails),
 # MPIACC_TEST_MPICH_DIRS (default: pt2pt and coll, at most 4 processes) and
-# MPIACC_TEST_MPICH_EXCLUDE (a grep -E on DIR/PROGRAM: what does not fit the
-# time) choose the programs.
+# MPIACC_TEST_MPICH_EXCLUDE (a grep -E on "DIR/PROGRAM ARGS ENV") choose the
+# entries.  Left out by default, to fit the CI's time (the whole set runs
+# with: bash scripts/mpich-tests.sh): the entries that only set variables of
+# MPICH's OFI netmod (the same runs again on UCX), pt2pt/large_message (37 s)
+# and coll's allredmany, nonblocking3, allgatherv4 and bcasttest (30-220 s
+# each).  About 3.5 min on the 2-core CI machine (126 entries).
 mpich_dirs=${MPIACC_TEST_MPICH_DIRS:-pt2pt coll}
-mpich_exclude=${MPIACC_TEST_MPICH_EXCLUDE:-'^$'}
+mpich_exclude=${MPIACC_TEST_MPICH_EXCLUDE:-'^(pt2pt/large_message|coll/(allredmany|nonblocking3|allgatherv4|bcasttest)) |CH4_OFI_'}
 rm -f "$build/mpich-tests.out" "$build/mpich-tests/counts"
 echo
 if mpich_src=$(bash scripts/mpich-source.sh 2>"$build/mpich-source.err"); then
@@ -121,7 +125,7 @@ if mpich_src=$(bash scripts/mpich-source.sh 2>"$build/mpich-source.err"); then
   set +e
   bash scripts/mpich-tests.sh --build "$build" --mpi-home "${MPI_HOME:-$root/.venv}" --work "$build/mpich-tests" \
     --dirs "$mpich_dirs" --exclude "$mpich_exclude" --timeout 60 --jobs "$jobs" \
-    --max-time "${MPIACC_TEST_MPICH_MAX:-300}" "$mpich_src" | tee "$build/mpich-tests.out"
+    --max-time "${MPIACC_TEST_MPICH_MAX:-400}" "$mpich_src" | tee "$build/mpich-tests.out"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
   set -e
 else
