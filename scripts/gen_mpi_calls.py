@@ -360,7 +360,9 @@ class Refuse(Family):
 class P2p(Family):
     """Point-to-point (src/dispatch): the host fast path (a send's datatype
     through mpiacc_interpose_send_fast, a receive's through
-    mpiacc_interpose_recv_fast, any other through
+    mpiacc_interpose_recv_fast, a *_replace's through
+    mpiacc_interpose_replace_fast, MPI_Recv_init's through
+    mpiacc_interpose_recv_init_fast, any other through
     mpiacc_interpose_msg_untagged; a persistent form's through that alone),
     to PMPI, else the dispatcher function CALLS[call] names for the form."""
     SENDS = {"send", "bsend", "sendrecv", "sendrecv_replace"}
@@ -408,9 +410,17 @@ class P2p(Family):
         if f.kind != "p" and f.line.keys["call"] in self.SENDS:
             tests[0] = "mpiacc_interpose_send_fast(%s)" % types[0]
         # a receive from MPI_ANY_SOURCE leaves the fast path where those are
-        # matched by a probe (mpiacc_interpose_recv_fast, interpose.h)
-        if f.kind != "p" and f.line.keys["call"] in ("recv", "sendrecv") and "source" in f.names:
-            tests[-1] = "mpiacc_interpose_recv_fast(%s, source)" % types[-1]
+        # matched by a probe, and so does every receive while one looks for
+        # its message (interpose.h); MPI_Recv_init from MPI_ANY_SOURCE makes
+        # mpiacc's persistent request
+        call = f.line.keys["call"]
+        if "source" in f.names:
+            if f.kind == "p" and call == "recv":
+                tests[-1] = "mpiacc_interpose_recv_init_fast(%s, source)" % types[-1]
+            elif f.kind != "p" and call in ("recv", "sendrecv"):
+                tests[-1] = "mpiacc_interpose_recv_fast(%s, source)" % types[-1]
+            elif f.kind != "p" and call == "sendrecv_replace":
+                tests[-1] = "mpiacc_interpose_replace_fast(%s, source)" % types[-1]
         return " && ".join(tests)
 
     def fill(self, f, template):

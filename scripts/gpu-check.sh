@@ -16,11 +16,15 @@
 #                             already mapped" never printed (the summary counts
 #                             mpiacc's one-line explanations: 0 = UCX raised
 #                             no false alarm in that run)
-#   probe-anysource           a plain MPI program (no mpiacc): MPI_ANY_SOURCE
-#                             receives, 8 runs, on the engine environment and
-#                             on two simulated nodes (MPICH hung in some runs of
-#                             it on the CPU machine: tells an MPICH/UCX hang
-#                             from one of ours)
+#   probe-anysource           plain MPI programs (no mpiacc) receiving from
+#                             MPI_ANY_SOURCE, on the engine environment and on
+#                             two simulated nodes: a probe program, 8 runs
+#                             plainly (MPICH hangs in some: tells an MPICH/UCX
+#                             hang from one of ours; not a failure) and 8 under
+#                             mpiacc-run; tests/reqpool/anysource (every form
+#                             of wildcard receive) GPU_CHECK_ANYSOURCE_RUNS
+#                             (default 50) times under mpiacc-run and once
+#                             plainly; every mpiacc-run run must finish
 #   ctest-all                 the whole CTest suite; one GPU: without MPS (the
 #                             CUDA tests then run again under MPS below);
 #                             several GPUs: as the tests place their ranks
@@ -52,7 +56,9 @@
 # 'configure|build|probe|ctest' for a second call that runs only the
 # sanitizer steps within a second budget), GPU_CHECK_CTEST_EXCLUDE (a CTest
 # -E expression for ctest-all, e.g. the CPU-only tests CI already runs, to fit
-# a short device budget), GPU_CHECK_MPS (0: no MPS step on a multi-GPU machine).
+# a short device budget), GPU_CHECK_MPS (0: no MPS step on a multi-GPU machine),
+# GPU_CHECK_ANYSOURCE_RUNS (runs of tests/reqpool/anysource per setting in
+# probe-anysource, default 50).
 # Exit status: 0 when every step succeeded, 1 otherwise.
 set -u
 out=${1:?usage: scripts/gpu-check.sh OUTDIR}
@@ -171,7 +177,8 @@ fi
 
 # ---- a plain MPI probe: MPI_ANY_SOURCE on the UCX netmod ------------------------------
 # 8 runs of 100 rounds (two sends; a receive from rank 0, then one from
-# MPI_ANY_SOURCE) per setting; a run that does not finish in 6 s counts as hung.
+# MPI_ANY_SOURCE) per setting and launcher; a run that does not finish in 6 s
+# counts as hung.
 probe_src=$out/probe_anysource.c
 cat >"$probe_src" <<'EOF'
 #include <mpi.h>
@@ -200,28 +207,55 @@ int main(int argc, char **argv)
     return 0;
 }
 EOF
-probe() { # NAME VAR=value...: 8 runs
-  local ok=0 hung=0 _
+# probe WHO VAR=value...: 8 runs of the probe program, WHO: plain (MPICH's
+# mpiexec in the engine environment, no mpiacc) or mpiacc-run (mpiacc preloaded)
+probe() {
+  local who=$1 ok=0 hung=0 _ launch
+  shift
+  if [[ $who == plain ]]; then launch=("${run_env[@]}" "$@" "$mpiexec"); else launch=(env -u UCX_ROOT "$@" "$run"); fi
   for _ in 1 2 3 4 5 6 7 8; do
-    if timeout -k 2 6 "${run_env[@]}" "$@" "$mpiexec" -n 2 "$out/probe_anysource" >/dev/null 2>&1; then
+    if timeout -k 2 6 "${launch[@]}" -n 2 "$out/probe_anysource" >/dev/null 2>&1; then
       ok=$((ok + 1))
     else
       hung=$((hung + 1))
     fi
   done
-  echo "probe_anysource $*: $ok of 8 runs finished, $hung hung or failed"
+  echo "probe_anysource $who $*: $ok of 8 runs finished, $hung hung or failed"
   ((hung == 0))
 }
+# Plain MPICH hangs in some runs (its defect, which mpiacc works around: not a
+# failure of this step); under mpiacc-run every run must finish, the probe
+# program's and GPU_CHECK_ANYSOURCE_RUNS (default 50) runs per setting of
+# tests/reqpool/anysource (every form of wildcard receive, 3 processes, 2
+# rounds), and one plain run per setting for comparison.
 probe_all() {
-  local rc=0
+  # shellcheck disable=SC2054
+  local rc=0 two=(MPIR_CVAR_NUM_CLIQUES=2 UCX_TLS=tcp,cuda_copy,self) n=${GPU_CHECK_ANYSOURCE_RUNS:-50}
+  local any=$build/tests/reqpool/anysource runs=tests/reqpool/anysource_runs.sh
   "$MPI_HOME/bin/mpicc" "$probe_src" -o "$out/probe_anysource" || return 1
-  probe || rc=1
-  probe MPIR_CVAR_NUM_CLIQUES=2 UCX_TLS=tcp,cuda_copy,self || rc=1
+  probe plain
+  probe plain "${two[@]}"
+  probe mpiacc-run || rc=1
+  probe mpiacc-run "${two[@]}" || rc=1
+  if [[ -x $any ]]; then
+    bash "$runs" 1node "$run" "$any" "$n" || rc=1
+    bash "$runs" 2nodes "$run" "$any" "$n" || rc=1
+    for where in "" "${two[*]}"; do
+      local ok=0
+      # shellcheck disable=SC2086
+      timeout -k 2 10 "${run_env[@]}" $where "$mpiexec" -n 3 "$any" 2 >/dev/null 2>&1 && ok=1
+      echo "anysource plain ${where:-(one node)}: $ok of 1 run finished (MPICH alone)"
+    done
+  else
+    echo "anysource: $any is not built"
+    rc=1
+  fi
   return $rc
 }
-section "plain MPI (no mpiacc): MPI_ANY_SOURCE receives on the UCX netmod"
-step probe-anysource 120 bash -c "$(declare -p out mpiexec run_env MPI_HOME probe_src); $(declare -f probe probe_all); probe_all"
-((step_skipped)) || grep '^probe_anysource' "$out/probe-anysource.log" | sed 's/^/    /' >>"$summary"
+run=$build/tools/mpiacc-run
+section "MPI_ANY_SOURCE receives on the UCX netmod: plain MPI (no mpiacc) and under mpiacc-run"
+step probe-anysource 300 bash -c "$(declare -p out mpiexec run_env MPI_HOME probe_src build run); $(declare -f probe probe_all); probe_all"
+((step_skipped)) || grep -E '^(probe_anysource|anysource)' "$out/probe-anysource.log" | sed 's/^/    /' >>"$summary"
 
 # ---- the whole suite ---------------------------------------------------------------
 ctest_summary() { # log file: counts, failed and skipped tests
@@ -237,8 +271,9 @@ cuda_p2p='^test_cuda_[a-z0-9_]*_np[0-9]+$'                                      
 if [[ -d $build ]]; then
   section "the whole suite ($ngpu GPU(s)$( ((ngpu == 1)) && echo ', no MPS: the CUDA tests run again under MPS below'))"
   # the JUnit files keep every test's output (skip reasons, timings printed by tests)
-  excl=()
-  [[ -n ${GPU_CHECK_CTEST_EXCLUDE:-} ]] && excl=(-E "$GPU_CHECK_CTEST_EXCLUDE") && note "    (left out: $GPU_CHECK_CTEST_EXCLUDE)"
+  # (anysource_runs: run by the probe step)
+  excl=(-E "^anysource_runs${GPU_CHECK_CTEST_EXCLUDE:+|$GPU_CHECK_CTEST_EXCLUDE}")
+  [[ -n ${GPU_CHECK_CTEST_EXCLUDE:-} ]] && note "    (left out: $GPU_CHECK_CTEST_EXCLUDE)"
   step ctest-all 300 "${run_env[@]}" ctest --test-dir "$build" "${excl[@]}" --output-on-failure -j "$cjobs" --timeout 200 \
     --output-junit "$out/ctest-all.xml"
   ctest_summary "$out/ctest-all.log"

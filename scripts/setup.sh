@@ -14,6 +14,10 @@
 #    runs collectives on device buffers, so a machine with the CUDA toolkit
 #    but no GPU gets none (the build then uses the toolkit's nccl.h if it has
 #    one) and the set-up says so.
+#  - MPICH's own test suite for scripts/mpich-tests.sh (test/mpi of the
+#    distribution's MPICH source package, about 4 MB kept in .cache/mpich-tests:
+#    scripts/mpich-source.sh); where it cannot be fetched (offline, not Debian
+#    or Ubuntu) setup says why and goes on, and the test pass is skipped.
 # Nothing is downloaded later, at build or run time.
 # Set MPIACC_SKIP_APT=1 to skip the Debian part (e.g. on a cluster),
 # MPI_HOME=/path to use an MPICH that is already installed instead of the
@@ -130,4 +134,12 @@ if [ "$nccl_want" = install ]; then
 elif ! has_dist "$nccl_pkg" "$nccl_version"; then
   echo "setup: NCCL not installed: $nccl_why"
 fi
-echo "setup: done (.venv/: MPICH $( [ -z "${MPI_HOME:-}" ] && echo "$mpich_version" || echo "from MPI_HOME=$MPI_HOME"), UCX $ucx_version in $(dirname "$ucx_lib")$(has_dist "$nccl_pkg" "$nccl_version" && echo ", NCCL $nccl_version"))"
+# (after the packages: the fetch needs nothing more than apt-get and tar)
+err=$(mktemp)
+if mpich_tests=$(bash scripts/mpich-source.sh --fetch 2>"$err"); then
+  mpich_tests="MPICH's test suite in ${mpich_tests#"$root"/}"
+else
+  mpich_tests="no MPICH test suite: $(tail -1 "$err" | sed 's/^mpich-source: //')"
+fi
+rm -f "$err"
+echo "setup: done (.venv/: MPICH $( [ -z "${MPI_HOME:-}" ] && echo "$mpich_version" || echo "from MPI_HOME=$MPI_HOME"), UCX $ucx_version in $(dirname "$ucx_lib")$(has_dist "$nccl_pkg" "$nccl_version" && echo ", NCCL $nccl_version"); $mpich_tests)"

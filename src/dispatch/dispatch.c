@@ -186,6 +186,9 @@ static int pass_to_mpi(const call_t *c, void *buf, const mpiacc_pack_type_t *t, 
     *taken = 0;
     if (!mpiacc_proto_dense(t, count, &start) || !mpiacc_proto_device_ok(be, a->kind, c->is_send, c->peer, c->comm))
         return MPI_SUCCESS;
+    /* a receive from MPI_ANY_SOURCE on an intercommunicator where those are
+     * matched by a probe, or behind one that is (reqpool.h): the protocol's */
+    if (!c->is_send && mpiacc_rp_match_wanted(c->peer)) return MPI_SUCCESS;
     if (c->is_send && !mpiacc_dispatch_no_deferred()) {
         pthread_mutex_lock(&mpiacc_rp_pool.lock);
         queued = mpiacc_rp_sendq_has_peer(c->comm, c->peer, NULL);
@@ -399,13 +402,22 @@ fn_fail:
     goto fn_exit;
 }
 
+int mpiacc_dispatch_recv_matched(int src, int tag, MPI_Comm comm)
+{
+    return src != MPI_PROC_NULL && ((src == MPI_ANY_SOURCE && mpiacc_core_wildcard_probe) ||
+                                    mpiacc_rp_match_behind(src, tag, comm));
+}
+
 /* A host receive: MPI's own, except one from MPI_ANY_SOURCE while those go
  * through a matched probe (mpiacc_core_wildcard_probe: MPICH's UCX netmod
- * loses a wildcard receive whose message already waits at UCX).  Blocking:
- * the pool's earlier wildcard receives get their chance first, then this
+ * loses a wildcard receive whose message already waits at UCX), and one
+ * called while such a receive of the pool could still take its message
+ * (MPI would give the message to the receive called first).  Blocking:
+ * the pool's earlier receives get their chance first, then a wildcard
  * call probes until its message is there and receives it (PMPI_Mrecv:
- * MPI's result, raised by MPI).  Nonblocking: an op of the wildcard
- * protocol (src/protocol/wildcard.c) holding a dup of the datatype. */
+ * MPI's result, raised by MPI), a named one is MPI's.  Nonblocking: an op
+ * of the wildcard protocol (src/protocol/wildcard.c) holding a dup of the
+ * datatype. */
 static int host_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                      MPI_Status *status, int nonblocking, MPI_Request *req)
 {
@@ -413,12 +425,13 @@ static int host_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int t
     MPI_Message msg = MPI_MESSAGE_NULL;
     mpiacc_rp_op_t *op = NULL;
     mpiacc_dispatch_empty(&count, &dt);
-    if (src != MPI_ANY_SOURCE || !mpiacc_core_wildcard_probe)
+    if (!mpiacc_dispatch_recv_matched(src, tag, comm))
         return nonblocking ? PMPI_Irecv_c(buf, count, dt, src, tag, comm, req)
                            : pmpi_recv(buf, count, dt, src, tag, comm, status);
     if (!nonblocking) {
         while (!flag) {
-            if (mpiacc_rp_match_pending_for(tag, comm)) continue; /* an earlier receive comes first */
+            if (mpiacc_rp_match_pending_for(src, tag, comm)) continue; /* an earlier receive comes first */
+            if (src != MPI_ANY_SOURCE) return pmpi_recv(buf, count, dt, src, tag, comm, status);
             if ((mpi_errno = PMPI_Improbe(MPI_ANY_SOURCE, tag, comm, &flag, &msg, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
                 return mpi_errno; /* raised by MPI */
         }

@@ -78,6 +78,9 @@ int mpiacc_dispatch_wants_pool(const mpiacc_attrs_t *a);
 int mpiacc_dispatch_disabled_error(const mpiacc_attrs_t *a);
 /* Waits for r; an operation's error is raised on comm. */
 int mpiacc_dispatch_wait(MPI_Request *r, MPI_Status *st, MPI_Comm comm);
+/* Whether a host receive of (src, tag, comm) must be mpiacc's (a matched
+ * probe, or behind a receive that is: reqpool.h), not MPI's own. */
+int mpiacc_dispatch_recv_matched(int src, int tag, MPI_Comm comm);
 
 /* hostcopy.c: blocking copies of a device buffer into host memory. */
 /* Device data described by (buf, count, type analysis t) packed into
@@ -132,14 +135,16 @@ void mpiacc_dispatch_mprobe_forget(MPI_Message m);
 /* Messages noted and not yet received (0: the lookups are skipped). */
 extern atomic_int mpiacc_dispatch_self_msgs;
 
-/* persist.c: persistent point-to-point requests with device datatypes. */
+/* persist.c: persistent point-to-point requests with device datatypes, and
+ * receives from MPI_ANY_SOURCE where those are matched by a probe. */
 enum { MPIACC_DISPATCH_P_SEND, MPIACC_DISPATCH_P_RECV, MPIACC_DISPATCH_P_BSEND };
 /* Persistent requests of mpiacc that exist / are active (started, not yet
  * completed by a completion call); while zero the entry points skip the
  * lookups. */
 extern atomic_int mpiacc_dispatch_prq_count, mpiacc_dispatch_prq_active;
 /* MPI_Send_init & co. (kind: MPIACC_DISPATCH_P_*, mode MPIACC_RP_SEND_*)
- * for a datatype that needs the pool. */
+ * for a datatype that needs the pool, MPI_Recv_init from MPI_ANY_SOURCE for
+ * any datatype (the interposer's choice). */
 int mpiacc_dispatch_persist_init(int kind, int mode, const void *buf, MPI_Count count, MPI_Datatype dt, int peer,
                                  int tag, MPI_Comm comm, MPI_Request *req);
 /* MPI_Start on one of ours (*ours = 0: not ours, nothing done). */

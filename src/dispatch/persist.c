@@ -2,7 +2,8 @@
 /*
  * dispatch/persist.c: persistent point-to-point requests (MPI_Send_init,
  * MPI_Ssend_init, MPI_Rsend_init, MPI_Bsend_init, MPI_Recv_init and their
- * _c forms) on a datatype that needs the pool.
+ * _c forms) on a datatype that needs the pool, and receives from
+ * MPI_ANY_SOURCE where those are matched by a probe.
  *
  * The application holds a real MPI request: an inactive persistent PMPI
  * request with no data (a send or receive of nothing to MPI_PROC_NULL on
@@ -19,7 +20,10 @@
  * leave the handle as it is: inactive again, startable, freeable.  While
  * inactive, every completion call sees MPI's own inactive persistent
  * request (it returns at once with an empty status).
- * Persistent requests on untagged datatypes are MPI's own, untouched.
+ * Persistent requests on untagged datatypes are MPI's own, untouched,
+ * except receives from MPI_ANY_SOURCE where those are matched by a probe
+ * (mpiacc_core_wildcard_probe, MPICH's UCX netmod): one of these, each
+ * MPI_Start a host receive of the dispatcher (dispatch.c, host_recv).
  */
 #include <stdlib.h>
 #include <string.h>

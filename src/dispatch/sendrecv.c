@@ -12,7 +12,9 @@
  * *_replace: the send data is packed into host memory at the call
  * (hostcopy.c; after the call-time dependency) and sent from there as
  * MPI_PACKED, so that the receive may land in the buffer whenever it
- * arrives; the receive is an ordinary device receive into the buffer.
+ * arrives; the receive is an ordinary device receive into the buffer.  A
+ * host buffer takes the same way when its receive must be mpiacc's (a
+ * wildcard one where those are matched by a probe: replace_setup).
  * (MPICH's own MPI_Sendrecv_replace copies with the CPU: never handed
  * device memory.)
  * MPICH's own MPI_Isendrecv(_replace) are not used with device buffers
@@ -76,9 +78,12 @@ static int c_cancel(void *extra, int complete)
     return MPI_SUCCESS;
 }
 
+/* Both drive the receives from MPI_ANY_SOURCE that look for their message
+ * (reqpool.h), the compound's own among them, as the pool's requests do. */
 static int c_wait(int count, void **states, double timeout, MPI_Status *status)
 {
     (void)count, (void)states, (void)timeout, (void)status;
+    mpiacc_rp_match_pending();
     int rc = MPIX_Stream_progress(MPIX_STREAM_NULL);
     sched_yield();
     return rc;
@@ -87,6 +92,7 @@ static int c_wait(int count, void **states, double timeout, MPI_Status *status)
 static int c_poll(void *extra, MPI_Status *status)
 {
     (void)extra, (void)status;
+    mpiacc_rp_match_pending();
     return MPIX_Stream_progress(MPIX_STREAM_NULL);
 }
 
@@ -203,7 +209,10 @@ fn_fail:
 }
 
 /* The send data of a *_replace in host memory (*host NULL: host datatype,
- * nothing done). */
+ * nothing done).  A host datatype is copied too (by the CPU backend) when
+ * its receive must be mpiacc's: from MPI_ANY_SOURCE where those are matched
+ * by a probe, or while such a receive looks for its message (dispatch.c,
+ * host_recv); MPI's own *_replace would post its receive itself. */
 static int replace_setup(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag, int src, int rtag,
                          MPI_Comm comm, int nonblocking, MPI_Request *req, const mpiacc_backend_t **be,
                          void **host, MPI_Count *bytes)
@@ -214,8 +223,12 @@ static int replace_setup(void *buf, MPI_Count count, MPI_Datatype dt, int dest, 
     MPIACC_CHECK(mpiacc_dispatch_check_args(1, count, dt, dest, stag, comm, nonblocking, req));
     MPIACC_CHECK(mpiacc_dispatch_check_args(0, count, dt, src, rtag, comm, nonblocking, req));
     MPIACC_CHECK(mpiacc_dispatch_attrs(dt, buf, comm, &a));
-    if (!mpiacc_dispatch_wants_pool(&a)) goto fn_exit;
-    if (mpiacc_core_disabled) MPIACC_CHECK(mpiacc_dispatch_disabled_error(&a));
+    if (!mpiacc_dispatch_wants_pool(&a)) {
+        if (!mpiacc_dispatch_recv_matched(src, rtag, comm)) goto fn_exit;
+        a = (mpiacc_attrs_t){.kind = MPIACC_KIND_HOST};
+    } else if (mpiacc_core_disabled) {
+        MPIACC_CHECK(mpiacc_dispatch_disabled_error(&a));
+    }
     MPIACC_CHECK(mpiacc_dispatch_pack_to_host(&a, buf, count, dt, be, host, bytes));
 fn_exit:
     return mpi_errno;

@@ -82,6 +82,19 @@ static int in_status(const claims_t *cl, int nout, const int *idx, MPI_Status st
     return mpi_in_status ? rc : mpiacc_err_return_comm(MPI_COMM_NULL, MPI_ERR_IN_STATUS);
 }
 
+/* For the test calls: 0 when nothing of mpiacc's is alive (MPI's call
+ * then, at once); else first one sweep of the receives from MPI_ANY_SOURCE
+ * that look for their message (reqpool.h: nothing else probes for them, and
+ * a program that tests only MPI's own requests, e.g. a send the peer
+ * receives once this process's wildcard receive took its message, must not
+ * spin for ever; one load when none looks). */
+static int sweep_then(int n, const MPI_Request reqs[])
+{
+    if (mpiacc_rp_none_live() || n <= 0 || !reqs) return 0;
+    mpiacc_rp_match_pending();
+    return 1;
+}
+
 static int impl_wait(MPI_Request *r, MPI_Status *st)
 {
     int rc, err;
@@ -96,7 +109,9 @@ static int impl_test(MPI_Request *r, int *flag, MPI_Status *st)
 {
     mpiacc_rp_claim_t c;
     int rc;
-    if (mpiacc_rp_none_live() || !r || !mpiacc_rp_claim(*r, &c)) return PMPI_Test(r, flag, st);
+    if (mpiacc_rp_none_live() || !r) return PMPI_Test(r, flag, st);
+    mpiacc_rp_match_pending(); /* see sweep_then */
+    if (!mpiacc_rp_claim(*r, &c)) return PMPI_Test(r, flag, st);
     rc = PMPI_Test(r, flag, st);
     if (rc == MPI_SUCCESS && c.queried && c.error != MPI_SUCCESS) rc = mpiacc_err_return_comm(c.comm, c.error);
     mpiacc_rp_unclaim(&c);
@@ -107,7 +122,9 @@ static int impl_request_get_status(MPI_Request r, int *flag, MPI_Status *st)
 {
     mpiacc_rp_claim_t c;
     int rc;
-    if (mpiacc_rp_none_live() || !mpiacc_rp_claim(r, &c)) return PMPI_Request_get_status(r, flag, st);
+    if (mpiacc_rp_none_live()) return PMPI_Request_get_status(r, flag, st);
+    mpiacc_rp_match_pending(); /* see sweep_then */
+    if (!mpiacc_rp_claim(r, &c)) return PMPI_Request_get_status(r, flag, st);
     rc = PMPI_Request_get_status(r, flag, st);
     if (rc == MPI_SUCCESS && c.queried && c.error != MPI_SUCCESS)
         rc = mpiacc_err_return_comm(MPI_COMM_NULL, c.error);
@@ -133,8 +150,7 @@ static int impl_testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Stat
 {
     claims_t cl;
     int rc;
-    if (mpiacc_rp_none_live() || n <= 0 || !reqs || !claims_take(&cl, n, reqs))
-        return PMPI_Testany(n, reqs, idx, flag, st);
+    if (!sweep_then(n, reqs) || !claims_take(&cl, n, reqs)) return PMPI_Testany(n, reqs, idx, flag, st);
     rc = PMPI_Testany(n, reqs, idx, flag, st);
     if (rc == MPI_SUCCESS && flag && *flag && idx && *idx >= 0 && *idx < n && claim_error(&cl, *idx) != MPI_SUCCESS)
         rc = mpiacc_err_return_comm(MPI_COMM_NULL, claim_error(&cl, *idx));
@@ -158,7 +174,7 @@ static int impl_testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[])
 {
     claims_t cl;
     int rc;
-    if (mpiacc_rp_none_live() || n <= 0 || !reqs || !claims_take(&cl, n, reqs)) return PMPI_Testall(n, reqs, flag, st);
+    if (!sweep_then(n, reqs) || !claims_take(&cl, n, reqs)) return PMPI_Testall(n, reqs, flag, st);
     rc = PMPI_Testall(n, reqs, flag, st);
     rc = in_status(&cl, flag && *flag ? n : 0, NULL, st, rc);
     claims_give(&cl);
@@ -173,7 +189,7 @@ static int impl_some(some_fn *some, int n, MPI_Request reqs[], int *nout, int id
 {
     claims_t cl;
     int rc;
-    if (mpiacc_rp_none_live() || n <= 0 || !reqs || !claims_take(&cl, n, reqs)) return some(n, reqs, nout, idx, st);
+    if (!sweep_then(n, reqs) || !claims_take(&cl, n, reqs)) return some(n, reqs, nout, idx, st);
     rc = some(n, reqs, nout, idx, st);
     rc = in_status(&cl, nout && *nout != MPI_UNDEFINED ? *nout : 0, idx, st, rc);
     claims_give(&cl);
@@ -303,20 +319,23 @@ MPIACC_INTERPOSE_EXPORT int MPI_Testsome(int n, MPI_Request reqs[], int *nout, i
 }
 
 /* MPI 4.1's non-destructive forms: nothing completes, nothing to write back
- * (MPI's errors of mpiacc operations are raised by MPI there). */
+ * (MPI's errors of mpiacc operations are raised by MPI there); the receives
+ * that look for their message get one sweep first, as in the test calls. */
 MPIACC_INTERPOSE_EXPORT int MPI_Request_get_status_any(int n, const MPI_Request reqs[], int *idx, int *flag,
                                                        MPI_Status *st)
 {
-    XLAT_CALL(n, (MPI_Request *)reqs, 0, PMPI_Request_get_status_any(n, r_, idx, flag, st));
+    XLAT_CALL(n, (MPI_Request *)reqs, 0,
+              (mpiacc_rp_match_pending(), PMPI_Request_get_status_any(n, r_, idx, flag, st)));
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Request_get_status_all(int n, const MPI_Request reqs[], int *flag, MPI_Status st[])
 {
-    XLAT_CALL(n, (MPI_Request *)reqs, 0, PMPI_Request_get_status_all(n, r_, flag, st));
+    XLAT_CALL(n, (MPI_Request *)reqs, 0, (mpiacc_rp_match_pending(), PMPI_Request_get_status_all(n, r_, flag, st)));
 }
 
 MPIACC_INTERPOSE_EXPORT int MPI_Request_get_status_some(int n, const MPI_Request reqs[], int *nout, int idx[],
                                                         MPI_Status st[])
 {
-    XLAT_CALL(n, (MPI_Request *)reqs, 0, PMPI_Request_get_status_some(n, r_, nout, idx, st));
+    XLAT_CALL(n, (MPI_Request *)reqs, 0,
+              (mpiacc_rp_match_pending(), PMPI_Request_get_status_some(n, r_, nout, idx, st)));
 }

@@ -77,15 +77,43 @@ static inline int mpiacc_interpose_untagged(MPI_Datatype dt)
     return mpiacc_attrs_kind(dt) == MPIACC_KIND_NONE && !atomic_load_explicit(&mpiacc_core_classify, memory_order_relaxed);
 }
 
-/* A receive's fast path: an untagged datatype, and not a receive from
- * MPI_ANY_SOURCE while those go through a matched probe
- * (mpiacc_core_wildcard_probe: MPICH's UCX netmod, src/protocol/wildcard.c),
- * nor any receive while such a receive looks for its message (a blocking
- * one then keeps looking for it: the dispatcher's pmpi_recv). */
+/* Whether a receive from src goes through a matched probe: one from
+ * MPI_ANY_SOURCE where those do (mpiacc_core_wildcard_probe: MPICH's UCX
+ * netmod, src/protocol/wildcard.c). */
+static inline int mpiacc_interpose_wild(int src)
+{
+    return src == MPI_ANY_SOURCE && mpiacc_core_wildcard_probe;
+}
+
+/* Whether a receive from src can go to MPI as it is: not a wildcard one
+ * (above), nor any receive while such a receive looks for its message (a
+ * blocking one then keeps looking for it, and a receive naming its source
+ * must not take that receive's message: the dispatcher's host_recv). */
+static inline int mpiacc_interpose_recv_plain(int src)
+{
+    return !mpiacc_rp_match_wanted(src);
+}
+
+/* A receive's fast path (MPI_Recv, MPI_Irecv, MPI_Sendrecv, MPI_Isendrecv):
+ * an untagged datatype and a plain receive. */
 static inline int mpiacc_interpose_recv_fast(MPI_Datatype dt, int src)
 {
-    return mpiacc_interpose_msg_untagged(dt) && (src != MPI_ANY_SOURCE || !mpiacc_core_wildcard_probe) &&
-           !mpiacc_rp_matching_now();
+    return mpiacc_interpose_msg_untagged(dt) && mpiacc_interpose_recv_plain(src);
+}
+
+/* MPI_Recv_init's: an untagged datatype and not a wildcard receive, which
+ * becomes mpiacc's persistent request (src/dispatch/persist.c) so that each
+ * MPI_Start is matched by a probe. */
+static inline int mpiacc_interpose_recv_init_fast(MPI_Datatype dt, int src)
+{
+    return mpiacc_interpose_msg_untagged(dt) && !mpiacc_interpose_wild(src);
+}
+
+/* MPI_Sendrecv_replace's and MPI_Isendrecv_replace's: a send's fast path
+ * and a plain receive. */
+static inline int mpiacc_interpose_replace_fast(MPI_Datatype dt, int src)
+{
+    return mpiacc_interpose_send_fast(dt) && mpiacc_interpose_recv_plain(src);
 }
 
 /* ---- refuse.c: calls that do not take device buffers ---------------- */

@@ -94,6 +94,16 @@ static int received(mpiacc_rp_op_t *op, int *complete)
     return after_dep(op);
 }
 
+/* A receive from MPI_ANY_SOURCE on an intercommunicator (the device
+ * protocol's; an intracommunicator's is staged) whose message a probe
+ * found, or (msg NULL) one naming its source whose turn came (op.c,
+ * MATCHING): into the device staging, as start would have posted it. */
+static int matched(mpiacc_rp_op_t *op, MPI_Message *msg)
+{
+    if (!msg) return PMPI_Irecv_c(op->staging, op->staging_cap, MPI_BYTE, op->peer, op->tag, op->comm, &op->inner);
+    return PMPI_Imrecv_c(op->staging, op->staging_cap, MPI_BYTE, msg, &op->inner);
+}
+
 static void release(mpiacc_rp_op_t *op)
 {
     if (op->staging_tok && op->be && op->be->dev_staging_put) op->be->dev_staging_put(op->staging_tok);
@@ -107,6 +117,7 @@ const mpiacc_proto_t mpiacc_proto_device = {
     .advance = advance,
     .issue = issue,
     .received = received,
+    .matched = matched,
     .release = release,
 };
 

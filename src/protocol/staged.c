@@ -55,11 +55,14 @@ static int received(mpiacc_rp_op_t *op, int *complete)
     return after_dep(op);
 }
 
-/* A receive from MPI_ANY_SOURCE whose message a probe found: into the
- * whole staging, as start would have posted it. */
+/* A receive from MPI_ANY_SOURCE whose message a probe found (or, msg NULL,
+ * one naming its source whose turn came): into the whole staging, as start
+ * would have posted it. */
 static int matched(mpiacc_rp_op_t *op, MPI_Message *msg)
 {
-    return PMPI_Imrecv_c(op->staging, mpiacc_proto_staging_capacity(op->staging_class), MPI_PACKED, msg, &op->inner);
+    MPI_Count cap = mpiacc_proto_staging_capacity(op->staging_class);
+    if (!msg) return PMPI_Irecv_c(op->staging, cap, MPI_PACKED, op->peer, op->tag, op->comm, &op->inner);
+    return PMPI_Imrecv_c(op->staging, cap, MPI_PACKED, msg, &op->inner);
 }
 
 static void release(mpiacc_rp_op_t *op)

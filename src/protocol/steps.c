@@ -105,9 +105,10 @@ int mpiacc_proto_post_recv(mpiacc_rp_op_t *op, MPI_Count n, MPI_Datatype t, int 
         op->pstate = NULL;
         if (!msg) MPIACC_FAIL(MPIACC_ERRK_INTERN, "matched receive without a message");
         MPIACC_CHECK(PMPI_Imrecv_c(op->staging, n, t, msg, &op->inner));
-    } else if (op->peer == MPI_ANY_SOURCE && mpiacc_core_wildcard_probe) {
-        /* matched by a probe (reqpool.h): IN_FLIGHT through the protocol's
-         * matched step, or MATCHING until a wait's probe finds it */
+    } else if (mpiacc_rp_match_wanted(op->peer)) {
+        /* matched by a probe (reqpool.h), or behind an op that is: IN_FLIGHT
+         * through the protocol's matched step, or MATCHING until a wait's
+         * probe finds it (its turn comes) */
         MPIACC_CHECK(mpiacc_rp_match_start(op));
         goto fn_exit;
     } else {

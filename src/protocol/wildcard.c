@@ -11,7 +11,11 @@
  * tests: src/reqpool/op.c, mpiacc_rp_match_pending) and received with
  * PMPI_Imrecv into the user's buffer and datatype; MPI's status and
  * errors (a truncation) are the op's; op->host_type is a dup of the
- * user's datatype (the dispatcher's).  States: op.c's comment block.
+ * user's datatype (the dispatcher's).  A host receive naming its source
+ * that is called while an earlier wildcard one could still take its
+ * message is an op of this protocol too: it waits for its turn (MPI's
+ * order of posted receives), then posts PMPI_Irecv.  States: op.c's
+ * comment block.
  */
 #include "protocol.h"
 
@@ -32,6 +36,7 @@ static int issue(mpiacc_rp_op_t *op)
 
 static int matched(mpiacc_rp_op_t *op, MPI_Message *msg)
 {
+    if (!msg) return PMPI_Irecv_c(op->buf, op->count, op->host_type, op->peer, op->tag, op->comm, &op->inner);
     return PMPI_Imrecv_c(op->buf, op->count, op->host_type, msg, &op->inner);
 }
 

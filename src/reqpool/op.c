@@ -41,12 +41,16 @@
  *  at UCX): matched by a probe [generic: mpiacc_rp_match_start at call
  *  time, mpiacc_rp_match_pending from waits and tests, never the progress
  *  hook; the protocol's matched() posts PMPI_Imrecv]: a device receive
- *  [staged] into its staging, a host one [wildcard, protocol/wildcard.c]
- *  into the user's buffer (then IN_FLIGHT --> DONE: MPI's status; MPI's
- *  truncation is the op's error)
+ *  [staged, device] into its staging, a host one [wildcard,
+ *  protocol/wildcard.c] into the user's buffer (then IN_FLIGHT --> DONE:
+ *  MPI's status; MPI's truncation is the op's error).  Ops match in call
+ *  order: one that an earlier MATCHING op could take a message from waits
+ *  for it.  A host receive naming its source that is called behind such an
+ *  op [wildcard] waits in MATCHING the same way, then posts PMPI_Irecv
+ *  (matched() without a message: MPI loses no such receive).
  *   NEW --(PMPI_Improbe at call time found the message)-------------> IN_FLIGHT
- *   NEW --(not found)------------------------------------------------> MATCHING
- *   MATCHING --(a later probe found it)-------------------------------> IN_FLIGHT
+ *   NEW --(not found, or behind an earlier MATCHING op)--------------> MATCHING
+ *   MATCHING --(a later probe found it; named: its turn came)--------> IN_FLIGHT
  *   MATCHING --(MPI_Cancel)--------------------------------------> CANCELLED
  *   then as the protocol's receive (staged: UNPACKING ...; wildcard: DONE)
  *
@@ -481,18 +485,34 @@ void mpiacc_rp_progress_locked(void)
 
 atomic_int mpiacc_rp_matching;
 
-/* One probe for op's message; *found: received (IN_FLIGHT).  Lock held. */
-static int match_once(mpiacc_rp_op_t *op, int *found)
+/* op (NEW or MATCHING) receives msg (NULL: op names its source, its
+ * receive is posted): IN_FLIGHT.  Lock held. */
+static int take(mpiacc_rp_op_t *op, MPI_Message *msg)
 {
-    int mpi_errno = MPI_SUCCESS, flag = 0;
-    MPI_Message msg = MPI_MESSAGE_NULL;
-    *found = 0;
-    MPIACC_CHECK(PMPI_Improbe(MPI_ANY_SOURCE, op->tag, op->comm, &flag, &msg, MPI_STATUS_IGNORE));
-    if (!flag) goto fn_exit;
+    int mpi_errno = MPI_SUCCESS;
     if (!op->proto->matched) MPIACC_FAIL(MPIACC_ERRK_INTERN, "%s protocol: no matched step", op->proto->name);
-    MPIACC_CHECK(op->proto->matched(op, &msg));
+    MPIACC_CHECK(op->proto->matched(op, msg));
     if (op->state == MPIACC_RP_MATCHING) atomic_fetch_sub_explicit(&mpiacc_rp_matching, 1, memory_order_relaxed);
     mpiacc_rp_move(op, MPIACC_RP_IN_FLIGHT);
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
+/* One probe for op's message; *found: received (IN_FLIGHT).  A receive
+ * naming its source (behind a wildcard one until now) has nothing to fear
+ * from MPI: its receive is posted (the matched step without a message).
+ * Lock held. */
+static int match_once(mpiacc_rp_op_t *op, int *found)
+{
+    int mpi_errno = MPI_SUCCESS, flag = 1;
+    MPI_Message msg = MPI_MESSAGE_NULL;
+    *found = 0;
+    if (op->peer == MPI_ANY_SOURCE)
+        MPIACC_CHECK(PMPI_Improbe(MPI_ANY_SOURCE, op->tag, op->comm, &flag, &msg, MPI_STATUS_IGNORE));
+    if (!flag) goto fn_exit;
+    MPIACC_CHECK(take(op, op->peer == MPI_ANY_SOURCE ? &msg : NULL));
     *found = 1;
 fn_exit:
     return mpi_errno;
@@ -500,27 +520,39 @@ fn_fail:
     goto fn_exit;
 }
 
-/* Whether a message of (tag, comm) could match op (a receive from any
- * source): the same communicator, and tags equal or one of them a wildcard. */
-static int overlaps(const mpiacc_rp_op_t *op, int tag, MPI_Comm comm)
+/* Whether a message that a receive of (src, tag, comm) could take could
+ * match op too: the same communicator, sources equal or one of them
+ * MPI_ANY_SOURCE, tags equal or one of them MPI_ANY_TAG. */
+static int overlaps(const mpiacc_rp_op_t *op, int src, int tag, MPI_Comm comm)
 {
-    return op->comm == comm && (op->tag == tag || op->tag == MPI_ANY_TAG || tag == MPI_ANY_TAG);
+    return op->comm == comm && (op->peer == src || op->peer == MPI_ANY_SOURCE || src == MPI_ANY_SOURCE) &&
+           (op->tag == tag || op->tag == MPI_ANY_TAG || tag == MPI_ANY_TAG);
 }
 
-/* Whether an op before `end` (NULL: any) that overlaps (tag, comm) is
- * still MATCHING; lock held. */
-static int earlier_unmatched(const mpiacc_rp_op_t *end, int tag, MPI_Comm comm)
+/* Whether an op before `end` (NULL: any) that overlaps (src, tag, comm)
+ * is still MATCHING; lock held. */
+static int earlier_unmatched(const mpiacc_rp_op_t *end, int src, int tag, MPI_Comm comm)
 {
     for (const mpiacc_rp_op_t *o = mpiacc_rp_pool.head; o && o != end; o = o->next)
-        if (o->state == MPIACC_RP_MATCHING && overlaps(o, tag, comm)) return 1;
+        if (o->state == MPIACC_RP_MATCHING && overlaps(o, src, tag, comm)) return 1;
     return 0;
+}
+
+int mpiacc_rp_match_behind(int src, int tag, MPI_Comm comm)
+{
+    int behind;
+    if (!mpiacc_rp_matching_now()) return 0;
+    pthread_mutex_lock(&mpiacc_rp_pool.lock);
+    behind = earlier_unmatched(NULL, src, tag, comm);
+    pthread_mutex_unlock(&mpiacc_rp_pool.lock);
+    return behind;
 }
 
 int mpiacc_rp_match_start(mpiacc_rp_op_t *op)
 {
     int mpi_errno = MPI_SUCCESS, found = 0;
     /* behind an earlier receive that could take the same message: wait */
-    if (!earlier_unmatched(NULL, op->tag, op->comm)) MPIACC_CHECK(match_once(op, &found));
+    if (!earlier_unmatched(NULL, op->peer, op->tag, op->comm)) MPIACC_CHECK(match_once(op, &found));
     if (found) goto fn_exit;
     atomic_fetch_add_explicit(&mpiacc_rp_matching, 1, memory_order_relaxed);
     mpiacc_rp_move(op, MPIACC_RP_MATCHING);
@@ -534,7 +566,7 @@ fn_fail:
  * arrive between two probes: an op whose earlier overlapping op found
  * nothing in this sweep does not probe (it would take a message MPI's
  * order of posted receives gives to the earlier one). */
-int mpiacc_rp_match_pending_for(int tag, MPI_Comm comm)
+int mpiacc_rp_match_pending_for(int src, int tag, MPI_Comm comm)
 {
     mpiacc_rp_op_t *op, *next;
     int blocked;
@@ -548,7 +580,7 @@ int mpiacc_rp_match_pending_for(int tag, MPI_Comm comm)
             finish(op, MPIACC_RP_T_CANCEL, MPI_SUCCESS);
             continue;
         }
-        if (earlier_unmatched(op, op->tag, op->comm)) continue;
+        if (earlier_unmatched(op, op->peer, op->tag, op->comm)) continue;
         mpi_errno = match_once(op, &found);
         if (mpi_errno != MPI_SUCCESS) {
             finish(op, MPIACC_RP_T_ERROR, mpi_errno);
@@ -556,14 +588,33 @@ int mpiacc_rp_match_pending_for(int tag, MPI_Comm comm)
             advance(op);
         }
     }
-    blocked = comm != MPI_COMM_NULL && earlier_unmatched(NULL, tag, comm);
+    blocked = comm != MPI_COMM_NULL && earlier_unmatched(NULL, src, tag, comm);
     pthread_mutex_unlock(&mpiacc_rp_pool.lock);
     return blocked;
 }
 
+int mpiacc_rp_match_offer(MPI_Message *msg, int src, int tag, MPI_Comm comm)
+{
+    int taken = 0, mpi_errno = MPI_SUCCESS;
+    mpiacc_rp_op_t *op;
+    if (!mpiacc_rp_matching_now() || src == MPI_PROC_NULL || *msg == MPI_MESSAGE_NO_PROC) return 0;
+    pthread_mutex_lock(&mpiacc_rp_pool.lock);
+    for (op = mpiacc_rp_pool.head; op; op = op->next) {
+        if (op->state != MPIACC_RP_MATCHING || op->comm != comm || (op->peer != MPI_ANY_SOURCE && op->peer != src) ||
+            (op->tag != MPI_ANY_TAG && op->tag != tag))
+            continue;
+        if ((mpi_errno = take(op, msg)) != MPI_SUCCESS) finish(op, MPIACC_RP_T_ERROR, mpi_errno);
+        else advance(op);
+        taken = 1;
+        break;
+    }
+    pthread_mutex_unlock(&mpiacc_rp_pool.lock);
+    return taken;
+}
+
 void mpiacc_rp_match_pending(void)
 {
-    (void)mpiacc_rp_match_pending_for(0, MPI_COMM_NULL);
+    (void)mpiacc_rp_match_pending_for(MPI_ANY_SOURCE, 0, MPI_COMM_NULL);
 }
 
 int mpiacc_rp_pmpi_wait(MPI_Request *r, MPI_Status *st)

@@ -87,7 +87,9 @@ typedef struct mpiacc_proto {
     /* Optional: a receive from MPI_ANY_SOURCE matched by a probe
      * (mpiacc_rp_match_start, mpiacc_rp_match_pending): posts
      * PMPI_Imrecv of *msg into op->inner (op.c then moves it to
-     * IN_FLIGHT). */
+     * IN_FLIGHT).  msg NULL: a receive naming its source whose turn came
+     * (no earlier MATCHING op could take its message), posted with
+     * PMPI_Irecv as start would have posted it. */
     int (*matched)(struct mpiacc_rp_op *op, MPI_Message *msg);
     /* Frees what the protocol holds (staging, datatype copies); may be
      * called on a partly set-up op; idempotent. */
@@ -390,15 +392,32 @@ void mpiacc_rp_late_drop_all(void);
 int mpiacc_rp_match_start(mpiacc_rp_op_t *op);
 void mpiacc_rp_match_pending(void);
 /* The same sweep, then whether a waiting op could still take a message of
- * (tag, comm): a blocking receive from MPI_ANY_SOURCE probes for itself
- * only once none can (MPI's order of posted receives).  Matches in call
- * order: an op behind an overlapping one that found nothing waits. */
-int mpiacc_rp_match_pending_for(int tag, MPI_Comm comm);
+ * (src, tag, comm): a blocking receive from MPI_ANY_SOURCE probes for
+ * itself only once none can (MPI's order of posted receives).  Matches in
+ * call order: an op behind an overlapping one that found nothing waits. */
+int mpiacc_rp_match_pending_for(int src, int tag, MPI_Comm comm);
+/* Whether a waiting op could take a message of (src, tag, comm) now, with
+ * no probe (0 at once while none waits): a receive naming its source
+ * called then must wait for it too (dispatch.c, host_recv). */
+int mpiacc_rp_match_behind(int src, int tag, MPI_Comm comm);
+/* A message (src, tag, comm) that an application's matched probe took
+ * (MPI_Mprobe, MPI_Improbe) while ops are MATCHING: the first op it matches
+ * receives it (MPI's order: that receive was called before the probe) and
+ * 1 is returned; 0: no op takes it (nothing done). */
+int mpiacc_rp_match_offer(MPI_Message *msg, int src, int tag, MPI_Comm comm);
 /* Ops in MATCHING (one relaxed load for the callers above). */
 extern atomic_int mpiacc_rp_matching;
 static inline int mpiacc_rp_matching_now(void)
 {
     return atomic_load_explicit(&mpiacc_rp_matching, memory_order_relaxed) > 0;
+}
+/* Whether a receive from src (not MPI_PROC_NULL) goes through
+ * mpiacc_rp_match_start: one from MPI_ANY_SOURCE where those are matched by
+ * a probe, and any receive while an op is MATCHING (it may have to wait
+ * behind that op: MPI's order of posted receives). */
+static inline int mpiacc_rp_match_wanted(int src)
+{
+    return (src == MPI_ANY_SOURCE && mpiacc_core_wildcard_probe) || mpiacc_rp_matching_now();
 }
 /* MPI's blocking completions while ops are MATCHING: MPI's wait would not
  * look for their messages (a peer's rendezvous send to one of them, which

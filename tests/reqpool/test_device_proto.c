@@ -335,6 +335,46 @@ static void self_and_any_source(void **s)
     MPI_Type_free(&t);
 }
 
+/* Issue 36: on an intercommunicator (no message from oneself) a receive
+ * from MPI_ANY_SOURCE takes the device protocol, never MPI as it is where
+ * those are matched by a probe (MPICH's UCX netmod): its message, at MPI
+ * before the call, is found by the probe (dense and strided). */
+static void intercomm_any_source(void **s)
+{
+    atomic_int gate = 1;
+    MPI_Datatype t = pool_type(N, 0, &gate), tv = pool_type(N, 1, &gate);
+    MPI_Comm half, inter;
+    int buf[2 * N], flag = 0;
+    cols_t c0 = cols();
+    MPI_Status st;
+    (void)s;
+    MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, peer, 30, &inter);
+    if (rank == 0) {
+        fill_ints(buf, N, 31);
+        assert_int_equal(MPI_Send(buf, N, MPI_INT, 0, 31, inter), MPI_SUCCESS);
+        fill_ints(buf, N, 32);
+        assert_int_equal(MPI_Send(buf, N, MPI_INT, 0, 32, inter), MPI_SUCCESS);
+    } else {
+        long f0 = transitions(S_NEW, S_FLIGHT);
+        while (!flag) MPI_Iprobe(0, 32, inter, &flag, MPI_STATUS_IGNORE); /* both at MPI */
+        memset(buf, 0, sizeof buf);
+        assert_int_equal(MPI_Recv(buf, 1, t, MPI_ANY_SOURCE, 31, inter, &st), MPI_SUCCESS);
+        check_ints(buf, N, 31, 1);
+        assert_int_equal(st.MPI_SOURCE, 0);
+        assert_int_equal(MPI_Recv(buf, 1, tv, MPI_ANY_SOURCE, 32, inter, &st), MPI_SUCCESS);
+        check_ints(buf, N, 32, 2);
+        if (mpiacc_core_wildcard_probe) {
+            assert_int_equal(cols().r[MPIACC_PROTO_DEVICE], c0.r[MPIACC_PROTO_DEVICE] + 2);
+            assert_int_equal(transitions(S_NEW, S_FLIGHT), f0 + 2);
+        }
+    }
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+    MPI_Type_free(&t);
+    MPI_Type_free(&tv);
+}
+
 /* Persistent requests: each MPI_Start goes as a plain call would (handed to
  * MPI as it is here); Sendrecv and Isendrecv (dense and strided). */
 static void persistent_and_sendrecv(void **s)
@@ -503,6 +543,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(packed_send, pool_barrier), cmocka_unit_test_setup(device_receives, pool_barrier),
         cmocka_unit_test_setup(truncation, pool_barrier), cmocka_unit_test_setup(cancel, pool_barrier),
         cmocka_unit_test_setup(self_and_any_source, pool_barrier),
+        cmocka_unit_test_setup(intercomm_any_source, pool_barrier),
         cmocka_unit_test_setup(persistent_and_sendrecv, pool_barrier),
         cmocka_unit_test_setup(matched_receives, pool_barrier),
         cmocka_unit_test_setup(dependency_failure, pool_barrier),

@@ -37,15 +37,20 @@ static void sent(int tag, int seed)
     }
 }
 
-static void check(const int *b, int seed, const MPI_Status *st, int tag)
+static void check_src(const int *b, int seed, const MPI_Status *st, int tag, int src)
 {
     int want[N], count = -1;
     fill_ints(want, N, seed);
     assert_memory_equal(b, want, sizeof want);
-    assert_int_equal(st->MPI_SOURCE, 0);
+    assert_int_equal(st->MPI_SOURCE, src);
     assert_int_equal(st->MPI_TAG, tag);
     MPI_Get_count(st, MPI_INT, &count);
     assert_int_equal(count, N);
+}
+
+static void check(const int *b, int seed, const MPI_Status *st, int tag)
+{
+    check_src(b, seed, st, tag, 0);
 }
 
 /* The message waits at MPI: found at the call (NEW -> IN_FLIGHT). */
@@ -196,6 +201,145 @@ static void truncated(void **state)
     assert_int_equal(cls, MPI_ERR_TRUNCATE);
 }
 
+/* Issue 36: a persistent receive from MPI_ANY_SOURCE (mpiacc's persistent
+ * request, each MPI_Start a matched receive), restarted: its message at
+ * MPI before the start (NEW -> IN_FLIGHT), then sent after it (NEW ->
+ * MATCHING -> IN_FLIGHT). */
+static void persistent(void **state)
+{
+    int b[N], flag = 0;
+    long f0 = transitions(S_NEW, S_FLIGHT), m0 = transitions(S_NEW, S_MATCH);
+    MPI_Request r = MPI_REQUEST_NULL;
+    MPI_Status st;
+    (void)state;
+    if (rank == 1) assert_int_equal(MPI_Recv_init(b, N, MPI_INT, MPI_ANY_SOURCE, 12, MPI_COMM_WORLD, &r), 0);
+    for (int i = 0; i < 3; i++) {
+        sent(12, 120 + i);
+        if (rank != 1) continue;
+        assert_int_equal(MPI_Start(&r), MPI_SUCCESS);
+        assert_int_equal(MPI_Wait(&r, &st), MPI_SUCCESS);
+        check(b, 120 + i, &st, 12);
+    }
+    if (rank == 1) assert_int_equal(MPI_Start(&r), MPI_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        fill_ints(b, N, 130);
+        assert_int_equal(MPI_Send(b, N, MPI_INT, 1, 12, MPI_COMM_WORLD), MPI_SUCCESS);
+        return;
+    }
+    while (!flag) assert_int_equal(MPI_Test(&r, &flag, &st), MPI_SUCCESS);
+    check(b, 130, &st, 12);
+    assert_int_equal(MPI_Request_free(&r), MPI_SUCCESS);
+    assert_int_equal(transitions(S_NEW, S_FLIGHT) - f0, mpiacc_core_wildcard_probe ? 3 : 0);
+    assert_int_equal(transitions(S_NEW, S_MATCH) - m0, mpiacc_core_wildcard_probe ? 1 : 0);
+}
+
+/* A receive naming its source called behind a wildcard one still looking
+ * for its message waits for it (MATCHING too): the wildcard one gets the
+ * first message, whatever reaches MPI first; then a matched probe (and a
+ * blocking receive) behind a wildcard one: the probe's message goes to
+ * the earlier receive, the probe takes the next one. */
+static void named_behind(void **state)
+{
+    int a[N], b[N], c[N];
+    long m0 = transitions(S_NEW, S_MATCH);
+    MPI_Request r[2];
+    MPI_Status st[2];
+    MPI_Message msg;
+    (void)state;
+    if (rank == 1) {
+        assert_int_equal(MPI_Irecv(a, N, MPI_INT, MPI_ANY_SOURCE, 13, MPI_COMM_WORLD, &r[0]), MPI_SUCCESS);
+        assert_int_equal(MPI_Irecv(b, N, MPI_INT, 0, 13, MPI_COMM_WORLD, &r[1]), MPI_SUCCESS);
+        if (mpiacc_core_wildcard_probe) assert_int_equal(transitions(S_NEW, S_MATCH) - m0, 2);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < 4; i++) {
+        if (rank == 0) {
+            fill_ints(a, N, 131 + i);
+            assert_int_equal(MPI_Send(a, N, MPI_INT, 1, 13, MPI_COMM_WORLD), MPI_SUCCESS);
+        }
+    }
+    if (rank != 1) return;
+    assert_int_equal(MPI_Waitall(2, r, st), MPI_SUCCESS);
+    check(a, 131, &st[0], 13);
+    check(b, 132, &st[1], 13);
+    assert_int_equal(MPI_Irecv(a, N, MPI_INT, MPI_ANY_SOURCE, 13, MPI_COMM_WORLD, &r[0]), MPI_SUCCESS);
+    { /* a matched probe of MPI_PROC_NULL is MPI's, whatever waits */
+        int flag = 0;
+        assert_int_equal(MPI_Improbe(MPI_PROC_NULL, 13, MPI_COMM_WORLD, &flag, &msg, &st[1]), MPI_SUCCESS);
+        assert_true(flag);
+        assert_true(msg == MPI_MESSAGE_NO_PROC);
+        assert_int_equal(MPI_Mrecv(c, N, MPI_INT, &msg, &st[1]), MPI_SUCCESS);
+        assert_int_equal(st[1].MPI_SOURCE, MPI_PROC_NULL);
+    }
+    assert_int_equal(MPI_Mprobe(0, 13, MPI_COMM_WORLD, &msg, &st[1]), MPI_SUCCESS);
+    assert_int_equal(MPI_Mrecv(c, N, MPI_INT, &msg, &st[1]), MPI_SUCCESS);
+    assert_int_equal(MPI_Wait(&r[0], &st[0]), MPI_SUCCESS);
+    check(a, 133, &st[0], 13);
+    check(c, 134, &st[1], 13);
+}
+
+/* While a wildcard receive waits for a rendezvous-size message, blocking
+ * probes and tests of MPI's own requests keep looking for it: the sender
+ * sends that message first (its MPI_Send returns once it is matched), then
+ * the one probed for; the receiver tests only its own send to the peer. */
+static void probes_look(void **state)
+{
+    enum { BIG = 1 << 18 };
+    int *big = malloc(BIG * sizeof(int)), small = 5, flag = 0, any = 0;
+    MPI_Request r, s;
+    MPI_Status st;
+    (void)state;
+    for (int i = 0; i < 2; i++) {
+        if (rank == 0) {
+            for (int k = 0; k < BIG; k++) big[k] = k + i;
+            assert_int_equal(MPI_Send(big, BIG, MPI_INT, 1, 14, MPI_COMM_WORLD), MPI_SUCCESS);
+            assert_int_equal(MPI_Send(&small, 1, MPI_INT, 1, 15, MPI_COMM_WORLD), MPI_SUCCESS);
+            assert_int_equal(MPI_Recv(&small, 1, MPI_INT, 1, 16, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+            continue;
+        }
+        assert_int_equal(MPI_Irecv(big, BIG, MPI_INT, MPI_ANY_SOURCE, 14, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+        if (i == 0) {
+            assert_int_equal(MPI_Probe(0, 15, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+        } else {
+            do assert_int_equal(MPI_Iprobe(0, 15, MPI_COMM_WORLD, &any, &st), MPI_SUCCESS);
+            while (!any);
+        }
+        assert_int_equal(MPI_Recv(&small, 1, MPI_INT, 0, 15, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+        assert_int_equal(MPI_Isend(&small, 1, MPI_INT, 0, 16, MPI_COMM_WORLD, &s), MPI_SUCCESS);
+        for (flag = 0; !flag;) assert_int_equal(MPI_Test(&s, &flag, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        assert_int_equal(MPI_Wait(&r, &st), MPI_SUCCESS);
+        assert_int_equal(big[BIG - 1], BIG - 1 + i);
+    }
+    free(big);
+}
+
+/* MPI_Sendrecv_replace and MPI_Isendrecv_replace (tested to the end) of a
+ * host buffer from MPI_ANY_SOURCE, its message at MPI before the call. */
+static void replace(void **state)
+{
+    int b[N], flag = 0;
+    MPI_Request r;
+    MPI_Status st;
+    (void)state;
+    for (int i = 0; i < 2; i++) {
+        sent(17, 170 + i);
+        if (rank == 0) {
+            assert_int_equal(MPI_Recv(b, N, MPI_INT, 1, 18, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+            check_src(b, 180 + i, &st, 18, 1);
+            continue;
+        }
+        fill_ints(b, N, 180 + i);
+        if (i == 0) {
+            assert_int_equal(MPI_Sendrecv_replace(b, N, MPI_INT, 0, 18, MPI_ANY_SOURCE, 17, MPI_COMM_WORLD, &st), 0);
+        } else {
+            assert_int_equal(MPI_Isendrecv_replace(b, N, MPI_INT, 0, 18, MPI_ANY_SOURCE, 17, MPI_COMM_WORLD, &r), 0);
+            while (!flag) assert_int_equal(MPI_Test(&r, &flag, &st), MPI_SUCCESS);
+        }
+        check(b, 170 + i, &st, 17);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int size, fails;
@@ -206,6 +350,10 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(cancel_and_staged, pool_barrier),
         cmocka_unit_test_setup(blocking_calls_look, pool_barrier),
         cmocka_unit_test_setup(truncated, pool_barrier),
+        cmocka_unit_test_setup(persistent, pool_barrier),
+        cmocka_unit_test_setup(named_behind, pool_barrier),
+        cmocka_unit_test_setup(probes_look, pool_barrier),
+        cmocka_unit_test_setup(replace, pool_barrier),
     };
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
