@@ -39,6 +39,10 @@ int mpiacc_dispatch_pack_device(int packing, void *data, MPI_Count count, MPI_Da
                     (long long)packed_size);
     if (bytes == 0) goto fn_exit; /* nothing moves: any buffer will do, as in MPI */
     MPIACC_CHECK(mpiacc_dispatch_backend(a, data, &be));
+    /* The packed side too, before anything is allocated: a released cl_mem's
+     * memory could otherwise be reused by the capture's own objects and then
+     * pass for a live one (the backend checks it again in pack_dev). */
+    if (be->validate) MPIACC_CHECK(be->validate(a, packed));
     if (be->capture) MPIACC_CHECK(be->capture(a, data, &dep));
     MPIACC_CHECK(wait_dep(be, &dep));
     d = (mpiacc_xfer_desc_t){.buf = data, .type = t, .count = count, .first = 0, .last = bytes, .host = NULL};
