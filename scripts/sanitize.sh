@@ -36,8 +36,10 @@ mpi_home=${MPI_HOME:-$root/.venv}
 # starts the examples through mpiacc-run, which preloads the instrumented
 # library: the loader refuses it before the ASan runtime (the main build runs
 # that test); so do anysource_runs_* (a plain MPI program run 50 times under
-# mpiacc-run; test_wildcard runs the same receives in this build).
-ASAN_EXCLUDE='install_consumable|readme_programs|stream_order_abandon|examples_scaling_scripts|anysource_runs'
+# mpiacc-run; test_wildcard runs the same receives in this build),
+# info_contexts (mpiacc-info asks a rank started by mpiacc-run) and
+# clients_runner (the client scripts launch through mpiacc-run).
+ASAN_EXCLUDE='install_consumable|readme_programs|stream_order_abandon|examples_scaling_scripts|anysource_runs|info_contexts|clients_runner'
 # Multi-threaded tests (MPI_THREAD_MULTIPLE): OpenCL threads, the pool's
 # thread case, and the finalize tests whose helper threads open gates (the
 # stream-order test's last case is one).
