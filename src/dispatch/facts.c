@@ -89,12 +89,12 @@ static int refresh_locked(MPI_Datatype dt, facts_t *f, int own)
     words_t w;
     memset(&w, 0, sizeof w);
     w.a = a;
+    /* release stores: each is seen only after the odd count before it */
     atomic_fetch_add_explicit(&f->seq, 1, memory_order_relaxed); /* odd */
-    atomic_thread_fence(memory_order_release);
-    for (size_t i = 0; i < NWORDS; i++) atomic_store_explicit(&f->attrs[i], w.w[i], memory_order_relaxed);
-    atomic_store_explicit(&f->own, own, memory_order_relaxed);
-    atomic_store_explicit(&f->changes, changes, memory_order_relaxed);
-    atomic_store_explicit(&f->valid, 1, memory_order_relaxed);
+    for (size_t i = 0; i < NWORDS; i++) atomic_store_explicit(&f->attrs[i], w.w[i], memory_order_release);
+    atomic_store_explicit(&f->own, own, memory_order_release);
+    atomic_store_explicit(&f->changes, changes, memory_order_release);
+    atomic_store_explicit(&f->valid, 1, memory_order_release);
     atomic_fetch_add_explicit(&f->seq, 1, memory_order_release); /* even */
 fn_exit:
     return mpi_errno;
@@ -109,11 +109,11 @@ static int read_current(facts_t *f, int own, mpiacc_attrs_t *a)
     words_t w;
     int ok;
     if (s1 & 1) return 0;
-    ok = atomic_load_explicit(&f->valid, memory_order_relaxed) && atomic_load_explicit(&f->own, memory_order_relaxed) == own &&
-         atomic_load_explicit(&f->changes, memory_order_relaxed) ==
+    /* acquire loads: the second reading of the count comes after them all */
+    ok = atomic_load_explicit(&f->valid, memory_order_acquire) && atomic_load_explicit(&f->own, memory_order_acquire) == own &&
+         atomic_load_explicit(&f->changes, memory_order_acquire) ==
              atomic_load_explicit(&mpiacc_attrs_changes, memory_order_relaxed);
-    for (size_t i = 0; ok && i < NWORDS; i++) w.w[i] = atomic_load_explicit(&f->attrs[i], memory_order_relaxed);
-    atomic_thread_fence(memory_order_acquire);
+    for (size_t i = 0; ok && i < NWORDS; i++) w.w[i] = atomic_load_explicit(&f->attrs[i], memory_order_acquire);
     s2 = atomic_load_explicit(&f->seq, memory_order_relaxed);
     if (!ok || s1 != s2) return 0;
     *a = w.a;
