@@ -41,12 +41,16 @@
  * bench/ocl_validate).  At most LIVE_MAX handles are remembered at once;
  * beyond, handles are checked afresh at every call.
  *
- * Released handles are not asked to the runtime (issue 36: NVIDIA's OpenCL
- * answers for a freed object, and work enqueued on one made no progress):
- * a handle whose release mpiacc saw (the destructor callback of a handle it
- * vouched for), or that the runtime once called released, is remembered
- * with the bytes at its address, and refused without a cl* call while those
- * bytes stay as they were (see "handles known released" below).
+ * Handles the runtime once called released are not asked to it again
+ * (issue 36: NVIDIA's OpenCL answers for a freed object, and work enqueued
+ * on one made no progress): they are remembered with the bytes at their
+ * address and refused without a cl* call while those bytes stay as they
+ * were (see "handles known released" below).  A handle mpiacc vouched for
+ * and whose destructor callback then ran is only forgotten: NVIDIA's OpenCL
+ * hands its address out again at once for a new buffer, with the same bytes
+ * (seen on an H200, 2026-11-29: remembering those refused live buffers), so
+ * the next check of that address asks the runtime, whose reference count
+ * and context give a released object away.
  *
  * Limits, by nature: a cl_mem released before mpiacc ever saw it, whose
  * block still begins with its vendor's dispatch pointer (an allocator that
@@ -276,9 +280,9 @@ static int live_remove(cl_mem m)
  * A released cl_mem must be recognised without asking the runtime about
  * it: some runtimes keep answering for a freed object (NVIDIA's OpenCL
  * answered with a context of its own, or a size of 0), and work enqueued
- * on one may never complete.  When the destructor callback of a handle
- * mpiacc vouched for runs (the object is still intact then), or when the
- * runtime itself said a handle was released, the handle is remembered here
+ * on one may never complete.  When the runtime itself said a handle was
+ * released (or a test says so: mpiacc_ocl_valid_note_released), it is
+ * remembered here
  * with a copy of the first DEAD_SNAP bytes at its address.  A later check
  * of the handle finds the same bytes there: nothing was created at that
  * address since (a new object's constructor writes its reference count,
@@ -353,12 +357,15 @@ static void dead_forget(cl_mem m)
     pthread_mutex_unlock(&live_lock);
 }
 
-/* Run by the OpenCL runtime before it frees the object (any thread). */
+/* Run by the OpenCL runtime before it frees the object (any thread).  The
+ * address is not remembered as released: runtimes hand it out again at once
+ * (NVIDIA's OpenCL, its bytes the same), and a new buffer there must be
+ * accepted; the next check of that address asks the runtime, as for any
+ * handle not seen before. */
 static void CL_CALLBACK live_forget(cl_mem m, void *unused)
 {
     (void)unused;
-    if (!live_remove(m)) return; /* (after finalize: nothing to do) */
-    dead_add(m);
+    (void)live_remove(m); /* (after finalize: nothing to do) */
 }
 
 void mpiacc_ocl_valid_finalize(void)
