@@ -65,7 +65,7 @@ static int wait_fn(int count, void **states, double timeout, MPI_Status *status)
 {
     int mpi_errno;
     mpiacc_rp_batch_lazy_close(); /* packs posted together start (batch.c) */
-    mpiacc_rp_match_pending(); /* receives from MPI_ANY_SOURCE looking for their message (op.c) */
+    mpiacc_rp_match_pending(); /* receives from MPI_ANY_SOURCE looking for their message (match.c) */
     mpi_errno = MPIX_Stream_progress(MPIX_STREAM_NULL);
     /* The caller is blocked on device work anyway: let other threads run
      * (a CPU OpenCL device's workers, other ranks of an oversubscribed

@@ -378,7 +378,14 @@ void mpiacc_rp_late_put(MPI_Comm comm, int err);
 int mpiacc_rp_late_take(MPI_Comm comm);
 void mpiacc_rp_late_drop_all(void);
 
-/* ---- receives from MPI_ANY_SOURCE through a matched probe (op.c) ------
+/* op.c's machine, for match.c: mpiacc_rp_finish ends op (to: DONE,
+ * MPIACC_RP_T_ERROR or MPIACC_RP_T_CANCEL) and completes its request;
+ * mpiacc_rp_advance runs op's steps as far as they go (1: op is done).
+ * Lock held. */
+void mpiacc_rp_finish(mpiacc_rp_op_t *op, int to, int error);
+int mpiacc_rp_advance(mpiacc_rp_op_t *op);
+
+/* ---- receives from MPI_ANY_SOURCE through a matched probe (match.c) ---
  *
  * Where mpiacc_core_wildcard_probe is set (MPICH on its UCX netmod: an
  * MPI_ANY_SOURCE receive whose message is already waiting at UCX never
