@@ -396,6 +396,11 @@ extern "C" {
  *    PMPI_Type_set_attr on a constituent after the derived datatype's first
  *    use is not seen.  Constituents the application has freed still count
  *    (MPI keeps them alive with the derived datatype).
+ *  - The stream, queue or device an attribute names is checked when the
+ *    datatype is first used and after each change of its attributes, not
+ *    at every call: destroying a stream that a datatype in use still names
+ *    is the application's error (set the attribute anew, or free the
+ *    datatype, before destroying the stream).
  */
 extern MPIACC_API int MPIACC_BUF_TYPE;
 extern MPIACC_API int MPIACC_STREAM;

@@ -333,14 +333,16 @@ fn_fail:
 
 void mpiacc_cuda_handle_put(mpiacc_cuda_h_t *h)
 {
-    if (!h || __atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL) > 0) return; /* another owner remains */
+    if (!h) return;
     /* An xfer released early: the GPU must be done with the buffers it
-     * holds.  A dep needs no wait (its events can be re-recorded safely). */
+     * holds, whichever owner of a shared (fused) launch lets go first.  A
+     * dep needs no wait (its events can be re-recorded safely). */
     if (!h->done && h->is_xfer) {
         for (int i = 0; i < h->nev; i++) cudaEventSynchronize(h->ev[i]);
         if (h->fslot >= 0 && h->sidx >= 0) /* a completion flag instead of an event */
             cudaStreamSynchronize(mpiacc_cuda_devs[h->dev].streams[h->sidx]);
     }
+    if (__atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL) > 0) return; /* another owner remains */
     mpiacc_cuda_handle_finish(h);
     LOCK();
     h->next = hfree;

@@ -374,10 +374,11 @@ int mpiacc_cuda_xfer_many(mpiacc_xfer_item_t *items, int n)
     for (i = 0; i < n; i++) items[i].xfer = NULL;
     if (n < 1 || n > MPIACC_CORE_BATCH_MAX) MPIACC_FAIL(MPIACC_ERRK_INTERN, "CUDA: a batch of %d transfers", n);
     MPIACC_CHECK(call_device(items[0].a, items[0].dep, &dev));
+    MPIACC_CHECK(mpiacc_cuda_dev_enter(dev, &old)); /* before fusable: its model is measured on dev */
+    entered = 1;
     for (i = 0; i < n; i++) nk += fused[i] = fusable(&items[i], dev);
     if (nk >= 2) {
-        MPIACC_CHECK(mpiacc_cuda_dev_enter(dev, &old));
-        entered = 1;
+        const void *last_dep = NULL;
         MPIACC_CHECK(mpiacc_cuda_handle_get(dev, &h));
         h->is_xfer = 1;
         MPIACC_CHECK(mpiacc_cuda_stream_get(dev, &h->sidx));
@@ -386,8 +387,9 @@ int mpiacc_cuda_xfer_many(mpiacc_xfer_item_t *items, int n)
         for (i = 0; i < n; i++) {
             const void *dblob = NULL;
             if (!fused[i]) continue;
-            if (items[i].dep && (nk == 0 || items[i].dep != items[i - 1].dep)) /* a run of one dependency: one wait */
+            if (items[i].dep && items[i].dep != last_dep) /* a run of one dependency: one wait */
                 MPIACC_CHECK(mpiacc_cuda_handle_wait(st, items[i].dep));
+            last_dep = items[i].dep;
             MPIACC_CHECK(mpiacc_cuda_blob_get(dev, items[i].d.type, &dblob));
             MPIACC_CHECK(mpiacc_cuda_multi_item(&items[i].d, items[i].d.host, dblob,
                                                 items[i].dir ? MPIACC_CUDA_DIR_UNPACK : MPIACC_CUDA_DIR_PACK, &it[nk]));

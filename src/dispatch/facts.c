@@ -19,8 +19,9 @@
  *
  * Readers take no lock: the record's attributes are guarded by a sequence
  * counter (odd while a writer, under `lock`, replaces them) and held as
- * relaxed atomic words, so that a reader racing a writer reads words, not
- * torn bytes, and then sees the counter moved and takes the lock.  The
+ * atomic words (the writer's release stores, the readers' acquire loads),
+ * so that a reader racing a writer reads words, not torn bytes, and then
+ * sees the counter moved and takes the lock.  The
  * analysis pointer never changes once the record exists.
  */
 #include <pthread.h>

@@ -284,10 +284,13 @@ static int live_remove(cl_mem m)
  * released (or a test says so: mpiacc_ocl_valid_note_released), it is
  * remembered here
  * with a copy of the first DEAD_SNAP bytes at its address.  A later check
- * of the handle finds the same bytes there: nothing was created at that
- * address since (a new object's constructor writes its reference count,
- * sizes, links), so it is the released object: refused, no cl* call.
- * Different bytes: the address may hold a new object (or the allocator
+ * of the handle finds the same bytes there: taken as the released object,
+ * refused, no cl* call.  A runtime that creates a new object at that
+ * address with the same first bytes (NVIDIA's OpenCL does after a
+ * destructor callback, see the top of this file) would see that new
+ * object refused too, until its bytes change: a false MPI_ERR_BUFFER,
+ * never a write through a dead handle; only a handle the application
+ * passed after the runtime had released it is remembered.  Different bytes: the address may hold a new object (or the allocator
  * reused it); the entry goes and the handle is checked afresh.  Bounded:
  * the oldest entry makes room. */
 

@@ -80,11 +80,11 @@ int mpiacc_proto_xfer_done(mpiacc_rp_op_t *op, void **xfer, int *done)
 {
     int mpi_errno = MPI_SUCCESS;
     *done = 1;
-    if (*xfer == MPIACC_RP_XFER_QUEUED) { /* not launched yet: its batch ends within this MPI call */
+    if (*xfer == MPIACC_RP_XFER_QUEUED) { /* not launched yet: its batch's launch comes (batch.c) */
         *done = 0;
         return MPI_SUCCESS;
     }
-    if (*xfer == MPIACC_RP_XFER_FAILED) { /* its batch's launch failed */
+    if (*xfer == MPIACC_RP_XFER_FAILED) { /* its launch failed (in its batch, then alone) */
         *xfer = NULL;
         return op->xerr;
     }

@@ -14,8 +14,9 @@
  * So the sends of one MPI_Startall share one pack launch, and the receives
  * whose bytes landed in one progress pass one unpack launch; each op then
  * goes on by itself (a send is handed to MPI as soon as its bytes are
- * ready).  Nothing waits for a batch: it ends within the MPI call that
- * opened it.  Large transfers (over MPIACC_RP_BATCH_BYTES) are not queued:
+ * ready).  Nothing waits for a batch: MPI_Startall's and a progress pass's
+ * end within that call; a lazy one (below) at the thread's next progress
+ * pass.  Large transfers (over MPIACC_RP_BATCH_BYTES) are not queued:
  * their launch costs little next to their copy.
  *
  * The queue is the pool's (under the pool lock); a flush by any thread
@@ -109,14 +110,16 @@ static void launch_group(void)
     rc = be->xfer_many(items, n);
     for (int i = 0; i < n; i++) {
         mpiacc_rp_op_t *op = ops[i];
-        int err = rc;
-        op->xfer = rc == MPI_SUCCESS ? items[i].xfer : NULL;
+        /* xfer_many is all or nothing: after a failure each op tries alone,
+         * so one op's failure (a pinned allocation, its stream) stays its own */
+        int err = rc == MPI_SUCCESS || n == 1 ? rc : be->xfer_many(&items[i], 1);
+        op->xfer = err == MPI_SUCCESS ? items[i].xfer : NULL;
         if (t0) op->tr[MPIACC_CORE_TR_OP_LAUNCH] += (mpiacc_core_stats_now_ns() - t0) / n;
         if (err == MPI_SUCCESS) err = mpiacc_rp_order_after(op, op->xfer);
         if (err == MPI_SUCCESS) {
             mpiacc_rp_early(op);
         } else {
-            if (op->xfer) op->be->release(op->xfer); /* waits for what it started */
+            if (op->xfer) op->be->release(op->xfer); /* waits for what it started (a shared launch too) */
             op->xfer = MPIACC_RP_XFER_FAILED;
             op->xerr = err;
         }

@@ -190,10 +190,11 @@
  *  a batch (a pass of the progress engine, MPI_Startall) enters PACKING /
  *  UNPACKING queued (op->xfer == MPIACC_RP_XFER_QUEUED: not done for any
  *  test) and is launched with the batch's other transfers (the backend's
- *  xfer_many, one launch) when the thread's outermost batch ends, within the
- *  same MPI call; no state changes then.  A failed launch is reported by
+ *  xfer_many, one launch) when the thread's outermost batch ends (within
+ *  the same MPI call; a lazy batch of nonblocking calls at the thread's
+ *  next progress pass); no state changes then.  A failed launch is reported by
  *  the op's next step:
- *   PACKING / UNPACKING --(the batch's launch failed)-------------> ERROR
+ *   PACKING / UNPACKING --(its launch failed, alone too)-----------> ERROR
  *
  * Entering DONE/ERROR/CANCELLED: the op leaves the pool's lists, releases
  * its handles, protocol resources and type reference, then
