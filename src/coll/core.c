@@ -88,6 +88,44 @@ static const mpiacc_coll_family_t *family_of(int kind)
 
 /* ---- buffers ------------------------------------------------------------------ */
 
+/* MPI_ERR_TYPE when the device receive blocks surely write some byte twice:
+ * a block on its own, or, in a collective that moves data, all of them
+ * together (more bytes than their span holds).  MPI makes such a call
+ * erroneous; on a device the writes land in no fixed order (the host
+ * unpack keeps MPI's order: host buffers are not checked). */
+static int receive_once(const mpiacc_coll_op_t *c, mpiacc_coll_buf_t *b)
+{
+    int mpi_errno = MPI_SUCCESS, any = 0;
+    MPI_Count total = 0, lo = 0, hi = 0;
+    for (int i = 0; i < b->nslots; i++) {
+        mpiacc_coll_slot_t *sl = &b->slots[i];
+        mpiacc_pack_type_t *t = NULL;
+        MPI_Count l, h;
+        char what[32] = "";
+        if (sl->count <= 0 || sl->type == MPI_DATATYPE_NULL) continue;
+        MPIACC_CHECK(mpiacc_pack_type_get(sl->type, &t));
+        if (b->nslots > 1) snprintf(what, sizeof what, " of block %d", i);
+        mpi_errno = mpiacc_pack_check_receive(t, sl->count, what);
+        if (mpi_errno == MPI_SUCCESS && t->size > 0 && mpiacc_pack_span(t, sl->count, &l, &h) == MPI_SUCCESS) {
+            total += t->size * sl->count; /* below 2^62 each: checked by the span */
+            if (!any || sl->disp + l < lo) lo = sl->disp + l;
+            if (!any || sl->disp + h > hi) hi = sl->disp + h;
+            any = 1;
+        }
+        mpiacc_pack_type_release(t);
+        MPIACC_CHECK(mpi_errno);
+    }
+    if (any && !c->fam->reduction && total > hi - lo) /* (a reduction's blocks describe its vector) */
+        MPIACC_FAIL(MPIACC_ERRK_TYPE,
+                    "the receive blocks write %lld bytes within %lld, some twice (MPI: no location of a "
+                    "collective's receive buffer may be written more than once)",
+                    (long long)total, (long long)(hi - lo));
+fn_exit:
+    return mpi_errno;
+fn_fail:
+    goto fn_exit;
+}
+
 /* Whether buffer s is staged: its blocks' datatypes (those with data) are
  * all of one kind; a device kind (or host with an event; in a reduction
  * any tagged kind, whose datatype MPI would refuse) is staged. */
@@ -110,6 +148,7 @@ static int classify(mpiacc_coll_op_t *c, int s, const char *name)
     }
     if (!seen) return MPI_SUCCESS;
     b->staged = mpiacc_dispatch_wants_pool(&b->a) || (c->fam->reduction && b->a.kind != MPIACC_KIND_NONE);
+    if (s == MPIACC_COLL_R && b->staged && b->a.kind != MPIACC_KIND_HOST) MPIACC_CHECK(receive_once(c, b));
     if (b->staged && mpiacc_core_disabled)
         MPIACC_FAIL(MPIACC_ERRK_DISABLED,
                     "%s: the datatype is tagged MPIACC_BUF_TYPE %s but mpiacc is disabled (MPIACC_DISABLE is set): "

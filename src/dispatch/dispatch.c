@@ -256,6 +256,8 @@ static int device_op(const call_t *c, void *buf, MPI_Count count, MPI_Datatype t
         mpiacc_pack_type_ref(t);
     }
     MPIACC_CHECK(check_span(be, a, buf, t, count, bytes));
+    if (!c->is_send && a->kind != MPIACC_KIND_HOST) /* (the host unpack writes in MPI's order) */
+        MPIACC_CHECK(mpiacc_pack_check_receive(t, count, NULL));
     mpiacc_core_trace_mark(MPIACC_CORE_TR_CHECK);
     mpi_errno = pass_to_mpi(c, buf, t, count, bytes, a, be, passed);
     if (*passed) goto fn_exit; /* MPI's result, raised by MPI */

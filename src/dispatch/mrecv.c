@@ -126,6 +126,7 @@ int mpiacc_dispatch_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Messa
         mpiacc_pack_type_release(t);
         return pmpi_mrecv(NULL, 0, MPI_BYTE, msg, status, nonblocking, req);
     }
+    if (a.kind != MPIACC_KIND_HOST) MPIACC_CHECK(mpiacc_pack_check_receive(t, count, NULL));
     if (!from_self && mpiacc_proto_device_takes(be, a.kind) && mpiacc_proto_dense(t, count, &start) &&
         be->dep_ready(&a, buf, &ready) == MPI_SUCCESS && ready) { /* as it is: MPI's own receive */
         mpiacc_pack_type_release(t);

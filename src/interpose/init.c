@@ -157,6 +157,7 @@ MPIACC_INTERPOSE_EXPORT int MPI_Finalize(void)
     mpiacc_dispatch_memkind_finalize();
     mpiacc_dispatch_facts_finalize();
     MPIACC_LOG(MPIACC_LOG_DEBUG, "finalize: request pool released");
+    mpiacc_pack_forget_named(); /* their slots' data goes while the backends are up */
     unregister_slots();
     mpiacc_backends_finalize(rep.busy_kinds);
     mpiacc_core_handle_forget();

@@ -7,9 +7,16 @@
  * host reference pack/unpack driven by traverse.h, and the data slots other
  * modules keep on an analysis.
  *
+ * Predefined datatypes carry no attribute of ours: their analyses are kept
+ * in a small table keyed by handle (predefined handles never change while
+ * MPI is initialised), read without a lock, so that an untagged device
+ * buffer of MPI_BYTE (MPIACC_UVA=1, asserted memory kinds) costs no analysis
+ * per call.
+ *
  * Thread safety: the reference count is atomic; creating the cache entry of
  * a type is serialised by a mutex (two threads analysing the same new type
- * at once analyse it once).
+ * at once analyse it once).  A table entry is written whole before the
+ * count that publishes it (release; readers acquire).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -20,6 +27,12 @@
 static int cache_keyval = MPI_KEYVAL_INVALID;
 static MPI_Comm check_comm = MPI_COMM_NULL; /* MPI_ERRORS_RETURN, for validity checks */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+#define NAMED_MAX 64
+static struct {
+    MPI_Datatype type;
+    mpiacc_pack_type_t *t; /* one reference: the table's */
+} named[NAMED_MAX];
+static int nnamed; /* entries published (atomic accesses) */
 /* Registered free functions of the data slots. */
 static void (*slot_free[MPIACC_PACK_NSLOTS])(void *data);
 
@@ -53,10 +66,19 @@ fn_fail:
     goto fn_exit;
 }
 
+void mpiacc_pack_forget_named(void)
+{
+    pthread_mutex_lock(&cache_lock);
+    for (int i = 0, n = __atomic_load_n(&nnamed, __ATOMIC_ACQUIRE); i < n; i++) mpiacc_pack_type_release(named[i].t);
+    __atomic_store_n(&nnamed, 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&cache_lock);
+}
+
 void mpiacc_pack_finalize(void)
 {
     /* Types still alive keep their analysis until MPI frees them (MPI keeps
      * a freed keyval's callbacks for the attributes still set). */
+    mpiacc_pack_forget_named();
     if (cache_keyval != MPI_KEYVAL_INVALID) PMPI_Type_free_keyval(&cache_keyval);
     if (check_comm != MPI_COMM_NULL) PMPI_Comm_free(&check_comm);
     cache_keyval = MPI_KEYVAL_INVALID;
@@ -137,9 +159,30 @@ int mpiacc_pack_type_get(MPI_Datatype type, mpiacc_pack_type_t **out)
 
     *out = NULL;
     if (type == MPI_DATATYPE_NULL) MPIACC_CHECK(check_type(type));
-    /* predefined types carry no attribute: analysing them is cheap */
-    if (cache_keyval == MPI_KEYVAL_INVALID || is_named(type)) {
+    if (cache_keyval == MPI_KEYVAL_INVALID) {
         MPIACC_CHECK(mpiacc_pack_type_analyze(type, out));
+        goto fn_exit;
+    }
+    for (int i = 0, n = __atomic_load_n(&nnamed, __ATOMIC_ACQUIRE); i < n; i++)
+        if (named[i].type == type) { /* a predefined type seen before */
+            t = named[i].t;
+            __atomic_fetch_add(&t->refcount, 1, __ATOMIC_RELAXED);
+            *out = t;
+            goto fn_exit;
+        }
+    if (is_named(type)) { /* predefined: no attribute; kept in the table while it has room */
+        MPIACC_CHECK(mpiacc_pack_type_analyze(type, &t));
+        pthread_mutex_lock(&cache_lock);
+        int n = __atomic_load_n(&nnamed, __ATOMIC_ACQUIRE), dup = 0;
+        for (int i = 0; i < n && !dup; i++) dup = named[i].type == type;
+        if (!dup && n < NAMED_MAX) {
+            named[n].type = type;
+            named[n].t = t;
+            __atomic_fetch_add(&t->refcount, 1, __ATOMIC_RELAXED); /* the table's */
+            __atomic_store_n(&nnamed, n + 1, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&cache_lock);
+        *out = t;
         goto fn_exit;
     }
     if (PMPI_Type_get_attr(type, cache_keyval, &v, &flag) == MPI_SUCCESS && flag) {
@@ -227,6 +270,19 @@ fn_exit:
 fn_fail:
     *lo = *hi = 0;
     goto fn_exit;
+}
+
+int mpiacc_pack_check_receive(const mpiacc_pack_type_t *t, MPI_Count count, const char *what)
+{
+    MPI_Count lo, hi, bytes;
+    if (!t || count <= 0 || t->size == 0 || mpiacc_pack_mul(count, t->size, &bytes)) return MPI_SUCCESS;
+    if (mpiacc_pack_span(t, count, &lo, &hi) != MPI_SUCCESS) return MPI_SUCCESS; /* reported where used */
+    if (bytes <= hi - lo) return MPI_SUCCESS;
+    return mpiacc_err(MPIACC_ERRK_TYPE,
+                      "the receive datatype%s: %lld element(s) of size %lld, extent %lld write %lld bytes within "
+                      "%lld, some twice (MPI: the entries of a receive buffer must not overlap)",
+                      what ? what : "", (long long)count, (long long)t->size, (long long)t->extent, (long long)bytes,
+                      (long long)(hi - lo));
 }
 
 /* ---- host reference pack / unpack ------------------------------------ */

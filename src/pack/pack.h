@@ -79,6 +79,10 @@ typedef struct mpiacc_pack_type {
 
 /* Called from MPI_Init / MPI_Finalize (create / free the cache keyval). */
 int mpiacc_pack_init(void);
+/* Drops the table of predefined datatypes' analyses (MPI_Finalize, while
+ * the backends' slot free functions are registered; mpiacc_pack_finalize
+ * does it too). */
+void mpiacc_pack_forget_named(void);
 void mpiacc_pack_finalize(void);
 
 /* Returns the (cached) analysis of a committed datatype with a new
@@ -131,6 +135,13 @@ int mpiacc_pack_slot_set(const mpiacc_pack_type_t *t, int slot, void *expected, 
  * more than MPIACC_PACK_SPAN_MAX apart -> MPI_ERR_BUFFER.  Every transfer
  * path calls it before computing an address. */
 int mpiacc_pack_span(const mpiacc_pack_type_t *t, MPI_Count count, MPI_Count *lo, MPI_Count *hi);
+/* MPI_ERR_TYPE when count x t surely writes some byte twice as a receive
+ * (more bytes than the span it touches holds: MPI says a receive's entries
+ * must not overlap, and a device unpack writes them in no fixed order;
+ * the callers check device buffers only).
+ * Overlaps that the count of bytes cannot prove are not looked for.
+ * what: NULL or a suffix of the subject (" of block 2"). */
+int mpiacc_pack_check_receive(const mpiacc_pack_type_t *t, MPI_Count count, const char *what);
 
 /* Host reference: pack packed bytes [first, last) of `count` elements of
  * the type at `inbuf` into `out` (last-first bytes); unpack is the inverse.

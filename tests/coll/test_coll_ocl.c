@@ -71,7 +71,7 @@ static void test_ocl_corpus(void **state)
         /* non-negative bounds, and elements that do not overlap (receives) */
         MPI_Aint lb, ext;
         MPI_Type_get_extent(t, &lb, &ext);
-        bad = lo < 0 || lo2 < 0 || ext < hi - lo || lb < 0;
+        bad = lo < 0 || lo2 < 0 || ext < hi - lo || lb < 0 || tg_overlaps(t, 2); /* an element on its own too */
         MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (!bad) {
             for (int k = 0; k < K_NKINDS; k++)
@@ -129,6 +129,28 @@ static void test_ocl_reductions(void **state)
     free(h), free(o);
 }
 
+/* A receive datatype whose elements overlap (two ints every int) is
+ * MPI_ERR_TYPE on every process whose receive buffer is a cl_mem, raised
+ * through MPI_COMM_WORLD's handler, before anything moves. */
+static void test_ocl_overlap(void **state)
+{
+    MPI_Datatype two, ov, tov;
+    int in[4] = {1, 2, 3, 4}, cls = MPI_SUCCESS, rc;
+    cl_mem r = fx_buf(64, NULL);
+    (void)state;
+    MPI_Type_contiguous(2, MPI_INT, &two);
+    MPI_Type_create_resized(two, 0, sizeof(int), &ov);
+    MPI_Type_commit(&ov);
+    tov = cl_type(ov, fx.qin, NULL);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rc = MPI_Allgather(in, 2, MPI_INT, r, 1, tov, MPI_COMM_WORLD); /* 2 x size ints land in size+1 ints */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+    if (size > 1) assert_int_equal(cls, MPI_ERR_TYPE);
+    clReleaseMemObject(r);
+    MPI_Type_free(&tov), MPI_Type_free(&ov), MPI_Type_free(&two);
+}
+
 int main(int argc, char **argv)
 {
     int failed;
@@ -137,7 +159,8 @@ int main(int argc, char **argv)
     fx_init(&argc, &argv);
     mpiacc_test_world(&rank, &size, 0, &cart);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_ocl_corpus), cmocka_unit_test(test_ocl_reductions)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_ocl_corpus), cmocka_unit_test(test_ocl_reductions),
+                                       cmocka_unit_test(test_ocl_overlap)};
     failed = MPIACC_TEST_RUN("coll_ocl", tests, NULL, NULL);
     MPI_Comm_free(&cart);
     return fx_end(failed);

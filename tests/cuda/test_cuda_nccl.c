@@ -112,8 +112,12 @@ static void moves(void **state)
     stats(&e0, &d0, &s0);
     for (int i = 0; i < 3 + (int)tg_corpus_size(4, 40); i++) {
         MPI_Datatype t = i == 0 ? MPI_INT : i == 1 ? MPI_BYTE : i == 2 ? vec : tg_make(&src, 1 + i % 4);
+        int ov = 0;
         if (i > 2) MPI_Type_commit(&t);
-        for (int k = 0; k < K_NKINDS; k++, calls++) bad += move_one(t, k, &rs, i * K_NKINDS + k);
+        /* a receive type must not write a byte twice (erroneous in MPI; mpiacc: MPI_ERR_TYPE, see errors) */
+        if (i > 2) ov = tg_overlaps(t, 2);
+        MPI_Allreduce(MPI_IN_PLACE, &ov, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        for (int k = 0; k < K_NKINDS && !ov; k++, calls++) bad += move_one(t, k, &rs, i * K_NKINDS + k);
         if (i > 2) tg_free(&t);
     }
     expect_engine(e0, d0, calls, "moves", &bad);
@@ -346,6 +350,20 @@ static void errors(void **state)
     MPI_Error_class(err, &cls);
     if (cu_size > 1 && cls != MPI_ERR_ARG) CU_BAD(bad, "check: class %d, expected MPI_ERR_ARG", cls);
     mpiacc_coll_check = 0;
+    /* receive blocks that write some bytes twice (two ints every int, one
+     * block per rank): MPI_ERR_TYPE on every rank, before anything moves */
+    {
+        MPI_Datatype two, ovt, tov;
+        MPI_Type_contiguous(2, MPI_INT, &two);
+        MPI_Type_create_resized(two, 0, sizeof(int), &ovt);
+        MPI_Type_commit(&ovt);
+        tov = cu_tag(ovt, CU_NO_STREAM, NULL);
+        err = MPI_Allgather(dv, 2, t, dw, 1, tov, MPI_COMM_WORLD);
+        MPI_Error_class(err, &cls);
+        if (cu_size > 1 && cls != MPI_ERR_TYPE)
+            CU_BAD(bad, "overlapping receive blocks: class %d, expected MPI_ERR_TYPE", cls);
+        MPI_Type_free(&tov), MPI_Type_free(&ovt), MPI_Type_free(&two);
+    }
     /* a device other than the communicator's NCCL communicator's, on every rank */
     if (expect == 0 && ndev > 1 && !getenv("MPIACC_TEST_SHARED_GPU")) {
         int other = (dev + 1) % ndev, *ov;
