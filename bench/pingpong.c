@@ -17,6 +17,11 @@
  * that payload (target: <= 1.5x).  The path column says how mpiacc carried
  * the timed messages (MPIACC_Get_stats: "MPI" = handed to MPI as they are,
  * "device" = device staging, "staged" = through host memory).
+ *   uva     with MPIACC_UVA=1 in the environment (contiguous rows): the
+ *           plain program's calls (untagged device pointers as MPI_BYTE)
+ *           through mpiacc's MPI_Send / MPI_Recv, classified by pointer
+ *           query: an unmodified CUDA-aware program (issue 37's target:
+ *           <= 1.05x plain); --breakdown gives its phases too.
  * One-way time = median round trip / 2, after two warm-up round trips.
  *
  *   mpiexec -n 2 bench/pingpong [--sizes LIST] [--vec-sizes LIST]
@@ -139,7 +144,7 @@ static void csv_num(char s[32], double x)
 
 int main(int argc, char **argv)
 {
-    int ndev = 0, stream_kind = 0, plain_ok;
+    int ndev = 0, stream_kind = 0, plain_ok, uva;
     cli_sizes_t sizes = {4, {1 << 10, 64 << 10, 1 << 20, 4 << 20}};
     cli_sizes_t vsizes = {2, {1 << 10, 4 << 20}};
     cli_sizes_t blocks = {3, {8, 64, 512}};
@@ -176,7 +181,9 @@ int main(int argc, char **argv)
               "against the contiguous message of the same payload.  The header says whether MPI's transport takes\n"
               "device memory (e.g. MPICH on a CUDA-enabled UCX: mpiacc-run, or LD_LIBRARY_PATH=<libucx-cu13 lib>\n"
               "MPIR_CVAR_CH4_NETMOD=ucx MPIR_CVAR_NOLOCAL=1) and why; without it mpiacc stages through host memory\n"
-              "and the plain column is not measured.  Two ranks; one GPU each, or both on one GPU (use MPS).", opts);
+              "and the plain column is not measured.  With MPIACC_UVA=1 in the environment a uva column: the plain\n"
+              "program's calls through mpiacc (pointer-query mode).  Two ranks; one GPU each, or both on one GPU\n"
+              "(use MPS).", opts);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (bench_cuda_skip(2, &ndev)) {
@@ -186,6 +193,7 @@ int main(int argc, char **argv)
     CK(cudaSetDevice(rank % ndev));
     if (stream_kind == 0) CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     plain_ok = mpiacc_engine_mpi.takes(MPIACC_KIND_CUDA);
+    uva = getenv("MPIACC_UVA") && atoi(getenv("MPIACC_UVA")) == 1; /* mpiacc's own parser agrees on "1" */
     if (rank == 0) {
         struct cudaDeviceProp prop;
         CK(cudaGetDeviceProperties(&prop, 0));
@@ -194,11 +202,14 @@ int main(int argc, char **argv)
         printf("# transport: %s\n", mpiacc_engine_mpi.reason());
         printf("# devices: %d, ranks on devices %d and %d; MPIACC_STREAM: %s\n", ndev, 0, 1 % ndev,
                stream_kind == 0 ? "an idle non-blocking stream" : "not set (the default-stream dependency)");
-        printf("# one-way us (median); path: how mpiacc carried the sends (MPIACC_Get_stats)\n");
-        printf("%-6s %10s %7s %12s %10s %9s %11s %10s %12s %s\n", "kind", "Size (B)", "blk (B)", "mpiacc (us)",
+        printf("# one-way us (median); path: how mpiacc carried the sends (MPIACC_Get_stats)%s\n",
+               uva ? "; uva: the plain program's calls through mpiacc (MPIACC_UVA=1)" : "");
+        printf("%-6s %10s %7s %12s %10s %9s %11s %10s %12s %-7s", "kind", "Size (B)", "blk (B)", "mpiacc (us)",
                "plain (us)", "host (us)", "mpiacc/plain", "mpiacc/host", "vec/contig", "path");
+        if (uva) printf(" %9s %10s", "uva (us)", "uva/plain");
+        printf("\n");
         csv = bench_csv_open(csvpath, "kind,bytes,block,mpiacc_us,plain_us,host_us,mpiacc_plain,mpiacc_host,"
-                                      "vec_contig,path");
+                                      "vec_contig,path,uva_us,uva_plain");
         if (breakdown) bdcsv = bench_csv_open(bdcsvpath, breakdown_csv_header());
     }
     for (int i = 0; i < vsizes.n; i++) contig_us[i] = -1;
@@ -210,7 +221,7 @@ int main(int argc, char **argv)
             long long blk = pass == 0 ? bytes : blocks.v[row % blocks.n];
             long long nb, span;
             int iters = iterations(bytes);
-            double us, plain = -1, host, vc = -1;
+            double us, plain = -1, host, vc = -1, uus = -1;
             const char *path;
             MPI_Datatype t;
             char *dbuf, *hbuf;
@@ -236,6 +247,16 @@ int main(int argc, char **argv)
             }
             path = path_since(before);
             if (pass == 0 && plain_ok) plain = pingpong(VIA_PLAIN, dbuf, bytes, MPI_BYTE, iters);
+            if (pass == 0 && uva) {
+                if (breakdown && !breakdown_start(8L * iters + 64))
+                    bench_fail(__FILE__, __LINE__, "breakdown_start", "out of memory");
+                uus = pingpong(VIA_MPIACC, dbuf, bytes, MPI_BYTE, iters);
+                if (breakdown) {
+                    char label[64];
+                    snprintf(label, sizeof label, "uva/%lld/%lld", bytes, blk);
+                    breakdown_report(label, bdcsv, rank == 0);
+                }
+            }
             host = pingpong(VIA_MPIACC, hbuf, bytes, MPI_BYTE, iters);
             if (pass == 0) {
                 for (int v = 0; v < vsizes.n; v++)
@@ -259,8 +280,14 @@ int main(int argc, char **argv)
                 fmt(s[0], plain, "%.2f");
                 fmt(s[1], plain > 0 ? us / plain : -1, "%.2f");
                 fmt(s[2], vc, "%.2f");
-                printf("%-6s %10lld %7lld %12.2f %10s %9.2f %11s %10.2f %12s %s\n", pass ? "vector" : "contig", bytes,
+                printf("%-6s %10lld %7lld %12.2f %10s %9.2f %11s %10.2f %12s %-7s", pass ? "vector" : "contig", bytes,
                        blk, us, s[0], host, s[1], us / host, s[2], path);
+                if (uva) {
+                    fmt(s[0], uus, "%.2f");
+                    fmt(s[1], uus > 0 && plain > 0 ? uus / plain : -1, "%.2f");
+                    printf(" %9s %10s", s[0], s[1]);
+                }
+                printf("\n");
                 if (breakdown && plain > 0)
                     printf("#   plain PMPI calls on rank 0: send %.2f us, receive %.2f us (median)\n", plain_call_us[0],
                            plain_call_us[1]);
@@ -268,8 +295,10 @@ int main(int argc, char **argv)
                     csv_num(c[0], plain);
                     csv_num(c[1], plain > 0 ? us / plain : -1);
                     csv_num(c[2], vc);
-                    fprintf(csv, "%s,%lld,%lld,%.4f,%s,%.4f,%s,%.4f,%s,%s\n", pass ? "vector" : "contig", bytes, blk,
-                            us, c[0], host, c[1], us / host, c[2], path);
+                    csv_num(c[3], uus);
+                    csv_num(c[4], uus > 0 && plain > 0 ? uus / plain : -1);
+                    fprintf(csv, "%s,%lld,%lld,%.4f,%s,%.4f,%s,%.4f,%s,%s,%s,%s\n", pass ? "vector" : "contig", bytes,
+                            blk, us, c[0], host, c[1], us / host, c[2], path, c[3], c[4]);
                 }
                 fflush(stdout);
             }

@@ -292,7 +292,8 @@ def plot_pingpong_transport(plt, rows, title):
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     cont = sorted((r for r in rows if r["kind"] == "contig"), key=lambda r: int(r["bytes"]))
     for col, lab, style in (("mpiacc_us", "mpiacc", "-"), ("plain_us", "plain CUDA-aware MPI", "-."),
-                            ("host_us", "host contiguous", "--")):
+                            ("host_us", "host contiguous", "--"),
+                            ("uva_us", "plain program through mpiacc (MPIACC_UVA=1)", ":")):
         pts = [(int(r["bytes"]), float(r[col])) for r in cont if r.get(col)]
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", linestyle=style, label=lab)
