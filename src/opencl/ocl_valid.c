@@ -59,7 +59,10 @@
  * released one whose bytes changed since (the address may hold a new
  * object); a handle freed and handed out again for a new object names that
  * new object (the runtime cannot tell either).  test_ocl_p2p_errors probes
- * for the first and reports it skipped.
+ * for the first and reports it skipped.  A handle mpiacc vouched for and
+ * then forgot (its destructor ran) is asked to the runtime too: NVIDIA's
+ * OpenCL reads the freed object to answer and may crash there (seen with
+ * other processes busy on the GPU); test_ocl_sync does not ask it there.
  */
 #define _GNU_SOURCE
 #include <errno.h>
