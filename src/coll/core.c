@@ -7,6 +7,7 @@
  * the PMPI collective is still posted (the other processes would wait
  * forever otherwise) and the operation completes with the error.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +108,8 @@ static int receive_once(const mpiacc_coll_op_t *c, mpiacc_coll_buf_t *b)
         if (b->nslots > 1) snprintf(what, sizeof what, " of block %d", i);
         mpi_errno = mpiacc_pack_check_receive(t, sl->count, what);
         if (mpi_errno == MPI_SUCCESS && t->size > 0 && mpiacc_pack_span(t, sl->count, &l, &h) == MPI_SUCCESS) {
-            total += t->size * sl->count; /* below 2^62 each: checked by the span */
+            if (__builtin_add_overflow(total, t->size * sl->count, &total)) /* (each below 2^62: the span) */
+                total = INT64_MAX;
             if (!any || sl->disp + l < lo) lo = sl->disp + l;
             if (!any || sl->disp + h > hi) hi = sl->disp + h;
             any = 1;
