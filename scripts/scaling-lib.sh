@@ -158,6 +158,13 @@ sc_fits() {
     echo "$SC_NAME: $1 GPUs: skipped ($GPUS visible; --share runs ranks on shared GPUs)"
     return 1
   fi
+  # ranks sharing a GPU without MPS time-slice it: figures of another kind (said once)
+  if [ "$1" -gt "$GPUS" ] && [ "$backend" = cuda ] && [ -z "${SC_MPS_SAID:-}" ] &&
+    [ ! -e "${CUDA_MPS_PIPE_DIRECTORY:-/tmp/nvidia-mps}/control" ]; then
+    echo "$SC_NAME: WARNING: no CUDA MPS daemon found (${CUDA_MPS_PIPE_DIRECTORY:-/tmp/nvidia-mps}/control): ranks sharing" \
+      "a GPU time-slice it; start one with nvidia-cuda-mps-control -d for the figures of docs/performance.md"
+    SC_MPS_SAID=1
+  fi
 }
 
 # sc_estimate TOTAL N CELLS ITERS SP_RATE DP_RATE CHECKS EXCHANGE: TOTAL plus the seconds of one point (N ranks of

@@ -36,7 +36,8 @@ options:
   --no-mpiacc-run     launch stencil2d with mpiexec instead of BUILD_DIR/tools/mpiacc-run
   --backend B         cuda (default), or opencl/auto: the mpiacc stack only (no cuda-aware runs; with --share,
                       a check of the sweep on PoCL)
-  --share             run points with more ranks than GPUs (ranks then share GPUs)
+  --share             run points with more ranks than GPUs (ranks then share GPUs; start the CUDA MPS
+                      daemon first, nvidia-cuda-mps-control -d, or they time-slice the GPU)
   --timeout S         limit of one launch in seconds (default 300)
   --dry-run           print the estimate and the launches, run nothing
   --help, -h          print this help and exit
