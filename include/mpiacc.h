@@ -164,7 +164,10 @@
  *                      names two of them); a persistent collective on a
  *                      device datatype (on MPICH's UCX netmod also on one
  *                      of size 0); the datatypes of one collective
- *                      buffer (MPI_Alltoallw) of different buffer kinds
+ *                      buffer (MPI_Alltoallw) of different buffer kinds;
+ *                      a receive into a device buffer whose datatype (or
+ *                      a collective's receive blocks) surely writes some
+ *                      byte twice (erroneous in MPI; docs/semantics.md)
  *    MPI_ERR_ROOT      a device collective's root not in the communicator
  *    MPI_ERR_OP        a predefined reduction on a device datatype that is
  *                      not made of one predefined type
