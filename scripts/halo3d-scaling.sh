@@ -27,7 +27,7 @@ options:
   --iters N           iterations per pass (default 100; --quick 50)
   --passes N          timed passes (default 3; --quick 2)
   --quick             the preset of the ~6-minute budget
-  --impi DIR, --impi-env "V=X ..", --ucx DIR, --mpiexec PATH, --no-mpiacc-run, --backend B, --share,
+  --impi DIR, --impi-env "V=X ..", --ucx DIR, --mpiexec PATH, --no-mpiacc-run, --backend B, --share, --mps,
   --timeout S, --dry-run
                       as in scripts/stencil-scaling.sh
   --help, -h          print this help and exit

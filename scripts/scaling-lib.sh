@@ -28,7 +28,7 @@ sc_posints() {
 # --backend cuda); an option that takes a value and only this script has goes to the script's
 # `sc_value OPTION VALUE`, which sets it and returns 0, or returns 1 for an unknown option.  Then BUILD and OUT.
 sc_parse() {
-  LIMIT=300 backend=cuda quick=0 share=0 dry=0
+  LIMIT=300 backend=cuda quick=0 share=0 dry=0 mps=0
   IMPI_DIR="" IMPI_ENV="" UCX_LIB="" MPIEXEC="" SC_NO_MPIACC_RUN=0
   local args=()
   while [ $# -gt 0 ]; do
@@ -43,6 +43,7 @@ sc_parse() {
         shift 2 ;;
       --quick) quick=1; shift ;;
       --share) share=1; shift ;;
+      --mps) mps=1 share=1; shift ;;
       --dry-run) dry=1; shift ;;
       --no-mpiacc-run) SC_NO_MPIACC_RUN=1; shift ;;
       --) shift; args+=("$@"); break ;;
@@ -67,6 +68,19 @@ sc_setup() {
   [ "$backend" != cuda ] || [ -x "$peer" ] || sc_die "$peer not found (configure with CUDA: MPIACC_WITH_CUDA)"
   sc_setup_mpi
   sc_gpus
+  [ "$mps" = 1 ] && [ "$dry" = 0 ] && sc_mps_start
+  return 0
+}
+
+# sc_mps_start (--mps): a CUDA MPS daemon of the sweep's own (pipe and log under OUT/mps), stopped when the script
+# exits; the ranks sharing a GPU then run their kernels side by side instead of time-slicing it.
+sc_mps_start() {
+  command -v nvidia-cuda-mps-control >/dev/null || sc_die "--mps: nvidia-cuda-mps-control not found"
+  export CUDA_MPS_PIPE_DIRECTORY=$OUT/mps/pipe CUDA_MPS_LOG_DIRECTORY=$OUT/mps/log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  nvidia-cuda-mps-control -d || sc_die "--mps: the MPS daemon did not start (log: $CUDA_MPS_LOG_DIRECTORY)"
+  trap 'echo quit | nvidia-cuda-mps-control >/dev/null 2>&1' EXIT
+  echo "$SC_NAME: MPS daemon started (pipe $CUDA_MPS_PIPE_DIRECTORY), stopped at the end"
 }
 
 # sc_setup_mpi: MPIEXEC (MPICH's: --mpiexec, $MPI_HOME/bin, the repository's .venv, PATH), UCX_LIB (--ucx, else
@@ -162,7 +176,7 @@ sc_fits() {
   if [ "$1" -gt "$GPUS" ] && [ "$backend" = cuda ] && [ -z "${SC_MPS_SAID:-}" ] &&
     [ ! -e "${CUDA_MPS_PIPE_DIRECTORY:-/tmp/nvidia-mps}/control" ]; then
     echo "$SC_NAME: WARNING: no CUDA MPS daemon found (${CUDA_MPS_PIPE_DIRECTORY:-/tmp/nvidia-mps}/control): ranks sharing" \
-      "a GPU time-slice it; start one with nvidia-cuda-mps-control -d for the figures of docs/performance.md"
+      "a GPU time-slice it; use --mps, or start one (nvidia-cuda-mps-control -d), for the figures of docs/performance.md"
     SC_MPS_SAID=1
   fi
 }

@@ -38,6 +38,7 @@ options:
                       a check of the sweep on PoCL)
   --share             run points with more ranks than GPUs (ranks then share GPUs; start the CUDA MPS
                       daemon first, nvidia-cuda-mps-control -d, or they time-slice the GPU)
+  --mps               --share with an MPS daemon of the script's own (under OUTDIR/mps), stopped at the end
   --timeout S         limit of one launch in seconds (default 300)
   --dry-run           print the estimate and the launches, run nothing
   --help, -h          print this help and exit
