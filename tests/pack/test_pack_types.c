@@ -401,6 +401,53 @@ static void test_cache_dup(void **state)
     MPI_Type_free(&d2);
 }
 
+/* Predefined datatypes: one analysis each, kept (a table by handle). */
+static void test_cache_named(void **state)
+{
+    mpiacc_pack_type_t *a, *b, *c;
+    assert_int_equal(mpiacc_pack_type_get(MPI_INT, &a), MPI_SUCCESS);
+    assert_int_equal(mpiacc_pack_type_get(MPI_INT, &b), MPI_SUCCESS);
+    assert_int_equal(mpiacc_pack_type_get(MPI_BYTE, &c), MPI_SUCCESS);
+    assert_ptr_equal(a, b);
+    assert_ptr_not_equal(a, c);
+    assert_int_equal(a->size, (MPI_Count)sizeof(int));
+    assert_int_equal(c->size, 1);
+    mpiacc_pack_type_release(a);
+    mpiacc_pack_type_release(b);
+    mpiacc_pack_type_release(c);
+    assert_int_equal(mpiacc_pack_type_get(MPI_INT, &a), MPI_SUCCESS); /* still kept */
+    assert_ptr_equal(a, b);
+    mpiacc_pack_type_release(a);
+}
+
+/* mpiacc_pack_check_receive: count x type that surely writes a byte twice
+ * is MPI_ERR_TYPE; elements that interleave without overlapping are not. */
+static void test_check_receive(void **state)
+{
+    MPI_Datatype two, ov, gap, inter;
+    mpiacc_pack_type_t *t;
+    MPI_Type_contiguous(2, MPI_INT, &two);
+    MPI_Type_create_resized(two, 0, sizeof(int), &ov); /* two ints every int */
+    MPI_Type_commit(&ov);
+    assert_int_equal(mpiacc_pack_type_get(ov, &t), MPI_SUCCESS);
+    assert_int_equal(mpiacc_pack_check_receive(t, 1, NULL), MPI_SUCCESS);
+    assert_int_equal(errclass(mpiacc_pack_check_receive(t, 2, NULL)), MPI_ERR_TYPE);
+    assert_int_equal(errclass(mpiacc_pack_check_receive(t, 3, " of block 1")), MPI_ERR_TYPE);
+    mpiacc_pack_type_release(t);
+    MPI_Type_vector(2, 1, 2, MPI_INT, &gap); /* ints at 0 and 8 */
+    MPI_Type_create_resized(gap, 0, sizeof(int), &inter); /* element i: 4i and 4i + 8 */
+    MPI_Type_commit(&inter);
+    assert_int_equal(mpiacc_pack_type_get(inter, &t), MPI_SUCCESS);
+    assert_int_equal(mpiacc_pack_check_receive(t, 2, NULL), MPI_SUCCESS); /* 0, 8 and 4, 12: interleaved */
+    assert_int_equal(errclass(mpiacc_pack_check_receive(t, 3, NULL)), MPI_ERR_TYPE); /* 8 twice */
+    mpiacc_pack_type_release(t);
+    assert_int_equal(mpiacc_pack_type_get(MPI_INT, &t), MPI_SUCCESS);
+    assert_int_equal(mpiacc_pack_check_receive(t, 1000, NULL), MPI_SUCCESS);
+    assert_int_equal(mpiacc_pack_check_receive(t, 0, NULL), MPI_SUCCESS);
+    mpiacc_pack_type_release(t);
+    MPI_Type_free(&ov), MPI_Type_free(&two), MPI_Type_free(&inter), MPI_Type_free(&gap);
+}
+
 enum { NTHREADS = 4, NSHARED = 64 };
 static MPI_Datatype shared_types[NSHARED];
 static mpiacc_pack_type_t *seen[NTHREADS][NSHARED];
@@ -474,7 +521,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_hacc_struct), cmocka_unit_test(test_indexed_varied),
         cmocka_unit_test(test_struct_double_int_int_char), cmocka_unit_test(test_named_pairs),
         cmocka_unit_test(test_canonical_equivalence), cmocka_unit_test(test_beyond_2g),
-        cmocka_unit_test(test_errors), cmocka_unit_test(test_cache_dup), cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_errors), cmocka_unit_test(test_cache_dup), cmocka_unit_test(test_cache_named),
+        cmocka_unit_test(test_check_receive), cmocka_unit_test(test_threads),
         cmocka_unit_test(test_empty_type),
     };
     int provided;
