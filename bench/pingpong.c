@@ -17,7 +17,7 @@
  * that payload (target: <= 1.5x).  The path column says how mpiacc carried
  * the timed messages (MPIACC_Get_stats: "MPI" = handed to MPI as they are,
  * "device" = device staging, "staged" = through host memory).
- *   uva     with MPIACC_UVA=1 in the environment (contiguous rows): the
+ *   uva     with --uva (or MPIACC_UVA=1 in the environment; contiguous rows): the
  *           plain program's calls (untagged device pointers as MPI_BYTE)
  *           through mpiacc's MPI_Send / MPI_Recv, classified by pointer
  *           query: an unmodified CUDA-aware program (issue 37's target:
@@ -26,7 +26,7 @@
  *
  *   mpiexec -n 2 bench/pingpong [--sizes LIST] [--vec-sizes LIST]
  *       [--blocks LIST] [--stream nonblocking|default] [--iterations N]
- *       [--quick] [--csv FILE]
+ *       [--quick] [--uva] [--breakdown] [--csv FILE]
  * Ranks use CUDA device rank % devices (two GPUs: one each; one GPU: both
  * ranks on it, which wants the CUDA MPS daemon).
  */
@@ -40,6 +40,7 @@
 #include "bench.h"
 #include "breakdown.h"
 #include "cuda_skip.h"
+#include "core/env.h"
 #include "engine/engine.h"
 #include "mpiacc.h"
 
@@ -144,7 +145,7 @@ static void csv_num(char s[32], double x)
 
 int main(int argc, char **argv)
 {
-    int ndev = 0, stream_kind = 0, plain_ok, uva;
+    int ndev = 0, stream_kind = 0, plain_ok, uva = 0;
     cli_sizes_t sizes = {4, {1 << 10, 64 << 10, 1 << 20, 4 << 20}};
     cli_sizes_t vsizes = {2, {1 << 10, 4 << 20}};
     cli_sizes_t blocks = {3, {8, 64, 512}};
@@ -170,6 +171,9 @@ int main(int argc, char **argv)
          "(call: attr, check, dep, post, wait, call; pooled op: time in each state and in launches), and the plain "
          "program's PMPI call times",
          NULL, CLI_ANY},
+        {"uva", CLI_FLAG, &uva,
+         "also the plain program's calls through mpiacc in pointer-query mode (sets MPIACC_UVA=1 before MPI_Init)",
+         NULL, CLI_ANY},
         {"breakdown-csv", CLI_FILE, &bdcsvpath, "write --breakdown's medians to this CSV file", NULL, CLI_ANY},
         CLI_OPT_CSV(&csvpath),
     };
@@ -181,9 +185,10 @@ int main(int argc, char **argv)
               "against the contiguous message of the same payload.  The header says whether MPI's transport takes\n"
               "device memory (e.g. MPICH on a CUDA-enabled UCX: mpiacc-run, or LD_LIBRARY_PATH=<libucx-cu13 lib>\n"
               "MPIR_CVAR_CH4_NETMOD=ucx MPIR_CVAR_NOLOCAL=1) and why; without it mpiacc stages through host memory\n"
-              "and the plain column is not measured.  With MPIACC_UVA=1 in the environment a uva column: the plain\n"
+              "and the plain column is not measured.  With --uva (MPIACC_UVA=1) a uva column: the plain\n"
               "program's calls through mpiacc (pointer-query mode).  Two ranks; one GPU each, or both on one GPU\n"
               "(use MPS).", opts);
+    if (uva) setenv("MPIACC_UVA", "1", 1);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (bench_cuda_skip(2, &ndev)) {
@@ -193,7 +198,7 @@ int main(int argc, char **argv)
     CK(cudaSetDevice(rank % ndev));
     if (stream_kind == 0) CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     plain_ok = mpiacc_engine_mpi.takes(MPIACC_KIND_CUDA);
-    uva = getenv("MPIACC_UVA") && atoi(getenv("MPIACC_UVA")) == 1; /* mpiacc's own parser agrees on "1" */
+    uva = mpiacc_env_bool("MPIACC_UVA"); /* --uva, or set by the caller (mpiacc's own parser) */
     if (rank == 0) {
         struct cudaDeviceProp prop;
         CK(cudaGetDeviceProperties(&prop, 0));
