@@ -387,7 +387,7 @@ int main(int argc, char **argv)
     };
     int failed, require = argc > 1 && !strcmp(argv[argc - 1], "--require-device");
     /* the device protocol's paths, at every size: small strided messages
-     * would go through host memory (the CTest cases set it too; the
+     * would go through host memory (here, not in the CTest cases: the
      * sanitizer steps of gpu-check.sh run the program as it is) */
     setenv("MPIACC_HOST_STAGING_MAX", "0", 0);
     cu_init(&argc, &argv, MPI_THREAD_SINGLE, 2);
