@@ -101,15 +101,18 @@ static int receive_once(const mpiacc_coll_op_t *c, mpiacc_coll_buf_t *b)
     for (int i = 0; i < b->nslots; i++) {
         mpiacc_coll_slot_t *sl = &b->slots[i];
         mpiacc_pack_type_t *t = NULL;
-        MPI_Count l, h;
-        char what[32] = "";
+        MPI_Count l, h, bytes;
         if (sl->count <= 0 || sl->type == MPI_DATATYPE_NULL) continue;
         MPIACC_CHECK(mpiacc_pack_type_get(sl->type, &t));
-        if (b->nslots > 1) snprintf(what, sizeof what, " of block %d", i);
-        mpi_errno = mpiacc_pack_check_receive(t, sl->count, what);
-        if (mpi_errno == MPI_SUCCESS && t->size > 0 && mpiacc_pack_span(t, sl->count, &l, &h) == MPI_SUCCESS) {
-            if (__builtin_add_overflow(total, t->size * sl->count, &total)) /* (each below 2^62: the span) */
-                total = INT64_MAX;
+        /* (no span: the transfer reports it; each block's bytes below 2^62 then) */
+        if (t->size > 0 && mpiacc_pack_span(t, sl->count, &l, &h) == MPI_SUCCESS) {
+            bytes = t->size * sl->count;
+            if (bytes > h - l) { /* this block on its own: the message names it */
+                char what[32] = "";
+                if (b->nslots > 1) snprintf(what, sizeof what, " of block %d", i);
+                mpi_errno = mpiacc_pack_check_receive(t, sl->count, what);
+            }
+            if (__builtin_add_overflow(total, bytes, &total)) total = INT64_MAX;
             if (!any || sl->disp + l < lo) lo = sl->disp + l;
             if (!any || sl->disp + h > hi) hi = sl->disp + h;
             any = 1;
