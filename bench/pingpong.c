@@ -22,11 +22,17 @@
  *           through mpiacc's MPI_Send / MPI_Recv, classified by pointer
  *           query: an unmodified CUDA-aware program (issue 37's target:
  *           <= 1.05x plain); --breakdown gives its phases too.
+ *   persist with --persistent: the same messages through persistent requests
+ *           (MPI_Send_init / MPI_Recv_init once, MPI_Start + MPI_Wait each
+ *           message), mpiacc's (tagged datatype) and, for contiguous rows,
+ *           the plain program's (PMPI_Send_init_c / PMPI_Recv_init_c of the
+ *           device bytes, pplain): issue 37's "MPI_Start costs about what a
+ *           plain start does".
  * One-way time = median round trip / 2, after two warm-up round trips.
  *
  *   mpiexec -n 2 bench/pingpong [--sizes LIST] [--vec-sizes LIST]
  *       [--blocks LIST] [--stream nonblocking|default] [--iterations N]
- *       [--quick] [--uva] [--breakdown] [--csv FILE]
+ *       [--quick] [--uva] [--persistent] [--breakdown] [--csv FILE]
  * Ranks use CUDA device rank % devices (two GPUs: one each; one GPU: both
  * ranks on it, which wants the CUDA MPS daemon).
  */
@@ -47,10 +53,10 @@
 #define CK BENCH_CUDA_CHECK
 
 static int rank;
-static int iters_opt, quick, breakdown;
+static int iters_opt, quick, breakdown, persistent;
 static double plain_call_us[2]; /* --breakdown: median PMPI_Send_c, PMPI_Recv_c call of the last plain run */
 
-enum { VIA_MPIACC, VIA_PLAIN };
+enum { VIA_MPIACC, VIA_PLAIN, VIA_PERSIST, VIA_PLAIN_PERSIST };
 
 static int iterations(long long bytes)
 {
@@ -59,18 +65,37 @@ static int iterations(long long bytes)
     return n;
 }
 
+/* One message of a persistent ping-pong: start r, wait for it (mpiacc's
+ * calls, or MPI's own for the plain program). */
+static int start_wait(int via, MPI_Request *r)
+{
+    if (via == VIA_PLAIN_PERSIST) return PMPI_Start(r) | PMPI_Wait(r, MPI_STATUS_IGNORE);
+    return MPI_Start(r) | MPI_Wait(r, MPI_STATUS_IGNORE);
+}
+
 /* Median one-way time (us) of round trips of (buf, count, t), through
- * mpiacc's MPI_Send / MPI_Recv or straight to PMPI (plain). */
+ * mpiacc's MPI_Send / MPI_Recv or straight to PMPI (plain), or through
+ * persistent requests made once (mpiacc's, or MPI's own: plain). */
 static double pingpong(int via, void *buf, MPI_Count count, MPI_Datatype t, int iters)
 {
     double *v = malloc(sizeof(double) * (size_t)iters), us;
     double *pc = calloc((size_t)iters * 2, sizeof(double)); /* plain: send, recv call times */
     int peer = 1 - rank, rc = MPI_SUCCESS;
+    MPI_Request sr = MPI_REQUEST_NULL, rr = MPI_REQUEST_NULL;
     if (!v || !pc) bench_fail(__FILE__, __LINE__, "malloc", "out of memory");
+    if (via == VIA_PERSIST) {
+        BENCH_MPI_CHECK(MPI_Send_init_c(buf, count, t, peer, 7, MPI_COMM_WORLD, &sr));
+        BENCH_MPI_CHECK(MPI_Recv_init_c(buf, count, t, peer, 7, MPI_COMM_WORLD, &rr));
+    } else if (via == VIA_PLAIN_PERSIST) {
+        BENCH_MPI_CHECK(PMPI_Send_init_c(buf, count, t, peer, 7, MPI_COMM_WORLD, &sr));
+        BENCH_MPI_CHECK(PMPI_Recv_init_c(buf, count, t, peer, 7, MPI_COMM_WORLD, &rr));
+    }
     for (int i = -2; i < iters; i++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime(), t1, t2;
-        if (via == VIA_PLAIN) {
+        if (via == VIA_PERSIST || via == VIA_PLAIN_PERSIST) {
+            rc |= rank == 0 ? start_wait(via, &sr) | start_wait(via, &rr) : start_wait(via, &rr) | start_wait(via, &sr);
+        } else if (via == VIA_PLAIN) {
             if (rank == 0) {
                 rc |= PMPI_Send_c(buf, count, t, peer, 7, MPI_COMM_WORLD);
                 t1 = MPI_Wtime();
@@ -90,6 +115,8 @@ static double pingpong(int via, void *buf, MPI_Count count, MPI_Datatype t, int 
         }
         if (i >= 0) v[i] = (MPI_Wtime() - t0) * 1e6 / 2;
     }
+    if (sr != MPI_REQUEST_NULL) rc |= via == VIA_PLAIN_PERSIST ? PMPI_Request_free(&sr) : MPI_Request_free(&sr);
+    if (rr != MPI_REQUEST_NULL) rc |= via == VIA_PLAIN_PERSIST ? PMPI_Request_free(&rr) : MPI_Request_free(&rr);
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "bench/pingpong: an MPI call failed on rank %d\n", rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -174,6 +201,10 @@ int main(int argc, char **argv)
         {"uva", CLI_FLAG, &uva,
          "also the plain program's calls through mpiacc in pointer-query mode (sets MPIACC_UVA=1 before MPI_Init)",
          NULL, CLI_ANY},
+        {"persistent", CLI_FLAG, &persistent,
+         "also the messages through persistent requests (MPI_Send_init / MPI_Recv_init, MPI_Start + MPI_Wait): "
+         "mpiacc's, and the plain program's on contiguous rows",
+         NULL, CLI_ANY},
         {"breakdown-csv", CLI_FILE, &bdcsvpath, "write --breakdown's medians to this CSV file", NULL, CLI_ANY},
         CLI_OPT_CSV(&csvpath),
     };
@@ -212,9 +243,10 @@ int main(int argc, char **argv)
         printf("%-6s %10s %7s %12s %10s %9s %11s %10s %12s %-7s", "kind", "Size (B)", "blk (B)", "mpiacc (us)",
                "plain (us)", "host (us)", "mpiacc/plain", "mpiacc/host", "vec/contig", "path");
         if (uva) printf(" %9s %10s", "uva (us)", "uva/plain");
+        if (persistent) printf(" %12s %11s %14s", "persist (us)", "pplain (us)", "persist/pplain");
         printf("\n");
         csv = bench_csv_open(csvpath, "kind,bytes,block,mpiacc_us,plain_us,host_us,mpiacc_plain,mpiacc_host,"
-                                      "vec_contig,path,uva_us,uva_plain");
+                                      "vec_contig,path,uva_us,uva_plain,persist_us,pplain_us,persist_pplain");
         if (breakdown) bdcsv = bench_csv_open(bdcsvpath, breakdown_csv_header());
     }
     for (int i = 0; i < vsizes.n; i++) contig_us[i] = -1;
@@ -226,7 +258,7 @@ int main(int argc, char **argv)
             long long blk = pass == 0 ? bytes : blocks.v[row % blocks.n];
             long long nb, span;
             int iters = iterations(bytes);
-            double us, plain = -1, host, vc = -1, uus = -1;
+            double us, plain = -1, host, vc = -1, uus = -1, pus = -1, ppus = -1;
             const char *path;
             MPI_Datatype t;
             char *dbuf, *hbuf;
@@ -262,6 +294,11 @@ int main(int argc, char **argv)
                     breakdown_report(label, bdcsv, rank == 0);
                 }
             }
+            if (persistent) {
+                pus = pingpong(VIA_PERSIST, dbuf, 1, t, iters);
+                path_since(before);
+                if (pass == 0 && plain_ok) ppus = pingpong(VIA_PLAIN_PERSIST, dbuf, bytes, MPI_BYTE, iters);
+            }
             host = pingpong(VIA_MPIACC, hbuf, bytes, MPI_BYTE, iters);
             if (pass == 0) {
                 for (int v = 0; v < vsizes.n; v++)
@@ -292,6 +329,12 @@ int main(int argc, char **argv)
                     fmt(s[1], uus > 0 && plain > 0 ? uus / plain : -1, "%.2f");
                     printf(" %9s %10s", s[0], s[1]);
                 }
+                if (persistent) {
+                    fmt(s[0], pus, "%.2f");
+                    fmt(s[1], ppus, "%.2f");
+                    fmt(s[2], pus > 0 && ppus > 0 ? pus / ppus : -1, "%.2f");
+                    printf(" %12s %11s %14s", s[0], s[1], s[2]);
+                }
                 printf("\n");
                 if (breakdown && plain > 0)
                     printf("#   plain PMPI calls on rank 0: send %.2f us, receive %.2f us (median)\n", plain_call_us[0],
@@ -302,8 +345,12 @@ int main(int argc, char **argv)
                     csv_num(c[2], vc);
                     csv_num(c[3], uus);
                     csv_num(c[4], uus > 0 && plain > 0 ? uus / plain : -1);
-                    fprintf(csv, "%s,%lld,%lld,%.4f,%s,%.4f,%s,%.4f,%s,%s,%s,%s\n", pass ? "vector" : "contig", bytes,
-                            blk, us, c[0], host, c[1], us / host, c[2], path, c[3], c[4]);
+                    csv_num(c[5], pus);
+                    fprintf(csv, "%s,%lld,%lld,%.4f,%s,%.4f,%s,%.4f,%s,%s,%s,%s,%s,", pass ? "vector" : "contig", bytes,
+                            blk, us, c[0], host, c[1], us / host, c[2], path, c[3], c[4], c[5]);
+                    csv_num(c[5], ppus);
+                    csv_num(c[0], pus > 0 && ppus > 0 ? pus / ppus : -1);
+                    fprintf(csv, "%s,%s\n", c[5], c[0]);
                 }
                 fflush(stdout);
             }

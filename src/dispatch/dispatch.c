@@ -515,6 +515,23 @@ int mpiacc_dispatch_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, i
     return rc;
 }
 
+int mpiacc_dispatch_start(int is_send, void *buf, MPI_Count count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
+                          int mode, const mpiacc_attrs_t *a, mpiacc_pack_type_t *t, MPI_Request *req)
+{
+    int mpi_errno, passed;
+    MPI_Request r = MPI_REQUEST_NULL;
+    const call_t c = {.is_send = is_send, .peer = peer, .tag = tag, .mode = mode, .nonblocking = 1, .comm = comm,
+                      .req = req};
+    mpiacc_core_trace_begin();
+    mpi_errno = device_op(&c, buf, count, dt, a, t, &r, &passed);
+    if (!passed) {
+        if (mpi_errno == MPI_SUCCESS) *req = r;
+        else mpi_errno = mpiacc_err_return_comm(comm, mpi_errno);
+    }
+    mpiacc_core_trace_end(is_send);
+    return mpi_errno;
+}
+
 int mpiacc_dispatch_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
                              void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm,
                              MPI_Status *status)

@@ -29,6 +29,13 @@ int mpiacc_dispatch_send(const void *buf, MPI_Count count, MPI_Datatype dt, int 
 /* A receive, blocking (status filled) or nonblocking (into *req). */
 int mpiacc_dispatch_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                          MPI_Status *status, int nonblocking, MPI_Request *req);
+/* MPI_Start of a persistent send or receive whose datatype needs the pool
+ * and moves bytes (persist.c): the arguments were checked, the attributes
+ * read and the datatype analysed (t, borrowed) at the init call, so only
+ * what belongs to this start happens (dependency, fast path or pool).
+ * Nonblocking, into *req; errors raised on comm. */
+int mpiacc_dispatch_start(int is_send, void *buf, MPI_Count count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
+                          int mode, const mpiacc_attrs_t *a, mpiacc_pack_type_t *t, MPI_Request *req);
 /* MPI_Sendrecv: receive posted first, then the send, both waited. */
 int mpiacc_dispatch_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
                              void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm,

@@ -14,7 +14,11 @@
  * MPI_TYPE_DUP_FN).  Each MPI_Start makes one ordinary nonblocking
  * operation of the arguments (dispatch.c, bsend.c): the attributes are
  * those the datatype had at the init call, the dependency (stream, queue,
- * event, default-stream rule) is captured at that MPI_Start.  The
+ * event, default-stream rule) is captured at that MPI_Start.  What does not
+ * change between starts is resolved once, at the init call, for sends and
+ * receives that move bytes: the arguments' checks, the attributes, the
+ * datatype's analysis (held here), so that a start goes straight to the
+ * dependency test and MPI's call or the pool (mpiacc_dispatch_start).  The
  * operation's request is the descriptor's `active` one; the completion
  * calls (src/interpose/completion.c) complete it in place of the handle and
  * leave the handle as it is: inactive again, startable, freeable.  While
@@ -42,6 +46,8 @@ typedef struct prq {
     int peer, tag;
     MPI_Comm comm;
     mpiacc_err_saved_t call; /* the init call: each start's errors name it */
+    mpiacc_attrs_t a;        /* resolved at the init call (t != NULL):     */
+    mpiacc_pack_type_t *t;   /* the datatype's analysis, a reference       */
 } prq_t;
 
 #define NBUCKETS 64
@@ -105,6 +111,11 @@ int mpiacc_dispatch_persist_init(int kind, int mode, const void *buf, MPI_Count 
     p->tag = tag;
     p->comm = comm;
     mpiacc_err_save(&p->call);
+    if (t && bytes > 0 && kind != MPIACC_DISPATCH_P_BSEND) { /* resolved once (the head comment) */
+        p->a = a;
+        p->t = t;
+        t = NULL;
+    }
     MPIACC_CHECK(PMPI_Type_dup(dt, &p->type));
     MPIACC_CHECK(is_send ? PMPI_Send_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, &p->handle)
                          : PMPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, &p->handle));
@@ -120,6 +131,7 @@ fn_exit:
 fn_fail:
     if (p) {
         if (p->type != MPI_DATATYPE_NULL) PMPI_Type_free(&p->type);
+        if (p->t) mpiacc_pack_type_release(p->t);
         free(p);
     }
     mpi_errno = mpiacc_err_return_comm(comm, mpi_errno);
@@ -140,7 +152,10 @@ int mpiacc_dispatch_persist_start(MPI_Request *req, int *ours)
      * name the init call with its arguments (core.h). */
     mpiacc_err_call_t c = {p->call.sig, p->call.args, NULL, 1};
     mpiacc_err_enter(&c);
-    switch (p->kind) {
+    if (p->t)
+        mpi_errno = mpiacc_dispatch_start(p->kind == MPIACC_DISPATCH_P_SEND, p->buf, p->count, p->type, p->peer,
+                                          p->tag, p->comm, p->mode, &p->a, p->t, &r);
+    else switch (p->kind) {
     case MPIACC_DISPATCH_P_SEND:
         mpi_errno = mpiacc_dispatch_send(p->buf, p->count, p->type, p->peer, p->tag, p->comm, p->mode, 1, &r);
         break;
@@ -191,6 +206,7 @@ int mpiacc_dispatch_persist_free(MPI_Request *req, int *ours)
         atomic_fetch_sub_explicit(&mpiacc_dispatch_prq_active, 1, memory_order_release);
     }
     PMPI_Type_free(&p->type);
+    if (p->t) mpiacc_pack_type_release(p->t);
     free(p);
     return PMPI_Request_free(req);
 }
