@@ -49,6 +49,9 @@ enum { M_NOFILL = 1 }; /* the exporter's data is already in place */
 
 /* The flags of the last message's export (both ranks; 0: not exported). */
 static unsigned msg_flags;
+/* Called on the exporter right after the export (NULL: nothing): a test
+ * that holds the producer with a gate opens it there. */
+static void (*msg_after_export)(void);
 
 /* One message from rank ex (side s) to the other rank (side d), packed
  * bytes [first, last) (last < 0: all of s).  Collective.  Returns the
@@ -71,6 +74,7 @@ static int msg(int ex, const side_t *s, const side_t *d, long long first, long l
         MK(mpiacc_pack_type_analyze(s->t, &T));
         MK(B->capture(&a, s->alloc + s->off, &dep));
         MK(I->export_buf(&a, dep, s->alloc + s->off, (MPI_Aint)lo, (MPI_Aint)hi, &x, &tok, &ok));
+        if (msg_after_export) msg_after_export();
         MPI_CK(MPI_Send(&ok, 1, MPI_INT, peer, 1, MPI_COMM_WORLD));
         msg_flags = ok ? x.flags : 0;
         if (ok) {

@@ -23,6 +23,7 @@
 #include "cuda/cuda_testhooks.h"
 #include "cu_ipc_msg.h"
 #include "cu_randtype.h"
+#include "p2p_kernels.h"
 #include "test_kernels.h"
 
 static uint64_t rng;
@@ -234,6 +235,25 @@ static void lru_bound(void **state)
     cu_all_ok(bad, "LRU bound of the mapping cache");
 }
 
+/* steady_state's producer: a gate kernel held closed until the message is
+ * exported (a spin of a few ms lost the race when the host was descheduled
+ * under a loaded machine: the producer ended first, rightly without an
+ * event); under compute-sanitizer, which may serialise launches, a 5 ms
+ * spin as before. */
+static cu_gate_t ss_gate;
+
+static void ss_open(void)
+{
+    cu_gate_open(&ss_gate);
+}
+
+static int ss_produce(const side_t *s)
+{
+    if (cu_sanitizer) return cu_test_spin_fill(us, s->alloc, s->bytes, s->seed, 5.0) != cudaSuccess;
+    cu_gate_close(&ss_gate);
+    return cu_k_gate_fill(us, ss_gate.d, s->alloc, s->bytes, s->seed, 30.0) != 0;
+}
+
 static void steady_state(void **state)
 {
     enum { N = 100 };
@@ -245,16 +265,22 @@ static void steady_state(void **state)
     cu_watchdog("steady_state", 120);
     bad += msg(0, &s, &d, 0, -1, 0, NULL); /* warm-up: opens once */
     if (msg_flags & MPIACC_IPC_F_EVENT) CU_BAD(bad, "an event was exported behind a finished dependency");
-    if (cu_rank == 0) CU_CK(cu_test_spin_fill(us, s.alloc, s.bytes, s.seed, 5.0));
+    if (!cu_sanitizer) cu_gate_init(&ss_gate), msg_after_export = ss_open;
+    if (cu_rank == 0 && ss_produce(&s)) CU_BAD(bad, "producer launch");
     bad += msg(0, &s, &d, 0, -1, M_NOFILL, NULL); /* warm-up of the event cache */
     a0 = stats();
     for (int i = 0; i < N && !bad; i++) { /* each behind a running producer: an event each */
         s.seed = 70u + (unsigned)i;
-        if (cu_rank == 0) CU_CK(cu_test_spin_fill(us, s.alloc, s.bytes, s.seed, 5.0));
+        if (cu_rank == 0 && ss_produce(&s)) CU_BAD(bad, "producer launch");
         bad += msg(0, &s, &d, 0, -1, M_NOFILL, NULL);
         if (!(msg_flags & MPIACC_IPC_F_EVENT)) CU_BAD(bad, "message %d: no event behind a running producer", i);
     }
     CU_CK(cudaStreamSynchronize(us));
+    if (!cu_sanitizer) {
+        if (cu_gate_timed_out(&ss_gate)) CU_BAD(bad, "the producer's gate timed out");
+        msg_after_export = NULL;
+        cu_gate_free(&ss_gate);
+    }
     a1 = stats();
     if (cu_rank == 1 && (a1.mem_opens != a0.mem_opens || a1.event_opens != a0.event_opens ||
                          a1.blob_uploads != a0.blob_uploads || a1.mem_hits - a0.mem_hits != N ||
