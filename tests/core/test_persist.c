@@ -2,7 +2,8 @@
 /* Persistent point-to-point requests on datatypes that need the pool
  * (MPIACC_BUF_HOST with an MPIACC_EVENT flag: the CPU backend, the same
  * path as CUDA and OpenCL): every init call, MPI_Start / MPI_Startall,
- * restarting many times, the dependency captured at each MPI_Start,
+ * restarting many times, the dependency captured at each MPI_Start, the
+ * attributes taken at the init call,
  * inactive requests in every completion call, MPI_Request_free of active
  * and inactive requests, MPI_Cancel, MPI_Request_get_status, arrays mixing
  * persistent, mpiacc and plain MPI requests, errors.  Ring over 2 or 3
@@ -237,6 +238,39 @@ static void dependency_at_start(void **state)
     MPI_Request_free(&r);
 }
 
+/* The attributes are the init call's (resolved there once): an MPIACC_EVENT
+ * set on the application's datatype afterwards does not reach the request,
+ * whose starts keep waiting for the init call's flag (up), not for the new
+ * one (down). */
+static void attrs_of_init(void **state)
+{
+    int sb[SPAN], rb[SPAN], flag = 1, down = 0, done = 0;
+    MPI_Datatype t = tagged_vector(&flag);
+    MPI_Request s, r;
+    (void)state;
+    assert_int_equal(MPI_Send_init(sb, 1, t, right, 18, comm, &s), MPI_SUCCESS);
+    assert_int_equal(MPI_Recv_init(rb, 1, vec, left, 18, comm, &r), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_set_attr(t, MPIACC_EVENT, &down), MPI_SUCCESS);
+    for (int it = 0; it < 3; it++) {
+        for (int i = 0; i < SPAN; i++) rb[i] = -1;
+        fill(sb, me, it + 20);
+        assert_int_equal(MPI_Start(&r), MPI_SUCCESS);
+        assert_int_equal(MPI_Start(&s), MPI_SUCCESS);
+        done = 0;
+        for (double t0 = MPI_Wtime(); !done && MPI_Wtime() - t0 < 10;) MPI_Test(&s, &done, MPI_STATUS_IGNORE);
+        if (!done) { /* it waits for the new flag: release it, so that both ranks finish, then fail */
+            __atomic_store_n(&down, 1, __ATOMIC_SEQ_CST);
+            MPI_Wait(&s, MPI_STATUS_IGNORE);
+        }
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        assert_true(done);
+        assert_true(check(rb, left, it + 20));
+    }
+    MPI_Request_free(&s);
+    MPI_Request_free(&r);
+    MPI_Type_free(&t);
+}
+
 /* Freeing an active request: the operation still completes (the peer gets
  * its data); freeing an inactive one; cancel of a started receive. */
 static void free_and_cancel(void **state)
@@ -378,7 +412,8 @@ int main(int argc, char **argv)
     int failed;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(restart_many), cmocka_unit_test(inactive), cmocka_unit_test(mixed_arrays),
-        cmocka_unit_test(dependency_at_start), cmocka_unit_test(free_and_cancel), cmocka_unit_test(errors),
+        cmocka_unit_test(dependency_at_start), cmocka_unit_test(attrs_of_init), cmocka_unit_test(free_and_cancel),
+        cmocka_unit_test(errors),
         cmocka_unit_test(bsend_init), cmocka_unit_test(threads),
     };
     int provided;
