@@ -98,8 +98,11 @@ int mpiacc_dispatch_persist_init(int kind, int mode, const void *buf, MPI_Count 
     if (mpiacc_core_disabled && mpiacc_dispatch_wants_pool(&a)) MPIACC_CHECK(mpiacc_dispatch_disabled_error(&a));
     /* What can fail at every start is checked once here too (MPI reports
      * argument errors at the init call). */
-    if (peer != MPI_PROC_NULL && mpiacc_dispatch_wants_pool(&a))
+    if (peer != MPI_PROC_NULL && mpiacc_dispatch_wants_pool(&a)) {
         MPIACC_CHECK(mpiacc_dispatch_device_buf(&a, (void *)buf, count, dt, &be, &t, &bytes));
+        if (!is_send && a.kind != MPIACC_KIND_HOST && bytes > 0) /* as device_op checks each start */
+            MPIACC_CHECK(mpiacc_pack_check_receive(t, count, NULL));
+    }
     if (!(p = calloc(1, sizeof *p))) MPIACC_FAIL(MPIACC_ERRK_NOMEM, "out of memory for a persistent request");
     p->handle = p->active = MPI_REQUEST_NULL;
     p->type = MPI_DATATYPE_NULL;

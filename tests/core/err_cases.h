@@ -476,6 +476,7 @@ static void arguments_at_the_call(void **state)
         ec->tag(ov);
         EC_ARG(MPI_Irecv(b, 3, ov, 1 - ec_rank, 0, ec_comm, &r), MPI_ERR_TYPE, &ec_dup);
         EC_ARG(MPI_Recv(b, 3, ov, 1 - ec_rank, 0, ec_comm, MPI_STATUS_IGNORE), MPI_ERR_TYPE, &ec_dup);
+        EC_ARG(MPI_Recv_init(b, 3, ov, 1 - ec_rank, 0, ec_comm, &r), MPI_ERR_TYPE, &ec_dup); /* at the init call */
         MPI_Type_free(&ov);
     }
     ec->release(b);
