@@ -124,6 +124,17 @@ static void one_way(int *sbuf, int *rbuf, MPI_Datatype t, int count, int ints, i
 
 static int sbuf_static[N], rbuf_static[N];
 
+/* Under MPIACC_UVA on MPI_COMM_WORLD (no memory-kind assertion), the buffer
+ * this rank just used is a cached host granule.  Checked right after its own
+ * call: the cache is direct-mapped, so a later buffer whose granule shares
+ * the slot may replace it (seen once in CI, a stack granule), and that is
+ * the cache working as designed, not a miss to report. */
+static void expect_cached(MPI_Comm comm, const void *sbuf, const void *rbuf)
+{
+    if (mpiacc_dispatch_uva && comm == MPI_COMM_WORLD)
+        assert_true(mpiacc_util_pcache_has(&mpiacc_dispatch_host_pages, rank == 0 ? sbuf : rbuf));
+}
+
 static void traffic(MPI_Comm comm, int salt)
 {
     int sstack[256], rstack[256];
@@ -136,10 +147,12 @@ static void traffic(MPI_Comm comm, int salt)
     MPI_Type_vector(N / 2, 1, 2, MPI_INT, &vec);
     MPI_Type_commit(&vec);
     one_way(sstack, rstack, MPI_INT, 256, 256, 0, comm, salt + 1);
+    expect_cached(comm, sstack, rstack);
     one_way(sbuf_static, rbuf_static, MPI_INT, N, N, 0, comm, salt + 2);
     one_way(sbuf_static, rbuf_static, vec, 1, N, 1, comm, salt + 3);
     one_way(small_s, small_r, MPI_INT, 256, 256, 0, comm, salt + 4);
     one_way(big_s, big_r, MPI_INT, (int)big, (int)big, 0, comm, salt + 5);
+    expect_cached(comm, big_s, big_r);
     one_way(big_s + 1000, big_r + 1000, vec, 1, N, 1, comm, salt + 6);
     /* the other direction through MPI_Sendrecv */
     fill(small_s, 256, salt + 7);
@@ -147,10 +160,6 @@ static void traffic(MPI_Comm comm, int salt)
                                   MPI_STATUS_IGNORE),
                      MPI_SUCCESS);
     assert_memory_equal(small_r, small_s, 256 * sizeof(int));
-    if (mpiacc_dispatch_uva && comm == MPI_COMM_WORLD) {
-        assert_true(mpiacc_util_pcache_has(&mpiacc_dispatch_host_pages, rank == 0 ? (void *)big_s : (void *)big_r));
-        assert_true(mpiacc_util_pcache_has(&mpiacc_dispatch_host_pages, rank == 0 ? (void *)sstack : (void *)rstack));
-    }
     MPI_Type_free(&vec);
     free(small_s);
     free(small_r);
