@@ -65,12 +65,20 @@ static int iterations(long long bytes)
     return n;
 }
 
-/* One message of a persistent ping-pong: start r, wait for it (mpiacc's
- * calls, or MPI's own for the plain program). */
+/* One message of a persistent ping-pong: start r, then wait for it
+ * (mpiacc's calls, or MPI's own for the plain program).  Separate
+ * statements: the operands of | are unsequenced in C. */
 static int start_wait(int via, MPI_Request *r)
 {
-    if (via == VIA_PLAIN_PERSIST) return PMPI_Start(r) | PMPI_Wait(r, MPI_STATUS_IGNORE);
-    return MPI_Start(r) | MPI_Wait(r, MPI_STATUS_IGNORE);
+    int rc;
+    if (via == VIA_PLAIN_PERSIST) {
+        rc = PMPI_Start(r);
+        rc |= PMPI_Wait(r, MPI_STATUS_IGNORE);
+    } else {
+        rc = MPI_Start(r);
+        rc |= MPI_Wait(r, MPI_STATUS_IGNORE);
+    }
+    return rc;
 }
 
 /* Median one-way time (us) of round trips of (buf, count, t), through
@@ -94,7 +102,9 @@ static double pingpong(int via, void *buf, MPI_Count count, MPI_Datatype t, int 
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime(), t1, t2;
         if (via == VIA_PERSIST || via == VIA_PLAIN_PERSIST) {
-            rc |= rank == 0 ? start_wait(via, &sr) | start_wait(via, &rr) : start_wait(via, &rr) | start_wait(via, &sr);
+            /* rank 0 sends first, rank 1 receives first (in this order) */
+            rc |= start_wait(via, rank == 0 ? &sr : &rr);
+            rc |= start_wait(via, rank == 0 ? &rr : &sr);
         } else if (via == VIA_PLAIN) {
             if (rank == 0) {
                 rc |= PMPI_Send_c(buf, count, t, peer, 7, MPI_COMM_WORLD);
